@@ -1,0 +1,37 @@
+// Package job holds the wire types that travel on JetStream between the
+// producer, solverd and results. They are versioned JSON: a consumer refuses
+// a version it does not know instead of guessing.
+package job
+
+import (
+	"github.com/tessera-solver/tessera/internal/solve"
+)
+
+// Version of the wire format. Bump it on any incompatible change.
+const Version = 1
+
+// Job is one message on TESSERA_JOBS: a contiguous range of a batch.
+// Tiny puzzles are chunked many states per message so the per-message cost
+// of JetStream does not dominate; long solves travel one per message.
+type Job struct {
+	V         int      `json:"v"`
+	ID        string   `json:"id"` // "<batch>-<first seq>": the Nats-Msg-Id, unique per batch range
+	BatchID   int64    `json:"batch"`
+	Puzzle    string   `json:"puzzle"`
+	FirstSeq  int64    `json:"seq"` // sequence number of States[0] within the batch
+	States    []string `json:"states"`
+	Mode      string   `json:"mode"`
+	MaxNodes  int64    `json:"max_nodes,omitempty"`
+	TimeoutMS int64    `json:"timeout_ms,omitempty"`
+}
+
+// Results is one message on TESSERA_RESULTS: the answers to one Job, in the
+// order of its States (Results[i] has sequence FirstSeq+i).
+type Results struct {
+	V        int            `json:"v"`
+	JobID    string         `json:"job"`
+	BatchID  int64          `json:"batch"`
+	Puzzle   string         `json:"puzzle"`
+	FirstSeq int64          `json:"seq"`
+	Results  []solve.Result `json:"results"`
+}
