@@ -1,0 +1,41 @@
+# tessera — run `make help` for the targets. CI runs `make ci`.
+SHELL := /bin/bash
+GO    ?= go
+PKGS  := ./...
+
+.PHONY: help build test test-short run bench lint ci fuzz clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+
+build: ## build the three binaries into bin/
+	$(GO) build -o bin/ ./producer ./solverd ./results
+
+test: ## run every test (starts or finds PostgreSQL first; NATS is in-process)
+	@export TEST_DATABASE_URL="$${TEST_DATABASE_URL:-$$(scripts/pg-local.sh)}" && \
+	  echo "PostgreSQL: $$TEST_DATABASE_URL" && \
+	  $(GO) test -count=1 -timeout 20m $(PKGS)
+
+test-short: ## unit tests only, no databases
+	$(GO) test -short -count=1 $(PKGS)
+
+run: build ## the demo: the whole pipeline in one process on an embedded NATS and a local PostgreSQL
+	@export TESSERA_DATABASE_URL="$${TESSERA_DATABASE_URL:-$$(scripts/pg-local.sh)}" && \
+	  bin/producer --puzzle 8 --random 20000 --seed 1 --local --wait && \
+	  bin/producer --puzzle 15 --random 100 --seed 1 --local --wait
+
+bench: ## benchmarks behind docs/BENCHMARKS.md (long: Korf's 100 and more)
+	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 120m ./internal/...
+
+lint: ## gofmt, go vet, staticcheck when installed
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+	@if command -v staticcheck >/dev/null; then staticcheck $(PKGS); else echo "staticcheck not installed: skipped"; fi
+
+fuzz: ## a short fuzzing pass over every parser
+	$(GO) test -run '^$$' -fuzz FuzzParse$$ -fuzztime 30s ./internal/puzzle
+
+ci: lint test ## what CI runs
+
+clean: ## remove binaries (tables are kept: rebuilding them is slow)
+	rm -rf bin/
