@@ -1,5 +1,7 @@
 package puzzle
 
+import "fmt"
+
 // Goal returns the goal state of spec: sliding 1..N−1 then the blank,
 // Loopover 1..N ascending. Swap boards have one goal per count of ones;
 // Goal returns the one for the half-ones board that Random and RandomWalk
@@ -94,4 +96,26 @@ func countOnes(c []uint8) int {
 		}
 	}
 	return k
+}
+
+// CheckGoal reports whether goal is a goal s can reach: the same puzzle and,
+// for swap boards, a 0/1 board with as many ones as s (any such pattern is
+// reachable). Sliding and Loopover have only their standard goal.
+func CheckGoal(s, goal State) error {
+	if goal.Spec != s.Spec {
+		return fmt.Errorf("goal is a %s board, the state a %s one: %w", goal.Spec, s.Spec, ErrMalformed)
+	}
+	if s.Spec.Kind != Swap {
+		if !goal.IsGoal() {
+			return fmt.Errorf("%s has one goal, %s: %w", s.Spec, Goal(s.Spec), ErrMalformed)
+		}
+		return nil
+	}
+	if err := goal.Validate(); err != nil {
+		return fmt.Errorf("goal: %w", err)
+	}
+	if a, b := countOnes(s.Cells), countOnes(goal.Cells); a != b {
+		return fmt.Errorf("goal has %d ones but the board has %d; a swap keeps the number of ones: %w", b, a, ErrMalformed)
+	}
+	return nil
 }

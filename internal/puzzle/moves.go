@@ -3,6 +3,7 @@ package puzzle
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -376,7 +377,16 @@ func (s *State) apply(m Move) error {
 // malformed move string (ErrMalformed), an illegal move k
 // (ErrIllegalMove), or a final board that is not the goal (ErrNotSolved).
 func Verify(s State, moves string) error {
+	return VerifyTo(s, moves, s.Goal())
+}
+
+// VerifyTo is Verify towards an explicit goal (swap boards accept any
+// target with the same number of ones; see CheckGoal).
+func VerifyTo(s State, moves string, goal State) error {
 	if err := s.Validate(); err != nil {
+		return err
+	}
+	if err := CheckGoal(s, goal); err != nil {
 		return err
 	}
 	ms, err := ParseMoves(s.Spec, moves)
@@ -387,10 +397,9 @@ func Verify(s State, moves string) error {
 	if err := c.ApplyMoves(ms); err != nil {
 		return fmt.Errorf("%s: %w", s.Spec, err)
 	}
-	if c.IsGoal() {
+	if slices.Equal(c.Cells, goal.Cells) {
 		return nil
 	}
-	goal := c.Goal()
 	off := 0
 	for i := range c.Cells {
 		if c.Cells[i] != goal.Cells[i] {

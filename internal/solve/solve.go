@@ -5,9 +5,15 @@ package solve
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"sync"
 	"time"
 
 	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/search"
+	"github.com/tessera-solver/tessera/internal/search/bfs"
+	"github.com/tessera-solver/tessera/internal/transpose"
 )
 
 // Mode selects between proved-optimal and fast (possibly suboptimal) solving.
@@ -18,16 +24,249 @@ const (
 	ModeFast    Mode = "fast"
 )
 
+// ParseMode reads "optimal" or "fast" ("" means optimal).
+func ParseMode(s string) (Mode, error) {
+	switch Mode(s) {
+	case ModeOptimal, "":
+		return ModeOptimal, nil
+	case ModeFast:
+		return ModeFast, nil
+	}
+	return "", fmt.Errorf("mode %q: want optimal or fast: %w", s, puzzle.ErrMalformed)
+}
+
 // Options bound one solve. Zero values mean "no limit".
 type Options struct {
 	Mode     Mode
 	MaxNodes int64
 	Timeout  time.Duration
+	// Goal replaces the standard goal of a swap board (same shape, same
+	// number of ones); other puzzles ignore it.
+	Goal *puzzle.State
+}
+
+// bfsMaxCells bounds the boards answered from an exact distance table built
+// in memory on first use (sliding 2×5 has 1.8 M states: under a second).
+const bfsMaxCells = 10
+
+// fastWeight is the fast mode's heuristic weight in quarters (1.5×): it
+// cuts 15-puzzle nodes by orders of magnitude for answers a few percent
+// longer than optimal.
+const fastWeight = 6
+
+// Solver caches the per-shape search tables. The zero value is not usable;
+// use New. It is safe for concurrent use.
+type Solver struct {
+	mu      sync.Mutex
+	sliding map[puzzle.Spec]*search.Sliding
+	tables  map[puzzle.Spec]*tableEntry
+}
+
+type tableEntry struct {
+	once sync.Once
+	t    *bfs.Table
+	err  error
+}
+
+// New returns a Solver with empty caches.
+func New() *Solver {
+	return &Solver{sliding: map[puzzle.Spec]*search.Sliding{}, tables: map[puzzle.Spec]*tableEntry{}}
+}
+
+var defaultSolver = New()
+
+// SolveText parses text as a state of spec and solves it with the
+// process-wide Solver.
+func SolveText(ctx context.Context, spec puzzle.Spec, text string, opt Options) Result {
+	return defaultSolver.SolveText(ctx, spec, text, opt)
 }
 
 // SolveText parses text as a state of spec and solves it. Input errors
 // become a Result with status invalid or unsolvable and the reason in Error;
 // it never panics on bad input.
-func SolveText(ctx context.Context, spec puzzle.Spec, text string, opt Options) Result {
-	return Result{Puzzle: spec.String(), State: text, Status: StatusFailed, Error: "solver not implemented yet"}
+func (s *Solver) SolveText(ctx context.Context, spec puzzle.Spec, text string, opt Options) Result {
+	st, err := puzzle.Parse(spec, text)
+	if err != nil {
+		return Rejected(spec, text, err)
+	}
+	return s.Solve(ctx, st, opt)
+}
+
+// Rejected is the Result for input that could not be solved because it is
+// malformed or unsolvable.
+func Rejected(spec puzzle.Spec, text string, err error) Result {
+	r := Result{Puzzle: spec.String(), State: text, Status: StatusInvalid, Error: err.Error()}
+	if errors.Is(err, puzzle.ErrUnsolvable) {
+		r.Status = StatusUnsolvable
+	}
+	return r
+}
+
+// Solve solves a parsed state. The returned moves have been replayed
+// against st; an answer that fails the replay is reported as failed, never
+// as solved.
+func (s *Solver) Solve(ctx context.Context, st puzzle.State, opt Options) Result {
+	start := time.Now()
+	r := Result{Puzzle: st.Spec.String(), State: st.String()}
+	goal := st.Goal()
+	if opt.Goal != nil {
+		if err := puzzle.CheckGoal(st, *opt.Goal); err != nil {
+			r.Status, r.Error = StatusInvalid, err.Error()
+			return r
+		}
+		goal = *opt.Goal
+	}
+	moves, err := s.dispatch(ctx, st, opt, &r)
+	r.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000
+	switch {
+	case errors.Is(err, search.ErrBudgetExceeded):
+		r.Status = StatusBudgetExceeded
+		r.Error = fmt.Sprintf("%v after %d nodes; the optimal length is at least %d", err, r.Nodes, r.LowerBound)
+		return r
+	case errors.Is(err, puzzle.ErrUnsolvable):
+		r.Status, r.Error = StatusUnsolvable, err.Error()
+		return r
+	case errors.Is(err, puzzle.ErrMalformed):
+		r.Status, r.Error = StatusInvalid, err.Error()
+		return r
+	case err != nil:
+		r.Status, r.Error = StatusFailed, err.Error()
+		return r
+	}
+	r.Moves = puzzle.FormatMoves(st.Spec, moves)
+	r.Length = len(moves)
+	if err := puzzle.VerifyTo(st, r.Moves, goal); err != nil {
+		// A solver bug: never hand out an answer that does not replay.
+		return Result{Puzzle: r.Puzzle, State: r.State, Status: StatusFailed, Nodes: r.Nodes, ElapsedMS: r.ElapsedMS,
+			Solver: r.Solver, Error: fmt.Sprintf("internal error: %s answer failed verification: %v", r.Solver, err)}
+	}
+	r.Status = StatusSolved
+	if r.Optimal {
+		r.LowerBound = r.Length
+	}
+	return r
+}
+
+// dispatch picks the algorithm and fills Solver, Nodes, Optimal and
+// LowerBound of r.
+func (s *Solver) dispatch(ctx context.Context, st puzzle.State, opt Options, r *Result) ([]puzzle.Move, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%w: %v", search.ErrBudgetExceeded, err)
+	}
+	switch st.Spec.Kind {
+	case puzzle.Sliding:
+		if st.Spec.Cells() <= bfsMaxCells {
+			return s.byTable(st, r)
+		}
+		return s.slidingIDA(ctx, st, opt, r)
+	case puzzle.Loopover:
+		if st.Spec.Cells() <= bfsMaxLoopoverCells {
+			return s.byTable(st, r)
+		}
+		return nil, fmt.Errorf("%s: no solver for this size yet", st.Spec)
+	case puzzle.Swap:
+		return s.swap(st, opt, r)
+	}
+	return nil, fmt.Errorf("%s: unknown puzzle kind: %w", st.Spec, puzzle.ErrMalformed)
+}
+
+// bfsMaxLoopoverCells: Loopover 3×3 (9! states) builds in well under a
+// second; larger boards come with their own solvers.
+const bfsMaxLoopoverCells = 9
+
+func (s *Solver) byTable(st puzzle.State, r *Result) ([]puzzle.Move, error) {
+	s.mu.Lock()
+	e, ok := s.tables[st.Spec]
+	if !ok {
+		e = &tableEntry{}
+		s.tables[st.Spec] = e
+	}
+	s.mu.Unlock()
+	e.once.Do(func() { e.t, e.err = bfs.Build(st.Spec) })
+	if e.err != nil {
+		return nil, fmt.Errorf("distance table %s: %w", st.Spec, e.err)
+	}
+	moves, err := e.t.Solve(st.Cells)
+	if err != nil {
+		return nil, err
+	}
+	r.Solver, r.Optimal, r.Nodes, r.LowerBound = "bfs-table", true, int64(len(moves)), len(moves)
+	return moves, nil
+}
+
+func (s *Solver) slidingSearcher(spec puzzle.Spec) (*search.Sliding, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t, ok := s.sliding[spec]; ok {
+		return t, nil
+	}
+	t, err := search.NewSliding(spec.Cols, spec.Rows)
+	if err != nil {
+		return nil, err
+	}
+	s.sliding[spec] = t
+	return t, nil
+}
+
+func (s *Solver) slidingIDA(ctx context.Context, st puzzle.State, opt Options, r *Result) ([]puzzle.Move, error) {
+	t, err := s.slidingSearcher(st.Spec)
+	if err != nil {
+		return nil, err
+	}
+	b := search.Budget{MaxNodes: opt.MaxNodes, Ctx: ctx}
+	if opt.Timeout > 0 {
+		b.Deadline = time.Now().Add(opt.Timeout)
+	}
+	var out search.Outcome
+	if opt.Mode == ModeFast {
+		out, err = t.SolveWeighted(st.Cells, b, fastWeight)
+		r.Solver = t.Name() + "×1.5"
+	} else {
+		out, err = t.Solve(st.Cells, b)
+		r.Solver = t.Name()
+	}
+	r.Nodes, r.LowerBound, r.Optimal = out.Nodes, out.LowerBound, out.Optimal
+	if err != nil {
+		return nil, err
+	}
+	moves := make([]puzzle.Move, len(out.Path))
+	for i, d := range out.Path {
+		moves[i] = puzzle.Move{Dir: puzzle.Dir(d)}
+	}
+	return moves, nil
+}
+
+// maxSwapMoves caps the move list of one swap answer: a random 1000×1000
+// board needs about 170 M swaps, a 1.5 GB move string no consumer wants.
+// Larger answers report their exact length as the lower bound instead.
+const maxSwapMoves = 5_000_000
+
+// swapCheckCells is the board size from which the distance is computed
+// before the move list, to refuse oversized answers cheaply.
+const swapCheckCells = 100 * 100
+
+func (s *Solver) swap(st puzzle.State, opt Options, r *Result) ([]puzzle.Move, error) {
+	goal := st.Goal()
+	if opt.Goal != nil {
+		goal = *opt.Goal
+	}
+	r.Solver = "matching"
+	rows, cols := st.Spec.Rows, st.Spec.Cols
+	if st.Spec.Cells() >= swapCheckCells {
+		d, err := transpose.Distance(rows, cols, st.Cells, goal.Cells)
+		if err != nil {
+			return nil, err
+		}
+		if d > maxSwapMoves {
+			r.LowerBound = d
+			return nil, fmt.Errorf("%w: the answer has exactly %d swaps, more than the %d a move list may hold",
+				search.ErrBudgetExceeded, d, maxSwapMoves)
+		}
+	}
+	moves, err := transpose.Solve(rows, cols, st.Cells, goal.Cells)
+	if err != nil {
+		return nil, err
+	}
+	r.Optimal, r.LowerBound = true, len(moves)
+	return moves, nil
 }

@@ -1,0 +1,168 @@
+package solve
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/search/bfs"
+)
+
+func spec(t *testing.T, s string) puzzle.Spec {
+	t.Helper()
+	sp, err := puzzle.ParseSpec(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sp
+}
+
+// Every solved answer replays, and on boards small enough for BFS its
+// length is the exact distance.
+func TestSolvedAnswersAreOptimalAndReplay(t *testing.T) {
+	s := New()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, name := range []string{"sliding:3x3", "sliding:2x4", "sliding:3x2", "loopover:2x2", "loopover:3x3", "loopover:2x4", "swap:4x4", "swap:3x5"} {
+		sp := spec(t, name)
+		var table *bfs.Table
+		if sp.Kind != puzzle.Swap {
+			var err error
+			if table, err = bfs.Build(sp); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 50 {
+			st := puzzle.Random(sp, rng)
+			r := s.Solve(context.Background(), st, Options{})
+			if r.Status != StatusSolved || !r.Optimal || r.LowerBound != r.Length || r.Solver == "" {
+				t.Fatalf("%s %s: %+v", name, st, r)
+			}
+			if err := puzzle.Verify(st, r.Moves); err != nil {
+				t.Fatalf("%s %s: %v", name, st, err)
+			}
+			if table != nil {
+				if d, _ := table.Distance(st.Cells); d != r.Length {
+					t.Fatalf("%s %s: length %d, BFS %d", name, st, r.Length, d)
+				}
+			}
+		}
+	}
+}
+
+func TestSlidingIDA(t *testing.T) {
+	sp := spec(t, "15")
+	// Korf #1 after conversion to the blank-last goal: 57 moves, proved.
+	st, err := puzzle.Parse(sp, "13 6 8 12/15 14 0 10/11 7 4 5/9 1 3 2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := SolveText(context.Background(), sp, st.String(), Options{})
+	if r.Status != StatusSolved || r.Length != 57 || !r.Optimal || r.Nodes == 0 || !strings.HasPrefix(r.Solver, "ida*") {
+		t.Fatalf("%+v", r)
+	}
+	f := SolveText(context.Background(), sp, st.String(), Options{Mode: ModeFast})
+	if f.Status != StatusSolved || f.Optimal || f.Length < 57 || f.LowerBound > 57 {
+		t.Fatalf("fast: %+v", f)
+	}
+	if err := puzzle.Verify(st, f.Moves); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A budget that runs out is a result with a proved lower bound, never an
+// answer; a cancelled context is the same.
+func TestBudgetExceeded(t *testing.T) {
+	sp := spec(t, "15")
+	const korf1 = "13 6 8 12/15 14 0 10/11 7 4 5/9 1 3 2"
+	for name, tc := range map[string]struct {
+		ctx context.Context
+		opt Options
+	}{
+		"nodes":     {context.Background(), Options{MaxNodes: 5000}},
+		"timeout":   {context.Background(), Options{Timeout: time.Microsecond}},
+		"cancelled": {cancelled(), Options{}},
+	} {
+		r := SolveText(tc.ctx, sp, korf1, tc.opt)
+		if r.Status != StatusBudgetExceeded || r.Moves != "" || r.Length != 0 || r.Optimal || r.LowerBound > 57 {
+			t.Errorf("%s: %+v", name, r)
+		}
+		if !strings.Contains(r.Error, "at least") {
+			t.Errorf("%s: reason %q does not give the bound", name, r.Error)
+		}
+	}
+	r := SolveText(context.Background(), sp, korf1, Options{MaxNodes: 5000})
+	if r.LowerBound < 41 || r.Nodes < 5000 {
+		t.Errorf("lower bound %d after %d nodes: the first iteration alone proves 41", r.LowerBound, r.Nodes)
+	}
+}
+
+func cancelled() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}
+
+func TestRejected(t *testing.T) {
+	for _, tc := range []struct {
+		spec, state string
+		status      Status
+		reason      string
+	}{
+		{"8", "1 2 3/4 5 6/8 7 0", StatusUnsolvable, "inversions"},
+		{"15", "1 2 3 4/5 6 7 8/9 10 11 12/13 15 14 0", StatusUnsolvable, "blank row"},
+		{"loopover:3x3", "2 1 3/4 5 6/7 8 9", StatusUnsolvable, "odd permutation"},
+		{"8", "1 2 3/4 5 6/7 8 8", StatusInvalid, "8"},
+		{"8", "1 2 3/4 5 6", StatusInvalid, "row"},
+		{"swap:2x2", "12/00", StatusInvalid, "2"},
+		{"8", "", StatusInvalid, ""},
+	} {
+		r := SolveText(context.Background(), spec(t, tc.spec), tc.state, Options{})
+		if r.Status != tc.status || r.Error == "" || !strings.Contains(r.Error, tc.reason) || r.State != tc.state {
+			t.Errorf("%s %q: %+v", tc.spec, tc.state, r)
+		}
+	}
+}
+
+// Loopover boards above the BFS size have no solver yet: a clear failure,
+// not a crash or a silent drop.
+func TestNoSolverYet(t *testing.T) {
+	sp := spec(t, "loopover:4x4")
+	r := SolveText(context.Background(), sp, puzzle.Goal(sp).String(), Options{})
+	if r.Status != StatusFailed || !strings.Contains(r.Error, "no solver") {
+		t.Errorf("%+v", r)
+	}
+}
+
+func TestSwapGoal(t *testing.T) {
+	sp := spec(t, "swap:3x3")
+	st, _ := puzzle.Parse(sp, "100/000/001")
+	g, _ := puzzle.Parse(sp, "000/110/000")
+	r := New().Solve(context.Background(), st, Options{Goal: &g})
+	if r.Status != StatusSolved || r.Length != 3 {
+		t.Fatalf("%+v", r)
+	}
+	if err := puzzle.VerifyTo(st, r.Moves, g); err != nil {
+		t.Fatal(err)
+	}
+	bad, _ := puzzle.Parse(sp, "000/111/000")
+	if r := New().Solve(context.Background(), st, Options{Goal: &bad}); r.Status != StatusInvalid {
+		t.Errorf("goal with 3 ones: %+v", r)
+	}
+}
+
+// The swap cap refuses a move list too long to hand out, reporting its
+// exact length as the bound.
+func TestSwapMoveCap(t *testing.T) {
+	sp := puzzle.Spec{Kind: puzzle.Swap, Rows: 300, Cols: 300}
+	c := make([]uint8, sp.Cells())
+	for i := range c[len(c)/2:] { // the ones last: every one travels far
+		c[len(c)/2+i] = 1
+	}
+	r := New().Solve(context.Background(), puzzle.State{Spec: sp, Cells: c}, Options{})
+	if r.Status != StatusBudgetExceeded || r.LowerBound <= maxSwapMoves || r.Moves != "" {
+		t.Fatalf("%+v", r)
+	}
+}
