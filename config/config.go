@@ -1,0 +1,399 @@
+// Package config is tessera's one typed configuration. It is parsed once at
+// the edge of each main — defaults < config file < TESSERA_* environment <
+// command-line flags — validated, and handed down as a plain struct. It is
+// the only package that imports viper.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+)
+
+// DefaultFile is read when no config path is given and it exists in the
+// working directory.
+const DefaultFile = "tessera.yaml"
+
+// EnvPrefix prefixes every environment variable: key nats.url is
+// TESSERA_NATS_URL, solver.max_nodes is TESSERA_SOLVER_MAX_NODES.
+const EnvPrefix = "TESSERA"
+
+// Config is every setting of the three mains. Keys (file, environment and
+// flag names) are listed in the keys table below.
+type Config struct {
+	NATS     NATS     `mapstructure:"nats"`
+	Database Database `mapstructure:"database"`
+	Solver   Solver   `mapstructure:"solver"`
+	Results  Results  `mapstructure:"results"`
+	Producer Producer `mapstructure:"producer"`
+}
+
+// NATS is the JetStream connection and its two streams.
+type NATS struct {
+	URL           string        `mapstructure:"url"`
+	JobsStream    string        `mapstructure:"jobs_stream"`
+	ResultsStream string        `mapstructure:"results_stream"`
+	MaxDeliver    int           `mapstructure:"max_deliver"` // deliveries of one job before it is recorded as failed
+	AckWait       time.Duration `mapstructure:"ack_wait"`
+}
+
+// Database is the PostgreSQL the results service writes.
+type Database struct {
+	// URL is a libpq connection string (URL or key=value form). Empty means
+	// "the local server": the one scripts/pg-local.sh reports (see
+	// docs/PIPELINE-store.md); the mains resolve it, config does not.
+	URL string `mapstructure:"url"`
+}
+
+// Solver bounds the solving done by solverd and producer --local.
+type Solver struct {
+	Workers   int           `mapstructure:"workers"`   // 0: one per CPU
+	Mode      string        `mapstructure:"mode"`      // optimal or fast
+	MaxNodes  int64         `mapstructure:"max_nodes"` // 0: no limit
+	Timeout   time.Duration `mapstructure:"timeout"`   // per state; 0: no limit
+	TablesDir string        `mapstructure:"tables_dir"`
+}
+
+// Results tunes the results writer.
+type Results struct {
+	FetchBatch int           `mapstructure:"fetch_batch"` // result messages per transaction, at most
+	FetchWait  time.Duration `mapstructure:"fetch_wait"`  // longest wait for a batch to fill
+	HTTPAddr   string        `mapstructure:"http_addr"`   // results serve
+}
+
+// Producer tunes the producer.
+type Producer struct {
+	ChunkSize int `mapstructure:"chunk_size"` // states per job message; 0: chosen per puzzle
+}
+
+// Default returns the configuration used when nothing overrides it.
+func Default() Config {
+	var c Config
+	c.NATS.URL = "nats://127.0.0.1:4222"
+	c.NATS.JobsStream = "TESSERA_JOBS"
+	c.NATS.ResultsStream = "TESSERA_RESULTS"
+	c.NATS.MaxDeliver = 5
+	c.NATS.AckWait = 30 * time.Second
+	c.Solver.Mode = "optimal"
+	c.Solver.TablesDir = defaultTablesDir()
+	c.Results.FetchBatch = 1000
+	c.Results.FetchWait = time.Second
+	c.Results.HTTPAddr = ":8080"
+	return c
+}
+
+// defaultTablesDir is a per-user cache directory, so that every solverd on
+// a host shares one copy of the tables without configuration.
+func defaultTablesDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	return filepath.Join(dir, "tessera", "tables")
+}
+
+// key ties a config key to its flag and to its field in a Config.
+type key struct {
+	name  string // viper key, also the file key path
+	flag  string // flag name
+	usage string
+	get   func(*Config) any
+}
+
+// keys lists every configuration key. A default is set for each of them:
+// viper ignores an environment variable whose key has no default.
+var keys = []key{
+	{"nats.url", "nats-url", "NATS server URL(s), comma separated", func(c *Config) any { return &c.NATS.URL }},
+	{"nats.jobs_stream", "nats-jobs-stream", "JetStream stream of jobs", func(c *Config) any { return &c.NATS.JobsStream }},
+	{"nats.results_stream", "nats-results-stream", "JetStream stream of results", func(c *Config) any { return &c.NATS.ResultsStream }},
+	{"nats.max_deliver", "nats-max-deliver", "deliveries of a job before it is recorded as failed", func(c *Config) any { return &c.NATS.MaxDeliver }},
+	{"nats.ack_wait", "nats-ack-wait", "time a consumer has to acknowledge a message", func(c *Config) any { return &c.NATS.AckWait }},
+	{"database.url", "database-url", "PostgreSQL URL (empty: the local server of scripts/pg-local.sh)", func(c *Config) any { return &c.Database.URL }},
+	{"solver.workers", "workers", "states solved in parallel (0: one per core)", func(c *Config) any { return &c.Solver.Workers }},
+	{"solver.mode", "mode", "optimal (proved shortest) or fast (short, not proved)", func(c *Config) any { return &c.Solver.Mode }},
+	{"solver.max_nodes", "budget-nodes", "give up a state after this many search nodes (0: no limit)", func(c *Config) any { return &c.Solver.MaxNodes }},
+	{"solver.timeout", "timeout", "give up a state after this long, e.g. 30s (0: no limit)", func(c *Config) any { return &c.Solver.Timeout }},
+	{"solver.tables_dir", "tables-dir", "directory of precomputed tables", func(c *Config) any { return &c.Solver.TablesDir }},
+	{"results.fetch_batch", "fetch-batch", "result messages written per transaction, at most", func(c *Config) any { return &c.Results.FetchBatch }},
+	{"results.fetch_wait", "fetch-wait", "longest wait for a batch of results to fill", func(c *Config) any { return &c.Results.FetchWait }},
+	{"results.http_addr", "http-addr", "listen address of results serve", func(c *Config) any { return &c.Results.HTTPAddr }},
+	{"producer.chunk_size", "chunk-size", "states per job message (0: chosen per puzzle)", func(c *Config) any { return &c.Producer.ChunkSize }},
+}
+
+// ConfigFlag names the flag holding the config file path.
+const ConfigFlag = "config"
+
+// Keys returns every configuration key, sorted, e.g. "nats.url".
+func Keys() []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k.name
+	}
+	sort.Strings(out)
+	return out
+}
+
+// EnvName is the environment variable of a key: "nats.url" → TESSERA_NATS_URL.
+func EnvName(key string) string {
+	return EnvPrefix + "_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+}
+
+// FlagName is the command-line flag of a key ("solver.max_nodes" →
+// "budget-nodes"), or "" for an unknown key.
+func FlagName(key string) string {
+	for _, k := range keys {
+		if k.name == key {
+			return k.flag
+		}
+	}
+	return ""
+}
+
+// BindFlags defines the standard flags (one per key, plus --config) on fs,
+// with the defaults of Default() as their shown defaults. A flag that fs
+// already defines is left alone: Load binds flags by name, so a main may
+// declare some of them itself (with the same name and a compatible type).
+func BindFlags(fs *pflag.FlagSet) {
+	d := Default()
+	if fs.Lookup(ConfigFlag) == nil {
+		fs.String(ConfigFlag, "", "config file (default ./"+DefaultFile+" when present; also "+EnvPrefix+"_CONFIG)")
+	}
+	for _, k := range keys {
+		if fs.Lookup(k.flag) != nil {
+			continue
+		}
+		usage := k.usage + " [" + EnvName(k.name) + "]"
+		switch p := k.get(&d).(type) {
+		case *string:
+			fs.String(k.flag, *p, usage)
+		case *int:
+			fs.Int(k.flag, *p, usage)
+		case *int64:
+			fs.Int64(k.flag, *p, usage)
+		case *time.Duration:
+			fs.Duration(k.flag, *p, usage)
+		default:
+			panic(fmt.Sprintf("config: key %s has unsupported type %T", k.name, p))
+		}
+	}
+}
+
+// Load reads the configuration: defaults, then the config file, then
+// TESSERA_* variables, then the flags of fs that were set on the command
+// line (fs may be nil). The file is path; if path is empty, the --config
+// flag, then $TESSERA_CONFIG, then ./tessera.yaml when it exists. A key in
+// the file that tessera does not know is an error naming it. The result is
+// validated.
+func Load(path string, fs *pflag.FlagSet) (Config, error) {
+	v := viper.New()
+	d := Default()
+	for _, k := range keys {
+		v.SetDefault(k.name, derefAny(k.get(&d)))
+	}
+	v.SetEnvPrefix(EnvPrefix)
+	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
+	v.AutomaticEnv()
+
+	if path == "" && fs != nil {
+		if f := fs.Lookup(ConfigFlag); f != nil && f.Changed {
+			path = f.Value.String()
+		}
+	}
+	if path == "" {
+		path = os.Getenv(EnvPrefix + "_CONFIG")
+	}
+	if path == "" {
+		if _, err := os.Stat(DefaultFile); err == nil {
+			path = DefaultFile
+		}
+	}
+	if path != "" {
+		v.SetConfigFile(path)
+		if err := v.ReadInConfig(); err != nil {
+			return Config{}, fmt.Errorf("config file %s: %w", path, err)
+		}
+		if unknown := unknownKeys(v.AllKeys()); len(unknown) > 0 {
+			return Config{}, fmt.Errorf("config file %s: unknown key %s (known keys: %s)",
+				path, strings.Join(quoteAll(unknown), ", "), strings.Join(Keys(), ", "))
+		}
+	}
+
+	if fs != nil {
+		for _, k := range keys {
+			if f := fs.Lookup(k.flag); f != nil {
+				if err := v.BindPFlag(k.name, f); err != nil {
+					return Config{}, fmt.Errorf("config: bind flag --%s: %w", k.flag, err)
+				}
+			}
+		}
+	}
+
+	var c Config
+	// UnmarshalExact is a second guard: a key that slipped past the check
+	// above (e.g. a scalar where a section belongs) still fails loudly.
+	if err := v.UnmarshalExact(&c); err != nil {
+		return Config{}, fmt.Errorf("config: %w", err)
+	}
+	if err := c.Validate(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+func derefAny(p any) any {
+	switch p := p.(type) {
+	case *string:
+		return *p
+	case *int:
+		return *p
+	case *int64:
+		return *p
+	case *time.Duration:
+		return *p
+	}
+	panic(fmt.Sprintf("config: unsupported type %T", p))
+}
+
+func unknownKeys(all []string) []string {
+	known := map[string]bool{}
+	for _, k := range keys {
+		known[k.name] = true
+	}
+	var out []string
+	for _, k := range all {
+		if !known[k] {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func quoteAll(s []string) []string {
+	out := make([]string, len(s))
+	for i, x := range s {
+		out[i] = fmt.Sprintf("%q", x)
+	}
+	return out
+}
+
+// ErrInvalid matches (errors.Is) every error of Validate.
+var ErrInvalid = errors.New("invalid configuration")
+
+// KeyError is one bad key found by Validate.
+type KeyError struct {
+	Key string // e.g. "solver.mode"
+	Msg string
+}
+
+func (e *KeyError) Error() string        { return e.Key + ": " + e.Msg }
+func (e *KeyError) Is(target error) bool { return target == ErrInvalid }
+
+// Validate checks every key and returns one *KeyError per bad key (joined),
+// each naming it, e.g. `solver.mode: want optimal or fast, got "x"`.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(key, format string, a ...any) {
+		errs = append(errs, &KeyError{Key: key, Msg: fmt.Sprintf(format, a...)})
+	}
+
+	if strings.TrimSpace(c.NATS.URL) == "" {
+		bad("nats.url", "must not be empty")
+	} else {
+		for _, u := range strings.Split(c.NATS.URL, ",") {
+			// A bare host:port is fine: nats.go assumes nats://.
+			if u = strings.TrimSpace(u); strings.Contains(u, "://") {
+				if err := checkURL(u, "nats", "tls", "ws", "wss"); err != nil {
+					bad("nats.url", "%v", err)
+				}
+			}
+		}
+	}
+	if err := checkStreamName(c.NATS.JobsStream); err != nil {
+		bad("nats.jobs_stream", "%v", err)
+	}
+	if err := checkStreamName(c.NATS.ResultsStream); err != nil {
+		bad("nats.results_stream", "%v", err)
+	}
+	if c.NATS.JobsStream != "" && c.NATS.JobsStream == c.NATS.ResultsStream {
+		bad("nats.results_stream", "must differ from nats.jobs_stream (both %q)", c.NATS.JobsStream)
+	}
+	if c.NATS.MaxDeliver < 1 {
+		bad("nats.max_deliver", "want at least 1, got %d", c.NATS.MaxDeliver)
+	}
+	if c.NATS.AckWait <= 0 {
+		bad("nats.ack_wait", "want a positive duration, got %s", c.NATS.AckWait)
+	}
+
+	if u := strings.TrimSpace(c.Database.URL); u != "" && strings.Contains(u, "://") {
+		if err := checkURL(u, "postgres", "postgresql"); err != nil {
+			bad("database.url", "%v", err)
+		}
+	}
+
+	if c.Solver.Workers < 0 {
+		bad("solver.workers", "want 0 (one per core) or more, got %d", c.Solver.Workers)
+	}
+	if c.Solver.Mode != "optimal" && c.Solver.Mode != "fast" {
+		bad("solver.mode", "want optimal or fast, got %q", c.Solver.Mode)
+	}
+	if c.Solver.MaxNodes < 0 {
+		bad("solver.max_nodes", "want 0 (no limit) or more, got %d", c.Solver.MaxNodes)
+	}
+	if c.Solver.Timeout < 0 {
+		bad("solver.timeout", "want 0 (no limit) or a positive duration, got %s", c.Solver.Timeout)
+	}
+	if strings.TrimSpace(c.Solver.TablesDir) == "" {
+		bad("solver.tables_dir", "must not be empty")
+	}
+
+	if c.Results.FetchBatch < 1 {
+		bad("results.fetch_batch", "want at least 1, got %d", c.Results.FetchBatch)
+	}
+	if c.Results.FetchWait <= 0 {
+		bad("results.fetch_wait", "want a positive duration, got %s", c.Results.FetchWait)
+	}
+	if c.Results.HTTPAddr == "" || !strings.Contains(c.Results.HTTPAddr, ":") {
+		bad("results.http_addr", "want host:port or :port, got %q", c.Results.HTTPAddr)
+	}
+
+	if c.Producer.ChunkSize < 0 {
+		bad("producer.chunk_size", "want 0 (automatic) or more, got %d", c.Producer.ChunkSize)
+	}
+	return errors.Join(errs...)
+}
+
+func checkURL(s string, schemes ...string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a URL", s)
+	}
+	for _, sc := range schemes {
+		if strings.EqualFold(u.Scheme, sc) {
+			if u.Host == "" && sc != "postgres" && sc != "postgresql" {
+				return fmt.Errorf("%q has no host", s)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("%q: want scheme %s", s, strings.Join(schemes, ", "))
+}
+
+// checkStreamName applies JetStream's rules for stream names.
+func checkStreamName(s string) error {
+	if s == "" {
+		return errors.New("must not be empty")
+	}
+	if strings.ContainsAny(s, " \t\r\n.*>/\\") {
+		return fmt.Errorf("%q: a stream name cannot contain whitespace, '.', '*', '>', '/' or '\\'", s)
+	}
+	return nil
+}

@@ -1,0 +1,323 @@
+// Package ingest is the results loop: fetch results messages in batches,
+// write each batch in one database transaction, and only then acknowledge
+// the messages. It is transport-agnostic — the JetStream adapter
+// (internal/queue) implements Source — and is run by `results run` and
+// in-process by `producer --local`.
+//
+// Delivery guarantees: a message is acknowledged only after the
+// transaction holding its rows committed; the store's inserts are
+// idempotent, so a message delivered again (ack lost, consumer restarted,
+// ack wait expired during a database outage) adds nothing and counts
+// nothing. While PostgreSQL is unavailable the same batch is retried with
+// growing delays and nothing is acknowledged.
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/tessera-solver/tessera/internal/job"
+	"github.com/tessera-solver/tessera/internal/store"
+)
+
+// Msg is one delivered results message. jetstream.Msg satisfies it.
+type Msg interface {
+	Data() []byte
+	Ack() error
+	Nak() error
+	Term() error
+}
+
+// progressor is implemented by messages whose redelivery clock can be
+// reset (jetstream.Msg.InProgress); ingest uses it while it waits for the
+// database, so held messages are not redelivered meanwhile.
+type progressor interface{ InProgress() error }
+
+// Source delivers results messages.
+type Source interface {
+	// Fetch returns up to max messages, waiting at most wait for them; it
+	// may return fewer, or none with a nil error when wait passes. An error
+	// wrapping ErrClosed means no message will ever come again.
+	Fetch(ctx context.Context, max int, wait time.Duration) ([]Msg, error)
+}
+
+// ErrClosed is returned (wrapped) by a Source that is finished for good.
+var ErrClosed = errors.New("source closed")
+
+// Sink stores results; *store.Store is the real one. InsertResults must be
+// idempotent and all-or-nothing, return the number of new rows, and wrap
+// store.ErrRejected when the data itself is unacceptable.
+type Sink interface {
+	InsertResults(ctx context.Context, batch []job.Results) (int, error)
+}
+
+var _ Sink = (*store.Store)(nil)
+
+// Options tune Run. Zero values take the defaults noted.
+type Options struct {
+	FetchBatch int           // messages per transaction, at most (1000)
+	FetchWait  time.Duration // longest wait for a batch to fill (1s)
+	MinBackoff time.Duration // first delay after a failed write or fetch (100ms)
+	MaxBackoff time.Duration // the delay doubles up to this (5s)
+	Logger     *slog.Logger  // slog.Default()
+	// OnReject, if set, sees every message about to be terminated as
+	// malformed, e.g. to keep a dead-letter copy (Term deletes it from a
+	// work-queue stream).
+	OnReject func(data []byte, err error)
+	// OnCommit, if set, is called after each committed batch with the
+	// running totals.
+	OnCommit func(Stats)
+}
+
+func (o *Options) defaults() {
+	if o.FetchBatch <= 0 {
+		o.FetchBatch = 1000
+	}
+	if o.FetchWait <= 0 {
+		o.FetchWait = time.Second
+	}
+	if o.MinBackoff <= 0 {
+		o.MinBackoff = 100 * time.Millisecond
+	}
+	if o.MaxBackoff < o.MinBackoff {
+		o.MaxBackoff = max(5*time.Second, o.MinBackoff)
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+}
+
+// Stats are running totals of one Ingester.
+type Stats struct {
+	Messages   int64 `json:"messages"`    // messages written and acknowledged (including duplicates)
+	Rows       int64 `json:"rows"`        // results in those messages
+	Inserted   int64 `json:"inserted"`    // rows new to the database (Rows - Inserted were redeliveries)
+	Batches    int64 `json:"batches"`     // committed transactions
+	Rejected   int64 `json:"rejected"`    // malformed messages terminated
+	Retries    int64 `json:"retries"`     // failed writes or fetches retried
+	AckErrors  int64 `json:"ack_errors"`  // acknowledgements that failed (the message comes back; harmless)
+	FetchEmpty int64 `json:"fetch_empty"` // fetches that returned nothing
+}
+
+// Ingester runs the loop and keeps its statistics.
+type Ingester struct {
+	src  Source
+	sink Sink
+	opt  Options
+
+	mu    sync.Mutex
+	stats Stats
+}
+
+// New returns an Ingester reading src and writing sink.
+func New(src Source, sink Sink, opt Options) *Ingester {
+	opt.defaults()
+	return &Ingester{src: src, sink: sink, opt: opt}
+}
+
+// Run is New(src, sink, opt).Run(ctx).
+func Run(ctx context.Context, src Source, sink Sink, opt Options) error {
+	return New(src, sink, opt).Run(ctx)
+}
+
+// Stats returns a snapshot of the running totals.
+func (in *Ingester) Stats() Stats {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.stats
+}
+
+func (in *Ingester) add(f func(*Stats)) {
+	in.mu.Lock()
+	f(&in.stats)
+	in.mu.Unlock()
+}
+
+// Run fetches, writes and acknowledges until ctx is cancelled (it then
+// returns nil; messages it held uncommitted are Nak'ed for prompt
+// redelivery) or the source reports ErrClosed (nil as well). Fetch and
+// write failures are retried with growing delays, never returned.
+func (in *Ingester) Run(ctx context.Context) error {
+	log := in.opt.Logger
+	delay := in.opt.MinBackoff
+	for ctx.Err() == nil {
+		msgs, err := in.src.Fetch(ctx, in.opt.FetchBatch, in.opt.FetchWait)
+		if err != nil {
+			if ctx.Err() != nil {
+				nakAll(msgs)
+				break
+			}
+			if errors.Is(err, ErrClosed) {
+				in.process(ctx, msgs)
+				return nil
+			}
+			in.add(func(s *Stats) { s.Retries++ })
+			log.Warn("fetch results failed; retrying", "err", err, "delay", delay)
+			if !sleep(ctx, delay) {
+				break
+			}
+			delay = min(2*delay, in.opt.MaxBackoff)
+			continue
+		}
+		delay = in.opt.MinBackoff
+		if len(msgs) == 0 {
+			in.add(func(s *Stats) { s.FetchEmpty++ })
+			continue
+		}
+		in.process(ctx, msgs)
+	}
+	return nil
+}
+
+// pending is a decoded message waiting for its transaction.
+type pending struct {
+	msg Msg
+	rs  job.Results
+}
+
+// process decodes a fetched batch, terminates malformed messages and
+// writes the rest.
+func (in *Ingester) process(ctx context.Context, msgs []Msg) {
+	batch := make([]pending, 0, len(msgs))
+	for _, m := range msgs {
+		rs, err := Decode(m.Data())
+		if err != nil {
+			in.reject(m, err)
+			continue
+		}
+		batch = append(batch, pending{m, rs})
+	}
+	if len(batch) > 0 {
+		in.write(ctx, batch)
+	}
+}
+
+// Decode reads one results message: JSON of the current wire version
+// (job.Version) that passes store.ValidateResults. Unknown fields are
+// ignored so a newer producer can add optional ones.
+func Decode(data []byte) (job.Results, error) {
+	var rs job.Results
+	if err := json.Unmarshal(data, &rs); err != nil {
+		return job.Results{}, fmt.Errorf("decode results: %w: %w", store.ErrRejected, err)
+	}
+	if err := store.ValidateResults(rs); err != nil {
+		return job.Results{}, fmt.Errorf("decode results: %w", err)
+	}
+	return rs, nil
+}
+
+// reject terminates a message that can never be stored. Such a message is
+// a bug upstream (solverd publishes only valid results), so it is logged
+// at error level and counted rather than retried forever.
+func (in *Ingester) reject(m Msg, err error) {
+	data := m.Data()
+	if in.opt.OnReject != nil {
+		in.opt.OnReject(data, err)
+	}
+	const show = 200
+	snippet := string(data)
+	if len(snippet) > show {
+		snippet = snippet[:show] + "…"
+	}
+	in.opt.Logger.Error("malformed results message terminated", "err", err, "data", snippet)
+	if terr := m.Term(); terr != nil {
+		in.opt.Logger.Warn("terminate message failed", "err", terr)
+	}
+	in.add(func(s *Stats) { s.Rejected++ })
+}
+
+// write stores batch in one transaction, retrying transient failures with
+// growing delays, then acknowledges it. If the database rejects the data,
+// the batch is split so that only the offending message is terminated.
+func (in *Ingester) write(ctx context.Context, batch []pending) {
+	rs := make([]job.Results, len(batch))
+	rows := 0
+	for i, p := range batch {
+		rs[i] = p.rs
+		rows += len(p.rs.Results)
+	}
+	delay := in.opt.MinBackoff
+	for attempt := 1; ; attempt++ {
+		n, err := in.sink.InsertResults(ctx, rs)
+		if err == nil {
+			for _, p := range batch {
+				if aerr := p.msg.Ack(); aerr != nil {
+					in.add(func(s *Stats) { s.AckErrors++ })
+					in.opt.Logger.Warn("ack failed; the message will come back and be skipped", "job", p.rs.JobID, "err", aerr)
+				}
+			}
+			var snap Stats
+			in.add(func(s *Stats) {
+				s.Messages += int64(len(batch))
+				s.Rows += int64(rows)
+				s.Inserted += int64(n)
+				s.Batches++
+				snap = *s
+			})
+			if in.opt.OnCommit != nil {
+				in.opt.OnCommit(snap)
+			}
+			return
+		}
+		if ctx.Err() != nil {
+			nakAll(msgsOf(batch))
+			return
+		}
+		if errors.Is(err, store.ErrRejected) {
+			if len(batch) == 1 {
+				in.reject(batch[0].msg, err)
+				return
+			}
+			for i := range batch {
+				in.write(ctx, batch[i:i+1])
+			}
+			return
+		}
+		in.add(func(s *Stats) { s.Retries++ })
+		in.opt.Logger.Warn("write results failed; retrying", "messages", len(batch), "rows", rows,
+			"attempt", attempt, "delay", delay, "err", err)
+		for _, p := range batch {
+			if ip, ok := p.msg.(progressor); ok {
+				_ = ip.InProgress() // best effort: at worst the message is redelivered and skipped
+			}
+		}
+		if !sleep(ctx, delay) {
+			nakAll(msgsOf(batch))
+			return
+		}
+		delay = min(2*delay, in.opt.MaxBackoff)
+	}
+}
+
+func msgsOf(batch []pending) []Msg {
+	out := make([]Msg, len(batch))
+	for i, p := range batch {
+		out[i] = p.msg
+	}
+	return out
+}
+
+// nakAll asks for prompt redelivery of messages not written. Errors are
+// ignored: an un-Nak'ed message is redelivered after its ack wait anyway.
+func nakAll(msgs []Msg) {
+	for _, m := range msgs {
+		_ = m.Nak()
+	}
+}
+
+// sleep waits d or until ctx is done; it reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -1,0 +1,379 @@
+package ingest_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tessera-solver/tessera/internal/ingest"
+	"github.com/tessera-solver/tessera/internal/job"
+	"github.com/tessera-solver/tessera/internal/solve"
+	"github.com/tessera-solver/tessera/internal/store"
+	"github.com/tessera-solver/tessera/internal/store/storetest"
+)
+
+// memSource is an in-memory stand-in for a work-queue consumer: Nak puts
+// a message back, Ack and Term remove it, and every outcome is recorded.
+type memSource struct {
+	mu      sync.Mutex
+	queue   []*memMsg
+	acks    map[string]int // by message data
+	terms   map[string]int
+	naks    int
+	inProg  atomic.Int64
+	closeAt bool // return ErrClosed once the queue is empty
+	fetches int
+}
+
+type memMsg struct {
+	src  *memSource
+	data []byte
+}
+
+func newSource(closeWhenEmpty bool, msgs ...[]byte) *memSource {
+	s := &memSource{acks: map[string]int{}, terms: map[string]int{}, closeAt: closeWhenEmpty}
+	for _, m := range msgs {
+		s.queue = append(s.queue, &memMsg{s, m})
+	}
+	return s
+}
+
+func (s *memSource) Fetch(ctx context.Context, max int, wait time.Duration) ([]ingest.Msg, error) {
+	s.mu.Lock()
+	s.fetches++
+	n := min(max, len(s.queue))
+	out := make([]ingest.Msg, n)
+	for i := range out {
+		out[i] = s.queue[i]
+	}
+	s.queue = s.queue[n:]
+	empty := n == 0
+	s.mu.Unlock()
+	if empty {
+		if s.closeAt {
+			return nil, fmt.Errorf("mem: %w", ingest.ErrClosed)
+		}
+		select {
+		case <-time.After(min(wait, 5*time.Millisecond)):
+		case <-ctx.Done():
+		}
+	}
+	return out, nil
+}
+
+func (m *memMsg) Data() []byte { return m.data }
+func (m *memMsg) Ack() error {
+	m.src.mu.Lock()
+	m.src.acks[string(m.data)]++
+	m.src.mu.Unlock()
+	return nil
+}
+func (m *memMsg) Term() error {
+	m.src.mu.Lock()
+	m.src.terms[string(m.data)]++
+	m.src.mu.Unlock()
+	return nil
+}
+func (m *memMsg) Nak() error {
+	m.src.mu.Lock()
+	m.src.naks++
+	m.src.queue = append(m.src.queue, m)
+	m.src.mu.Unlock()
+	return nil
+}
+func (m *memMsg) InProgress() error { m.src.inProg.Add(1); return nil }
+
+func results(batch, seq int64, lengths ...int) job.Results {
+	rs := job.Results{V: job.Version, JobID: fmt.Sprintf("%d-%d", batch, seq), BatchID: batch, Puzzle: "sliding:3x3", FirstSeq: seq}
+	for i, l := range lengths {
+		rs.Results = append(rs.Results, solve.Result{Puzzle: "sliding:3x3", State: fmt.Sprint("s", seq+int64(i)),
+			Status: solve.StatusSolved, Length: l, Optimal: true, Solver: "test"})
+	}
+	return rs
+}
+
+func encode(t *testing.T, rs job.Results) []byte {
+	t.Helper()
+	b, err := json.Marshal(rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func opts() ingest.Options {
+	return ingest.Options{FetchBatch: 4, FetchWait: 10 * time.Millisecond, MinBackoff: time.Millisecond, MaxBackoff: 4 * time.Millisecond,
+		Logger: slog.New(slog.DiscardHandler)}
+}
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func dist(t *testing.T, st *store.Store, id int64) map[int]int64 {
+	t.Helper()
+	d, err := st.BatchDistribution(ctxT(t), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[int]int64{}
+	for _, c := range d.Counts {
+		m[c.Length] = c.Count
+	}
+	return m
+}
+
+// The same job delivered three times — in separate fetches and within one
+// fetch — yields one row per state and counts of one; every copy is acked.
+func TestRedeliveredThreeTimes(t *testing.T) {
+	t.Parallel()
+	st := storetest.NewStore(t)
+	ctx := ctxT(t)
+	id, err := st.CreateBatch(ctx, "8", "optimal", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := encode(t, results(id, 0, 3, 4, 5))
+	b := encode(t, results(id, 3, 5, 6))
+	// FetchBatch 4: fetch 1 = a a a b (three copies in one transaction),
+	// fetch 2 = a b a (redeliveries in a later transaction).
+	src := newSource(true, a, a, a, b, a, b, a)
+	in := ingest.New(src, st, opts())
+	if err := in.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if src.acks[string(a)] != 5 || src.acks[string(b)] != 2 || len(src.terms) != 0 {
+		t.Errorf("acks %v terms %v", src.acks, src.terms)
+	}
+	if got, want := dist(t, st, id), map[int]int64{3: 1, 4: 1, 5: 2, 6: 1}; !reflect.DeepEqual(got, want) {
+		t.Errorf("counts = %v, want %v", got, want)
+	}
+	s := in.Stats()
+	if s.Messages != 7 || s.Rows != 19 || s.Inserted != 5 || s.Batches != 2 || s.Rejected != 0 {
+		t.Errorf("stats %+v", s)
+	}
+	if p, _ := st.BatchProgress(ctx, id); p.Done != 5 || !p.Finished() {
+		t.Errorf("progress %+v", p)
+	}
+}
+
+// Malformed messages are terminated (after OnReject), counted, and do not
+// hold back the good ones fetched with them.
+func TestMalformedTerminated(t *testing.T) {
+	t.Parallel()
+	st := storetest.NewStore(t)
+	ctx := ctxT(t)
+	id, _ := st.CreateBatch(ctx, "8", "optimal", 2)
+	badVersion := results(id, 0, 1)
+	badVersion.V = 7
+	badStatus := results(id, 0, 1)
+	badStatus.Results[0].Status = "mystery"
+	bads := [][]byte{[]byte("{not json"), encode(t, badVersion), encode(t, badStatus), []byte(`{"v":1,"batch":0}`)}
+	good := encode(t, results(id, 0, 2, 3))
+	src := newSource(true, bads[0], bads[1], good, bads[2], bads[3])
+	var rejected [][]byte
+	o := opts()
+	o.OnReject = func(data []byte, err error) {
+		if !errors.Is(err, store.ErrRejected) {
+			t.Errorf("OnReject err %v does not wrap ErrRejected", err)
+		}
+		rejected = append(rejected, data)
+	}
+	in := ingest.New(src, st, o)
+	if err := in.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range bads {
+		if src.terms[string(b)] != 1 || src.acks[string(b)] != 0 {
+			t.Errorf("%s: terms %d acks %d", b, src.terms[string(b)], src.acks[string(b)])
+		}
+	}
+	if src.acks[string(good)] != 1 || len(rejected) != len(bads) || in.Stats().Rejected != int64(len(bads)) {
+		t.Errorf("good acks %d, rejected %d, stats %+v", src.acks[string(good)], len(rejected), in.Stats())
+	}
+	if got := dist(t, st, id); !reflect.DeepEqual(got, map[int]int64{2: 1, 3: 1}) {
+		t.Errorf("counts %v", got)
+	}
+}
+
+// flaky fails its first n calls as an unavailable database would, and
+// checks that nothing was acknowledged before the write succeeded.
+type flaky struct {
+	ingest.Sink
+	n     atomic.Int64
+	calls atomic.Int64
+	check func()
+}
+
+func (f *flaky) InsertResults(ctx context.Context, b []job.Results) (int, error) {
+	f.calls.Add(1)
+	if f.check != nil {
+		f.check()
+	}
+	if f.n.Add(-1) >= 0 {
+		return 0, errors.New("connect: connection refused")
+	}
+	return f.Sink.InsertResults(ctx, b)
+}
+
+func TestRetriesWhileDatabaseUnavailable(t *testing.T) {
+	t.Parallel()
+	st := storetest.NewStore(t)
+	ctx := ctxT(t)
+	id, _ := st.CreateBatch(ctx, "8", "optimal", 3)
+	a, b := encode(t, results(id, 0, 1, 2)), encode(t, results(id, 2, 3))
+	src := newSource(true, a, b)
+	f := &flaky{Sink: st}
+	f.n.Store(5)
+	f.check = func() {
+		src.mu.Lock()
+		defer src.mu.Unlock()
+		if len(src.acks) != 0 {
+			t.Error("acknowledged before the transaction committed")
+		}
+	}
+	in := ingest.New(src, f, opts())
+	if err := in.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if s := in.Stats(); s.Retries != 5 || s.Inserted != 3 || s.Messages != 2 || s.Batches != 1 {
+		t.Errorf("stats %+v", s)
+	}
+	if src.acks[string(a)] != 1 || src.acks[string(b)] != 1 || src.naks != 0 {
+		t.Errorf("acks %v naks %d", src.acks, src.naks)
+	}
+	if src.inProg.Load() != 10 { // each held message, on each failed attempt
+		t.Errorf("InProgress calls = %d, want 10", src.inProg.Load())
+	}
+	if got := dist(t, st, id); !reflect.DeepEqual(got, map[int]int64{1: 1, 2: 1, 3: 1}) {
+		t.Errorf("counts %v", got)
+	}
+}
+
+// Shutting down during an outage hands the held messages back (Nak) and
+// returns nil; nothing is acknowledged or written.
+func TestCancelDuringOutageNaks(t *testing.T) {
+	t.Parallel()
+	st := storetest.NewStore(t)
+	id, _ := st.CreateBatch(ctxT(t), "8", "optimal", 2)
+	a := encode(t, results(id, 0, 1, 2))
+	src := newSource(false, a)
+	f := &flaky{Sink: st}
+	f.n.Store(1 << 40)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- ingest.Run(ctx, src, f, opts()) }()
+	for f.calls.Load() < 3 {
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if src.naks != 1 || len(src.acks) != 0 || len(src.queue) != 1 {
+		t.Errorf("naks %d acks %v queue %d", src.naks, src.acks, len(src.queue))
+	}
+	if p, _ := st.BatchProgress(ctxT(t), id); p.Done != 0 {
+		t.Errorf("rows written: %+v", p)
+	}
+}
+
+// picky rejects any transaction containing the poisoned job, as
+// PostgreSQL would for data it refuses.
+type picky struct {
+	ingest.Sink
+	poison string
+}
+
+func (p *picky) InsertResults(ctx context.Context, b []job.Results) (int, error) {
+	for _, r := range b {
+		if r.JobID == p.poison {
+			return 0, fmt.Errorf("check violation: %w", store.ErrRejected)
+		}
+	}
+	return p.Sink.InsertResults(ctx, b)
+}
+
+// A message the database refuses is isolated by splitting the batch: the
+// others are written and acked, only it is terminated.
+func TestDatabaseRejectionIsolated(t *testing.T) {
+	t.Parallel()
+	st := storetest.NewStore(t)
+	ctx := ctxT(t)
+	id, _ := st.CreateBatch(ctx, "8", "optimal", 4)
+	msgs := [][]byte{encode(t, results(id, 0, 1)), encode(t, results(id, 1, 2)), encode(t, results(id, 2, 3)), encode(t, results(id, 3, 4))}
+	src := newSource(true, msgs...)
+	in := ingest.New(src, &picky{Sink: st, poison: fmt.Sprintf("%d-2", id)}, opts())
+	if err := in.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if src.terms[string(msgs[2])] != 1 || len(src.terms) != 1 || len(src.acks) != 3 {
+		t.Errorf("terms %v acks %v", src.terms, src.acks)
+	}
+	if got := dist(t, st, id); !reflect.DeepEqual(got, map[int]int64{1: 1, 2: 1, 4: 1}) {
+		t.Errorf("counts %v", got)
+	}
+}
+
+// erring fails every fetch until it is told to stop.
+type erring struct{ n atomic.Int64 }
+
+func (e *erring) Fetch(ctx context.Context, max int, wait time.Duration) ([]ingest.Msg, error) {
+	if e.n.Add(1) > 3 {
+		return nil, ingest.ErrClosed
+	}
+	return nil, errors.New("nats: connection closed")
+}
+
+func TestFetchErrorsRetried(t *testing.T) {
+	t.Parallel()
+	in := ingest.New(&erring{}, nil, opts())
+	if err := in.Run(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	if in.Stats().Retries != 3 {
+		t.Errorf("stats %+v", in.Stats())
+	}
+}
+
+func TestDecode(t *testing.T) {
+	good := results(1, 0, 1)
+	b, _ := json.Marshal(good)
+	got, err := ingest.Decode(b)
+	if err != nil || !reflect.DeepEqual(got, good) {
+		t.Fatalf("Decode = %+v, %v", got, err)
+	}
+	for _, bad := range []string{"", "null", "[]", `{"v":2}`, `{"v":1,"batch":1,"puzzle":"x","results":[{"status":"?"}]}`} {
+		if _, err := ingest.Decode([]byte(bad)); !errors.Is(err, store.ErrRejected) {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	good, _ := json.Marshal(results(1, 0, 1, 2))
+	f.Add(good)
+	f.Add([]byte(`{"v":1,"batch":3,"seq":0,"results":[]}`))
+	f.Add([]byte(`{"v":1,"batch":3,"puzzle":"8","results":[{"status":"solved","state":"\u0000"}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rs, err := ingest.Decode(data)
+		if err != nil {
+			if !errors.Is(err, store.ErrRejected) {
+				t.Fatalf("error %v does not wrap ErrRejected", err)
+			}
+			return
+		}
+		if err := store.ValidateResults(rs); err != nil {
+			t.Fatalf("Decode accepted what ValidateResults refuses: %v", err)
+		}
+	})
+}

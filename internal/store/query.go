@@ -1,0 +1,269 @@
+package store
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tessera-solver/tessera/internal/puzzle"
+)
+
+// LengthCount is one bar of a distance histogram.
+type LengthCount struct {
+	Length int   `json:"length"`
+	Count  int64 `json:"count"`
+}
+
+// Distribution is a histogram of optimal solution lengths.
+type Distribution struct {
+	Counts []LengthCount `json:"counts"` // ascending length, only lengths that occur
+	Total  int64         `json:"total"`  // states counted; 0 means no optimal solution yet
+	Mean   float64       `json:"mean"`
+	Max    int           `json:"max"`
+}
+
+func newDistribution(counts []LengthCount) Distribution {
+	d := Distribution{Counts: counts}
+	var sum float64
+	for _, c := range counts {
+		d.Total += c.Count
+		sum += float64(c.Length) * float64(c.Count)
+		if c.Count > 0 && c.Length > d.Max {
+			d.Max = c.Length
+		}
+	}
+	if d.Total > 0 {
+		d.Mean = sum / float64(d.Total)
+	}
+	return d
+}
+
+func (s *Store) distribution(ctx context.Context, what, query string, arg any) (Distribution, error) {
+	var counts []LengthCount
+	err := s.pool.withConn(ctx, func(c *pgx.Conn) error {
+		rows, err := c.Query(ctx, query, arg)
+		if err != nil {
+			return err
+		}
+		counts, err = pgx.CollectRows(rows, pgx.RowToStructByPos[LengthCount])
+		return err
+	})
+	if err != nil {
+		return Distribution{}, fmt.Errorf("distribution of %s: %w", what, err)
+	}
+	return newDistribution(counts), nil
+}
+
+// BatchDistribution is the histogram of optimal lengths in one batch. A
+// batch that does not exist is ErrNotFound; one without optimal rows yet
+// has Total 0.
+func (s *Store) BatchDistribution(ctx context.Context, batchID int64) (Distribution, error) {
+	d, err := s.distribution(ctx, fmt.Sprintf("batch %d", batchID), `
+		SELECT length, sum(count)::bigint FROM distance_counts
+		WHERE batch_id = $1 GROUP BY length ORDER BY length`, batchID)
+	if err != nil || d.Total > 0 {
+		return d, err
+	}
+	if _, err := s.BatchProgress(ctx, batchID); err != nil {
+		return Distribution{}, fmt.Errorf("distribution: %w", err)
+	}
+	return d, nil
+}
+
+// PuzzleDistribution is the histogram of optimal lengths of a puzzle over
+// every batch. A state solved in two batches counts twice.
+func (s *Store) PuzzleDistribution(ctx context.Context, puzzleSpec string) (Distribution, error) {
+	p := canonical(puzzleSpec)
+	return s.distribution(ctx, p, `
+		SELECT length, sum(count)::bigint FROM distance_counts
+		WHERE puzzle = $1 GROUP BY length ORDER BY length`, p)
+}
+
+// canonical maps aliases ("8") to the stored spec text ("sliding:3x3").
+func canonical(spec string) string {
+	if sp, err := puzzle.ParseSpec(spec); err == nil {
+		return sp.String()
+	}
+	return spec
+}
+
+// Solution is one row of solutions. Moves and Length are nil unless
+// Status is solved; Error is nil when empty.
+type Solution struct {
+	BatchID    int64     `json:"batch_id"`
+	Seq        int64     `json:"seq"`
+	Puzzle     string    `json:"puzzle"`
+	State      string    `json:"state"`
+	Moves      *string   `json:"moves"`
+	Length     *int      `json:"length"`
+	Optimal    bool      `json:"optimal"`
+	LowerBound int       `json:"lower_bound"`
+	Nodes      int64     `json:"nodes"`
+	SolveMS    float64   `json:"solve_ms"`
+	Solver     string    `json:"solver"`
+	Status     string    `json:"status"`
+	Error      *string   `json:"error"`
+	SolvedAt   time.Time `json:"solved_at"`
+}
+
+// SolutionColumns are the columns of solutions, in export order; they are
+// the CSV header and the JSONL keys.
+var SolutionColumns = []string{"batch_id", "seq", "puzzle", "state", "moves", "length", "optimal",
+	"lower_bound", "nodes", "solve_ms", "solver", "status", "error", "solved_at"}
+
+const solutionSelect = `SELECT batch_id, seq, puzzle, state, moves, length, optimal,
+	lower_bound, nodes, solve_ms, solver, status, error, solved_at FROM solutions `
+
+func scanSolution(row pgx.Row, s *Solution) error {
+	return row.Scan(&s.BatchID, &s.Seq, &s.Puzzle, &s.State, &s.Moves, &s.Length, &s.Optimal,
+		&s.LowerBound, &s.Nodes, &s.SolveMS, &s.Solver, &s.Status, &s.Error, &s.SolvedAt)
+}
+
+// Scrambles returns up to limit stored states of puzzle whose optimal
+// solution has exactly length moves, oldest first (the partial index
+// solutions_puzzle_optimal_length answers it).
+func (s *Store) Scrambles(ctx context.Context, puzzleSpec string, length, limit int) ([]Solution, error) {
+	p := canonical(puzzleSpec)
+	var out []Solution
+	err := s.pool.withConn(ctx, func(c *pgx.Conn) error {
+		rows, err := c.Query(ctx, solutionSelect+`
+			WHERE puzzle = $1 AND length = $2 AND optimal
+			ORDER BY batch_id, seq LIMIT $3`, p, length, limit)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Solution, error) {
+			var s Solution
+			err := scanSolution(r, &s)
+			return s, err
+		})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scrambles of %s at length %d: %w", p, length, err)
+	}
+	return out, nil
+}
+
+// Format is an export format.
+type Format string
+
+const (
+	FormatCSV   Format = "csv"   // RFC 4180, header row of SolutionColumns, NULL as empty
+	FormatJSONL Format = "jsonl" // one JSON object per line, keys SolutionColumns, NULL as null
+)
+
+// ErrFormat: an export format other than csv or jsonl.
+var ErrFormat = errors.New("unknown export format")
+
+// ParseFormat reads "csv" or "jsonl".
+func ParseFormat(s string) (Format, error) {
+	switch f := Format(s); f {
+	case FormatCSV, FormatJSONL:
+		return f, nil
+	}
+	return "", fmt.Errorf("format %q: want csv or jsonl: %w", s, ErrFormat)
+}
+
+// Export writes every solution of a batch to w in seq order, streaming (a
+// batch of millions does not sit in memory). A batch with neither a batch
+// row nor solutions is ErrNotFound.
+func (s *Store) Export(ctx context.Context, batchID int64, w io.Writer, format Format) error {
+	if _, err := ParseFormat(string(format)); err != nil {
+		return fmt.Errorf("export batch %d: %w", batchID, err)
+	}
+	n := 0
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var cw *csv.Writer
+	if format == FormatCSV {
+		cw = csv.NewWriter(bw)
+	}
+	err := s.pool.withConn(ctx, func(c *pgx.Conn) error {
+		rows, err := c.Query(ctx, solutionSelect+`WHERE batch_id = $1 ORDER BY seq`, batchID)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		var enc *json.Encoder
+		if cw != nil {
+			if err := cw.Write(SolutionColumns); err != nil {
+				return fmt.Errorf("write: %w", err)
+			}
+		} else {
+			enc = json.NewEncoder(bw)
+		}
+		rec := make([]string, len(SolutionColumns))
+		var sol Solution
+		for rows.Next() {
+			sol = Solution{}
+			if err := scanSolution(rows, &sol); err != nil {
+				return err
+			}
+			n++
+			if cw != nil {
+				csvRecord(&sol, rec)
+				err = cw.Write(rec)
+			} else {
+				err = enc.Encode(&sol)
+			}
+			if err != nil {
+				return fmt.Errorf("write: %w", err)
+			}
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return fmt.Errorf("export batch %d: %w", batchID, err)
+	}
+	if n == 0 {
+		// Nothing written yet (the CSV header sits in the buffer): a
+		// missing batch is an error, not an empty file.
+		if _, err := s.BatchProgress(ctx, batchID); err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+	}
+	if cw != nil {
+		cw.Flush()
+		if err := cw.Error(); err != nil {
+			return fmt.Errorf("export batch %d: write: %w", batchID, err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("export batch %d: write: %w", batchID, err)
+	}
+	return nil
+}
+
+func csvRecord(s *Solution, rec []string) {
+	rec[0] = strconv.FormatInt(s.BatchID, 10)
+	rec[1] = strconv.FormatInt(s.Seq, 10)
+	rec[2] = s.Puzzle
+	rec[3] = s.State
+	rec[4] = ""
+	if s.Moves != nil {
+		rec[4] = *s.Moves
+	}
+	rec[5] = ""
+	if s.Length != nil {
+		rec[5] = strconv.Itoa(*s.Length)
+	}
+	rec[6] = strconv.FormatBool(s.Optimal)
+	rec[7] = strconv.Itoa(s.LowerBound)
+	rec[8] = strconv.FormatInt(s.Nodes, 10)
+	rec[9] = strconv.FormatFloat(s.SolveMS, 'f', -1, 64)
+	rec[10] = s.Solver
+	rec[11] = s.Status
+	rec[12] = ""
+	if s.Error != nil {
+		rec[12] = *s.Error
+	}
+	rec[13] = s.SolvedAt.UTC().Format(time.RFC3339Nano)
+}

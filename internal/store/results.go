@@ -1,0 +1,399 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/tessera-solver/tessera/internal/job"
+	"github.com/tessera-solver/tessera/internal/solve"
+)
+
+// ValidateResults checks one results message before it is written. An
+// error wraps ErrRejected and names the offending field; such a message
+// can never be stored and retrying it is pointless.
+func ValidateResults(rs job.Results) error {
+	if rs.V != job.Version {
+		return fmt.Errorf("results %q: wire version %d, want %d: %w", rs.JobID, rs.V, job.Version, ErrRejected)
+	}
+	if rs.BatchID <= 0 {
+		return fmt.Errorf("results %q: batch %d: want a positive batch id: %w", rs.JobID, rs.BatchID, ErrRejected)
+	}
+	if rs.FirstSeq < 0 {
+		return fmt.Errorf("results %q: seq %d: want 0 or more: %w", rs.JobID, rs.FirstSeq, ErrRejected)
+	}
+	if err := checkText(rs.Puzzle); err != nil {
+		return fmt.Errorf("results %q: puzzle: %w", rs.JobID, err)
+	}
+	for i, r := range rs.Results {
+		if err := validateResult(rs, r); err != nil {
+			return fmt.Errorf("results %q (batch %d seq %d): %w", rs.JobID, rs.BatchID, rs.FirstSeq+int64(i), err)
+		}
+	}
+	return nil
+}
+
+func validateResult(rs job.Results, r solve.Result) error {
+	switch r.Status {
+	case solve.StatusSolved, solve.StatusBudgetExceeded, solve.StatusInvalid, solve.StatusUnsolvable, solve.StatusFailed:
+	default:
+		return fmt.Errorf("status %q unknown: %w", r.Status, ErrRejected)
+	}
+	if rs.Puzzle == "" && r.Puzzle == "" {
+		return fmt.Errorf("no puzzle: %w", ErrRejected)
+	}
+	if r.Status == solve.StatusSolved && (r.Length < 0 || r.Length > math.MaxInt32) {
+		return fmt.Errorf("length %d: %w", r.Length, ErrRejected)
+	}
+	if r.LowerBound < 0 || r.LowerBound > math.MaxInt32 {
+		return fmt.Errorf("lower_bound %d: %w", r.LowerBound, ErrRejected)
+	}
+	for _, f := range []struct{ name, v string }{
+		{"puzzle", r.Puzzle}, {"state", r.State}, {"moves", r.Moves}, {"solver", r.Solver}, {"error", r.Error},
+	} {
+		if err := checkText(f.v); err != nil {
+			return fmt.Errorf("%s: %w", f.name, err)
+		}
+	}
+	return nil
+}
+
+// checkText refuses what PostgreSQL text cannot hold.
+func checkText(s string) error {
+	if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
+		return fmt.Errorf("not valid UTF-8 text without NUL: %w", ErrRejected)
+	}
+	return nil
+}
+
+// stagingColumns are copied into the per-transaction staging table.
+var stagingColumns = []string{"batch_id", "seq", "puzzle", "state", "moves", "length", "optimal",
+	"lower_bound", "nodes", "solve_ms", "solver", "status", "error"}
+
+// ON COMMIT DROP: the table lives for one transaction, so concurrent
+// writers (each on its own connection) never see each other's rows.
+const createStaging = `
+CREATE TEMP TABLE tessera_staging (
+    batch_id bigint, seq bigint, puzzle text, state text, moves text, length integer,
+    optimal boolean, lower_bound integer, nodes bigint, solve_ms double precision,
+    solver text, status text, error text
+) ON COMMIT DROP`
+
+// insertFromStaging moves the staged rows into solutions, skipping those
+// already there, and updates distance_counts and the batch counters from
+// the RETURNING rows only: a redelivered result inserts nothing and so
+// counts nothing. One statement, one round trip; data-modifying CTEs all
+// run, and each sees the rows ins returned.
+const insertFromStaging = `
+WITH ins AS (
+    INSERT INTO solutions (batch_id, seq, puzzle, state, moves, length, optimal,
+                           lower_bound, nodes, solve_ms, solver, status, error)
+    SELECT batch_id, seq, puzzle, state, moves, length, optimal,
+           lower_bound, nodes, solve_ms, solver, status, error
+    FROM tessera_staging
+    ORDER BY batch_id, seq
+    ON CONFLICT (batch_id, seq) DO NOTHING
+    RETURNING batch_id, puzzle, length, optimal, status
+), dist AS (
+    INSERT INTO distance_counts AS d (puzzle, batch_id, length, count)
+    SELECT puzzle, batch_id, length, count(*) FROM ins WHERE optimal
+    GROUP BY puzzle, batch_id, length
+    ORDER BY puzzle, batch_id, length
+    ON CONFLICT (puzzle, batch_id, length) DO UPDATE SET count = d.count + excluded.count
+), progress AS (
+    UPDATE batches AS b SET
+        solved          = b.solved + p.solved,
+        budget_exceeded = b.budget_exceeded + p.budget_exceeded,
+        invalid         = b.invalid + p.invalid,
+        unsolvable      = b.unsolvable + p.unsolvable,
+        failed          = b.failed + p.failed,
+        finished_at     = CASE WHEN b.finished_at IS NULL AND b.total IS NOT NULL AND b.done + p.n >= b.total
+                               THEN now() ELSE b.finished_at END
+    FROM (SELECT batch_id,
+                 count(*) AS n,
+                 count(*) FILTER (WHERE status = 'solved') AS solved,
+                 count(*) FILTER (WHERE status = 'budget_exceeded') AS budget_exceeded,
+                 count(*) FILTER (WHERE status = 'invalid') AS invalid,
+                 count(*) FILTER (WHERE status = 'unsolvable') AS unsolvable,
+                 count(*) FILTER (WHERE status = 'failed') AS failed
+          FROM ins GROUP BY batch_id) AS p
+    WHERE b.id = p.batch_id
+)
+SELECT count(*) FROM ins`
+
+// InsertResults writes every result of batch in one transaction and
+// returns how many rows were new. Rows already stored (a redelivery, or
+// the same message twice in batch) are skipped and count nothing.
+//
+// Distance counts are counts of OPTIMAL lengths: only rows with status
+// solved and optimal=true enter distance_counts; a fast-mode answer's
+// length is an upper bound and would distort the distribution. Length and
+// moves are stored only for solved rows (NULL otherwise), and optimal is
+// forced false for any other status.
+//
+// Errors wrapping ErrRejected are about the data (see ValidateResults);
+// any other error (connection lost, server restarting, deadlock) leaves
+// nothing written and the call may be retried as is.
+//
+// Two paths, one result: the fast path COPYs straight into solutions
+// under a savepoint, which succeeds exactly when no row exists yet (the
+// common case), and then applies counts computed from the batch itself.
+// If any row already exists COPY fails with a unique violation; the
+// savepoint is rolled back and the staged path inserts with ON CONFLICT
+// DO NOTHING and counts only the RETURNING rows. The fast path halves the
+// server's work per row.
+func (s *Store) InsertResults(ctx context.Context, batch []job.Results) (int, error) {
+	n := 0
+	for _, rs := range batch {
+		if err := ValidateResults(rs); err != nil {
+			return 0, fmt.Errorf("insert results: %w", err)
+		}
+		n += len(rs.Results)
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	var inserted int
+	err := s.pool.withConn(ctx, func(c *pgx.Conn) error {
+		tx, err := c.Begin(ctx)
+		if err != nil {
+			return fmt.Errorf("begin: %w", err)
+		}
+		defer tx.Rollback(ctx) // no-op after Commit
+		inserted, err = copyDirect(ctx, tx, batch, n)
+		if errors.Is(err, errConflict) {
+			inserted, err = insertStaged(ctx, tx, batch, n)
+		}
+		if err != nil {
+			return err
+		}
+		if err := tx.Commit(ctx); err != nil {
+			return fmt.Errorf("commit: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("insert results: %w", err)
+	}
+	return inserted, nil
+}
+
+// uniqueViolation is SQLSTATE 23505.
+const uniqueViolation = "23505"
+
+// errConflict: some row of the batch is already stored.
+var errConflict = errors.New("row exists")
+
+// copyDirect is the fast path of InsertResults.
+func copyDirect(ctx context.Context, tx pgx.Tx, batch []job.Results, n int) (int, error) {
+	sp, err := tx.Begin(ctx) // a savepoint
+	if err != nil {
+		return 0, fmt.Errorf("savepoint: %w", err)
+	}
+	copied, err := sp.CopyFrom(ctx, pgx.Identifier{"solutions"}, stagingColumns, newResultRows(batch))
+	if err != nil {
+		var pg *pgconn.PgError
+		if errors.As(err, &pg) && pg.Code == uniqueViolation {
+			if rerr := sp.Rollback(ctx); rerr != nil {
+				return 0, fmt.Errorf("rollback to savepoint: %w", rerr)
+			}
+			return 0, errConflict
+		}
+		return 0, fmt.Errorf("copy %d rows: %w", n, rejected(err))
+	}
+	if copied != int64(n) {
+		return 0, fmt.Errorf("copied %d rows of %d", copied, n)
+	}
+	if err := sp.Commit(ctx); err != nil {
+		return 0, fmt.Errorf("release savepoint: %w", err)
+	}
+	c := countBatch(batch)
+	if _, err := tx.Exec(ctx, applyCounts, c.puzzle, c.distBatch, c.length, c.count,
+		c.batch, c.n, c.solved, c.budget, c.invalid, c.unsolvable, c.failed); err != nil {
+		return 0, fmt.Errorf("update counts: %w", rejected(err))
+	}
+	return n, nil
+}
+
+// insertStaged is the idempotent path of InsertResults.
+func insertStaged(ctx context.Context, tx pgx.Tx, batch []job.Results, n int) (int, error) {
+	if _, err := tx.Exec(ctx, createStaging); err != nil {
+		return 0, fmt.Errorf("staging table: %w", err)
+	}
+	copied, err := tx.CopyFrom(ctx, pgx.Identifier{"tessera_staging"}, stagingColumns, newResultRows(batch))
+	if err != nil {
+		return 0, fmt.Errorf("copy %d rows to staging: %w", n, rejected(err))
+	}
+	if copied != int64(n) {
+		return 0, fmt.Errorf("copied %d rows of %d", copied, n)
+	}
+	var inserted int
+	if err := tx.QueryRow(ctx, insertFromStaging).Scan(&inserted); err != nil {
+		return 0, fmt.Errorf("%d rows: %w", n, rejected(err))
+	}
+	return inserted, nil
+}
+
+// applyCounts adds a batch's histogram and status counts (as parallel
+// arrays) to distance_counts and batches, like the tail of
+// insertFromStaging does from its RETURNING rows.
+const applyCounts = `
+WITH dist AS (
+    INSERT INTO distance_counts AS d (puzzle, batch_id, length, count)
+    SELECT * FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::bigint[])
+    ON CONFLICT (puzzle, batch_id, length) DO UPDATE SET count = d.count + excluded.count
+)
+UPDATE batches AS b SET
+    solved          = b.solved + p.solved,
+    budget_exceeded = b.budget_exceeded + p.budget_exceeded,
+    invalid         = b.invalid + p.invalid,
+    unsolvable      = b.unsolvable + p.unsolvable,
+    failed          = b.failed + p.failed,
+    finished_at     = CASE WHEN b.finished_at IS NULL AND b.total IS NOT NULL AND b.done + p.n >= b.total
+                           THEN now() ELSE b.finished_at END
+FROM unnest($5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[])
+     AS p(batch_id, n, solved, budget_exceeded, invalid, unsolvable, failed)
+WHERE b.id = p.batch_id`
+
+// batchCounts is a batch's histogram and per-batch status counts as the
+// parallel arrays applyCounts takes, sorted by key so that concurrent
+// writers lock rows in the same order.
+type batchCounts struct {
+	puzzle                                                []string
+	distBatch                                             []int64
+	length                                                []int32
+	count                                                 []int64
+	batch, n, solved, budget, invalid, unsolvable, failed []int64
+}
+
+func countBatch(batch []job.Results) batchCounts {
+	type dk struct {
+		puzzle string
+		batch  int64
+		length int
+	}
+	dist := map[dk]int64{}
+	prog := map[int64]*[6]int64{} // n, then one per status
+	for _, rs := range batch {
+		p := prog[rs.BatchID]
+		if p == nil {
+			p = new([6]int64)
+			prog[rs.BatchID] = p
+		}
+		for i := range rs.Results {
+			r := &rs.Results[i]
+			p[0]++
+			switch r.Status {
+			case solve.StatusSolved:
+				p[1]++
+				if r.Optimal {
+					dist[dk{rowPuzzle(&rs, r), rs.BatchID, r.Length}]++
+				}
+			case solve.StatusBudgetExceeded:
+				p[2]++
+			case solve.StatusInvalid:
+				p[3]++
+			case solve.StatusUnsolvable:
+				p[4]++
+			case solve.StatusFailed:
+				p[5]++
+			}
+		}
+	}
+	keys := make([]dk, 0, len(dist))
+	for k := range dist {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b dk) int {
+		return cmp.Or(strings.Compare(a.puzzle, b.puzzle), cmp.Compare(a.batch, b.batch), cmp.Compare(a.length, b.length))
+	})
+	var c batchCounts
+	for _, k := range keys {
+		c.puzzle = append(c.puzzle, k.puzzle)
+		c.distBatch = append(c.distBatch, k.batch)
+		c.length = append(c.length, int32(k.length))
+		c.count = append(c.count, dist[k])
+	}
+	ids := make([]int64, 0, len(prog))
+	for id := range prog {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		p := prog[id]
+		c.batch = append(c.batch, id)
+		c.n = append(c.n, p[0])
+		c.solved = append(c.solved, p[1])
+		c.budget = append(c.budget, p[2])
+		c.invalid = append(c.invalid, p[3])
+		c.unsolvable = append(c.unsolvable, p[4])
+		c.failed = append(c.failed, p[5])
+	}
+	return c
+}
+
+func rowPuzzle(rs *job.Results, r *solve.Result) string {
+	if r.Puzzle != "" {
+		return r.Puzzle
+	}
+	return rs.Puzzle
+}
+
+// resultRows feeds CopyFrom straight from the messages. pgx encodes each
+// row before asking for the next, so one row buffer is reused.
+type resultRows struct {
+	batch []job.Results
+	m, i  int // current message, and result within it
+	row   []any
+}
+
+func newResultRows(batch []job.Results) *resultRows {
+	return &resultRows{batch: batch, i: -1, row: make([]any, len(stagingColumns))}
+}
+
+func (r *resultRows) Next() bool {
+	r.i++
+	for r.m < len(r.batch) && r.i >= len(r.batch[r.m].Results) {
+		r.m++
+		r.i = 0
+	}
+	return r.m < len(r.batch)
+}
+
+func (r *resultRows) Values() ([]any, error) {
+	rs := &r.batch[r.m]
+	res := &rs.Results[r.i]
+	p := rowPuzzle(rs, res)
+	var moves, length, errText any // NULL unless set below
+	solved := res.Status == solve.StatusSolved
+	if solved {
+		moves, length = res.Moves, int32(res.Length)
+	}
+	if res.Error != "" {
+		errText = res.Error
+	}
+	r.row[0] = rs.BatchID
+	r.row[1] = rs.FirstSeq + int64(r.i)
+	r.row[2] = p
+	r.row[3] = res.State
+	r.row[4] = moves
+	r.row[5] = length
+	r.row[6] = solved && res.Optimal
+	r.row[7] = int32(res.LowerBound)
+	r.row[8] = res.Nodes
+	r.row[9] = res.ElapsedMS
+	r.row[10] = res.Solver
+	r.row[11] = string(res.Status)
+	r.row[12] = errText
+	return r.row, nil
+}
+
+func (r *resultRows) Err() error { return nil }

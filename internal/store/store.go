@@ -1,0 +1,278 @@
+// Package store is tessera's PostgreSQL adapter: batches, solutions and
+// distance counts (schema in migrations/). It is the only package besides
+// its test helper that imports pgx.
+//
+// Writes are idempotent: a result is identified by (batch, seq), inserted
+// with ON CONFLICT DO NOTHING, and the distance counts and batch progress
+// are updated in the same statement from the rows actually inserted — so a
+// redelivered result changes nothing.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/tern/v2/migrate"
+
+	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/solve"
+	"github.com/tessera-solver/tessera/migrations"
+)
+
+// Sentinel errors callers branch on with errors.Is.
+var (
+	// ErrNotFound: the batch does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrRejected: the data itself is unacceptable (failed validation, or
+	// PostgreSQL refused it with a data or constraint error). Retrying the
+	// same data cannot succeed; any other error may be transient.
+	ErrRejected = errors.New("rejected")
+	// ErrNoDatabase: no URL configured and no local server found.
+	ErrNoDatabase = errors.New("no PostgreSQL configured")
+)
+
+// VersionTable is tern's schema version table, resolved through the
+// connection's search_path like every other table.
+const VersionTable = "schema_version"
+
+// Store is a pool of connections to one database. Safe for concurrent use.
+type Store struct {
+	pool *pool
+}
+
+// Open prepares a connection pool for url (a libpq URL or key=value
+// string; extra parameters such as search_path=... are sent to the server
+// at connection start). It does not connect: the first query does, so a
+// daemon can start before its database and retry. ctx is unused for now.
+func Open(_ context.Context, url string) (*Store, error) {
+	if url == "" {
+		return nil, fmt.Errorf("open database: empty URL: %w", ErrNoDatabase)
+	}
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		// pgx redacts the password in its message.
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	return &Store{pool: newPool(cfg, 0)}, nil
+}
+
+// Close closes every connection; connections in use close when released.
+func (s *Store) Close() { s.pool.close() }
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	err := s.pool.withConn(ctx, func(c *pgx.Conn) error { return c.Ping(ctx) })
+	if err != nil {
+		return fmt.Errorf("ping database: %w", err)
+	}
+	return nil
+}
+
+// LocalURLs are the servers tried, in order, when no URL is configured:
+// the machine's PostgreSQL on the standard port, then the private server
+// scripts/pg-local.sh starts. Both use database tessera.
+var LocalURLs = []string{
+	"postgres://postgres@127.0.0.1:5432/tessera?sslmode=disable",
+	"postgres://postgres@127.0.0.1:54329/tessera?sslmode=disable",
+}
+
+// ResolveURL returns configured when it is not empty; otherwise
+// $DATABASE_URL, otherwise the first of LocalURLs that accepts a
+// connection. It fails with ErrNoDatabase when none does.
+func ResolveURL(ctx context.Context, configured string) (string, error) {
+	if configured != "" {
+		return configured, nil
+	}
+	if u := os.Getenv("DATABASE_URL"); u != "" {
+		return u, nil
+	}
+	for _, u := range LocalURLs {
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		conn, err := pgx.Connect(cctx, u)
+		if err == nil {
+			conn.Close(cctx)
+			cancel()
+			return u, nil
+		}
+		cancel()
+	}
+	return "", fmt.Errorf("%w: set TESSERA_DATABASE_URL, or run scripts/pg-local.sh (make run does) to start a local server", ErrNoDatabase)
+}
+
+// Migrate brings the schema to the newest embedded version, under tern's
+// advisory lock (concurrent callers wait, then find nothing to do).
+func (s *Store) Migrate(ctx context.Context) error {
+	ms, err := migrations.All()
+	if err != nil {
+		return err
+	}
+	return s.MigrateTo(ctx, len(ms))
+}
+
+// MigrateTo moves the schema up or down to version (0 drops everything).
+func (s *Store) MigrateTo(ctx context.Context, version int) error {
+	ms, err := migrations.All()
+	if err != nil {
+		return err
+	}
+	if version < 0 || version > len(ms) {
+		return fmt.Errorf("migrate to %d: versions run from 0 to %d", version, len(ms))
+	}
+	return s.pool.withConn(ctx, func(conn *pgx.Conn) error {
+		m, err := migrate.NewMigrator(ctx, conn, VersionTable)
+		if err != nil {
+			return fmt.Errorf("migrate: version table: %w", err)
+		}
+		for _, x := range ms {
+			m.AppendMigration(x.Name, x.Up, x.Down)
+		}
+		if err := m.MigrateTo(ctx, int32(version)); err != nil {
+			return fmt.Errorf("migrate to %d: %w", version, err)
+		}
+		return nil
+	})
+}
+
+// SchemaVersion is the version of the schema in the database.
+func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
+	var v int32
+	err := s.pool.withConn(ctx, func(c *pgx.Conn) error {
+		return c.QueryRow(ctx, "select version from "+VersionTable).Scan(&v)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("schema version: %w", err)
+	}
+	return int(v), nil
+}
+
+// Batch is one batch and its progress.
+type Batch struct {
+	ID             int64      `json:"id"`
+	Puzzle         string     `json:"puzzle"`
+	Mode           string     `json:"mode"`
+	Total          int64      `json:"total"` // -1 while unknown
+	CreatedAt      time.Time  `json:"created_at"`
+	FinishedAt     *time.Time `json:"finished_at"` // nil until every state has a row
+	Solved         int64      `json:"solved"`
+	BudgetExceeded int64      `json:"budget_exceeded"`
+	Invalid        int64      `json:"invalid"`
+	Unsolvable     int64      `json:"unsolvable"`
+	Failed         int64      `json:"failed"`
+	Done           int64      `json:"done"` // rows stored, all statuses
+}
+
+// Finished reports whether every state of the batch has a row.
+func (b Batch) Finished() bool { return b.FinishedAt != nil }
+
+// CreateBatch records a new batch and returns its id. puzzle is any spec
+// ParseSpec accepts (stored canonical, so "8" becomes "sliding:3x3");
+// mode is optimal or fast; total is the number of states, or -1 when not
+// yet known (see SetBatchTotal).
+func (s *Store) CreateBatch(ctx context.Context, puzzleSpec, mode string, total int64) (int64, error) {
+	spec, err := puzzle.ParseSpec(puzzleSpec)
+	if err != nil {
+		return 0, fmt.Errorf("create batch: %w", err)
+	}
+	m, err := solve.ParseMode(mode)
+	if err != nil {
+		return 0, fmt.Errorf("create batch: %w", err)
+	}
+	var tot *int64
+	if total >= 0 {
+		tot = &total
+	}
+	var id int64
+	err = s.pool.withConn(ctx, func(c *pgx.Conn) error {
+		return c.QueryRow(ctx, `
+			INSERT INTO batches (puzzle, mode, total, finished_at)
+			VALUES ($1, $2, $3, CASE WHEN $3::bigint = 0 THEN now() END)
+			RETURNING id`, spec.String(), string(m), tot).Scan(&id)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("create batch: %w", err)
+	}
+	return id, nil
+}
+
+// SetBatchTotal records the number of states of a batch created with an
+// unknown total (a producer streaming its input learns it at the end), and
+// marks the batch finished if every row is already in.
+func (s *Store) SetBatchTotal(ctx context.Context, id, total int64) error {
+	if total < 0 {
+		return fmt.Errorf("batch %d: total %d: %w", id, total, ErrRejected)
+	}
+	var tag pgconn.CommandTag
+	err := s.pool.withConn(ctx, func(c *pgx.Conn) (err error) {
+		tag, err = c.Exec(ctx, `
+			UPDATE batches SET total = $2,
+			       finished_at = CASE WHEN finished_at IS NULL AND done >= $2 THEN now() ELSE finished_at END
+			WHERE id = $1`, id, total)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("batch %d: set total: %w", id, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("batch %d: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+const batchColumns = `id, puzzle, mode, coalesce(total, -1), created_at, finished_at,
+	solved, budget_exceeded, invalid, unsolvable, failed, done`
+
+func scanBatch(row pgx.Row) (Batch, error) {
+	var b Batch
+	err := row.Scan(&b.ID, &b.Puzzle, &b.Mode, &b.Total, &b.CreatedAt, &b.FinishedAt,
+		&b.Solved, &b.BudgetExceeded, &b.Invalid, &b.Unsolvable, &b.Failed, &b.Done)
+	return b, err
+}
+
+// BatchProgress returns a batch and its counters.
+func (s *Store) BatchProgress(ctx context.Context, id int64) (Batch, error) {
+	var b Batch
+	err := s.pool.withConn(ctx, func(c *pgx.Conn) (err error) {
+		b, err = scanBatch(c.QueryRow(ctx, `SELECT `+batchColumns+` FROM batches WHERE id = $1`, id))
+		return err
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Batch{}, fmt.Errorf("batch %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Batch{}, fmt.Errorf("batch %d: %w", id, err)
+	}
+	return b, nil
+}
+
+// Batches returns the newest batches first, at most limit of them.
+func (s *Store) Batches(ctx context.Context, limit int) ([]Batch, error) {
+	var out []Batch
+	err := s.pool.withConn(ctx, func(c *pgx.Conn) error {
+		rows, err := c.Query(ctx, `SELECT `+batchColumns+` FROM batches ORDER BY id DESC LIMIT $1`, limit)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Batch, error) { return scanBatch(r) })
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list batches: %w", err)
+	}
+	return out, nil
+}
+
+// rejected marks PostgreSQL's data exceptions (class 22, e.g. a NUL byte in
+// text) and integrity violations (class 23, e.g. a CHECK) as ErrRejected:
+// the same data will fail the same way however often it is retried.
+func rejected(err error) error {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) && len(pg.Code) == 5 && (pg.Code[:2] == "22" || pg.Code[:2] == "23") {
+		return fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	return err
+}

@@ -1,0 +1,3 @@
+DROP TABLE distance_counts;
+DROP TABLE solutions;
+DROP TABLE batches;

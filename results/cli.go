@@ -1,0 +1,384 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/spf13/cobra"
+
+	"github.com/tessera-solver/tessera/config"
+	"github.com/tessera-solver/tessera/internal/ingest"
+	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/store"
+)
+
+// Exit codes, as solverd's.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+type usageError struct{ error }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := &cobra.Command{
+		Use:   "results",
+		Short: "Write solver results to PostgreSQL; print distributions and exports",
+		Long: "results consumes TESSERA_RESULTS into PostgreSQL (the default command, also `results run`)\n" +
+			"and reads the database back (dist, export, batches). Every config key is a flag\n" +
+			"and a TESSERA_* variable; see docs/PIPELINE-store.md.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+	}
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	config.BindFlags(root.PersistentFlags())
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	runCmd := serviceCmd()
+	root.RunE = runCmd.RunE
+	root.AddCommand(runCmd, migrateCmd(), distCmd(), exportCmd(), batchesCmd())
+
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintln(stderr, "results:", err)
+	var u usageError
+	if errors.As(err, &u) || strings.HasPrefix(err.Error(), "unknown command") {
+		return exitUsage
+	}
+	return exitError
+}
+
+// setup loads the configuration and opens the store (without connecting).
+func setup(cmd *cobra.Command) (config.Config, *store.Store, error) {
+	cfg, err := config.Load("", cmd.Flags())
+	if err != nil {
+		return cfg, nil, usageError{err}
+	}
+	url, err := store.ResolveURL(cmd.Context(), cfg.Database.URL)
+	if err != nil {
+		return cfg, nil, err
+	}
+	st, err := store.Open(cmd.Context(), url)
+	return cfg, st, err
+}
+
+func logger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
+}
+
+func migrateCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "migrate",
+		Short: "Apply the embedded schema migrations (idempotent; safe to run concurrently)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, st, err := setup(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			if err := st.Migrate(cmd.Context()); err != nil {
+				return err
+			}
+			v, err := st.SchemaVersion(cmd.Context())
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "schema at version %d\n", v)
+			return nil
+		},
+	}
+}
+
+func distCmd() *cobra.Command {
+	var (
+		batch  int64
+		spec   string
+		asJSON bool
+	)
+	c := &cobra.Command{
+		Use:   "dist (--batch ID | --puzzle P)",
+		Short: "Print the histogram of optimal solution lengths",
+		Long: "Prints one `length count` line per length that occurs, ascending, then\n" +
+			"`total N`, `mean M` and `max L` lines. Only proved-optimal solutions count\n" +
+			"(fast-mode answers do not). --puzzle sums over every batch of the puzzle.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			hasBatch, hasPuzzle := cmd.Flags().Changed("batch"), cmd.Flags().Changed("puzzle")
+			if hasBatch == hasPuzzle {
+				return usagef("give exactly one of --batch and --puzzle")
+			}
+			_, st, err := setup(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			var d store.Distribution
+			if hasBatch {
+				d, err = st.BatchDistribution(cmd.Context(), batch)
+			} else {
+				d, err = st.PuzzleDistribution(cmd.Context(), spec)
+			}
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				return json.NewEncoder(out).Encode(d)
+			}
+			for _, c := range d.Counts {
+				fmt.Fprintf(out, "%d %d\n", c.Length, c.Count)
+			}
+			fmt.Fprintf(out, "total %d\n", d.Total)
+			if d.Total > 0 {
+				fmt.Fprintf(out, "mean %.4f\nmax %d\n", d.Mean, d.Max)
+			}
+			return nil
+		},
+	}
+	c.Flags().Int64Var(&batch, "batch", 0, "batch id")
+	c.Flags().StringVarP(&spec, "puzzle", "p", "", "puzzle, e.g. sliding:3x3 or 8 (all its batches)")
+	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object instead")
+	return c
+}
+
+func exportCmd() *cobra.Command {
+	var (
+		batch  int64
+		format string
+		output string
+	)
+	c := &cobra.Command{
+		Use:   "export --batch ID [--format csv|jsonl] [--output FILE]",
+		Short: "Write every solution of a batch, in seq order",
+		Long: "CSV has a header row of the solutions columns; JSONL has one object per row\n" +
+			"with the same keys. NULL (moves and length of unsolved rows, absent errors) is\n" +
+			"an empty CSV field or JSON null.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !cmd.Flags().Changed("batch") {
+				return usagef("--batch is required")
+			}
+			f, err := store.ParseFormat(format)
+			if err != nil {
+				return usageError{err}
+			}
+			_, st, err := setup(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			if output == "" || output == "-" {
+				return st.Export(cmd.Context(), batch, cmd.OutOrStdout(), f)
+			}
+			// Written beside the target and renamed, so a failed export never
+			// leaves a truncated file under the requested name.
+			tmp, err := os.CreateTemp(dirOf(output), ".export-*")
+			if err != nil {
+				return fmt.Errorf("export: %w", err)
+			}
+			defer os.Remove(tmp.Name())
+			if err := st.Export(cmd.Context(), batch, tmp, f); err != nil {
+				tmp.Close()
+				return err
+			}
+			if err := tmp.Close(); err != nil {
+				return fmt.Errorf("export: %w", err)
+			}
+			if err := os.Rename(tmp.Name(), output); err != nil {
+				return fmt.Errorf("export: %w", err)
+			}
+			return nil
+		},
+	}
+	c.Flags().Int64Var(&batch, "batch", 0, "batch id")
+	c.Flags().StringVar(&format, "format", "csv", "csv or jsonl")
+	c.Flags().StringVarP(&output, "output", "o", "", "file to write (default stdout)")
+	return c
+}
+
+func dirOf(path string) string {
+	if i := strings.LastIndexByte(path, '/'); i >= 0 {
+		return path[:i+1]
+	}
+	return "."
+}
+
+func batchesCmd() *cobra.Command {
+	var limit int
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "batches",
+		Short: "List recent batches with their progress",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, st, err := setup(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			bs, err := st.Batches(cmd.Context(), limit)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(out)
+				for _, b := range bs {
+					if err := enc.Encode(b); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			fmt.Fprintf(out, "%-6s %-14s %-7s %10s %10s %8s %8s %s\n", "id", "puzzle", "mode", "done", "total", "solved", "other", "finished")
+			for _, b := range bs {
+				total, fin := "?", "-"
+				if b.Total >= 0 {
+					total = fmt.Sprint(b.Total)
+				}
+				if b.FinishedAt != nil {
+					fin = b.FinishedAt.Format(time.RFC3339)
+				}
+				fmt.Fprintf(out, "%-6d %-14s %-7s %10d %10s %8d %8d %s\n", b.ID, b.Puzzle, b.Mode, b.Done, total, b.Solved, b.Done-b.Solved, fin)
+			}
+			return nil
+		},
+	}
+	c.Flags().IntVar(&limit, "limit", 20, "how many batches, newest first")
+	c.Flags().BoolVar(&asJSON, "json", false, "one JSON object per batch")
+	return c
+}
+
+func serviceCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "run",
+		Short: "Migrate, then consume TESSERA_RESULTS into PostgreSQL until SIGTERM (the default)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, st, err := setup(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			return service(cmd.Context(), cfg, st, logger(cmd.ErrOrStderr()))
+		},
+	}
+}
+
+// service is `results run`: it waits for PostgreSQL and NATS (a daemon may
+// start before either), then runs the ingest loop until ctx is cancelled.
+func service(ctx context.Context, cfg config.Config, st *store.Store, log *slog.Logger) error {
+	if err := retry(ctx, log, "migrate PostgreSQL", func() error { return st.Migrate(ctx) }); err != nil {
+		return err
+	}
+	log.Info("schema up to date")
+
+	var src ingest.Source
+	err := retry(ctx, log, "connect to NATS", func() error {
+		nc, err := queue.Connect(cfg.NATS.URL, "tessera-results")
+		if err != nil {
+			return err
+		}
+		src, err = resultsSource(ctx, nc, cfg)
+		if err != nil {
+			nc.Close()
+			return err
+		}
+		context.AfterFunc(ctx, func() { _ = nc.Drain() })
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	log.Info("consuming results", "nats", cfg.NATS.URL, "fetch_batch", cfg.Results.FetchBatch)
+
+	in := ingest.New(src, st, ingest.Options{
+		FetchBatch: cfg.Results.FetchBatch,
+		FetchWait:  cfg.Results.FetchWait,
+		Logger:     log,
+	})
+	done := make(chan struct{})
+	go reportProgress(ctx, in, log, done)
+	err = in.Run(ctx)
+	close(done)
+	s := in.Stats()
+	log.Info("stopped", "messages", s.Messages, "rows", s.Rows, "inserted", s.Inserted, "rejected", s.Rejected)
+	return err
+}
+
+// resultsSource ensures the streams and the durable results consumer and
+// adapts the consumer to ingest.Source.
+func resultsSource(ctx context.Context, nc *nats.Conn, cfg config.Config) (ingest.Source, error) {
+	js, err := queue.New(nc)
+	if err != nil {
+		return nil, err
+	}
+	qc := queue.WithDeliveries(cfg.NATS.MaxDeliver, cfg.NATS.AckWait)
+	if err := queue.EnsureStreams(ctx, js, qc); err != nil {
+		return nil, err
+	}
+	cons, err := queue.EnsureResultsConsumer(ctx, js, qc)
+	if err != nil {
+		return nil, err
+	}
+	return queue.NewResultsSource[ingest.Msg](cons)
+}
+
+// reportProgress logs the totals every 10 s while they change.
+func reportProgress(ctx context.Context, in *ingest.Ingester, log *slog.Logger, done <-chan struct{}) {
+	t := time.NewTicker(10 * time.Second)
+	defer t.Stop()
+	var last ingest.Stats
+	for {
+		select {
+		case <-done:
+			return
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if s := in.Stats(); s != last {
+				log.Info("progress", "messages", s.Messages, "rows", s.Rows, "inserted", s.Inserted,
+					"rejected", s.Rejected, "retries", s.Retries)
+				last = s
+			}
+		}
+	}
+}
+
+// retry runs f until it succeeds or ctx ends, waiting 100 ms, 200 ms, ...
+// up to 5 s between attempts and logging each failure.
+func retry(ctx context.Context, log *slog.Logger, what string, f func() error) error {
+	delay := 100 * time.Millisecond
+	for {
+		err := f()
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		log.Warn(what+" failed; retrying", "err", err, "delay", delay)
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		delay = min(2*delay, 5*time.Second)
+	}
+}

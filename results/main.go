@@ -1,0 +1,25 @@
+// Command results writes solver results to PostgreSQL and reads them back:
+//
+//	results [run]            migrate, then consume TESSERA_RESULTS into PostgreSQL
+//	results migrate          apply the embedded schema migrations
+//	results dist             histogram of optimal lengths (--batch ID | --puzzle P)
+//	results export           a batch's rows as csv or jsonl (--batch ID --format F)
+//	results batches          recent batches and their progress
+//
+// The main is wiring only: the loop is internal/ingest, the SQL is
+// internal/store, the JetStream side is internal/queue.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

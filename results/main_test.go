@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tessera-solver/tessera/internal/job"
+	"github.com/tessera-solver/tessera/internal/natstest"
+	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/solve"
+	"github.com/tessera-solver/tessera/internal/store"
+	"github.com/tessera-solver/tessera/internal/store/storetest"
+)
+
+func cli(t *testing.T, ctx context.Context, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = run(ctx, args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+func results(batch, seq int64, lengths ...int) job.Results {
+	rs := job.Results{V: job.Version, JobID: fmt.Sprintf("%d-%d", batch, seq), BatchID: batch, Puzzle: "sliding:3x3", FirstSeq: seq}
+	for i, l := range lengths {
+		r := solve.Result{Puzzle: "sliding:3x3", State: fmt.Sprint("s", seq+int64(i)), Solver: "test"}
+		if l >= 0 {
+			r.Status, r.Length, r.Optimal, r.Moves = solve.StatusSolved, l, true, strings.TrimSpace(strings.Repeat("U ", l))
+		} else {
+			r.Status, r.Error = solve.StatusBudgetExceeded, "budget"
+		}
+		rs.Results = append(rs.Results, r)
+	}
+	return rs
+}
+
+// isolate keeps the caller's TESSERA_* settings and ./tessera.yaml out.
+func isolate(t *testing.T) {
+	for _, k := range []string{"TESSERA_DATABASE_URL", "TESSERA_NATS_URL", "TESSERA_CONFIG", "DATABASE_URL"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+	t.Chdir(t.TempDir())
+}
+
+func TestCommands(t *testing.T) {
+	isolate(t)
+	u := storetest.SchemaURL(t)
+	ctx := context.Background()
+	db := "--database-url=" + u
+
+	if code, _, e := cli(t, ctx, "migrate", db); code != 0 || !strings.Contains(e, "version 1") {
+		t.Fatalf("migrate: %d %s", code, e)
+	}
+	st, err := store.Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	id, err := st.CreateBatch(ctx, "8", "optimal", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.InsertResults(ctx, []job.Results{results(id, 0, 2, 4, 4, 6, -1)}); err != nil {
+		t.Fatal(err)
+	}
+
+	code, out, e := cli(t, ctx, "dist", "--batch", fmt.Sprint(id), db)
+	if want := "2 1\n4 2\n6 1\ntotal 4\nmean 4.0000\nmax 6\n"; code != 0 || out != want {
+		t.Errorf("dist --batch: %d %q %s, want %q", code, out, e, want)
+	}
+	code, out, _ = cli(t, ctx, "dist", "--puzzle", "8", db, "--json")
+	var d store.Distribution
+	if code != 0 || json.Unmarshal([]byte(out), &d) != nil || d.Total != 4 || d.Max != 6 {
+		t.Errorf("dist --puzzle --json: %d %q", code, out)
+	}
+	if code, out, _ = cli(t, ctx, "dist", "--puzzle", "15", db); code != 0 || out != "total 0\n" {
+		t.Errorf("empty dist: %d %q", code, out)
+	}
+
+	code, out, e = cli(t, ctx, "export", "--batch", fmt.Sprint(id), "--format", "csv", db)
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) != 6 || !strings.HasPrefix(lines[0], "batch_id,seq,puzzle,state,moves,length,optimal") {
+		t.Errorf("export csv: %d %q %s", code, out, e)
+	}
+	file := filepath.Join(t.TempDir(), "out.jsonl")
+	if code, _, e = cli(t, ctx, "export", "--batch", fmt.Sprint(id), "--format", "jsonl", "-o", file, db); code != 0 {
+		t.Fatalf("export jsonl: %d %s", code, e)
+	}
+	data, _ := os.ReadFile(file)
+	if n := strings.Count(string(data), "\n"); n != 5 {
+		t.Errorf("jsonl file has %d lines", n)
+	}
+	if code, out, _ = cli(t, ctx, "batches", db); code != 0 || !strings.Contains(out, "sliding:3x3") {
+		t.Errorf("batches: %d %q", code, out)
+	}
+
+	// Errors: not found is 1, usage is 2.
+	for _, tc := range []struct {
+		code int
+		args []string
+	}{
+		{1, []string{"dist", "--batch", "999999", db}},
+		{1, []string{"export", "--batch", "999999", db}},
+		{2, []string{"dist", db}},
+		{2, []string{"dist", "--batch", "1", "--puzzle", "8", db}},
+		{2, []string{"export", db}},
+		{2, []string{"export", "--batch", "1", "--format", "xml", db}},
+		{2, []string{"dist", "--batch", "x", db}},
+		{2, []string{"migrate", "--mode", "slow", db}},
+		{2, []string{"frobnicate"}},
+	} {
+		if code, _, e := cli(t, ctx, tc.args...); code != tc.code {
+			t.Errorf("%v: exit %d (%s), want %d", tc.args, code, e, tc.code)
+		}
+	}
+	// The database URL also comes from the environment.
+	t.Setenv("TESSERA_DATABASE_URL", u)
+	if code, out, _ := cli(t, ctx, "dist", "--batch", fmt.Sprint(id)); code != 0 || !strings.HasPrefix(out, "2 1\n") {
+		t.Errorf("TESSERA_DATABASE_URL: %d %q", code, out)
+	}
+}
+
+// `results run` end to end on a real NATS server and PostgreSQL: results
+// published to TESSERA_RESULTS (one of them twice, under two message ids so
+// JetStream's dedup does not hide it) land once each.
+func TestRunConsumesResults(t *testing.T) {
+	isolate(t)
+	u := storetest.SchemaURL(t)
+	natsURL, nc := natstest.Server(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	exit := make(chan int, 1)
+	var stderr bytes.Buffer
+	go func() {
+		exit <- run(ctx, []string{"run", "--database-url=" + u, "--nats-url=" + natsURL, "--fetch-wait=50ms"}, &bytes.Buffer{}, &stderr)
+	}()
+
+	st, err := store.Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	js, err := queue.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Wait for the service to migrate and create the streams.
+	var id int64
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if id, err = st.CreateBatch(ctx, "8", "optimal", 5); err == nil {
+			if _, err = js.Stream(ctx, queue.ResultsStream); err == nil {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("service not ready: %v\n%s", err, stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	a, b := results(id, 0, 1, 2, 3), results(id, 3, 3, -1)
+	for _, r := range []job.Results{a, b} {
+		if err := queue.PublishResults(ctx, js, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	again := a
+	again.JobID += "-again" // a second publish of the same rows, past JetStream's dedup
+	if err := queue.PublishResults(ctx, js, again); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		p, err := st.BatchProgress(ctx, id)
+		if err == nil && p.Finished() {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("batch not finished: %+v %v\n%s", p, err, stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	d, err := st.BatchDistribution(ctx, id)
+	if err != nil || d.Total != 4 || len(d.Counts) != 3 || d.Counts[2] != (store.LengthCount{Length: 3, Count: 2}) {
+		t.Errorf("distribution %+v %v", d, err)
+	}
+	// Give the service a moment to ack the duplicate, then stop it.
+	for time.Now().Before(deadline) {
+		info, err := js.Stream(ctx, queue.ResultsStream)
+		if err == nil && info.CachedInfo().State.Msgs == 0 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case code := <-exit:
+		if code != 0 {
+			t.Errorf("run exited %d:\n%s", code, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("run did not stop after cancel")
+	}
+	p, _ := st.BatchProgress(context.Background(), id)
+	if p.Done != 5 || p.Solved != 4 || p.BudgetExceeded != 1 {
+		t.Errorf("progress %+v", p)
+	}
+}
