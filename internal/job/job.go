@@ -23,6 +23,9 @@ type Job struct {
 	Mode      string   `json:"mode"`
 	MaxNodes  int64    `json:"max_nodes,omitempty"`
 	TimeoutMS int64    `json:"timeout_ms,omitempty"`
+	// Goal is an explicit target for swap boards (same shape and number
+	// of ones as every state); empty means the standard goal.
+	Goal string `json:"goal,omitempty"`
 }
 
 // Results is one message on TESSERA_RESULTS: the answers to one Job, in the

@@ -1,0 +1,228 @@
+package queue
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/tessera-solver/tessera/internal/job"
+	"github.com/tessera-solver/tessera/internal/puzzle"
+)
+
+// EncodeJob returns the subject and payload of j, filling in the wire
+// version when it is unset.
+func EncodeJob(j job.Job) (subject string, data []byte, err error) {
+	if j.ID == "" {
+		return "", nil, errors.New("encode job: empty id (it is the Nats-Msg-Id)")
+	}
+	spec, err := puzzle.ParseSpec(j.Puzzle)
+	if err != nil {
+		return "", nil, fmt.Errorf("encode job %s: %w", j.ID, err)
+	}
+	if j.V == 0 {
+		j.V = job.Version
+	}
+	data, err = json.Marshal(j)
+	if err != nil {
+		return "", nil, fmt.Errorf("encode job %s: %w", j.ID, err)
+	}
+	return JobSubject(spec), data, nil
+}
+
+// PublishJob publishes one job and waits for the server to store it. The
+// Nats-Msg-Id is the job id, so publishing a job twice within the duplicate
+// window stores it once.
+func PublishJob(ctx context.Context, js jetstream.JetStream, j job.Job) error {
+	subj, data, err := EncodeJob(j)
+	if err != nil {
+		return err
+	}
+	if _, err := js.Publish(ctx, subj, data, jetstream.WithMsgID(j.ID), jetstream.WithExpectStream(JobsStream)); err != nil {
+		return fmt.Errorf("publish job %s: %w", j.ID, err)
+	}
+	return nil
+}
+
+// PublishResults publishes the results of one job and waits for the server
+// to store them. The Nats-Msg-Id is "r-"+job id, so a job solved twice (a
+// redelivery, or a late worker racing the dead-letter handler) is stored
+// once within the duplicate window; the results writer is idempotent
+// beyond it.
+//
+// Results too large for one message (the server's max payload) are split
+// into consecutive ranges, each its own Results message with the msg id
+// "r-<job>@<first seq>"; the split is deterministic, so a retry publishes
+// the same messages.
+func PublishResults(ctx context.Context, js jetstream.JetStream, r job.Results) error {
+	if r.JobID == "" {
+		return errors.New("publish results: empty job id (it makes the Nats-Msg-Id)")
+	}
+	if r.V == 0 {
+		r.V = job.Version
+	}
+	limit := int(js.Conn().MaxPayload())
+	return publishResults(ctx, js, r, ResultsMsgIDPrefix+r.JobID, limit)
+}
+
+// resultsHeadroom leaves room in a message for headers.
+const resultsHeadroom = 1024
+
+func publishResults(ctx context.Context, js jetstream.JetStream, r job.Results, id string, limit int) error {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("encode results of job %s: %w", r.JobID, err)
+	}
+	if limit > 0 && len(data)+resultsHeadroom > limit && len(r.Results) > 1 {
+		h := len(r.Results) / 2
+		lo, hi := r, r
+		lo.Results, hi.Results = r.Results[:h], r.Results[h:]
+		hi.FirstSeq = r.FirstSeq + int64(h)
+		base := ResultsMsgIDPrefix + r.JobID + "@"
+		if err := publishResults(ctx, js, lo, base+strconv.FormatInt(lo.FirstSeq, 10), limit); err != nil {
+			return err
+		}
+		return publishResults(ctx, js, hi, base+strconv.FormatInt(hi.FirstSeq, 10), limit)
+	}
+	_, err = js.Publish(ctx, ResultsSubject(r.Puzzle), data, jetstream.WithMsgID(id), jetstream.WithExpectStream(ResultsStream))
+	if err != nil {
+		return fmt.Errorf("publish results of job %s (%d from seq %d): %w", r.JobID, len(r.Results), r.FirstSeq, err)
+	}
+	return nil
+}
+
+// PublishDeadJob stores a copy of a job message that cannot be turned into
+// results (undecodable), with the reason, before the caller terminates it.
+func PublishDeadJob(ctx context.Context, js jetstream.JetStream, data []byte, subject string, streamSeq uint64, reason string) error {
+	m := nats.NewMsg(DeadJobsSubject)
+	m.Data = data
+	m.Header.Set(HeaderReason, reason)
+	m.Header.Set(HeaderSubject, subject)
+	seq := strconv.FormatUint(streamSeq, 10)
+	m.Header.Set(HeaderSeq, seq)
+	if _, err := js.PublishMsg(ctx, m, jetstream.WithMsgID("dead-"+JobsStream+"-"+seq), jetstream.WithExpectStream(DeadStream)); err != nil {
+		return fmt.Errorf("publish dead letter for job message %s: %w", seq, err)
+	}
+	return nil
+}
+
+// Publisher publishes jobs asynchronously with a bounded window of
+// publishes awaiting the server's ack, for the producer's throughput. A
+// publish that fails is retried with the same Nats-Msg-Id, which the
+// duplicate window makes safe. Not safe for concurrent use.
+type Publisher struct {
+	js     jetstream.JetStream
+	window int
+	queue  []inflight // FIFO: the oldest publish is waited for first
+
+	// OnAck, when set, is called with the number of states of each job the
+	// server has stored (for a progress bar).
+	OnAck func(states int)
+
+	acked, dups int64
+}
+
+type inflight struct {
+	f      jetstream.PubAckFuture
+	msg    *nats.Msg
+	states int
+	tries  int
+}
+
+// publishTries is how many times one job is published before the
+// Publisher gives up.
+const publishTries = 5
+
+// NewPublisher returns a Publisher keeping at most window publishes in
+// flight (256 when window < 1).
+func NewPublisher(js jetstream.JetStream, window int) *Publisher {
+	if window < 1 {
+		window = 256
+	}
+	return &Publisher{js: js, window: window}
+}
+
+// Publish queues j. It blocks while the window is full, returning the
+// error of a publish that failed for good.
+func (p *Publisher) Publish(ctx context.Context, j job.Job) error {
+	subj, data, err := EncodeJob(j)
+	if err != nil {
+		return err
+	}
+	m := nats.NewMsg(subj)
+	m.Data = data
+	m.Header.Set(jetstream.MsgIDHeader, j.ID)
+	m.Header.Set(jetstream.ExpectedStreamHeader, JobsStream)
+	for len(p.queue) >= p.window {
+		if err := p.waitOldest(ctx); err != nil {
+			return err
+		}
+	}
+	in := inflight{msg: m, states: len(j.States)}
+	if err := p.send(&in); err != nil {
+		return err
+	}
+	p.queue = append(p.queue, in)
+	return nil
+}
+
+// Flush waits until every queued job is stored.
+func (p *Publisher) Flush(ctx context.Context) error {
+	for len(p.queue) > 0 {
+		if err := p.waitOldest(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Acked is the number of jobs stored so far and, of those, how many the
+// server recognised as duplicates of an earlier publish.
+func (p *Publisher) Acked() (jobs, duplicates int64) { return p.acked, p.dups }
+
+func (p *Publisher) send(in *inflight) error {
+	in.tries++
+	f, err := p.js.PublishMsgAsync(in.msg)
+	if err != nil {
+		return fmt.Errorf("publish job %s: %w", in.msg.Header.Get(jetstream.MsgIDHeader), err)
+	}
+	in.f = f
+	return nil
+}
+
+func (p *Publisher) waitOldest(ctx context.Context) error {
+	in := &p.queue[0]
+	select {
+	case ack := <-in.f.Ok():
+		p.acked++
+		if ack.Duplicate {
+			p.dups++
+		}
+		if p.OnAck != nil {
+			p.OnAck(in.states)
+		}
+		p.queue[0] = inflight{}
+		p.queue = p.queue[1:]
+		return nil
+	case err := <-in.f.Err():
+		id := in.msg.Header.Get(jetstream.MsgIDHeader)
+		if in.tries >= publishTries {
+			return fmt.Errorf("publish job %s: gave up after %d tries: %w", id, in.tries, err)
+		}
+		// Retrying only the failed message reorders it after later ones;
+		// job order carries no meaning, and the msg id keeps it single.
+		select {
+		case <-time.After(time.Duration(in.tries) * 100 * time.Millisecond):
+		case <-ctx.Done():
+			return fmt.Errorf("publish job %s: %w", id, ctx.Err())
+		}
+		return p.send(in)
+	case <-ctx.Done():
+		return fmt.Errorf("publish jobs: %w", ctx.Err())
+	}
+}

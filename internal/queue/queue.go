@@ -1,0 +1,356 @@
+// Package queue is tessera's JetStream adapter: the streams, the durable
+// consumers and their ack policy, and the publishers of jobs, results and
+// dead letters. It knows the wire subjects and message ids; what a job means
+// is internal/worker's business and what a result means is internal/ingest's.
+//
+// Facts it is built on (measured against nats-server 2.15 and 2.9.10, see
+// DESIGN.md): Term on a work-queue stream deletes the message; a message that
+// exhausts MaxDeliver stays in a work-queue stream until someone deletes it
+// (so the MAX_DELIVERIES advisory is captured in a stream and handled);
+// BackOff replaces AckWait; only one unfiltered consumer may read a
+// work-queue stream.
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/tessera-solver/tessera/internal/puzzle"
+)
+
+// Stream, subject and consumer names. Users and operators see them in
+// `nats stream ls`, so they are part of the contract.
+const (
+	JobsStream    = "TESSERA_JOBS"
+	ResultsStream = "TESSERA_RESULTS"
+	// DeadStream keeps what could not be processed: captured MAX_DELIVERIES
+	// advisories of TESSERA_JOBS (handled by the dead-letter consumer) and
+	// copies of job messages too broken to turn into results.
+	DeadStream = "TESSERA_DEAD"
+
+	JobsSubjects    = "tessera.jobs.>"
+	ResultsSubjects = "tessera.results.>"
+	// DeadJobsSubject receives undecodable job messages before they are
+	// terminated, so nothing disappears without a trace.
+	DeadJobsSubject = "tessera.dead.jobs"
+	// MaxDeliveriesSubject is the advisory the server publishes when a job
+	// message exhausts MaxDeliver (the last token is the consumer name).
+	MaxDeliveriesSubject = "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES." + JobsStream + ".*"
+
+	JobsConsumer    = "solverd"
+	ResultsConsumer = "results"
+	DeadConsumer    = "deadletter"
+
+	// ResultsMsgIDPrefix prefixes a job id to make the Nats-Msg-Id of its
+	// results, so a job solved twice publishes one Results message.
+	ResultsMsgIDPrefix = "r-"
+
+	// Headers on dead-letter copies.
+	HeaderReason  = "Tessera-Reason"
+	HeaderSubject = "Tessera-Subject"
+	HeaderSeq     = "Tessera-Stream-Seq"
+)
+
+// Config tunes the streams and consumers. The zero value is not useful:
+// start from DefaultConfig.
+type Config struct {
+	// DuplicateWindow is how long TESSERA_JOBS and TESSERA_RESULTS remember
+	// a Nats-Msg-Id. It only narrows duplicates: the window forgets ids of
+	// consumed messages after a restart, so idempotency lives in Postgres.
+	DuplicateWindow time.Duration
+	// MaxDeliver is how many times a job is handed to a worker before it is
+	// recorded as failed.
+	MaxDeliver int
+	// AckWait is the time a worker has to ack or heartbeat a job when
+	// BackOff is empty.
+	AckWait time.Duration
+	// BackOff, when set, replaces AckWait: delivery n waits BackOff[n-1]
+	// (the last entry repeats) before the job is redelivered. Growing
+	// entries give transient failures growing delays. At most MaxDeliver
+	// entries.
+	BackOff []time.Duration
+	// MaxAckPending caps jobs held unacknowledged across every solverd
+	// attached to the consumer. Workers pull only when idle, so in practice
+	// the number of busy workers is what bounds it.
+	MaxAckPending int
+	// ResultsAckWait is the time the results writer has to commit and ack a
+	// fetched batch.
+	ResultsAckWait time.Duration
+	// ResultsMaxAckPending caps unacknowledged Results messages.
+	ResultsMaxAckPending int
+	// DeadMaxAge is how long TESSERA_DEAD keeps its records.
+	DeadMaxAge time.Duration
+	// Replicas of every stream (1 for a single server).
+	Replicas int
+}
+
+// DefaultConfig returns the production defaults.
+func DefaultConfig() Config {
+	return Config{
+		DuplicateWindow:      10 * time.Minute,
+		MaxDeliver:           5,
+		AckWait:              30 * time.Second,
+		BackOff:              []time.Duration{30 * time.Second, time.Minute, 2 * time.Minute, 4 * time.Minute},
+		MaxAckPending:        1024,
+		ResultsAckWait:       30 * time.Second,
+		ResultsMaxAckPending: 10000,
+		DeadMaxAge:           30 * 24 * time.Hour,
+		Replicas:             1,
+	}
+}
+
+// WithDeliveries returns DefaultConfig with a job delivered at most
+// maxDeliver times, the first delivery given ackWait and each later one
+// twice the previous (at most four distinct steps), so a job whose worker
+// keeps dying is retried with growing delays. It maps the nats.max_deliver
+// and nats.ack_wait config keys.
+func WithDeliveries(maxDeliver int, ackWait time.Duration) Config {
+	c := DefaultConfig()
+	c.MaxDeliver, c.AckWait = maxDeliver, ackWait
+	c.BackOff = nil
+	for i := range min(maxDeliver, 4) {
+		c.BackOff = append(c.BackOff, ackWait<<i)
+	}
+	return c
+}
+
+// Validate reports the first setting the server would reject or that makes
+// no sense, naming it.
+func (c Config) Validate() error {
+	switch {
+	case c.DuplicateWindow <= 0:
+		return fmt.Errorf("queue: duplicate window must be positive, got %v", c.DuplicateWindow)
+	case c.MaxDeliver < 1:
+		return fmt.Errorf("queue: max deliver must be at least 1, got %d", c.MaxDeliver)
+	case c.AckWait <= 0:
+		return fmt.Errorf("queue: ack wait must be positive, got %v", c.AckWait)
+	case len(c.BackOff) > c.MaxDeliver:
+		return fmt.Errorf("queue: %d backoff entries but max deliver is %d (at most one entry per delivery)", len(c.BackOff), c.MaxDeliver)
+	case c.MaxAckPending < 1:
+		return fmt.Errorf("queue: max ack pending must be at least 1, got %d", c.MaxAckPending)
+	case c.ResultsAckWait <= 0:
+		return fmt.Errorf("queue: results ack wait must be positive, got %v", c.ResultsAckWait)
+	case c.ResultsMaxAckPending < 1:
+		return fmt.Errorf("queue: results max ack pending must be at least 1, got %d", c.ResultsMaxAckPending)
+	case c.DeadMaxAge <= 0:
+		return fmt.Errorf("queue: dead-letter max age must be positive, got %v", c.DeadMaxAge)
+	case c.Replicas < 1:
+		return fmt.Errorf("queue: replicas must be at least 1, got %d", c.Replicas)
+	}
+	for i, d := range c.BackOff {
+		if d <= 0 {
+			return fmt.Errorf("queue: backoff entry %d must be positive, got %v", i+1, d)
+		}
+	}
+	return nil
+}
+
+// AckDeadline is how long delivery number n (1-based) of a job may go
+// without an ack or heartbeat before the server redelivers it, for a
+// consumer configured as cc.
+func AckDeadline(cc jetstream.ConsumerConfig, n uint64) time.Duration {
+	if l := len(cc.BackOff); l > 0 {
+		i := int(min(n, uint64(l))) - 1
+		return cc.BackOff[max(i, 0)]
+	}
+	return cc.AckWait
+}
+
+// Connect dials a NATS server by URL with settings suited to a daemon:
+// named connection, unlimited reconnects.
+func Connect(url, name string) (*nats.Conn, error) {
+	nc, err := nats.Connect(url, nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second))
+	if err != nil {
+		return nil, fmt.Errorf("connect to NATS at %s: %w", url, err)
+	}
+	return nc, nil
+}
+
+// publishAckTimeout bounds how long an async publish waits for the
+// server's PubAck before it counts as failed (and is retried).
+const publishAckTimeout = 10 * time.Second
+
+// New returns the JetStream context tessera uses on nc.
+func New(nc *nats.Conn) (jetstream.JetStream, error) {
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncTimeout(publishAckTimeout))
+	if err != nil {
+		return nil, fmt.Errorf("jetstream context: %w", err)
+	}
+	return js, nil
+}
+
+// EnsureStreams creates or updates TESSERA_JOBS, TESSERA_RESULTS and
+// TESSERA_DEAD. It is idempotent; every process calls it at start.
+func EnsureStreams(ctx context.Context, js jetstream.JetStream, c Config) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	streams := []jetstream.StreamConfig{{
+		Name:        JobsStream,
+		Description: "tessera solve jobs: one message per batch range",
+		Subjects:    []string{JobsSubjects},
+		Retention:   jetstream.WorkQueuePolicy,
+		Storage:     jetstream.FileStorage,
+		Duplicates:  c.DuplicateWindow,
+		Replicas:    c.Replicas,
+	}, {
+		Name:        ResultsStream,
+		Description: "tessera results: one message per solved job, consumed by the results writer",
+		Subjects:    []string{ResultsSubjects},
+		Retention:   jetstream.WorkQueuePolicy,
+		Storage:     jetstream.FileStorage,
+		Duplicates:  c.DuplicateWindow,
+		Replicas:    c.Replicas,
+	}, {
+		Name:        DeadStream,
+		Description: "tessera dead letters: exhausted-delivery advisories and undecodable jobs",
+		Subjects:    []string{MaxDeliveriesSubject, DeadJobsSubject},
+		Retention:   jetstream.LimitsPolicy,
+		Storage:     jetstream.FileStorage,
+		MaxAge:      c.DeadMaxAge,
+		Duplicates:  min(c.DuplicateWindow, c.DeadMaxAge),
+		Replicas:    c.Replicas,
+	}}
+	for _, sc := range streams {
+		if err := ensureStream(ctx, js, sc); err != nil {
+			return fmt.Errorf("ensure stream %s: %w", sc.Name, err)
+		}
+	}
+	return nil
+}
+
+// ensureStream creates sc or updates it when it differs. It does not
+// update a stream that already matches: every process calls EnsureStreams
+// at start, and an update racing a consumer creation trips a data race
+// inside nats-server 2.15 (seen with -race).
+func ensureStream(ctx context.Context, js jetstream.JetStream, sc jetstream.StreamConfig) error {
+	s, err := js.Stream(ctx, sc.Name)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		_, err = js.CreateStream(ctx, sc)
+		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+			return nil // created meanwhile by another process
+		}
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	have := s.CachedInfo().Config
+	if slices.Equal(have.Subjects, sc.Subjects) && have.Retention == sc.Retention && have.Storage == sc.Storage &&
+		have.Duplicates == sc.Duplicates && have.MaxAge == sc.MaxAge && have.Replicas == sc.Replicas &&
+		have.Description == sc.Description {
+		return nil
+	}
+	_, err = js.UpdateStream(ctx, sc)
+	return err
+}
+
+// EnsureJobsConsumer creates or updates the durable pull consumer the
+// solverd workers share.
+func EnsureJobsConsumer(ctx context.Context, js jetstream.JetStream, c Config) (jetstream.Consumer, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	cc := jetstream.ConsumerConfig{
+		Durable:       JobsConsumer,
+		Description:   "solverd workers",
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+		AckWait:       c.AckWait,
+		MaxDeliver:    c.MaxDeliver,
+		BackOff:       c.BackOff,
+		MaxAckPending: c.MaxAckPending,
+		Replicas:      c.Replicas,
+	}
+	if len(c.BackOff) > 0 {
+		// The server sets AckWait to BackOff[0] anyway; saying so keeps
+		// CreateOrUpdate from seeing a difference on every start.
+		cc.AckWait = c.BackOff[0]
+	}
+	cons, err := js.CreateOrUpdateConsumer(ctx, JobsStream, cc)
+	if err != nil {
+		return nil, fmt.Errorf("ensure consumer %s on %s: %w", JobsConsumer, JobsStream, err)
+	}
+	return cons, nil
+}
+
+// EnsureResultsConsumer creates or updates the durable pull consumer of the
+// results writer.
+func EnsureResultsConsumer(ctx context.Context, js jetstream.JetStream, c Config) (jetstream.Consumer, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	cons, err := js.CreateOrUpdateConsumer(ctx, ResultsStream, jetstream.ConsumerConfig{
+		Durable:       ResultsConsumer,
+		Description:   "results writer",
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+		AckWait:       c.ResultsAckWait,
+		MaxAckPending: c.ResultsMaxAckPending,
+		Replicas:      c.Replicas,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("ensure consumer %s on %s: %w", ResultsConsumer, ResultsStream, err)
+	}
+	return cons, nil
+}
+
+// EnsureDeadConsumer creates or updates the durable pull consumer that
+// turns exhausted-delivery advisories into failed results.
+func EnsureDeadConsumer(ctx context.Context, js jetstream.JetStream, c Config) (jetstream.Consumer, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	cons, err := js.CreateOrUpdateConsumer(ctx, DeadStream, jetstream.ConsumerConfig{
+		Durable:       DeadConsumer,
+		Description:   "records jobs that exhausted their deliveries as failed",
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+		FilterSubject: MaxDeliveriesSubject,
+		AckWait:       30 * time.Second,
+		// Retried forever with a delay: giving up here would lose the job.
+		MaxDeliver: -1,
+		Replicas:   c.Replicas,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("ensure consumer %s on %s: %w", DeadConsumer, DeadStream, err)
+	}
+	return cons, nil
+}
+
+// JobSubject is the subject of a job for spec: tessera.jobs.<kind>.<rows>x<cols>.
+func JobSubject(spec puzzle.Spec) string {
+	return "tessera.jobs." + spec.Kind.String() + "." + dims(spec)
+}
+
+// ResultsSubject is the subject of the results of a job for the puzzle
+// named puzzleText; a name that does not parse goes to tessera.results.unknown
+// (invalid results must still be recorded).
+func ResultsSubject(puzzleText string) string {
+	spec, err := puzzle.ParseSpec(puzzleText)
+	if err != nil {
+		return "tessera.results.unknown"
+	}
+	return "tessera.results." + spec.Kind.String() + "." + dims(spec)
+}
+
+func dims(s puzzle.Spec) string {
+	return strconv.Itoa(s.Rows) + "x" + strconv.Itoa(s.Cols)
+}
+
+// MaxDeliveriesAdvisory is the part of the server's
+// io.nats.jetstream.advisory.v1.max_deliver event tessera reads.
+type MaxDeliveriesAdvisory struct {
+	Type       string `json:"type"`
+	Stream     string `json:"stream"`
+	Consumer   string `json:"consumer"`
+	StreamSeq  uint64 `json:"stream_seq"`
+	Deliveries uint64 `json:"deliveries"`
+}

@@ -1,0 +1,377 @@
+// Package worker is the solve loop of solverd (and of producer --local):
+// claim a job from TESSERA_JOBS, solve its states, publish the results to
+// TESSERA_RESULTS, then ack. Every job ends as results — solved, invalid
+// or failed — never silently dropped:
+//   - a malformed job is answered with invalid results (or, if it does not
+//     even name its rows, copied to TESSERA_DEAD) before it is terminated;
+//   - a transient failure (publish error, solver panic) is handed back with
+//     a delay growing with the delivery count;
+//   - a job that exhausts its deliveries is recorded as failed by the
+//     dead-letter handler (RecordExhausted), which Run also starts.
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/tessera-solver/tessera/internal/job"
+	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/solve"
+)
+
+// SolveFunc solves one state. Bad input must come back as a Result with
+// status invalid or unsolvable, not as a panic.
+type SolveFunc func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) solve.Result
+
+// Options configure Run. Zero values take the defaults noted.
+type Options struct {
+	// Workers is the number of jobs solved at once (default runtime.NumCPU()).
+	Workers int
+	// Batch is how many jobs an idle worker claims per pull (default 1).
+	// One is right whenever a job takes long: a claimed job's ack clock
+	// runs while it waits. Tiny puzzles are chunked many states per job
+	// by the producer instead.
+	Batch int
+	// PollWait is how long one pull waits for work (default 500ms). It
+	// also bounds how long an idle worker takes to notice a stop: a pull
+	// in flight is not cancelled, since the jobs the server is sending it
+	// would be stranded until their ack wait passes.
+	PollWait time.Duration
+	// JobTimeout caps the wall time of one job message; states not done by
+	// then end as budget_exceeded. 0 means no cap beyond the job's own
+	// per-state budget.
+	JobTimeout time.Duration
+	// DrainTimeout is how long in-flight jobs may keep running after ctx is
+	// cancelled before they are handed back to the server (default 30s).
+	DrainTimeout time.Duration
+	// RetryDelay is the redelivery delay after a transient failure on the
+	// first delivery; it doubles with each delivery, up to 64× (default 1s).
+	RetryDelay time.Duration
+	// Queue holds the consumer settings Run ensures at start (default
+	// queue.DefaultConfig()).
+	Queue *queue.Config
+	// Solve solves one state (default solve.SolveText).
+	Solve SolveFunc
+	// NoDeadLetters leaves out the dead-letter handler (RecordExhausted),
+	// for a process that must not run it.
+	NoDeadLetters bool
+	// Log receives diagnostics about handled failures (default slog.Default()).
+	Log *slog.Logger
+}
+
+func (o *Options) defaults() {
+	if o.Workers < 1 {
+		o.Workers = runtime.NumCPU()
+	}
+	if o.Batch < 1 {
+		o.Batch = 1
+	}
+	if o.PollWait <= 0 {
+		o.PollWait = 500 * time.Millisecond
+	}
+	if o.DrainTimeout <= 0 {
+		o.DrainTimeout = 30 * time.Second
+	}
+	if o.RetryDelay <= 0 {
+		o.RetryDelay = time.Second
+	}
+	if o.Queue == nil {
+		c := queue.DefaultConfig()
+		o.Queue = &c
+	}
+	if o.Solve == nil {
+		o.Solve = solve.SolveText
+	}
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+}
+
+// ErrDrain is returned by Run when jobs were still running at the drain
+// deadline and their workers did not stop; the jobs were handed back.
+var ErrDrain = errors.New("worker: jobs still running after the drain deadline")
+
+// publishTimeout bounds one publish of results or a dead letter.
+const publishTimeout = 10 * time.Second
+
+// maxStuckGrace bounds how long Run waits for workers after the drain
+// deadline has handed their jobs back.
+const maxStuckGrace = 2 * time.Second
+
+type runner struct {
+	opts  Options
+	js    jetstream.JetStream
+	cons  jetstream.Consumer
+	cc    jetstream.ConsumerConfig
+	log   *slog.Logger
+	hard  context.Context // cancelled at the drain deadline: solves stop, jobs are handed back
+	beats *heartbeats
+}
+
+// Run ensures the solverd consumer, then solves jobs with opts.Workers
+// workers until ctx is cancelled. On cancel it drains: workers stop
+// pulling, unstarted claimed jobs are handed back at once, running jobs
+// finish and are published and acked; jobs still running after
+// DrainTimeout are handed back and their solves cancelled. It returns nil
+// after a clean drain.
+func Run(ctx context.Context, js jetstream.JetStream, opts Options) error {
+	opts.defaults()
+	cons, err := queue.EnsureJobsConsumer(ctx, js, *opts.Queue)
+	if err != nil {
+		return fmt.Errorf("worker: %w", err)
+	}
+	if !opts.NoDeadLetters {
+		// Fail now rather than run without anyone recording exhausted jobs.
+		if _, err := queue.EnsureDeadConsumer(ctx, js, *opts.Queue); err != nil {
+			return fmt.Errorf("worker: %w", err)
+		}
+	}
+	hard, hardStop := context.WithCancel(context.WithoutCancel(ctx))
+	defer hardStop()
+	r := &runner{opts: opts, js: js, cons: cons, cc: cons.CachedInfo().Config, log: opts.Log, hard: hard}
+	r.beats = newHeartbeats(r.cc)
+	go r.beats.run(hard)
+
+	var dead chan error
+	if !opts.NoDeadLetters {
+		dead = make(chan error, 1)
+		go func() { dead <- RecordExhausted(ctx, js, *opts.Queue, opts.Log) }()
+	}
+
+	var wg sync.WaitGroup
+	for i := range opts.Workers {
+		wg.Go(func() { r.loop(ctx, i) })
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+
+	var runErr error
+	select {
+	case <-done:
+	case <-ctx.Done():
+		select {
+		case <-done:
+		case <-time.After(opts.DrainTimeout):
+			hardStop()
+			n := r.beats.handBack()
+			select {
+			case <-done:
+			case <-time.After(min(opts.DrainTimeout, maxStuckGrace)):
+				runErr = fmt.Errorf("%w: %d handed back, workers still busy", ErrDrain, n)
+			}
+		}
+	}
+	if dead != nil {
+		if err := <-dead; err != nil && !errors.Is(err, context.Canceled) {
+			runErr = errors.Join(runErr, err)
+		}
+	}
+	// Acks are fire-and-forget: make sure they left before the caller
+	// closes the connection.
+	if err := js.Conn().FlushTimeout(5 * time.Second); err != nil {
+		runErr = errors.Join(runErr, fmt.Errorf("worker: flush acks: %w", err))
+	}
+	return runErr
+}
+
+// loop is one worker: pull when idle, process, repeat until ctx is done.
+func (r *runner) loop(ctx context.Context, id int) {
+	failures := 0
+	cons := r.cons
+	for ctx.Err() == nil {
+		// The pull uses r.hard, not ctx: cancelling a pull in flight would
+		// strand the messages the server is sending until their ack wait
+		// passes. It ends within PollWait anyway.
+		msgs, err := queue.Fetch(r.hard, cons, r.opts.Batch, r.opts.PollWait)
+		if err != nil {
+			if r.hard.Err() != nil {
+				return
+			}
+			failures++
+			r.log.Warn("worker: pull failed", "worker", id, "err", err)
+			// A deleted consumer shows as "consumer deleted" or, for the
+			// next pull, "no responders": put it back (it is idempotent,
+			// so trying after any failure is harmless).
+			if c, cerr := queue.EnsureJobsConsumer(r.hard, r.js, *r.opts.Queue); cerr == nil {
+				cons = c
+			}
+			sleep(ctx, min(time.Duration(failures)*100*time.Millisecond, 5*time.Second))
+			continue
+		}
+		failures = 0
+		held := make([]*tracked, len(msgs))
+		for i, m := range msgs {
+			held[i] = r.beats.add(m)
+		}
+		for i, t := range held {
+			if ctx.Err() != nil {
+				// Draining: what has not started goes back at once.
+				for _, u := range held[i:] {
+					u.settle(u.msg.Nak)
+					r.beats.remove(u)
+				}
+				break
+			}
+			r.process(t)
+			r.beats.remove(t)
+		}
+	}
+}
+
+// process handles one claimed job message to its end: acked, terminated or
+// handed back.
+func (r *runner) process(t *tracked) {
+	m := t.msg
+	meta, err := m.Metadata()
+	if err != nil {
+		// Not a JetStream delivery: nothing to ack, nothing to record.
+		r.log.Error("worker: message without JetStream metadata", "subject", m.Subject(), "err", err)
+		return
+	}
+	d := decodeJob(m.Data())
+	switch {
+	case d.dead != "":
+		r.log.Warn("worker: dead-lettering malformed job", "seq", meta.Sequence.Stream, "reason", d.dead)
+		ctx, cancel := context.WithTimeout(r.hard, publishTimeout)
+		defer cancel()
+		if err := queue.PublishDeadJob(ctx, r.js, m.Data(), m.Subject(), meta.Sequence.Stream, d.dead); err != nil {
+			r.retry(t, meta, err)
+			return
+		}
+		r.settle(t, m.Term)
+		return
+	case d.invalid != "":
+		r.log.Warn("worker: invalid job", "job", d.job.ID, "reason", d.invalid)
+		if err := r.publish(uniform(d.job, solve.StatusInvalid, d.invalid)); err != nil {
+			r.retry(t, meta, err)
+			return
+		}
+		r.settle(t, m.Term)
+		return
+	}
+
+	res, panicked := r.solveAll(t, d, meta)
+	if r.hard.Err() != nil {
+		// Cancelled at the drain deadline: the answers may be cut short.
+		r.settle(t, m.Nak)
+		return
+	}
+	if panicked != nil {
+		r.retry(t, meta, panicked)
+		return
+	}
+	if err := r.publish(res); err != nil {
+		r.retry(t, meta, err)
+		return
+	}
+	r.settle(t, m.Ack)
+}
+
+// solveAll solves every state of the job. A panicking solve is retried on
+// a later delivery (the job is handed back); on the last delivery it is
+// recorded as that state's failed result, so one poison state does not
+// fail the others.
+func (r *runner) solveAll(t *tracked, d decoded, meta *jetstream.MsgMetadata) (job.Results, error) {
+	j := d.job
+	ctx, cancel := r.hard, context.CancelFunc(func() {})
+	if r.opts.JobTimeout > 0 {
+		ctx, cancel = context.WithTimeout(ctx, r.opts.JobTimeout)
+	}
+	defer cancel()
+	t.beatFor(r.jobLimit(j, d.opt))
+	last := r.cc.MaxDeliver > 0 && meta.NumDelivered >= uint64(r.cc.MaxDeliver)
+	res := results(j)
+	res.Results = make([]solve.Result, len(j.States))
+	for i, s := range j.States {
+		out, err := r.solveOne(ctx, d.spec, s, d.opt)
+		if err != nil {
+			if !last {
+				return res, fmt.Errorf("job %s state %d: %w", j.ID, j.FirstSeq+int64(i), err)
+			}
+			out = solve.Result{Puzzle: res.Puzzle, State: s, Status: solve.StatusFailed,
+				Error: fmt.Sprintf("%v (delivery %d of %d)", err, meta.NumDelivered, r.cc.MaxDeliver)}
+		}
+		if !known(out.Status) {
+			// The writer would reject the whole message over one row.
+			out = solve.Result{Puzzle: res.Puzzle, State: s, Status: solve.StatusFailed, Solver: out.Solver,
+				Error: fmt.Sprintf("internal error: solver returned status %q", out.Status)}
+		}
+		res.Results[i] = out
+	}
+	return res, nil
+}
+
+func known(s solve.Status) bool {
+	switch s {
+	case solve.StatusSolved, solve.StatusBudgetExceeded, solve.StatusInvalid, solve.StatusUnsolvable, solve.StatusFailed:
+		return true
+	}
+	return false
+}
+
+func (r *runner) solveOne(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) (res solve.Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("solver panic: %v", p)
+		}
+	}()
+	return r.opts.Solve(ctx, spec, text, opt), nil
+}
+
+// jobLimit is how long a job may legitimately run: the heartbeats stop
+// after it, so a solver that hangs ignoring its budget lets the server
+// redeliver the job (and eventually record it failed) instead of holding
+// it forever. Zero means no limit is known.
+func (r *runner) jobLimit(j job.Job, opt solve.Options) time.Duration {
+	var lim time.Duration
+	if opt.Timeout > 0 {
+		lim = time.Duration(len(j.States)) * opt.Timeout
+	}
+	if r.opts.JobTimeout > 0 && (lim == 0 || r.opts.JobTimeout < lim) {
+		lim = r.opts.JobTimeout
+	}
+	if lim == 0 {
+		return 0
+	}
+	// Slack for the work around the solves (parsing, verification, publish).
+	return lim + lim/10 + min(lim, time.Second)
+}
+
+func (r *runner) publish(res job.Results) error {
+	storable(&res)
+	ctx, cancel := context.WithTimeout(r.hard, publishTimeout)
+	defer cancel()
+	return queue.PublishResults(ctx, r.js, res)
+}
+
+// retry hands the job back with a delay growing with its delivery count;
+// after MaxDeliver deliveries the dead-letter handler records it failed.
+func (r *runner) retry(t *tracked, meta *jetstream.MsgMetadata, cause error) {
+	delay := r.opts.RetryDelay << min(meta.NumDelivered-1, 6)
+	r.log.Warn("worker: job handed back for retry", "seq", meta.Sequence.Stream,
+		"delivery", meta.NumDelivered, "delay", delay, "err", cause)
+	r.settle(t, func() error { return t.msg.NakWithDelay(delay) })
+}
+
+func (r *runner) settle(t *tracked, f func() error) {
+	if err := t.settle(f); err != nil {
+		// The server will redeliver when the ack wait passes; results are
+		// deduplicated, so this costs time, not correctness.
+		r.log.Warn("worker: ack failed", "subject", t.msg.Subject(), "err", err)
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}

@@ -1,0 +1,296 @@
+package main
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/tessera-solver/tessera/config"
+	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/store"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1 // includes --strict finding bad lines
+	exitUsage = 2
+)
+
+type usageError struct{ error }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// flags are the producer's own flags; the rest come from config.BindFlags.
+type flags struct {
+	puzzle    string
+	file      string
+	random    int64
+	seed      uint64
+	enumerate bool
+	local     bool
+	wait      bool
+	strict    bool
+	maxStates int64
+	quiet     bool
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var f flags
+	c := &cobra.Command{
+		Use:   "producer --puzzle P (--file PATH | --random N [--seed S] | --enumerate) [--mode M] [--local] [--wait] [--strict]",
+		Short: "Enqueue puzzle states as a batch: solverd solves them, results stores the answers in PostgreSQL",
+		Long: `producer creates a batch in PostgreSQL and publishes its states as jobs on
+NATS JetStream. It prints "batch ID" on stdout. With --wait it follows the
+batch to completion and prints its distance histogram, one "length count"
+line per optimal length. With --local it runs the whole pipeline in this
+process (an in-process nats-server, the solver workers and the results
+writer) and waits.
+
+A --file holds one state per line; blank lines and '#' comments are
+skipped. Lines that are not solvable states are reported on stderr with
+their line number and recorded as invalid (or unsolvable) rows; --strict
+aborts before anything is enqueued instead.`,
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	fs := c.Flags()
+	fs.StringVarP(&f.puzzle, "puzzle", "p", "", "puzzle: KIND:ROWSxCOLS (sliding:4x4, loopover:5x5, swap:12x12) or 8, 15, 24")
+	fs.StringVar(&f.file, "file", "", "read states from PATH, one per line ('-' for stdin)")
+	fs.Int64Var(&f.random, "random", 0, "enqueue N uniformly random solvable states")
+	fs.Uint64Var(&f.seed, "seed", 0, "random seed for --random (default: a random one, printed on stderr)")
+	fs.BoolVar(&f.enumerate, "enumerate", false, "enqueue every state of the puzzle (small puzzles only)")
+	fs.BoolVar(&f.local, "local", false, "run the whole pipeline in this process (in-process NATS, solvers, results writer); implies --wait")
+	fs.BoolVar(&f.wait, "wait", false, "follow the batch to completion and print its distance histogram")
+	fs.BoolVar(&f.strict, "strict", false, "abort, enqueueing nothing, if any line of --file is not a solvable state")
+	fs.Int64Var(&f.maxStates, "max-states", 20_000_000, "refuse --enumerate beyond this many arrangements")
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bars")
+	config.BindFlags(fs)
+	c.SetArgs(args)
+	c.SetIn(stdin)
+	c.SetOut(stdout)
+	c.SetErr(stderr)
+	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	c.RunE = func(c *cobra.Command, _ []string) error {
+		cfg, err := config.Load("", c.Flags())
+		if err != nil {
+			return usageError{err}
+		}
+		f.wait = f.wait || f.local
+		seedSet := c.Flags().Changed("seed")
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return produce(ctx, f, seedSet, cfg, stdin, stdout, stderr)
+	}
+	err := c.Execute()
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintln(stderr, "producer:", err)
+	var u usageError
+	if errors.As(err, &u) || strings.HasPrefix(err.Error(), "unknown command") {
+		return exitUsage
+	}
+	return exitError
+}
+
+// errBadLines: --strict found lines that are not solvable states.
+var errBadLines = errors.New("bad lines in the input (--strict): nothing enqueued")
+
+func produce(ctx context.Context, f flags, seedSet bool, cfg config.Config, stdin io.Reader, stdout, stderr io.Writer) error {
+	if f.puzzle == "" {
+		return usagef("--puzzle is required")
+	}
+	spec, err := puzzle.ParseSpec(f.puzzle)
+	if err != nil {
+		return usageError{err}
+	}
+	sources := 0
+	for _, set := range []bool{f.file != "", f.random != 0, f.enumerate} {
+		if set {
+			sources++
+		}
+	}
+	if sources != 1 {
+		return usagef("give exactly one of --file PATH, --random N, --enumerate")
+	}
+	if f.random < 0 {
+		return usagef("--random %d: want a positive count", f.random)
+	}
+	if cfg.NATS.JobsStream != queue.JobsStream || cfg.NATS.ResultsStream != queue.ResultsStream {
+		return usagef("nats.jobs_stream and nats.results_stream must be %s and %s (the streams' subjects are fixed)",
+			queue.JobsStream, queue.ResultsStream)
+	}
+
+	// The input first: a bad --strict file must not leave a batch behind.
+	var src states
+	switch {
+	case f.file != "":
+		lines, err := readFile(f.file, stdin, spec)
+		if err != nil {
+			return err
+		}
+		bad := 0
+		for _, l := range lines {
+			if l.err != nil {
+				bad++
+				fmt.Fprintf(stderr, "%s:%d: %v\n", f.file, l.no, l.err)
+			}
+		}
+		if bad > 0 && f.strict {
+			return fmt.Errorf("%d of %d lines: %w", bad, len(lines), errBadLines)
+		}
+		if bad > 0 {
+			fmt.Fprintf(stderr, "producer: %d of %d lines are not solvable states; they are recorded as invalid or unsolvable\n", bad, len(lines))
+		}
+		src = fileStates(lines)
+	case f.random > 0:
+		if !seedSet {
+			var b [8]byte
+			if _, err := crand.Read(b[:]); err != nil {
+				return fmt.Errorf("random seed: %w", err)
+			}
+			f.seed = binary.LittleEndian.Uint64(b[:])
+			fmt.Fprintf(stderr, "producer: --seed %d\n", f.seed)
+		}
+		src = randomStates(spec, f.random, f.seed)
+	default:
+		if src, err = enumerateStates(spec, f.maxStates); err != nil {
+			return usageError{err}
+		}
+	}
+
+	dbURL, err := store.ResolveURL(ctx, cfg.Database.URL)
+	if err != nil {
+		return err
+	}
+	st, err := store.Open(ctx, dbURL)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := st.Migrate(ctx); err != nil {
+		return fmt.Errorf("migrate database: %w", err)
+	}
+
+	qcfg := queue.WithDeliveries(cfg.NATS.MaxDeliver, cfg.NATS.AckWait)
+	if err := qcfg.Validate(); err != nil {
+		return usageError{err}
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	var nc *nats.Conn
+	var pipeline *local
+	if f.local {
+		pipeline, err = startLocal(ctx, cfg, qcfg, st, log)
+		if err != nil {
+			return err
+		}
+		defer pipeline.stop()
+		nc = pipeline.nc
+	} else {
+		if nc, err = queue.Connect(cfg.NATS.URL, "tessera-producer"); err != nil {
+			return err
+		}
+		defer nc.Close()
+	}
+	js, err := queue.New(nc)
+	if err != nil {
+		return err
+	}
+	if pipeline == nil { // startLocal ensured them
+		if err := queue.EnsureStreams(ctx, js, qcfg); err != nil {
+			return err
+		}
+	}
+
+	batch, err := st.CreateBatch(ctx, spec.String(), cfg.Solver.Mode, src.total)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "batch %d\n", batch)
+	b := batchJobs{
+		batch: batch, puzzle: spec.String(), mode: cfg.Solver.Mode, maxNodes: cfg.Solver.MaxNodes,
+		timeoutMS: cfg.Solver.Timeout.Milliseconds(),
+		chunk:     chunkFor(spec, cfg.Solver.Mode, cfg.Producer.ChunkSize, nc.MaxPayload()),
+	}
+	if cfg.Solver.Timeout > 0 && b.timeoutMS == 0 {
+		b.timeoutMS = 1 // sub-millisecond timeouts still mean "a limit"
+	}
+	start := time.Now()
+	bar := newBar(f.quiet, stderr, src.total, "enqueue")
+	n, err := enqueue(ctx, js, b, src, 256, func(k int) { _ = bar.Add(k) })
+	_ = bar.Finish()
+	if err != nil {
+		return err
+	}
+	if src.total < 0 {
+		if err := st.SetBatchTotal(ctx, batch, n); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stderr, "producer: batch %d: %d states enqueued in %d-state jobs in %v\n", batch, n, b.chunk, time.Since(start).Round(time.Millisecond))
+	if !f.wait {
+		return nil
+	}
+	var failed <-chan error
+	if pipeline != nil {
+		failed = pipeline.failed
+	}
+	return follow(ctx, st, batch, n, f.quiet, start, failed, stdout, stderr)
+}
+
+func readFile(path string, stdin io.Reader, spec puzzle.Spec) ([]line, error) {
+	if path == "-" {
+		lines, err := readLines(stdin, spec)
+		if err != nil {
+			return nil, fmt.Errorf("read stdin: %w", err)
+		}
+		return lines, nil
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read corpus: %w", err)
+	}
+	defer fh.Close()
+	lines, err := readLines(fh, spec)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return lines, nil
+}
+
+// newBar is a progress bar on stderr, shown only on a terminal (a log
+// file would fill with carriage returns). total -1 is a spinner.
+func newBar(quiet bool, w io.Writer, total int64, what string) *progressbar.ProgressBar {
+	visible := false
+	if f, ok := w.(*os.File); ok && !quiet {
+		visible = term.IsTerminal(int(f.Fd()))
+	}
+	return progressbar.NewOptions64(total,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetVisibility(visible),
+		progressbar.OptionSetDescription(what),
+		progressbar.OptionShowCount(),
+		progressbar.OptionShowIts(),
+		progressbar.OptionSetItsString("states"),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }),
+	)
+}

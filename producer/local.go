@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+
+	"github.com/tessera-solver/tessera/config"
+	"github.com/tessera-solver/tessera/internal/ingest"
+	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/store"
+	"github.com/tessera-solver/tessera/internal/worker"
+)
+
+// local is the whole pipeline in this process: an in-process nats-server
+// with JetStream on a temporary store, the solver workers and the results
+// writer — the same loops solverd and results run.
+type local struct {
+	srv    *server.Server
+	nc     *nats.Conn
+	dir    string
+	cancel context.CancelFunc
+	loops  chan error // one value per loop when it returns
+	failed chan error // a loop that stopped early, with its error
+	n      int        // loops started
+}
+
+func startLocal(ctx context.Context, cfg config.Config, qcfg queue.Config, st *store.Store, log *slog.Logger) (_ *local, err error) {
+	dir, err := os.MkdirTemp("", "tessera-local-")
+	if err != nil {
+		return nil, fmt.Errorf("local pipeline: %w", err)
+	}
+	l := &local{dir: dir, loops: make(chan error, 2), failed: make(chan error, 2)}
+	defer func() {
+		if err != nil {
+			l.stop()
+		}
+	}()
+	if l.srv, l.nc, err = queue.StartEmbedded(dir); err != nil {
+		return nil, fmt.Errorf("local pipeline: %w", err)
+	}
+	js, err := queue.New(l.nc)
+	if err != nil {
+		return nil, err
+	}
+	if err := queue.EnsureStreams(ctx, js, qcfg); err != nil {
+		return nil, err
+	}
+	rc, err := queue.EnsureResultsConsumer(ctx, js, qcfg)
+	if err != nil {
+		return nil, err
+	}
+	src, err := queue.NewResultsSource[ingest.Msg](rc)
+	if err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	l.cancel = cancel
+	l.start(runCtx, "solver workers", func(ctx context.Context) error {
+		return worker.Run(ctx, js, worker.Options{Workers: cfg.Solver.Workers, Queue: &qcfg, Log: log})
+	})
+	l.start(runCtx, "results writer", func(ctx context.Context) error {
+		return ingest.Run(ctx, src, st, ingest.Options{FetchBatch: cfg.Results.FetchBatch, FetchWait: cfg.Results.FetchWait, Logger: log})
+	})
+	return l, nil
+}
+
+func (l *local) start(ctx context.Context, name string, f func(context.Context) error) {
+	l.n++
+	go func() {
+		err := f(ctx)
+		if err != nil {
+			err = fmt.Errorf("local pipeline: %s: %w", name, err)
+		} else if ctx.Err() == nil {
+			err = fmt.Errorf("local pipeline: %s stopped", name)
+		}
+		if ctx.Err() == nil {
+			l.failed <- err
+		}
+		l.loops <- err
+	}()
+}
+
+// stop drains the loops, then shuts the server down and removes its store.
+func (l *local) stop() error {
+	var errs []error
+	if l.cancel != nil {
+		l.cancel()
+		for range l.n {
+			if err := <-l.loops; err != nil && !errors.Is(err, context.Canceled) {
+				errs = append(errs, err)
+			}
+		}
+	}
+	if l.nc != nil {
+		l.nc.Close()
+	}
+	if l.srv != nil {
+		l.srv.Shutdown()
+		l.srv.WaitForShutdown()
+	}
+	if err := os.RemoveAll(l.dir); err != nil {
+		errs = append(errs, fmt.Errorf("local pipeline: remove %s: %w", l.dir, err))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,259 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/search/bfs"
+	"github.com/tessera-solver/tessera/internal/store"
+	"github.com/tessera-solver/tessera/internal/store/storetest"
+)
+
+func runProducer(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = run(args, strings.NewReader(""), &o, &e)
+	return code, o.String(), e.String()
+}
+
+// output splits stdout into the batch id and the histogram.
+func output(t *testing.T, stdout string) (batch int64, hist map[int]int64) {
+	t.Helper()
+	hist = map[int]int64{}
+	sc := bufio.NewScanner(strings.NewReader(stdout))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) != 2 {
+			t.Fatalf("stdout line %q", sc.Text())
+		}
+		if f[0] == "batch" {
+			id, err := strconv.ParseInt(f[1], 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			batch = id
+			continue
+		}
+		l, err1 := strconv.Atoi(f[0])
+		n, err2 := strconv.ParseInt(f[1], 10, 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("histogram line %q", sc.Text())
+		}
+		hist[l] = n
+	}
+	if batch == 0 {
+		t.Fatalf("no batch line in %q", stdout)
+	}
+	return batch, hist
+}
+
+func openStore(t *testing.T, url string) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	return st
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"--random", "5"}, // no puzzle
+		{"--puzzle", "8"}, // no source
+		{"--puzzle", "8", "--random", "5", "--enumerate"}, // two sources
+		{"--puzzle", "cube:3x3", "--random", "5"},
+		{"--puzzle", "8", "--random", "-3"},
+		{"--puzzle", "8", "--random", "5", "--mode", "quick"},
+		{"--puzzle", "8", "--random", "5", "--nats-jobs-stream", "OTHER"},
+		{"--puzzle", "15", "--enumerate"},
+		{"--nope"},
+		{"extra-arg"},
+	} {
+		if code, _, stderr := runProducer(t, args...); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d (stderr %q)", args, code, exitUsage, stderr)
+		}
+	}
+}
+
+// Random states through the whole in-process pipeline: every state gets a
+// solved row, and the histogram printed covers them all.
+func TestLocalRandom(t *testing.T) {
+	url := storetest.SchemaURL(t)
+	code, stdout, stderr := runProducer(t, "--local", "-q", "--puzzle", "8", "--random", "3000", "--seed", "1", "--database-url", url)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	batch, hist := output(t, stdout)
+	var sum int64
+	for _, n := range hist {
+		sum += n
+	}
+	if sum != 3000 {
+		t.Errorf("histogram counts %d states, want 3000", sum)
+	}
+	b, err := openStore(t, url).BatchProgress(context.Background(), batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Total != 3000 || b.Solved != 3000 || !b.Finished() {
+		t.Errorf("batch %+v", b)
+	}
+}
+
+// Enumerating the 8-puzzle (all 181,440 states) and solving every state
+// optimally must store one row per state, distance counts equal to the
+// published 3×3 table (BFS), and move strings that all replay to the goal.
+func TestLocalEnumerateMatchesBFS(t *testing.T) {
+	url := storetest.SchemaURL(t)
+	spec := puzzle.Spec{Kind: puzzle.Sliding, Rows: 3, Cols: 3}
+	code, stdout, stderr := runProducer(t, "--local", "-q", "--puzzle", spec.String(), "--enumerate", "--database-url", url)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	batch, hist := output(t, stdout)
+	table, err := bfs.Build(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	for _, n := range table.Counts {
+		total += n
+	}
+	if total != 181440 {
+		t.Fatalf("BFS table has %d states", total)
+	}
+	st := openStore(t, url)
+	d, err := st.BatchDistribution(context.Background(), batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Total != total || len(d.Counts) != len(table.Counts) || len(hist) != len(table.Counts) {
+		t.Fatalf("stored %d states in %d lengths, printed %d lengths; BFS has %d in %d", d.Total, len(d.Counts), len(hist), total, len(table.Counts))
+	}
+	for _, c := range d.Counts {
+		if want := table.Counts[c.Length]; c.Count != want || hist[c.Length] != want {
+			t.Errorf("length %d: distance_counts %d, printed %d, BFS %d", c.Length, c.Count, hist[c.Length], want)
+		}
+	}
+	// Every row replays to the goal in exactly its BFS distance.
+	var buf bytes.Buffer
+	if err := st.Export(context.Background(), batch, &buf, store.FormatJSONL); err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(&buf)
+	rows := int64(0)
+	for dec.More() {
+		var s store.Solution
+		if err := dec.Decode(&s); err != nil {
+			t.Fatal(err)
+		}
+		rows++
+		if s.Status != "solved" || s.Moves == nil || s.Length == nil || !s.Optimal {
+			t.Fatalf("seq %d: %+v", s.Seq, s)
+		}
+		x, err := puzzle.Parse(spec, s.State)
+		if err != nil {
+			t.Fatalf("seq %d state %q: %v", s.Seq, s.State, err)
+		}
+		if err := puzzle.Verify(x, *s.Moves); err != nil {
+			t.Fatalf("seq %d: stored moves do not replay: %v", s.Seq, err)
+		}
+		if want, _ := table.Distance(x.Cells); *s.Length != want {
+			t.Fatalf("seq %d: length %d, BFS distance %d", s.Seq, *s.Length, want)
+		}
+	}
+	if rows != total {
+		t.Errorf("%d solution rows, want %d", rows, total)
+	}
+}
+
+// A corpus with junk: every kept line ends as exactly one row, bad ones
+// reported with their line numbers and recorded with a status that says
+// why; the pipeline keeps going.
+func TestLocalFileWithJunk(t *testing.T) {
+	url := storetest.SchemaURL(t)
+	corpus := strings.Join([]string{
+		"# test corpus",                // 1
+		"1 2 3/4 5 6/7 8 0",            // 2 seq 0: goal
+		"",                             // 3
+		"8 6 7/2 5 4/3 0 1",            // 4 seq 1: 31 moves
+		"hello",                        // 5 seq 2: junk
+		"1 2 3/4 5 6/8 7 0",            // 6 seq 3: unsolvable
+		"1 2 3/4 5 6/7 8 8",            // 7 seq 4: duplicate tile
+		"\xff\xfe 1 2",                 // 8 seq 5: not UTF-8
+		"1 2 3/4 5 6/7 0 8 # one move", // 9 seq 6
+	}, "\n")
+	path := filepath.Join(t.TempDir(), "corpus.txt")
+	if err := os.WriteFile(path, []byte(corpus), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runProducer(t, "--local", "-q", "--puzzle", "8", "--file", path, "--database-url", url)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, no := range []int{5, 6, 7, 8} {
+		if !strings.Contains(stderr, fmt.Sprintf("%s:%d: ", path, no)) {
+			t.Errorf("line %d not reported: %s", no, stderr)
+		}
+	}
+	batch, hist := output(t, stdout)
+	if hist[0] != 1 || hist[31] != 1 || hist[1] != 1 {
+		t.Errorf("histogram %v", hist)
+	}
+	var buf bytes.Buffer
+	if err := openStore(t, url).Export(context.Background(), batch, &buf, store.FormatJSONL); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"solved", "solved", "invalid", "unsolvable", "invalid", "invalid", "solved"}
+	var got []string
+	dec := json.NewDecoder(&buf)
+	for dec.More() {
+		var s store.Solution
+		if err := dec.Decode(&s); err != nil {
+			t.Fatal(err)
+		}
+		if s.Seq != int64(len(got)) {
+			t.Fatalf("row seq %d, want %d", s.Seq, len(got))
+		}
+		got = append(got, s.Status)
+		if s.Status != "solved" && (s.Error == nil || *s.Error == "") {
+			t.Errorf("seq %d %s without a reason", s.Seq, s.Status)
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("statuses %v, want %v", got, want)
+	}
+}
+
+func TestStrictEnqueuesNothing(t *testing.T) {
+	url := storetest.SchemaURL(t)
+	path := filepath.Join(t.TempDir(), "corpus.txt")
+	if err := os.WriteFile(path, []byte("1 2 3/4 5 6/7 8 0\njunk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runProducer(t, "--strict", "--puzzle", "8", "--file", path, "--database-url", url,
+		"--nats-url", "nats://127.0.0.1:1") // never reached
+	if code != exitError || stdout != "" || !strings.Contains(stderr, path+":2: ") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st := openStore(t, url)
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if bs, err := st.Batches(ctx, 10); err != nil || len(bs) != 0 {
+		t.Errorf("batches after --strict: %v, %v", bs, err)
+	}
+}

@@ -1,0 +1,216 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/tessera-solver/tessera/internal/puzzle"
+)
+
+// states is an input corpus: its size when known up front, and an
+// iterator over the state texts in batch order (seq 0, 1, …).
+type states struct {
+	total int64 // -1 when unknown until the end
+	each  func(yield func(text string) error) error
+}
+
+// line is one non-blank, non-comment line of a --file corpus.
+type line struct {
+	no   int    // 1-based line number in the file
+	text string // trimmed, comment removed
+	err  error  // why the line is not a solvable state of the puzzle; nil if it is
+}
+
+// maxLine bounds one line of a corpus. A 1000×1000 swap board is about
+// 1 MiB of text; anything much longer is junk, recorded truncated.
+const maxLine = 4 << 20
+
+// errLineTooLong marks a line cut at maxLine.
+var errLineTooLong = errors.New("line too long")
+
+// readLines reads a corpus: one state per line, blank lines skipped, '#'
+// starts a comment (it cannot occur in a state). Every other line is kept,
+// in order, with the reason it is not a solvable state of spec, if any.
+func readLines(r io.Reader, spec puzzle.Spec) ([]line, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var out []line
+	for no := 1; ; no++ {
+		text, tooLong, err := readLine(br)
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("line %d: %w", no, err)
+		}
+		if err == io.EOF && text == "" && !tooLong {
+			return out, nil
+		}
+		if i := strings.IndexByte(text, '#'); i >= 0 {
+			text = text[:i]
+		}
+		text = strings.TrimSpace(text)
+		if text != "" || tooLong {
+			l := line{no: no, text: text}
+			if tooLong {
+				l.err = fmt.Errorf("%w: longer than %d bytes: %w", errLineTooLong, maxLine, puzzle.ErrMalformed)
+			} else if _, perr := puzzle.Parse(spec, text); perr != nil {
+				l.err = perr
+			}
+			out = append(out, l)
+		}
+		if err == io.EOF {
+			return out, nil
+		}
+	}
+}
+
+// readLine returns the next line without its line ending; a line longer
+// than maxLine is truncated (the rest is skipped) and flagged.
+func readLine(br *bufio.Reader) (string, bool, error) {
+	var buf []byte
+	tooLong := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(buf)+len(chunk) <= maxLine {
+			buf = append(buf, chunk...)
+		} else {
+			tooLong = true
+			buf = append(buf, chunk[:max(0, maxLine-len(buf))]...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		s := strings.TrimRight(string(buf), "\r\n")
+		if err == io.EOF && len(buf) == 0 {
+			return "", false, io.EOF
+		}
+		return s, tooLong, err
+	}
+}
+
+// fileStates enqueues every kept line, bad ones included: the solver
+// records them as invalid or unsolvable rows, so every line of the corpus
+// ends as exactly one row.
+func fileStates(lines []line) states {
+	return states{
+		total: int64(len(lines)),
+		each: func(yield func(string) error) error {
+			for _, l := range lines {
+				if err := yield(l.text); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+}
+
+// randomStates draws n uniform solvable states; the same seed gives the
+// same states.
+func randomStates(spec puzzle.Spec, n int64, seed uint64) states {
+	return states{
+		total: n,
+		each: func(yield func(string) error) error {
+			rng := rand.New(rand.NewPCG(seed, 0x7e55e7a))
+			for range n {
+				if err := yield(puzzle.Random(spec, rng).String()); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+}
+
+// arrangements is the number of distinct boards --enumerate walks through
+// (solvable or not): N! for sliding and Loopover, C(N, N/2) for swap.
+func arrangements(spec puzzle.Spec) *big.Int {
+	n := int64(spec.Cells())
+	if spec.Kind == puzzle.Swap {
+		return new(big.Int).Binomial(n, n/2)
+	}
+	return new(big.Int).MulRange(1, n)
+}
+
+// enumerateStates walks every arrangement of the goal's cells in
+// lexicographic order and yields the solvable ones: every state of the
+// puzzle exactly once. The total is counted as it goes.
+func enumerateStates(spec puzzle.Spec, limit int64) (states, error) {
+	if a := arrangements(spec); !a.IsInt64() || a.Int64() > limit {
+		return states{}, fmt.Errorf("--enumerate: %s has %s arrangements, more than --max-states %d", spec, a, limit)
+	}
+	return states{
+		total: -1,
+		each: func(yield func(string) error) error {
+			cells := slices.Clone(puzzle.Goal(spec).Cells)
+			slices.Sort(cells)
+			for {
+				s := puzzle.State{Spec: spec, Cells: cells}
+				if puzzle.Solvable(s) == nil {
+					if err := yield(s.String()); err != nil {
+						return err
+					}
+				}
+				if !nextPermutation(cells) {
+					return nil
+				}
+			}
+		},
+	}, nil
+}
+
+// nextPermutation rearranges c into the next lexicographic permutation
+// (distinct multiset permutations when values repeat) and reports false
+// after the last one.
+func nextPermutation(c []uint8) bool {
+	i := len(c) - 2
+	for i >= 0 && c[i] >= c[i+1] {
+		i--
+	}
+	if i < 0 {
+		return false
+	}
+	j := len(c) - 1
+	for c[j] <= c[i] {
+		j--
+	}
+	c[i], c[j] = c[j], c[i]
+	slices.Reverse(c[i+1:])
+	return true
+}
+
+// autoChunk picks how many states travel in one job message when the
+// configuration does not say: enough that JetStream's per-message cost
+// (a pull, a publish and an ack, about 0.2 ms) is small next to the solve
+// time, and one state per message for solves long enough that spreading
+// them across workers matters more.
+func autoChunk(spec puzzle.Spec, mode string) int {
+	cells := spec.Cells()
+	switch {
+	case cells <= 12:
+		// Table lookups and tiny searches: microseconds per state.
+		return 1000
+	case spec.Kind == puzzle.Swap && cells <= 100:
+		return 100
+	case spec.Kind == puzzle.Sliding && cells == 16 && mode == "fast":
+		return 16
+	}
+	return 1
+}
+
+// chunkFor bounds the chunk so a job message stays well under the
+// server's max payload (results are split by the worker if they must be).
+func chunkFor(spec puzzle.Spec, mode string, configured int, maxPayload int64) int {
+	c := configured
+	if c <= 0 {
+		c = autoChunk(spec, mode)
+	}
+	// A state's text is at most about 3 bytes per cell plus JSON quoting.
+	per := int64(3*spec.Cells() + 8)
+	budget := max(maxPayload/2, 1)
+	return int(max(1, min(int64(c), budget/per, math.MaxInt32)))
+}

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tessera-solver/tessera/internal/puzzle"
+)
+
+var eight = puzzle.Spec{Kind: puzzle.Sliding, Rows: 3, Cols: 3}
+
+func TestReadLines(t *testing.T) {
+	in := "# a corpus\n" +
+		"1 2 3/4 5 6/7 8 0\r\n" + // 2: goal, CRLF
+		"\n" + // 3: blank
+		"   \t\n" + // 4: blank
+		"8 6 7/2 5 4/3 0 1  # Korf-hard   \n" + // 5: comment after a state
+		"hello world\n" + // 6: junk
+		"1 2 3/4 5 6/8 7 0\n" + // 7: unsolvable
+		"1 2 3/4 5 6/7 8\n" + // 8: missing tile
+		"#1 2 3/4 5 6/7 8 0\n" + // 9: commented out
+		"1,2,3/4,5,6/7,0,8" // 10: commas, no final newline
+	lines, err := readLines(strings.NewReader(in), eight)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type want struct {
+		no   int
+		text string
+		err  error
+	}
+	wants := []want{
+		{2, "1 2 3/4 5 6/7 8 0", nil},
+		{5, "8 6 7/2 5 4/3 0 1", nil},
+		{6, "hello world", puzzle.ErrMalformed},
+		{7, "1 2 3/4 5 6/8 7 0", puzzle.ErrUnsolvable},
+		{8, "1 2 3/4 5 6/7 8", puzzle.ErrMalformed},
+		{10, "1,2,3/4,5,6/7,0,8", nil},
+	}
+	if len(lines) != len(wants) {
+		t.Fatalf("got %d lines %+v, want %d", len(lines), lines, len(wants))
+	}
+	for i, w := range wants {
+		l := lines[i]
+		if l.no != w.no || l.text != w.text || (w.err == nil) != (l.err == nil) || (w.err != nil && !errors.Is(l.err, w.err)) {
+			t.Errorf("line %d: got %+v, want %+v", i, l, w)
+		}
+	}
+}
+
+func TestReadLinesTooLong(t *testing.T) {
+	long := strings.Repeat("1", maxLine+10)
+	lines, err := readLines(strings.NewReader("1 2 3/4 5 6/7 8 0\n"+long+"\n1 2 3/4 5 6/7 0 8\n"), eight)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != 3 || lines[1].no != 2 || !errors.Is(lines[1].err, errLineTooLong) || len(lines[1].text) > maxLine || lines[2].no != 3 || lines[2].err != nil {
+		t.Fatalf("lines: %d, second %d %v", len(lines), lines[1].no, lines[1].err)
+	}
+}
+
+// FuzzReadLines: any input reads without error; kept lines are in order,
+// non-empty (or flagged), comment-free, and each bad one says why.
+func FuzzReadLines(f *testing.F) {
+	f.Add([]byte("1 2 3/4 5 6/7 8 0\n# c\n\njunk\r\n"))
+	f.Add([]byte("\x00\xff#\n\n\n1 2"))
+	f.Add([]byte("8 6 7/2 5 4/3 0 1 # x # y"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lines, err := readLines(bytes.NewReader(data), eight)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prev := 0
+		for _, l := range lines {
+			if l.no <= prev || strings.ContainsAny(l.text, "#\n") || (l.text == "" && l.err == nil) {
+				t.Fatalf("bad line %+v after %d", l, prev)
+			}
+			prev = l.no
+			if _, perr := puzzle.Parse(eight, l.text); (perr == nil) != (l.err == nil) {
+				t.Fatalf("line %+v: Parse says %v", l, perr)
+			}
+		}
+		if n := bytes.Count(data, []byte("\n")) + 1; prev > n {
+			t.Fatalf("line number %d past the %d lines", prev, n)
+		}
+	})
+}
+
+func collect(t *testing.T, s states) []string {
+	t.Helper()
+	var out []string
+	if err := s.each(func(x string) error { out = append(out, x); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// Enumeration yields every state of the puzzle exactly once: the counts
+// are the sizes of the state spaces, every state parses and is solvable,
+// and none repeats.
+func TestEnumerate(t *testing.T) {
+	for _, c := range []struct {
+		spec string
+		want int
+	}{
+		{"sliding:2x2", 12},
+		{"sliding:2x3", 360},
+		{"loopover:2x2", 24},
+		{"loopover:3x3", 181440},
+		{"swap:2x2", 6},
+		{"swap:3x4", 924},
+	} {
+		spec, err := puzzle.ParseSpec(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := enumerateStates(spec, 1e6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := collect(t, src)
+		if len(got) != c.want {
+			t.Errorf("%s: %d states, want %d", c.spec, len(got), c.want)
+		}
+		seen := make(map[string]bool, len(got))
+		for _, s := range got {
+			if seen[s] {
+				t.Fatalf("%s: %q twice", c.spec, s)
+			}
+			seen[s] = true
+			if _, err := puzzle.Parse(spec, s); err != nil {
+				t.Fatalf("%s: %q: %v", c.spec, s, err)
+			}
+		}
+	}
+	if _, err := enumerateStates(puzzle.Spec{Kind: puzzle.Sliding, Rows: 4, Cols: 4}, 1e9); err == nil {
+		t.Error("enumerating the 15-puzzle accepted")
+	}
+}
+
+func TestNextPermutationMultiset(t *testing.T) {
+	c := []uint8{0, 0, 1, 1}
+	n := 1
+	for nextPermutation(c) {
+		n++
+	}
+	if n != 6 || !slices.Equal(c, []uint8{1, 1, 0, 0}) {
+		t.Errorf("%d permutations, last %v", n, c)
+	}
+}
+
+func TestRandomStatesDeterministic(t *testing.T) {
+	a := collect(t, randomStates(eight, 50, 7))
+	b := collect(t, randomStates(eight, 50, 7))
+	c := collect(t, randomStates(eight, 50, 8))
+	if !slices.Equal(a, b) || slices.Equal(a, c) || len(a) != 50 {
+		t.Errorf("seed 7 twice: equal %v; seed 8: equal %v", slices.Equal(a, b), slices.Equal(a, c))
+	}
+	for _, s := range a {
+		if _, err := puzzle.Parse(eight, s); err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+	}
+}
+
+func TestChunkFor(t *testing.T) {
+	fifteen := puzzle.Spec{Kind: puzzle.Sliding, Rows: 4, Cols: 4}
+	bigSwap := puzzle.Spec{Kind: puzzle.Swap, Rows: 1000, Cols: 1000}
+	cases := []struct {
+		spec       puzzle.Spec
+		mode       string
+		configured int
+		want       int
+	}{
+		{eight, "optimal", 0, 1000},
+		{eight, "optimal", 50, 50},
+		{fifteen, "optimal", 0, 1},
+		{fifteen, "fast", 0, 16},
+		{bigSwap, "optimal", 500, 1}, // bounded by the payload
+	}
+	for _, c := range cases {
+		if got := chunkFor(c.spec, c.mode, c.configured, 1<<20); got != c.want {
+			t.Errorf("chunkFor(%v, %s, %d) = %d, want %d", c.spec, c.mode, c.configured, got, c.want)
+		}
+	}
+}
