@@ -1,0 +1,376 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/search/bfs"
+	"github.com/tessera-solver/tessera/internal/solve"
+)
+
+// Exit codes of the command-line contract.
+const (
+	exitOK       = 0 // everything solved (or verified)
+	exitRejected = 1 // some input was rejected or not solved
+	exitUsage    = 2
+)
+
+// errRejected makes a command exit 1 after it has printed its output.
+var errRejected = errors.New("some input was not solved")
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := &cobra.Command{
+		Use:           "solverd",
+		Short:         "Solve sliding-tile, Loopover and swap puzzles; run the JetStream solver daemon",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.AddCommand(solveCmd(), verifyCmd(), bfsCmd(), scrambleCmd())
+	for _, c := range extraCommands {
+		root.AddCommand(c())
+	}
+	// Flag errors of every subcommand are usage errors (exit 2).
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	err := root.Execute()
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errRejected):
+		return exitRejected
+	}
+	fmt.Fprintln(stderr, "solverd:", err)
+	var u usageError
+	if errors.As(err, &u) || strings.HasPrefix(err.Error(), "unknown command") {
+		return exitUsage
+	}
+	return exitRejected
+}
+
+// extraCommands lets other files of this main (the daemon) add commands.
+var extraCommands []func() *cobra.Command
+
+type usageError struct{ error }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// nArgs is cobra.ExactArgs with a usage error (exit 2).
+func nArgs(n int) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usagef("want %d arguments, got %d", n, len(args))
+		}
+		return nil
+	}
+}
+
+func puzzleFlag(c *cobra.Command, p *string) {
+	c.Flags().StringVarP(p, "puzzle", "p", "", "puzzle: KIND:ROWSxCOLS (sliding:4x4, loopover:5x5, swap:12x12) or 8, 15, 24")
+}
+
+func parseSpec(s string) (puzzle.Spec, error) {
+	if s == "" {
+		return puzzle.Spec{}, usagef("--puzzle is required")
+	}
+	sp, err := puzzle.ParseSpec(s)
+	if err != nil {
+		return puzzle.Spec{}, usageError{err}
+	}
+	return sp, nil
+}
+
+func solveCmd() *cobra.Command {
+	var p, mode, goal string
+	var nodes int64
+	var timeout time.Duration
+	var workers int
+	c := &cobra.Command{
+		Use:   "solve --puzzle P [--mode optimal|fast] [--budget-nodes N] [--timeout D] [--goal G] [STATE ...]",
+		Short: "Solve states given as arguments, or one per line on stdin; one JSON object per state on stdout",
+		RunE: func(c *cobra.Command, args []string) error {
+			spec, err := parseSpec(p)
+			if err != nil {
+				return err
+			}
+			m, err := solve.ParseMode(mode)
+			if err != nil {
+				return usageError{err}
+			}
+			opt := solve.Options{Mode: m, MaxNodes: nodes, Timeout: timeout}
+			if opt.Goal, err = goalFlag(spec, goal); err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			var src lineSource
+			if len(args) > 0 {
+				src = &argLines{args: args}
+			} else {
+				src = &scanLines{sc: bufio.NewScanner(c.InOrStdin())}
+			}
+			if workers <= 0 {
+				workers = runtime.GOMAXPROCS(0)
+			}
+			return solveStream(ctx, spec, opt, src, workers, c.OutOrStdout(), c.ErrOrStderr())
+		},
+	}
+	puzzleFlag(c, &p)
+	c.Flags().StringVar(&mode, "mode", "optimal", "optimal (proved shortest) or fast (short, not proved)")
+	c.Flags().Int64Var(&nodes, "budget-nodes", 0, "give up a state after this many search nodes (0: no limit)")
+	c.Flags().DurationVar(&timeout, "timeout", 0, "give up a state after this long, e.g. 30s (0: no limit)")
+	c.Flags().IntVar(&workers, "workers", 0, "states solved in parallel (0: one per core)")
+	goalVar(c, &goal)
+	return c
+}
+
+func goalVar(c *cobra.Command, p *string) {
+	c.Flags().StringVar(p, "goal", "", "swap boards only: target 0/1 pattern with as many ones as each state (default: the ones first, row-major)")
+}
+
+// goalFlag parses --goal; only swap boards have goals other than the standard one.
+func goalFlag(spec puzzle.Spec, text string) (*puzzle.State, error) {
+	if text == "" {
+		return nil, nil
+	}
+	if spec.Kind != puzzle.Swap {
+		return nil, usagef("--goal applies to swap boards only; %s has one goal", spec)
+	}
+	g, err := puzzle.Parse(spec, text)
+	if err != nil {
+		return nil, usagef("--goal: %w", err)
+	}
+	return &g, nil
+}
+
+// lineSource yields input states with their 1-based line numbers.
+type lineSource interface {
+	next() (line int, text string, ok bool, err error)
+}
+
+type argLines struct {
+	args []string
+	i    int
+}
+
+func (a *argLines) next() (int, string, bool, error) {
+	if a.i >= len(a.args) {
+		return 0, "", false, nil
+	}
+	a.i++
+	return a.i, a.args[a.i-1], true, nil
+}
+
+// scanLines reads stdin; blank lines and # comments are not states and
+// produce no output, but still count for line numbers.
+type scanLines struct {
+	sc   *bufio.Scanner
+	line int
+}
+
+func (s *scanLines) next() (int, string, bool, error) {
+	for s.sc.Scan() {
+		s.line++
+		t := strings.TrimSpace(s.sc.Text())
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		return s.line, t, true, nil
+	}
+	return 0, "", false, s.sc.Err()
+}
+
+type solveTask struct {
+	line int
+	text string
+	out  chan solve.Result
+}
+
+// solveStream solves states in parallel and prints results in input order.
+// A bounded window of pending tasks keeps memory flat on huge inputs.
+func solveStream(ctx context.Context, spec puzzle.Spec, opt solve.Options, src lineSource, workers int, stdout, stderr io.Writer) error {
+	tasks := make(chan *solveTask)
+	order := make(chan *solveTask, 4*workers)
+	var wg sync.WaitGroup
+	for i := 0; i < workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for t := range tasks {
+				t.out <- solve.SolveText(ctx, spec, t.text, opt)
+			}
+		}()
+	}
+	var readErr error
+	go func() {
+		defer close(order)
+		defer close(tasks)
+		for {
+			line, text, ok, err := src.next()
+			if err != nil {
+				readErr = err
+				return
+			}
+			if !ok {
+				return
+			}
+			t := &solveTask{line: line, text: text, out: make(chan solve.Result, 1)}
+			order <- t
+			tasks <- t
+		}
+	}()
+	w := bufio.NewWriter(stdout)
+	defer w.Flush()
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	notSolved := 0
+	for t := range order {
+		r := <-t.out
+		if err := enc.Encode(r); err != nil {
+			return fmt.Errorf("write result: %w", err)
+		}
+		if r.Status != solve.StatusSolved {
+			notSolved++
+			w.Flush()
+			// The reason already names its kind ("unsolvable: ..."): print it
+			// once, the status only when there is no reason.
+			reason := r.Error
+			if reason == "" {
+				reason = string(r.Status)
+			}
+			fmt.Fprintf(stderr, "line %d: %s\n", t.line, reason)
+		}
+	}
+	wg.Wait()
+	if readErr != nil {
+		return fmt.Errorf("read states: %w", readErr)
+	}
+	if notSolved > 0 {
+		return errRejected
+	}
+	return nil
+}
+
+func verifyCmd() *cobra.Command {
+	var p, goal string
+	c := &cobra.Command{
+		Use:   "verify --puzzle P [--goal G] STATE MOVES",
+		Short: "Exit 0 when MOVES take STATE to the goal",
+		Args:  nArgs(2),
+		RunE: func(c *cobra.Command, args []string) error {
+			spec, err := parseSpec(p)
+			if err != nil {
+				return err
+			}
+			st, err := puzzle.ParseUnchecked(spec, args[0])
+			if err != nil {
+				fmt.Fprintln(c.ErrOrStderr(), "state:", err)
+				return errRejected
+			}
+			g, err := goalFlag(spec, goal)
+			if err != nil {
+				return err
+			}
+			target := st.Goal()
+			if g != nil {
+				target = *g
+			}
+			if err := puzzle.VerifyTo(st, args[1], target); err != nil {
+				fmt.Fprintln(c.ErrOrStderr(), err)
+				return errRejected
+			}
+			ms, _ := puzzle.ParseMoves(spec, args[1])
+			fmt.Fprintf(c.OutOrStdout(), "ok: %d moves reach the goal\n", len(ms))
+			return nil
+		},
+	}
+	puzzleFlag(c, &p)
+	goalVar(c, &goal)
+	return c
+}
+
+func bfsCmd() *cobra.Command {
+	var p string
+	c := &cobra.Command{
+		Use:   "bfs --puzzle P",
+		Short: "Print the exact distance distribution of a small puzzle: one 'depth count' line per depth",
+		Args:  nArgs(0),
+		RunE: func(c *cobra.Command, args []string) error {
+			spec, err := parseSpec(p)
+			if err != nil {
+				return err
+			}
+			t, err := bfs.Build(spec)
+			if err != nil {
+				return err
+			}
+			w := bufio.NewWriter(c.OutOrStdout())
+			defer w.Flush()
+			for d, n := range t.Counts {
+				fmt.Fprintf(w, "%d %d\n", d, n)
+			}
+			return nil
+		},
+	}
+	puzzleFlag(c, &p)
+	return c
+}
+
+func scrambleCmd() *cobra.Command {
+	var p string
+	var count, walk int
+	var seed uint64
+	c := &cobra.Command{
+		Use:   "scramble --puzzle P --count N [--seed S] [--walk L]",
+		Short: "Print N random solvable states (uniform, or random walks of L moves from the goal)",
+		Args:  nArgs(0),
+		RunE: func(c *cobra.Command, args []string) error {
+			spec, err := parseSpec(p)
+			if err != nil {
+				return err
+			}
+			if count < 0 || walk < 0 {
+				return usagef("--count and --walk must not be negative")
+			}
+			if !c.Flags().Changed("seed") {
+				seed = uint64(time.Now().UnixNano())
+				fmt.Fprintf(c.ErrOrStderr(), "seed %d\n", seed)
+			}
+			rng := rand.New(rand.NewPCG(seed, 0x7e55e7a))
+			w := bufio.NewWriter(c.OutOrStdout())
+			defer w.Flush()
+			for i := 0; i < count; i++ {
+				var st puzzle.State
+				if c.Flags().Changed("walk") {
+					st = puzzle.RandomWalk(spec, rng, walk)
+				} else {
+					st = puzzle.Random(spec, rng)
+				}
+				fmt.Fprintln(w, st.String())
+			}
+			return nil
+		},
+	}
+	puzzleFlag(c, &p)
+	c.Flags().IntVarP(&count, "count", "n", 1, "how many states")
+	c.Flags().Uint64Var(&seed, "seed", 0, "random seed (default: from the clock, printed on stderr)")
+	c.Flags().IntVar(&walk, "walk", 0, "random walk of this many moves from the goal instead of a uniform state")
+	return c
+}

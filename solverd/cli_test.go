@@ -1,0 +1,247 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/solve"
+)
+
+func solverd(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = run(args, strings.NewReader(stdin), &o, &e)
+	return code, o.String(), e.String()
+}
+
+func results(t *testing.T, stdout string) []solve.Result {
+	t.Helper()
+	var out []solve.Result
+	sc := bufio.NewScanner(strings.NewReader(stdout))
+	for sc.Scan() {
+		var r solve.Result
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("stdout line %q: %v", sc.Text(), err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// `solverd bfs` must print exactly the published distributions (OEIS
+// A089473, A090034, A090035, A090036; copied into the bfs package's
+// testdata, which its own test checks against the shared data file).
+func TestBFSPublished(t *testing.T) {
+	for _, tc := range []struct{ puzzle, file string }{
+		{"8", "sliding-3x3.txt"},
+		{"sliding:2x3", "sliding-2x3.txt"},
+		{"sliding:2x4", "sliding-2x4.txt"},
+		{"sliding:2x5", "sliding-2x5.txt"},
+		{"sliding:5x2", "sliding-2x5.txt"}, // a transposed board has the same counts
+	} {
+		want, err := os.ReadFile(filepath.Join("..", "internal", "search", "bfs", "testdata", tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := solverd(t, "", "bfs", "--puzzle", tc.puzzle)
+		if code != exitOK {
+			t.Fatalf("bfs %s: exit %d: %s", tc.puzzle, code, stderr)
+		}
+		if stdout != string(want) {
+			t.Errorf("bfs %s:\n%s\nwant\n%s", tc.puzzle, stdout, want)
+		}
+	}
+}
+
+func TestSolveArgsAndExitCodes(t *testing.T) {
+	code, stdout, stderr := solverd(t, "", "solve", "-p", "8",
+		"8 7 6/5 4 3/2 1 0", // 30 moves
+		"1 2 3/4 5 6/8 7 0", // odd permutation
+		"1 2 3/4 5 6/7 8",   // too few cells
+		"1 2 3/4 5 6/7 0 8", // one move
+	)
+	if code != exitRejected {
+		t.Fatalf("exit %d, want %d (some rejected): %s", code, exitRejected, stderr)
+	}
+	rs := results(t, stdout)
+	if len(rs) != 4 {
+		t.Fatalf("%d results, want one per state:\n%s", len(rs), stdout)
+	}
+	want := []struct {
+		status solve.Status
+		length int
+	}{{solve.StatusSolved, 30}, {solve.StatusUnsolvable, 0}, {solve.StatusInvalid, 0}, {solve.StatusSolved, 1}}
+	for i, w := range want {
+		r := rs[i]
+		if r.Status != w.status || r.Length != w.length {
+			t.Errorf("state %d: %s length %d, want %s %d (%s)", i+1, r.Status, r.Length, w.status, w.length, r.Error)
+		}
+		if r.Status == solve.StatusSolved {
+			st, err := puzzle.Parse(puzzle.Spec{Kind: puzzle.Sliding, Rows: 3, Cols: 3}, r.State)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := puzzle.Verify(st, r.Moves); err != nil || !r.Optimal || r.LowerBound != r.Length {
+				t.Errorf("state %d: %+v: %v", i+1, r, err)
+			}
+		}
+	}
+	// Each rejection names its line and its reason, once.
+	for _, s := range []string{"line 2: unsolvable: 3x3 sliding (odd width) needs an even number of inversions", "line 3: "} {
+		if !strings.Contains(stderr, s) {
+			t.Errorf("stderr lacks %q:\n%s", s, stderr)
+		}
+	}
+	if strings.Contains(stderr, "unsolvable: unsolvable") || strings.Contains(stderr, "line 1:") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+
+	code, _, stderr = solverd(t, "", "solve", "-p", "8", "1 2 3/4 5 6/7 0 8")
+	if code != exitOK {
+		t.Errorf("all solved: exit %d: %s", code, stderr)
+	}
+}
+
+// Lines come from stdin when there are no arguments; blank lines and
+// comments are skipped but still count for line numbers, and output keeps
+// input order even though states are solved in parallel.
+func TestSolveStdinOrder(t *testing.T) {
+	in := "# corpus\n1 2 3/4 5 6/7 8 0\n\n8 6 7/2 5 4/3 0 1\njunk\n1 2 3/4 5 6/7 0 8\n"
+	code, stdout, stderr := solverd(t, in, "solve", "-p", "sliding:3x3", "--workers", "3")
+	if code != exitRejected {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rs := results(t, stdout)
+	lengths := []int{0, 31, 0, 1}
+	if len(rs) != len(lengths) {
+		t.Fatalf("%d results:\n%s", len(rs), stdout)
+	}
+	for i, l := range lengths {
+		if rs[i].Length != l {
+			t.Errorf("result %d length %d, want %d", i, rs[i].Length, l)
+		}
+	}
+	if rs[2].Status != solve.StatusInvalid || !strings.Contains(stderr, "line 5: ") {
+		t.Errorf("junk on line 5: %+v, stderr %s", rs[2], stderr)
+	}
+}
+
+func TestSolveBudgetAndFast(t *testing.T) {
+	// Korf #1 is 57 moves; 1000 nodes prove only a lower bound.
+	const korf1 = "13 6 8 12/15 14 0 10/11 7 4 5/9 1 3 2"
+	code, stdout, _ := solverd(t, "", "solve", "-p", "15", "--budget-nodes", "1000", korf1)
+	rs := results(t, stdout)
+	if code != exitRejected || len(rs) != 1 {
+		t.Fatalf("exit %d: %s", code, stdout)
+	}
+	r := rs[0]
+	if r.Status != solve.StatusBudgetExceeded || r.Moves != "" || r.LowerBound < 41 || r.LowerBound > 57 || r.Nodes < 1000 {
+		t.Errorf("budget: %+v", r)
+	}
+	code, stdout, stderr := solverd(t, "", "solve", "-p", "15", "--mode", "fast", korf1)
+	rs = results(t, stdout)
+	if code != exitOK || len(rs) != 1 || rs[0].Optimal || rs[0].Length < 57 {
+		t.Fatalf("fast: exit %d %+v %s", code, rs, stderr)
+	}
+	st, _ := puzzle.Parse(puzzle.Spec{Kind: puzzle.Sliding, Rows: 4, Cols: 4}, korf1)
+	if err := puzzle.Verify(st, rs[0].Moves); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestSwap(t *testing.T) {
+	// The seed's example: 8 swaps.
+	code, stdout, stderr := solverd(t, "", "solve", "-p", "swap:4x4", "1101/0110/0100/1010")
+	rs := results(t, stdout)
+	if code != exitOK || len(rs) != 1 || rs[0].Length != 8 || !rs[0].Optimal {
+		t.Fatalf("exit %d %+v %s", code, rs, stderr)
+	}
+	// An explicit goal, then the verify command on the answer.
+	code, stdout, stderr = solverd(t, "", "solve", "-p", "swap:3x3", "--goal", "000/010/000", "100/000/000")
+	rs = results(t, stdout)
+	if code != exitOK || len(rs) != 1 || rs[0].Length != 2 {
+		t.Fatalf("goal: exit %d %+v %s", code, rs, stderr)
+	}
+	if code, _, stderr := solverd(t, "", "verify", "-p", "swap:3x3", "--goal", "000/010/000", "100/000/000", rs[0].Moves); code != exitOK {
+		t.Errorf("verify with goal: exit %d %s", code, stderr)
+	}
+	// A goal with another number of ones is an invalid state, not a crash.
+	code, stdout, _ = solverd(t, "", "solve", "-p", "swap:3x3", "--goal", "000/011/000", "100/000/000")
+	if rs = results(t, stdout); code != exitRejected || rs[0].Status != solve.StatusInvalid || !strings.Contains(rs[0].Error, "ones") {
+		t.Errorf("goal with 2 ones: exit %d %+v", code, rs)
+	}
+	if code, _, _ := solverd(t, "", "solve", "-p", "8", "--goal", "1 2 3/4 5 6/7 8 0", "1 2 3/4 5 6/7 8 0"); code != exitUsage {
+		t.Errorf("--goal on a sliding puzzle: exit %d, want usage", code)
+	}
+}
+
+func TestVerify(t *testing.T) {
+	if code, stdout, stderr := solverd(t, "", "verify", "-p", "8", "1 2 3/4 5 6/0 7 8", "L L"); code != exitOK || !strings.Contains(stdout, "ok: 2 moves") {
+		t.Errorf("exit %d %s %s", code, stdout, stderr)
+	}
+	if code, _, stderr := solverd(t, "", "verify", "-p", "8", "1 2 3/4 5 6/0 7 8", "L"); code != exitRejected || !strings.Contains(stderr, "not the goal") {
+		t.Errorf("one move short: exit %d %s", code, stderr)
+	}
+	if code, _, stderr := solverd(t, "", "verify", "-p", "8", "1 2 3/4 5 6/0 7 8", "R"); code != exitRejected || stderr == "" {
+		t.Errorf("illegal move: exit %d %s", code, stderr)
+	}
+	if code, _, _ := solverd(t, "", "verify", "-p", "8", "1 2 3/4 5 6/0 7 8"); code != exitUsage {
+		t.Errorf("missing MOVES: exit %d", code)
+	}
+}
+
+func TestScramble(t *testing.T) {
+	code, a, _ := solverd(t, "", "scramble", "-p", "15", "--count", "5", "--seed", "7")
+	_, b, _ := solverd(t, "", "scramble", "-p", "15", "--count", "5", "--seed", "7")
+	if code != exitOK || a != b || strings.Count(a, "\n") != 5 {
+		t.Fatalf("exit %d, not deterministic or wrong count:\n%s\n%s", code, a, b)
+	}
+	sp := puzzle.Spec{Kind: puzzle.Sliding, Rows: 4, Cols: 4}
+	for _, line := range strings.Split(strings.TrimSpace(a), "\n") {
+		if _, err := puzzle.Parse(sp, line); err != nil {
+			t.Errorf("scramble %q: %v", line, err)
+		}
+	}
+	// Random walks of 3 moves are at most 3 from the goal.
+	_, w, _ := solverd(t, "", "scramble", "-p", "8", "-n", "20", "--seed", "1", "--walk", "3")
+	code, stdout, stderr := solverd(t, w, "solve", "-p", "8")
+	if code != exitOK {
+		t.Fatalf("solve walks: exit %d %s", code, stderr)
+	}
+	for _, r := range results(t, stdout) {
+		if r.Length > 3 || r.Length%2 != 1 {
+			t.Errorf("walk of 3 solved in %d moves", r.Length)
+		}
+	}
+}
+
+func TestUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{},
+		{"nosuch"},
+		{"solve", "1 2 3/4 5 6/7 8 0"},         // no --puzzle
+		{"solve", "-p", "sliding:9x9", "x"},    // too big
+		{"solve", "-p", "8", "--mode", "slow"}, // bad mode
+		{"solve", "-p", "8", "--budget-nodes", "x"}, // bad flag value
+		{"bfs", "-p", "sliding:4x4"},
+		{"scramble", "-p", "8", "--count", "-1"},
+	} {
+		code, _, stderr := solverd(t, "", args...)
+		want := exitUsage
+		if len(args) == 0 {
+			want = exitOK // help
+		}
+		if len(args) == 2 && args[0] == "bfs" || len(args) == 3 && args[0] == "bfs" {
+			want = exitRejected // a valid request the command cannot do
+		}
+		if code != want {
+			t.Errorf("%q: exit %d, want %d (%s)", args, code, want, stderr)
+		}
+	}
+}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os/signal"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tessera-solver/tessera/config"
+	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/solve"
+	"github.com/tessera-solver/tessera/internal/worker"
+)
+
+func init() { extraCommands = append(extraCommands, runCmd) }
+
+// runCmd is the daemon: a durable pull consumer on TESSERA_JOBS that solves
+// jobs and publishes their results until SIGTERM, then drains.
+func runCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "run",
+		Short: "Consume jobs from NATS JetStream, solve them and publish the results, until SIGTERM",
+		Long: "solverd run attaches to the durable consumer of TESSERA_JOBS with one worker per\n" +
+			"core (--workers). Each idle worker pulls one job; long solves send in-progress\n" +
+			"heartbeats. On SIGTERM or SIGINT it stops pulling, finishes (or hands back)\n" +
+			"in-flight jobs and exits 0. --budget-nodes and --timeout cap every job's own\n" +
+			"budget on this host. Every flag is also a TESSERA_* variable or a key of\n" +
+			"tessera.yaml (--config).",
+		Args: nArgs(0),
+		RunE: func(c *cobra.Command, _ []string) error {
+			cfg, err := config.Load("", c.Flags())
+			if err != nil {
+				return usageError{err}
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			log := slog.New(slog.NewTextHandler(c.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelInfo}))
+			return daemon(ctx, cfg, log)
+		},
+	}
+	config.BindFlags(c.Flags())
+	return c
+}
+
+// daemon connects (retrying while NATS is not up yet: a daemon may start
+// before its server), ensures the streams and runs the worker loop.
+func daemon(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	qc := queue.WithDeliveries(cfg.NATS.MaxDeliver, cfg.NATS.AckWait)
+	delay := 100 * time.Millisecond
+	for {
+		err := serve(ctx, cfg, qc, log)
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		if !errConnect(err) {
+			return err
+		}
+		log.Warn("NATS not reachable; retrying", "url", cfg.NATS.URL, "err", err, "delay", delay)
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			return nil
+		}
+		delay = min(2*delay, 5*time.Second)
+	}
+}
+
+type connectError struct{ error }
+
+func (e connectError) Unwrap() error { return e.error }
+
+func errConnect(err error) bool {
+	_, ok := err.(connectError)
+	return ok
+}
+
+func serve(ctx context.Context, cfg config.Config, qc queue.Config, log *slog.Logger) error {
+	nc, err := queue.Connect(cfg.NATS.URL, "tessera-solverd")
+	if err != nil {
+		return connectError{err}
+	}
+	defer nc.Close()
+	js, err := queue.New(nc)
+	if err != nil {
+		return connectError{err}
+	}
+	if err := queue.EnsureStreams(ctx, js, qc); err != nil {
+		return connectError{fmt.Errorf("ensure streams: %w", err)}
+	}
+	log.Info("solving jobs", "nats", cfg.NATS.URL, "workers", workersOrCores(cfg.Solver.Workers))
+	err = worker.Run(ctx, js, worker.Options{
+		Workers: cfg.Solver.Workers,
+		Queue:   &qc,
+		Solve:   capBudget(cfg.Solver),
+		Log:     log,
+	})
+	if derr := nc.Drain(); derr != nil && err == nil {
+		err = fmt.Errorf("drain NATS connection: %w", derr)
+	}
+	log.Info("stopped")
+	return err
+}
+
+func workersOrCores(n int) int {
+	if n > 0 {
+		return n
+	}
+	return runtime.NumCPU()
+}
+
+// capBudget applies this host's node and time limits to every job: a job
+// asking for more (or for no limit) gets the host's.
+func capBudget(s config.Solver) worker.SolveFunc {
+	return func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) solve.Result {
+		if s.MaxNodes > 0 && (opt.MaxNodes == 0 || opt.MaxNodes > s.MaxNodes) {
+			opt.MaxNodes = s.MaxNodes
+		}
+		if s.Timeout > 0 && (opt.Timeout == 0 || opt.Timeout > s.Timeout) {
+			opt.Timeout = s.Timeout
+		}
+		return solve.SolveText(ctx, spec, text, opt)
+	}
+}
