@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/tessera-solver/tessera/config"
+	"github.com/tessera-solver/tessera/internal/job"
+	"github.com/tessera-solver/tessera/internal/natstest"
+	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/solve"
+)
+
+// The daemon solves a job published on a real (in-process) JetStream,
+// publishes verified results, caps the job's budget with the host's, and
+// returns cleanly when its context ends (SIGTERM in production).
+func TestDaemonSolvesAndDrains(t *testing.T) {
+	url, nc := natstest.Server(t)
+	cfg := config.Default()
+	cfg.NATS.URL = url
+	cfg.Solver.Workers = 2
+	cfg.Solver.MaxNodes = 2000 // the host's cap: Korf #1 cannot be proved in it
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- daemon(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
+
+	js, err := queue.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer wcancel()
+	// The daemon creates the streams; wait for them rather than race it.
+	for {
+		if _, err := js.Stream(wctx, queue.ResultsStream); err == nil {
+			break
+		}
+		select {
+		case <-wctx.Done():
+			t.Fatal("daemon never created the streams")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	qc := queue.WithDeliveries(cfg.NATS.MaxDeliver, cfg.NATS.AckWait)
+	res, err := queue.EnsureResultsConsumer(wctx, js, qc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := []string{"8 6 7/2 5 4/3 0 1", "1 2 3/4 5 6/8 7 0"}
+	if err := queue.PublishJob(wctx, js, job.Job{V: job.Version, ID: "1-0", BatchID: 1, Puzzle: "8", States: states, Mode: "optimal"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := queue.PublishJob(wctx, js, job.Job{V: job.Version, ID: "2-0", BatchID: 2, Puzzle: "15", Mode: "optimal",
+		States: []string{"13 6 8 12/15 14 0 10/11 7 4 5/9 1 3 2"}}); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]job.Results{}
+	for len(got) < 2 {
+		msgs, err := queue.Fetch(wctx, res, 2, time.Second)
+		if err != nil && wctx.Err() != nil {
+			t.Fatalf("results: %v (got %d)", err, len(got))
+		}
+		for _, m := range msgs {
+			var r job.Results
+			if err := json.Unmarshal(m.Data(), &r); err != nil {
+				t.Fatal(err)
+			}
+			got[r.JobID] = r
+			_ = m.Ack()
+		}
+	}
+	r8 := got["1-0"].Results
+	if len(r8) != 2 || r8[0].Status != solve.StatusSolved || r8[0].Length != 31 || r8[1].Status != solve.StatusUnsolvable {
+		t.Fatalf("8-puzzle results %+v", r8)
+	}
+	st, _ := puzzle.Parse(puzzle.Spec{Kind: puzzle.Sliding, Rows: 3, Cols: 3}, states[0])
+	if err := puzzle.Verify(st, r8[0].Moves); err != nil {
+		t.Error(err)
+	}
+	r15 := got["2-0"].Results
+	if len(r15) != 1 || r15[0].Status != solve.StatusBudgetExceeded || r15[0].Nodes < 2000 || r15[0].Nodes > 2000+70000 {
+		t.Errorf("15-puzzle under the host's 2000-node cap: %+v", r15)
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("daemon: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("daemon did not stop after cancel")
+	}
+}
+
+// A daemon started before its NATS server keeps retrying and stops
+// cleanly when told to.
+func TestDaemonWaitsForNATS(t *testing.T) {
+	cfg := config.Default()
+	cfg.NATS.URL = "nats://127.0.0.1:1" // nothing listens there
+	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
+	defer cancel()
+	if err := daemon(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+		t.Errorf("daemon stopped while retrying: %v", err)
+	}
+}
