@@ -43,13 +43,20 @@ type budgetGate struct {
 func newGate(b Budget) budgetGate {
 	g := budgetGate{b: b}
 	g.arm(0)
+	if b.Ctx != nil || !b.Deadline.IsZero() {
+		// Check at the first node: a cancelled or late request must not
+		// be answered just because its search is small.
+		g.next = 1
+	}
 	return g
 }
 
+// arm sets the next check. MaxNodes nodes may be expanded; the check
+// fires on the one after them.
 func (g *budgetGate) arm(nodes int64) {
 	g.next = nodes + checkEvery
-	if g.b.MaxNodes > 0 && g.b.MaxNodes < g.next {
-		g.next = g.b.MaxNodes
+	if g.b.MaxNodes > 0 && g.b.MaxNodes+1 < g.next {
+		g.next = g.b.MaxNodes + 1
 	}
 }
 
@@ -58,7 +65,7 @@ func (g *budgetGate) expired(nodes int64) bool {
 	if g.done {
 		return true
 	}
-	if g.b.MaxNodes > 0 && nodes >= g.b.MaxNodes {
+	if g.b.MaxNodes > 0 && nodes > g.b.MaxNodes {
 		g.done = true
 		return true
 	}

@@ -297,6 +297,7 @@ func (k *slidingWork) f(g, h, blank int) int {
 func (k *slidingWork) dfs(g, blank int, prev uint8, wv, wh uint32, inv, hv, hh int) (int, bool) {
 	k.nodes++
 	if k.nodes >= k.gate.next && k.gate.expired(k.nodes) {
+		k.nodes-- // this node was not expanded
 		k.stopped = true
 		return 0, false
 	}
