@@ -108,6 +108,11 @@ func Rejected(spec puzzle.Spec, text string, err error) Result {
 func (s *Solver) Solve(ctx context.Context, st puzzle.State, opt Options) Result {
 	start := time.Now()
 	r := Result{Puzzle: st.Spec.String(), State: st.String()}
+	// Searches assume a solvable, well-formed board (IDA* on an unsolvable
+	// one never ends): check states that did not come through Parse.
+	if err := puzzle.Solvable(st); err != nil {
+		return Rejected(st.Spec, r.State, err)
+	}
 	goal := st.Goal()
 	if opt.Goal != nil {
 		if err := puzzle.CheckGoal(st, *opt.Goal); err != nil {

@@ -166,3 +166,18 @@ func TestSwapMoveCap(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 }
+
+// A state built by hand (not parsed) is still checked before any search:
+// IDA* on an unsolvable board would never end.
+func TestSolveChecksUnparsedStates(t *testing.T) {
+	sp := spec(t, "15")
+	g := puzzle.Goal(sp)
+	g.Cells[0], g.Cells[1] = g.Cells[1], g.Cells[0]
+	if r := New().Solve(context.Background(), g, Options{}); r.Status != StatusUnsolvable {
+		t.Errorf("%+v", r)
+	}
+	bad := puzzle.State{Spec: sp, Cells: []uint8{1, 2, 3}}
+	if r := New().Solve(context.Background(), bad, Options{}); r.Status != StatusInvalid {
+		t.Errorf("%+v", r)
+	}
+}
