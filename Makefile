@@ -24,16 +24,23 @@ run: build ## the demo: the whole pipeline in one process on an embedded NATS an
 	  bin/producer --puzzle 8 --random 20000 --seed 1 --local --wait && \
 	  bin/producer --puzzle 15 --random 100 --seed 1 --local --wait
 
-bench: ## benchmarks behind docs/BENCHMARKS.md (long: Korf's 100 and more)
+bench: ## benchmarks behind docs/BENCHMARKS.md (long: Korf's 100, 1M-state pipeline and more)
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 120m ./internal/...
+	scripts/bench-pipeline.sh
 
 lint: ## gofmt, go vet, staticcheck when installed
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 	@if command -v staticcheck >/dev/null; then staticcheck $(PKGS); else echo "staticcheck not installed: skipped"; fi
 
-fuzz: ## a short fuzzing pass over every parser
-	$(GO) test -run '^$$' -fuzz FuzzParse$$ -fuzztime 30s ./internal/puzzle
+FUZZ := internal/puzzle:FuzzParse internal/puzzle:FuzzParseMoves internal/puzzle:FuzzParseSpec \
+	internal/puzzle:FuzzUnmarshalJSON internal/worker:FuzzDecodeJob internal/ingest:FuzzDecode \
+	producer:FuzzReadLines internal/search/bfs:FuzzSolve internal/transpose:FuzzSolve
+FUZZTIME ?= 15s
+
+fuzz: ## a short fuzzing pass over every parser (FUZZTIME each, default 15s)
+	@set -e; for f in $(FUZZ); do pkg=$${f%%:*}; fn=$${f##*:}; \
+	  echo "== $$fn ./$$pkg"; $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) ./$$pkg; done
 
 ci: lint test ## what CI runs
 
