@@ -242,7 +242,7 @@ func (s *Solver) slidingIDA(ctx context.Context, st puzzle.State, opt Options, r
 }
 
 // maxSwapMoves caps the move list of one swap answer: a random 1000×1000
-// board needs about 170 M swaps, a 1.5 GB move string no consumer wants.
+// board needs about 125 M swaps, a gigabyte move string no consumer wants.
 // Larger answers report their exact length as the lower bound instead.
 const maxSwapMoves = 5_000_000
 
