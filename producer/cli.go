@@ -48,6 +48,7 @@ type flags struct {
 	strict    bool
 	maxStates int64
 	quiet     bool
+	goal      string
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -81,6 +82,7 @@ aborts before anything is enqueued instead.`,
 	fs.BoolVar(&f.strict, "strict", false, "abort, enqueueing nothing, if any line of --file is not a solvable state")
 	fs.Int64Var(&f.maxStates, "max-states", 20_000_000, "refuse --enumerate beyond this many arrangements")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bars")
+	fs.StringVar(&f.goal, "goal", "", "swap boards only: target 0/1 pattern for every state (default: the ones first, row-major)")
 	config.BindFlags(fs)
 	c.SetArgs(args)
 	c.SetIn(stdin)
@@ -120,6 +122,17 @@ func produce(ctx context.Context, f flags, seedSet bool, cfg config.Config, stdi
 	spec, err := puzzle.ParseSpec(f.puzzle)
 	if err != nil {
 		return usageError{err}
+	}
+	var goal string
+	if f.goal != "" {
+		if spec.Kind != puzzle.Swap {
+			return usagef("--goal applies to swap boards only; %s has one goal", spec)
+		}
+		g, err := puzzle.Parse(spec, f.goal)
+		if err != nil {
+			return usagef("--goal: %w", err)
+		}
+		goal = g.String()
 	}
 	sources := 0
 	for _, set := range []bool{f.file != "", f.random != 0, f.enumerate} {
@@ -226,8 +239,8 @@ func produce(ctx context.Context, f flags, seedSet bool, cfg config.Config, stdi
 	fmt.Fprintf(stdout, "batch %d\n", batch)
 	b := batchJobs{
 		batch: batch, puzzle: spec.String(), mode: cfg.Solver.Mode, maxNodes: cfg.Solver.MaxNodes,
-		timeoutMS: cfg.Solver.Timeout.Milliseconds(),
-		chunk:     chunkFor(spec, cfg.Solver.Mode, cfg.Producer.ChunkSize, nc.MaxPayload()),
+		timeoutMS: cfg.Solver.Timeout.Milliseconds(), goal: goal,
+		chunk: chunkFor(spec, cfg.Solver.Mode, cfg.Producer.ChunkSize, nc.MaxPayload()),
 	}
 	if cfg.Solver.Timeout > 0 && b.timeoutMS == 0 {
 		b.timeoutMS = 1 // sub-millisecond timeouts still mean "a limit"

@@ -19,6 +19,7 @@ type batchJobs struct {
 	maxNodes  int64
 	timeoutMS int64
 	chunk     int
+	goal      string // swap boards: explicit target, "" for the standard one
 }
 
 // enqueue publishes every state of src as jobs of b.chunk consecutive
@@ -40,7 +41,7 @@ func enqueue(ctx context.Context, js jetstream.JetStream, b batchJobs, src state
 		}
 		j := job.Job{
 			V: job.Version, ID: fmt.Sprintf("%d-%d", b.batch, first), BatchID: b.batch, Puzzle: b.puzzle,
-			FirstSeq: first, States: buf, Mode: b.mode, MaxNodes: b.maxNodes, TimeoutMS: b.timeoutMS,
+			FirstSeq: first, States: buf, Mode: b.mode, MaxNodes: b.maxNodes, TimeoutMS: b.timeoutMS, Goal: b.goal,
 		}
 		if err := p.Publish(ctx, j); err != nil {
 			return err

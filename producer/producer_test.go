@@ -257,3 +257,45 @@ func TestStrictEnqueuesNothing(t *testing.T) {
 		t.Errorf("batches after --strict: %v, %v", bs, err)
 	}
 }
+
+// Swap boards flow through the pipeline like the others, towards an
+// explicit goal when one is given; every stored answer replays to it.
+func TestLocalSwapWithGoal(t *testing.T) {
+	url := storetest.SchemaURL(t)
+	spec := puzzle.Spec{Kind: puzzle.Swap, Rows: 6, Cols: 6}
+	const goal = "101010/010101/101010/010101/101010/010101" // 18 ones, as random half-ones boards
+	code, stdout, stderr := runProducer(t, "--local", "-q", "--puzzle", "swap:6x6", "--random", "200", "--seed", "3",
+		"--goal", goal, "--database-url", url)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	batch, _ := output(t, stdout)
+	var buf bytes.Buffer
+	if err := openStore(t, url).Export(context.Background(), batch, &buf, store.FormatJSONL); err != nil {
+		t.Fatal(err)
+	}
+	g, err := puzzle.Parse(spec, goal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := 0
+	for dec := json.NewDecoder(&buf); dec.More(); rows++ {
+		var s store.Solution
+		if err := dec.Decode(&s); err != nil {
+			t.Fatal(err)
+		}
+		x, err := puzzle.Parse(spec, s.State)
+		if err != nil || s.Status != "solved" || s.Moves == nil || !s.Optimal {
+			t.Fatalf("seq %d: %+v %v", s.Seq, s, err)
+		}
+		if err := puzzle.VerifyTo(x, *s.Moves, g); err != nil {
+			t.Fatalf("seq %d: %v", s.Seq, err)
+		}
+	}
+	if rows != 200 {
+		t.Errorf("%d rows", rows)
+	}
+	if code, _, _ := runProducer(t, "--local", "-q", "--puzzle", "8", "--random", "1", "--goal", "1 2 3/4 5 6/7 8 0", "--database-url", url); code != exitUsage {
+		t.Errorf("--goal on a sliding puzzle: exit %d, want usage", code)
+	}
+}
