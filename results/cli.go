@@ -7,14 +7,18 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
 
 	"github.com/tessera-solver/tessera/config"
+	"github.com/tessera-solver/tessera/internal/httpapi"
 	"github.com/tessera-solver/tessera/internal/ingest"
 	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/store"
@@ -36,7 +40,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Use:   "results",
 		Short: "Write solver results to PostgreSQL; print distributions and exports",
 		Long: "results consumes TESSERA_RESULTS into PostgreSQL (the default command, also `results run`)\n" +
-			"and reads the database back (dist, export, batches). Every config key is a flag\n" +
+			"and reads the database back (dist, export, batches, and over HTTP: serve). Every config key is a flag\n" +
 			"and a TESSERA_* variable; see docs/PIPELINE-store.md.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -49,7 +53,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	runCmd := serviceCmd()
 	root.RunE = runCmd.RunE
-	root.AddCommand(runCmd, migrateCmd(), distCmd(), exportCmd(), batchesCmd())
+	root.AddCommand(runCmd, migrateCmd(), distCmd(), exportCmd(), batchesCmd(), serveCmd())
 
 	err := root.ExecuteContext(ctx)
 	if err == nil {
@@ -320,6 +324,85 @@ func service(ctx context.Context, cfg config.Config, st *store.Store, log *slog.
 	s := in.Stats()
 	log.Info("stopped", "messages", s.Messages, "rows", s.Rows, "inserted", s.Inserted, "rejected", s.Rejected)
 	return err
+}
+
+func serveCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "serve",
+		Short: "Serve /healthz, /metrics, a JSON API and a status page on results.http_addr until SIGTERM",
+		Long: "Migrates the schema (retrying until PostgreSQL answers; requests get 503 meanwhile),\n" +
+			"then serves on --http-addr (results.http_addr, default :8080):\n" +
+			"  GET /healthz, /metrics (Prometheus), /api/batches[?limit=N], /api/batches/{id},\n" +
+			"  /api/batches/{id}/distribution, /api/puzzles/{puzzle}/distribution,\n" +
+			"  /api/scrambles?puzzle=P&length=L[&limit=N], and / (status page, ?batch=ID).\n" +
+			"Read-only; run it beside `results run`. See docs/PIPELINE-store.md.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, st, err := setup(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			return serve(cmd.Context(), cfg.Results.HTTPAddr, st, logger(cmd.ErrOrStderr()))
+		},
+	}
+}
+
+// serve is `results serve`. It listens first (a taken or malformed address
+// fails at once), answers 503 while it migrates the schema (retrying until
+// PostgreSQL answers, as `results run` does), then serves internal/httpapi
+// until ctx is cancelled and shuts down gracefully: in-flight requests get
+// up to 10 s to finish.
+func serve(ctx context.Context, addr string, st *store.Store, log *slog.Logger) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	var ready atomic.Bool
+	api := httpapi.New(st, log)
+	srv := &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !ready.Load() {
+				http.Error(w, "starting: migrating the database schema", http.StatusServiceUnavailable)
+				return
+			}
+			api.ServeHTTP(w, r)
+		}),
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	log.Info("serving", "addr", ln.Addr().String())
+
+	stop := func() error {
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		err := srv.Shutdown(sctx)
+		<-served // http.ErrServerClosed
+		return err
+	}
+	if err := retry(ctx, log, "migrate PostgreSQL", func() error { return st.Migrate(ctx) }); err != nil {
+		_ = stop()
+		return err
+	}
+	ready.Store(true)
+	log.Info("schema up to date")
+
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	if err := stop(); err != nil {
+		return fmt.Errorf("serve: shutdown: %w", err)
+	}
+	log.Info("stopped")
+	return nil
 }
 
 // resultsSource ensures the streams and the durable results consumer and

@@ -5,9 +5,11 @@
 //	results dist             histogram of optimal lengths (--batch ID | --puzzle P)
 //	results export           a batch's rows as csv or jsonl (--batch ID --format F)
 //	results batches          recent batches and their progress
+//	results serve            HTTP: /healthz, /metrics, JSON API, status page (--http-addr)
 //
 // The main is wiring only: the loop is internal/ingest, the SQL is
-// internal/store, the JetStream side is internal/queue.
+// internal/store, the JetStream side is internal/queue, the HTTP handlers
+// are internal/httpapi.
 package main
 
 import (

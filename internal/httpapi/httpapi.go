@@ -1,0 +1,329 @@
+// Package httpapi is the HTTP face of the results database, served by
+// `results serve`: a health check, Prometheus metrics, a read-only JSON API
+// (batches, distributions, scrambles by optimal length) and a small status
+// page. It reads through internal/store only and never writes.
+//
+//	GET /healthz                          200 "ok" when PostgreSQL answers, else 503 and the error
+//	GET /metrics                          Prometheus text format
+//	GET /api/batches?limit=N              newest batches first, with progress (default 20, at most 1000)
+//	GET /api/batches/{id}                 one batch (404 if missing)
+//	GET /api/batches/{id}/distribution    histogram of optimal lengths of a batch
+//	GET /api/puzzles/{puzzle}/distribution  same over every batch of a puzzle (sliding:3x3 or 8)
+//	GET /api/scrambles?puzzle=P&length=L&limit=N  stored states of P whose optimal length is L
+//	GET /?batch=ID                        HTML: recent batches, and the histogram of batch ID
+//
+// API errors are JSON objects {"error": "...", "param": "..."} (param only
+// when a request parameter is at fault) with status 400, 404 or 500.
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/store"
+)
+
+// Limits of the list endpoints.
+const (
+	DefaultBatches  = 20     // /api/batches and the page without ?limit
+	MaxBatches      = 1000   // larger limits are capped
+	DefaultScramble = 100    // /api/scrambles without ?limit
+	MaxScrambles    = 10_000 // larger limits are capped
+	MaxLength       = 10_000 // a longer optimal length is a bad request
+	MetricsBatches  = 20     // batches with per-batch series in /metrics
+)
+
+// Time limits of the database work behind one request.
+const (
+	healthTimeout  = 2 * time.Second
+	metricsTimeout = 10 * time.Second
+	queryTimeout   = 30 * time.Second
+)
+
+type server struct {
+	st  *store.Store
+	log *slog.Logger
+}
+
+// New returns the handler of every endpoint listed in the package comment.
+// It only reads st; log receives server-side failures (5xx).
+func New(st *store.Store, log *slog.Logger) http.Handler {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &server{st: st, log: log}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", s.healthz)
+	mux.HandleFunc("GET /metrics", s.metrics)
+	mux.HandleFunc("GET /api/batches", s.batches)
+	mux.HandleFunc("GET /api/batches/{id}", s.batch)
+	mux.HandleFunc("GET /api/batches/{id}/distribution", s.batchDistribution)
+	mux.HandleFunc("GET /api/puzzles/{puzzle}/distribution", s.puzzleDistribution)
+	mux.HandleFunc("GET /api/scrambles", s.scrambles)
+	mux.HandleFunc("GET /api/", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusNotFound, apiError{Error: "no such endpoint: " + r.URL.Path})
+	})
+	mux.HandleFunc("GET /{$}", s.page)
+	return mux
+}
+
+func (s *server) healthz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
+	defer cancel()
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	if err := s.st.Ping(ctx); err != nil {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprintln(w, err)
+		return
+	}
+	fmt.Fprintln(w, "ok")
+}
+
+// BatchView is a batch as the API shows it: the batches row and its
+// progress, done/total in [0, 1] (null while the total is unknown).
+type BatchView struct {
+	store.Batch
+	Progress *float64 `json:"progress"`
+}
+
+func view(b store.Batch) BatchView {
+	v := BatchView{Batch: b}
+	switch {
+	case b.Total > 0:
+		p := min(float64(b.Done)/float64(b.Total), 1)
+		v.Progress = &p
+	case b.Total == 0:
+		p := 1.0
+		v.Progress = &p
+	}
+	return v
+}
+
+// BatchList is the body of /api/batches.
+type BatchList struct {
+	Batches []BatchView `json:"batches"`
+}
+
+func (s *server) batches(w http.ResponseWriter, r *http.Request) {
+	limit, err := intParam(r, "limit", DefaultBatches, 1, MaxBatches)
+	if err != nil {
+		badRequest(w, err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), queryTimeout)
+	defer cancel()
+	bs, err := s.st.Batches(ctx, limit)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	out := BatchList{Batches: make([]BatchView, len(bs))}
+	for i, b := range bs {
+		out.Batches[i] = view(b)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *server) batch(w http.ResponseWriter, r *http.Request) {
+	id, err := batchID(r)
+	if err != nil {
+		badRequest(w, err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), queryTimeout)
+	defer cancel()
+	b, err := s.st.BatchProgress(ctx, id)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, view(b))
+}
+
+// BatchDistribution is the body of /api/batches/{id}/distribution.
+type BatchDistribution struct {
+	BatchID int64 `json:"batch_id"`
+	store.Distribution
+}
+
+// PuzzleDistribution is the body of /api/puzzles/{puzzle}/distribution.
+type PuzzleDistribution struct {
+	Puzzle string `json:"puzzle"` // canonical spec
+	store.Distribution
+}
+
+func (s *server) batchDistribution(w http.ResponseWriter, r *http.Request) {
+	id, err := batchID(r)
+	if err != nil {
+		badRequest(w, err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), queryTimeout)
+	defer cancel()
+	d, err := s.st.BatchDistribution(ctx, id)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, BatchDistribution{BatchID: id, Distribution: nonNil(d)})
+}
+
+func (s *server) puzzleDistribution(w http.ResponseWriter, r *http.Request) {
+	spec, err := puzzle.ParseSpec(r.PathValue("puzzle"))
+	if err != nil {
+		badRequest(w, paramError{"puzzle", err})
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), queryTimeout)
+	defer cancel()
+	d, err := s.st.PuzzleDistribution(ctx, spec.String())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, PuzzleDistribution{Puzzle: spec.String(), Distribution: nonNil(d)})
+}
+
+// nonNil makes an empty histogram's counts [] rather than null.
+func nonNil(d store.Distribution) store.Distribution {
+	if d.Counts == nil {
+		d.Counts = []store.LengthCount{}
+	}
+	return d
+}
+
+// Scrambles is the body of /api/scrambles: rows of solutions, oldest
+// batch and seq first, with the columns of `results export`.
+type Scrambles struct {
+	Puzzle    string           `json:"puzzle"` // canonical spec
+	Length    int              `json:"length"`
+	Limit     int              `json:"limit"` // after capping
+	Count     int              `json:"count"`
+	Scrambles []store.Solution `json:"scrambles"`
+}
+
+func (s *server) scrambles(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	if q.Get("puzzle") == "" {
+		badRequest(w, paramError{"puzzle", errors.New("required, e.g. puzzle=sliding:3x3 or puzzle=8")})
+		return
+	}
+	spec, err := puzzle.ParseSpec(q.Get("puzzle"))
+	if err != nil {
+		badRequest(w, paramError{"puzzle", err})
+		return
+	}
+	if q.Get("length") == "" {
+		badRequest(w, paramError{"length", errors.New("required: the optimal solution length")})
+		return
+	}
+	length, err := intParam(r, "length", 0, 0, -1)
+	if err == nil && length > MaxLength {
+		err = paramError{"length", fmt.Errorf("%d is more than %d", length, MaxLength)}
+	}
+	if err != nil {
+		badRequest(w, err)
+		return
+	}
+	limit, err := intParam(r, "limit", DefaultScramble, 1, MaxScrambles)
+	if err != nil {
+		badRequest(w, err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), queryTimeout)
+	defer cancel()
+	rows, err := s.st.Scrambles(ctx, spec.String(), length, limit)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if rows == nil {
+		rows = []store.Solution{}
+	}
+	writeJSON(w, http.StatusOK, Scrambles{Puzzle: spec.String(), Length: length, Limit: limit, Count: len(rows), Scrambles: rows})
+}
+
+// paramError is a bad request parameter.
+type paramError struct {
+	param string
+	err   error
+}
+
+func (e paramError) Error() string { return e.param + ": " + e.err.Error() }
+
+// apiError is the body of every API error.
+type apiError struct {
+	Error string `json:"error"`
+	Param string `json:"param,omitempty"`
+}
+
+// intParam reads query parameter name as a whole number no smaller than
+// lo; absent or empty, it is def. A value above hi (when hi > 0) is capped.
+func intParam(r *http.Request, name string, def, lo, hi int) (int, error) {
+	s := r.URL.Query().Get(name)
+	if s == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, paramError{name, fmt.Errorf("%q is not a whole number", s)}
+	}
+	if n < lo {
+		return 0, paramError{name, fmt.Errorf("%d is less than %d", n, lo)}
+	}
+	if hi > 0 && n > hi {
+		n = hi
+	}
+	return n, nil
+}
+
+func batchID(r *http.Request) (int64, error) {
+	s := r.PathValue("id")
+	id, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, paramError{"id", fmt.Errorf("batch id %q is not a whole number", s)}
+	}
+	return id, nil
+}
+
+func badRequest(w http.ResponseWriter, err error) {
+	e := apiError{Error: err.Error()}
+	var pe paramError
+	if errors.As(err, &pe) {
+		e.Param = pe.param
+	}
+	writeJSON(w, http.StatusBadRequest, e)
+}
+
+// fail answers a store error: 404 for a missing batch, 504 when the query
+// ran out of time, 500 otherwise (logged).
+func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	code := http.StatusInternalServerError
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		code = http.StatusNotFound
+	case r.Context().Err() != nil:
+		return // the client went away; nobody reads the answer
+	case errors.Is(err, context.DeadlineExceeded):
+		code = http.StatusGatewayTimeout
+	}
+	if code != http.StatusNotFound {
+		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "status", code, "err", err)
+	}
+	writeJSON(w, code, apiError{Error: err.Error()})
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}

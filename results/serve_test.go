@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tessera-solver/tessera/internal/job"
+	"github.com/tessera-solver/tessera/internal/store"
+	"github.com/tessera-solver/tessera/internal/store/storetest"
+)
+
+// syncBuffer is a bytes.Buffer safe to write from the command's goroutine
+// while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+var servingAddr = regexp.MustCompile(`msg=serving addr=(\S+)`)
+
+// startServe runs `results serve` on a free port and returns its base URL,
+// its log and its exit code channel.
+func startServe(t *testing.T, ctx context.Context, dbURL string) (string, *syncBuffer, <-chan int) {
+	t.Helper()
+	stderr := &syncBuffer{}
+	exit := make(chan int, 1)
+	go func() {
+		exit <- run(ctx, []string{"serve", "--database-url=" + dbURL, "--http-addr=127.0.0.1:0"}, io.Discard, stderr)
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if m := servingAddr.FindStringSubmatch(stderr.String()); m != nil {
+			return "http://" + m[1], stderr, exit
+		}
+		select {
+		case code := <-exit:
+			t.Fatalf("serve exited %d:\n%s", code, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not start:\n%s", stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func httpGet(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+// `results serve` migrates a fresh schema, serves every endpoint, and stops
+// with exit 0 when its context is cancelled.
+func TestServe(t *testing.T) {
+	isolate(t)
+	u := storetest.SchemaURL(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	base, stderr, exit := startServe(t, ctx, u)
+
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		code, body := httpGet(t, base+"/healthz")
+		if code == 200 && body == "ok\n" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("healthz: %d %q\n%s", code, body, stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// Migrated by serve: the store can create a batch, and the API shows it.
+	st, err := store.Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	id, err := st.CreateBatch(ctx, "8", "optimal", 5)
+	if err != nil {
+		t.Fatalf("schema not migrated by serve: %v", err)
+	}
+	if _, err := st.InsertResults(ctx, []job.Results{results(id, 0, 3, 5, -1)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{"/api/batches", `"puzzle":"sliding:3x3"`},
+		{fmt.Sprintf("/api/batches/%d", id), `"done":3`},
+		{fmt.Sprintf("/api/batches/%d/distribution", id), `"counts":[{"length":3,"count":1},{"length":5,"count":1}]`},
+		{"/api/puzzles/8/distribution", `"total":2`},
+		{"/api/scrambles?puzzle=8&length=3", `"count":1`},
+		{"/metrics", `tessera_solutions_total{puzzle="sliding:3x3",status="solved"} 2`},
+		{fmt.Sprintf("/?batch=%d", id), `<svg id="histogram"`},
+	} {
+		if code, body := httpGet(t, base+tc.path); code != 200 || !strings.Contains(body, tc.want) {
+			t.Errorf("GET %s: %d, want 200 with %s:\n%s", tc.path, code, tc.want, body)
+		}
+	}
+
+	cancel()
+	select {
+	case code := <-exit:
+		if code != 0 {
+			t.Errorf("serve exited %d:\n%s", code, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop after cancel")
+	}
+	if _, err := http.Get(base + "/healthz"); err == nil {
+		t.Errorf("still serving after shutdown")
+	}
+}
+
+// While PostgreSQL is unreachable serve listens but answers 503 (it is
+// still trying to migrate); a bad address fails at once.
+func TestServeUnready(t *testing.T) {
+	isolate(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	base, stderr, exit := startServe(t, ctx, "postgres://postgres@127.0.0.1:1/none?sslmode=disable&connect_timeout=1")
+	for _, path := range []string{"/healthz", "/api/batches", "/"} {
+		if code, body := httpGet(t, base+path); code != 503 || !strings.Contains(body, "migrating") {
+			t.Errorf("GET %s before migration: %d %q", path, code, body)
+		}
+	}
+	cancel()
+	select {
+	case <-exit: // exit code 1, as `results run` stopped while waiting for PostgreSQL
+	case <-time.After(30 * time.Second):
+		t.Fatalf("serve did not stop after cancel:\n%s", stderr.String())
+	}
+
+	code, _, e := cli(t, context.Background(), "serve", "--database-url=postgres://127.0.0.1:1/x", "--http-addr=127.0.0.1:99999")
+	if code != exitError || !strings.Contains(e, "serve:") {
+		t.Errorf("bad address: exit %d %q", code, e)
+	}
+}
