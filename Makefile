@@ -35,7 +35,8 @@ lint: ## gofmt, go vet, staticcheck when installed
 
 FUZZ := internal/puzzle:FuzzParse internal/puzzle:FuzzParseMoves internal/puzzle:FuzzParseSpec \
 	internal/puzzle:FuzzUnmarshalJSON internal/worker:FuzzDecodeJob internal/ingest:FuzzDecode \
-	producer:FuzzReadLines internal/search/bfs:FuzzSolve internal/transpose:FuzzSolve
+	producer:FuzzReadLines internal/search/bfs:FuzzSolve internal/transpose:FuzzSolve \
+	tables:FuzzParseHeader
 FUZZTIME ?= 15s
 
 fuzz: ## a short fuzzing pass over every parser (FUZZTIME each, default 15s)
