@@ -8,11 +8,10 @@ import (
 
 // IdlePIDs are the server process ids of the idle pooled connections.
 func (s *Store) IdlePIDs() []uint32 {
-	s.pool.mu.Lock()
-	defer s.pool.mu.Unlock()
 	var out []uint32
-	for _, ic := range s.pool.idle {
-		out = append(out, ic.c.PgConn().PID())
+	for _, c := range s.pool.p.AcquireAllIdle(context.Background()) {
+		out = append(out, c.Conn().PgConn().PID())
+		c.Release()
 	}
 	return out
 }

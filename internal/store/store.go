@@ -58,10 +58,14 @@ func Open(_ context.Context, url string) (*Store, error) {
 		// pgx redacts the password in its message.
 		return nil, fmt.Errorf("open database: %w", err)
 	}
-	return &Store{pool: newPool(cfg, 0)}, nil
+	p, err := newPool(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	return &Store{pool: p}, nil
 }
 
-// Close closes every connection; connections in use close when released.
+// Close closes every connection, waiting for those in use to be released.
 func (s *Store) Close() { s.pool.close() }
 
 // Ping checks that the database answers.
