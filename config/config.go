@@ -36,13 +36,12 @@ type Config struct {
 	Producer Producer `mapstructure:"producer"`
 }
 
-// NATS is the JetStream connection and its two streams.
+// NATS is the JetStream connection. Stream and subject names are fixed
+// (internal/queue): every process of a deployment must agree on them.
 type NATS struct {
-	URL           string        `mapstructure:"url"`
-	JobsStream    string        `mapstructure:"jobs_stream"`
-	ResultsStream string        `mapstructure:"results_stream"`
-	MaxDeliver    int           `mapstructure:"max_deliver"` // deliveries of one job before it is recorded as failed
-	AckWait       time.Duration `mapstructure:"ack_wait"`
+	URL        string        `mapstructure:"url"`
+	MaxDeliver int           `mapstructure:"max_deliver"` // deliveries of one job before it is recorded as failed
+	AckWait    time.Duration `mapstructure:"ack_wait"`
 }
 
 // Database is the PostgreSQL the results service writes.
@@ -78,8 +77,6 @@ type Producer struct {
 func Default() Config {
 	var c Config
 	c.NATS.URL = "nats://127.0.0.1:4222"
-	c.NATS.JobsStream = "TESSERA_JOBS"
-	c.NATS.ResultsStream = "TESSERA_RESULTS"
 	c.NATS.MaxDeliver = 5
 	c.NATS.AckWait = 30 * time.Second
 	c.Solver.Mode = "optimal"
@@ -112,8 +109,6 @@ type key struct {
 // viper ignores an environment variable whose key has no default.
 var keys = []key{
 	{"nats.url", "nats-url", "NATS server URL(s), comma separated", func(c *Config) any { return &c.NATS.URL }},
-	{"nats.jobs_stream", "nats-jobs-stream", "JetStream stream of jobs", func(c *Config) any { return &c.NATS.JobsStream }},
-	{"nats.results_stream", "nats-results-stream", "JetStream stream of results", func(c *Config) any { return &c.NATS.ResultsStream }},
 	{"nats.max_deliver", "nats-max-deliver", "deliveries of a job before it is recorded as failed", func(c *Config) any { return &c.NATS.MaxDeliver }},
 	{"nats.ack_wait", "nats-ack-wait", "time a consumer has to acknowledge a message", func(c *Config) any { return &c.NATS.AckWait }},
 	{"database.url", "database-url", "PostgreSQL URL (empty: the local server of scripts/pg-local.sh)", func(c *Config) any { return &c.Database.URL }},
@@ -317,15 +312,6 @@ func (c Config) Validate() error {
 			}
 		}
 	}
-	if err := checkStreamName(c.NATS.JobsStream); err != nil {
-		bad("nats.jobs_stream", "%v", err)
-	}
-	if err := checkStreamName(c.NATS.ResultsStream); err != nil {
-		bad("nats.results_stream", "%v", err)
-	}
-	if c.NATS.JobsStream != "" && c.NATS.JobsStream == c.NATS.ResultsStream {
-		bad("nats.results_stream", "must differ from nats.jobs_stream (both %q)", c.NATS.JobsStream)
-	}
 	if c.NATS.MaxDeliver < 1 {
 		bad("nats.max_deliver", "want at least 1, got %d", c.NATS.MaxDeliver)
 	}
@@ -385,15 +371,4 @@ func checkURL(s string, schemes ...string) error {
 		}
 	}
 	return fmt.Errorf("%q: want scheme %s", s, strings.Join(schemes, ", "))
-}
-
-// checkStreamName applies JetStream's rules for stream names.
-func checkStreamName(s string) error {
-	if s == "" {
-		return errors.New("must not be empty")
-	}
-	if strings.ContainsAny(s, " \t\r\n.*>/\\") {
-		return fmt.Errorf("%q: a stream name cannot contain whitespace, '.', '*', '>', '/' or '\\'", s)
-	}
-	return nil
 }

@@ -52,8 +52,7 @@ func TestDefaults(t *testing.T) {
 	if c != d {
 		t.Fatalf("Load with nothing set = %+v, want Default() %+v", c, d)
 	}
-	if d.NATS.URL != "nats://127.0.0.1:4222" || d.NATS.JobsStream != "TESSERA_JOBS" ||
-		d.NATS.ResultsStream != "TESSERA_RESULTS" || d.NATS.MaxDeliver != 5 || d.NATS.AckWait != 30*time.Second ||
+	if d.NATS.URL != "nats://127.0.0.1:4222" || d.NATS.MaxDeliver != 5 || d.NATS.AckWait != 30*time.Second ||
 		d.Database.URL != "" || d.Solver.Mode != "optimal" || d.Results.FetchBatch != 1000 || d.Results.HTTPAddr != ":8080" {
 		t.Fatalf("unexpected defaults %+v", d)
 	}
@@ -107,7 +106,7 @@ results:
 // variables of keys without a default, so this catches a missing default.
 func TestEveryKeyFromEnv(t *testing.T) {
 	values := map[string]string{
-		"nats.url": "nats://e:1", "nats.jobs_stream": "J", "nats.results_stream": "R",
+		"nats.url":         "nats://e:1",
 		"nats.max_deliver": "2", "nats.ack_wait": "2s", "database.url": "postgres://e/d",
 		"solver.workers": "2", "solver.mode": "fast", "solver.max_nodes": "2", "solver.timeout": "2s",
 		"solver.tables_dir": "/e", "results.fetch_batch": "2", "results.fetch_wait": "2s",
@@ -243,8 +242,6 @@ func TestValidate(t *testing.T) {
 		{"tables", func(c *Config) { c.Solver.TablesDir = "" }, "solver.tables_dir:"},
 		{"nats url", func(c *Config) { c.NATS.URL = "" }, "nats.url:"},
 		{"nats scheme", func(c *Config) { c.NATS.URL = "http://x:1" }, "nats.url:"},
-		{"stream", func(c *Config) { c.NATS.JobsStream = "a.b" }, "nats.jobs_stream:"},
-		{"same streams", func(c *Config) { c.NATS.ResultsStream = c.NATS.JobsStream }, "nats.results_stream:"},
 		{"max deliver", func(c *Config) { c.NATS.MaxDeliver = 0 }, "nats.max_deliver:"},
 		{"ack wait", func(c *Config) { c.NATS.AckWait = 0 }, "nats.ack_wait:"},
 		{"db scheme", func(c *Config) { c.Database.URL = "mysql://x/y" }, "database.url:"},

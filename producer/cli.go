@@ -146,10 +146,6 @@ func produce(ctx context.Context, f flags, seedSet bool, cfg config.Config, stdi
 	if f.random < 0 {
 		return usagef("--random %d: want a positive count", f.random)
 	}
-	if cfg.NATS.JobsStream != queue.JobsStream || cfg.NATS.ResultsStream != queue.ResultsStream {
-		return usagef("nats.jobs_stream and nats.results_stream must be %s and %s (the streams' subjects are fixed)",
-			queue.JobsStream, queue.ResultsStream)
-	}
 
 	// The input first: a bad --strict file must not leave a batch behind.
 	var src states

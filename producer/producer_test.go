@@ -75,7 +75,6 @@ func TestUsageErrors(t *testing.T) {
 		{"--puzzle", "cube:3x3", "--random", "5"},
 		{"--puzzle", "8", "--random", "-3"},
 		{"--puzzle", "8", "--random", "5", "--mode", "quick"},
-		{"--puzzle", "8", "--random", "5", "--nats-jobs-stream", "OTHER"},
 		{"--puzzle", "15", "--enumerate"},
 		{"--nope"},
 		{"extra-arg"},
