@@ -185,3 +185,41 @@ func FuzzParseHeader(f *testing.F) {
 		}
 	})
 }
+
+func TestScanAndMean(t *testing.T) {
+	dir := t.TempDir()
+	m8 := Meta{Name: "a", Puzzle: "sliding:3x3", Pattern: "1-4", Encoding: "u8", Entries: 4, Generator: 1}
+	if _, _, err := Write(dir, m8, []byte{0, 1, 2, 5}); err != nil {
+		t.Fatal(err)
+	}
+	// u4: low nibble first; the odd last entry's high nibble is padding.
+	m4 := Meta{Name: "b", Puzzle: "sliding:3x3", Pattern: "5-8", Encoding: "u4", Entries: 3, Generator: 1}
+	if _, _, err := Write(dir, m4, []byte{0x21, 0xf3}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "junk.tbl"), []byte("junk"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644)
+	infos, err := Scan(dir)
+	if err != nil || len(infos) != 3 {
+		t.Fatalf("%d infos, %v", len(infos), err)
+	}
+	if infos[0].Meta.Name != "a" || infos[1].Meta.Name != "b" || infos[2].Err == nil {
+		t.Fatalf("%+v", infos)
+	}
+	want := []float64{2, 2} // (0+1+2+5)/4, (1+2+3)/3
+	for i, m := range []Meta{m8, m4} {
+		tb, err := Open(infos[i].Path, m, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tb.Mean(); got != want[i] {
+			t.Errorf("%s mean %v, want %v", m.Name, got, want[i])
+		}
+		tb.Close()
+	}
+	if infos, err := Scan(filepath.Join(dir, "missing")); err != nil || len(infos) != 0 {
+		t.Errorf("missing dir: %v %v", infos, err)
+	}
+}
