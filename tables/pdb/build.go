@@ -1,0 +1,263 @@
+package pdb
+
+import (
+	"context"
+	"fmt"
+	"math/bits"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// The build is a breadth-first search over abstract states (placement of
+// the pattern's tiles, region of the blank): the region is the connected
+// set of non-pattern cells holding the blank, inside which the blank moves
+// for free. A state is named by its placement's rank and the region's
+// lowest cell, counted among the N−k free cells, so the state space is
+// entries × (N−k) and every region is one state: the 0-cost moves are a
+// flood fill on a cell bitmask, not search steps.
+//
+// Each state has a 2-bit code in a flat array (32 per word): 0 unvisited,
+// 1 or 2 frontier (the two codes alternate between the current level and
+// the next), 3 closed. A level scans the array in chunks claimed by
+// GOMAXPROCS workers; a frontier state is expanded (every pattern tile next
+// to the blank's region moves into it, costing one move), its successors
+// are claimed with a compare-and-swap on their word if unvisited, and the
+// state is closed with an atomic OR. A chunk covers whole placements, so
+// the worker that scans a placement's states is the only writer of its
+// entry during the level: the first level that scans any of its states is
+// its value.
+
+// Stats describes a build.
+type Stats struct {
+	States     uint64        // abstract states (placement, blank region) reached
+	Levels     []uint64      // states per level (moves of pattern tiles)
+	WorkBytes  uint64        // the 2-bit state array
+	TableBytes uint64        // the entries
+	Elapsed    time.Duration // wall time
+}
+
+// Options tunes a build.
+type Options struct {
+	Workers int // goroutines; 0 means GOMAXPROCS
+
+	chunkWords uint64 // tests: smaller chunks, so small builds interleave
+}
+
+// Build computes the database of pattern tiles (in rank order) on a
+// w-wide, h-high board.
+func Build(ctx context.Context, w, h int, tiles []uint8, opt Options) (*PDB, Stats, error) {
+	t0 := time.Now()
+	p, err := newPDB(w, h, tiles)
+	if err != nil {
+		return nil, Stats{}, err
+	}
+	b := &builder{p: p, free: uint64(p.g.n - p.k)}
+	st, err := b.run(ctx, opt)
+	st.Elapsed = time.Since(t0)
+	if err != nil {
+		return nil, st, fmt.Errorf("pdb %s pattern %s: %w", MetaFor("x", w, h, tiles).Puzzle, PatternString(tiles), err)
+	}
+	p.data = b.dist
+	return p, st, nil
+}
+
+type builder struct {
+	p     *PDB
+	free  uint64   // N−k: states per placement
+	codes []uint64 // 2 bits per state
+	dist  []byte   // the entries
+	// A chunk is a whole number of groups; a group is the fewest
+	// placements whose states fill whole words.
+	groupPl, groupWords uint64
+}
+
+const (
+	codeClosed = 3
+	lanesLo    = 0x5555555555555555
+	chunkWords = 2048 // words a worker claims at a time (at least)
+)
+
+// lanesEq marks with the low bit of each 2-bit lane the lanes of x equal
+// to v.
+func lanesEq(x uint64, v uint64) uint64 {
+	y := x ^ v*lanesLo
+	return ^(y | y>>1) & lanesLo
+}
+
+func (b *builder) run(ctx context.Context, opt Options) (Stats, error) {
+	p := b.p
+	states := p.size * b.free
+	words := (states + 31) / 32
+	b.codes = make([]uint64, words)
+	b.dist = make([]byte, p.size)
+	for i := range b.dist {
+		b.dist[i] = Unreached
+	}
+	st := Stats{WorkBytes: words * 8, TableBytes: p.size}
+	b.groupPl = 32 / gcd(b.free, 32)
+	b.groupWords = b.groupPl * b.free / 32
+
+	// The goal: every pattern tile home, the blank in the last cell.
+	var ps [MaxCells]uint8
+	var occ uint32
+	for i, t := range p.tiles {
+		ps[i] = t - 1
+		occ |= 1 << (t - 1)
+	}
+	freeCells := p.g.all &^ occ
+	region := p.g.fill(1<<(p.g.n-1), freeCells)
+	goal := p.rank(&ps)*b.free + b.freeIndex(freeCells, region)
+	b.codes[goal/32] = 1 << (goal % 32 * 2)
+
+	nw := opt.Workers
+	if nw <= 0 {
+		nw = runtime.GOMAXPROCS(0)
+	}
+	groups := (p.size + b.groupPl - 1) / b.groupPl
+	cw := uint64(chunkWords)
+	if opt.chunkWords > 0 {
+		cw = opt.chunkWords
+	}
+	perChunk := (cw + b.groupWords - 1) / b.groupWords // groups per chunk
+	chunks := (groups + perChunk - 1) / perChunk
+	found := make([]uint64, nw)
+	frontier := uint64(1)
+	for d := 0; frontier > 0; d++ {
+		if d >= Unreached {
+			return st, fmt.Errorf("level %d: values do not fit a byte", d)
+		}
+		st.Levels = append(st.Levels, frontier)
+		st.States += frontier
+		cur := uint64(1 + d&1)
+		var next atomic.Uint64
+		var wg sync.WaitGroup
+		for w := 0; w < nw; w++ {
+			found[w] = 0
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var n uint64
+				for ctx.Err() == nil {
+					c := next.Add(1) - 1
+					if c >= chunks {
+						break
+					}
+					lo := c * perChunk * b.groupWords
+					hi := min(lo+perChunk*b.groupWords, words)
+					n += b.scan(lo, hi, cur, uint8(d))
+				}
+				found[w] = n
+			}()
+		}
+		wg.Wait()
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+		frontier = 0
+		for _, n := range found {
+			frontier += n
+		}
+	}
+	// With two non-pattern tiles or more, swapping two of them fixes the
+	// parity of any placement, so every placement is reachable. With one,
+	// a placement whose two free cells have the same colour on the
+	// chessboard may be out of reach, and with none half are.
+	if p.k <= p.g.n-3 {
+		for r, v := range b.dist {
+			if v == Unreached {
+				return st, fmt.Errorf("placement %d never reached: move generation or ranking bug", r)
+			}
+		}
+	}
+	return st, nil
+}
+
+func gcd(a, b uint64) uint64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// freeIndex is the state number of a region: how many free cells lie below
+// its lowest cell.
+func (b *builder) freeIndex(free, region uint32) uint64 {
+	low := region & -region
+	return uint64(bits.OnesCount32(free & (low - 1)))
+}
+
+// scan expands the frontier states (code cur, at depth d) in words
+// [lo, hi) and returns how many states it claimed for the next level.
+func (b *builder) scan(lo, hi, cur uint64, d uint8) uint64 {
+	p, g := b.p, &b.p.g
+	nxt := cur ^ 3
+	var found uint64
+	var ps [MaxCells]uint8
+	lastP := ^uint64(0)
+	var occ uint32
+	for wi := lo; wi < hi; wi++ {
+		m := lanesEq(atomic.LoadUint64(&b.codes[wi]), cur)
+		if m == 0 {
+			continue
+		}
+		closeMask := m << 1 // 01 → 11
+		if cur == 2 {
+			closeMask = m // 10 → 11
+		}
+		for m != 0 {
+			idx := wi*32 + uint64(bits.TrailingZeros64(m))/2
+			m &= m - 1
+			pl, fi := idx/b.free, idx%b.free
+			if pl != lastP {
+				occ = p.unrank(pl, &ps)
+				lastP = pl
+				if b.dist[pl] == Unreached {
+					b.dist[pl] = d
+				}
+			}
+			freeCells := g.all &^ occ
+			bl := freeCells
+			for ; fi > 0; fi-- {
+				bl &= bl - 1
+			}
+			region := g.fill(bl&-bl, freeCells)
+			for i := 0; i < p.k; i++ {
+				from := ps[i]
+				to := g.nb[from] & region
+				for to != 0 {
+					c := uint8(bits.TrailingZeros32(to))
+					to &= to - 1
+					// Tile i moves from → c; the blank takes its cell.
+					ps[i] = c
+					nocc := occ ^ 1<<from ^ 1<<c
+					nfree := g.all &^ nocc
+					nreg := g.fill(1<<from, nfree)
+					n := p.rank(&ps)*b.free + b.freeIndex(nfree, nreg)
+					ps[i] = from
+					if b.claim(n, nxt) {
+						found++
+					}
+				}
+			}
+		}
+		atomic.OrUint64(&b.codes[wi], closeMask)
+	}
+	return found
+}
+
+// claim marks state n with code v if it is unvisited.
+func (b *builder) claim(n, v uint64) bool {
+	w := &b.codes[n/32]
+	sh := n % 32 * 2
+	for {
+		old := atomic.LoadUint64(w)
+		if old>>sh&3 != 0 {
+			return false
+		}
+		if atomic.CompareAndSwapUint64(w, old, old|v<<sh) {
+			return true
+		}
+	}
+}
