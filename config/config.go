@@ -59,6 +59,13 @@ type Solver struct {
 	MaxNodes  int64         `mapstructure:"max_nodes"` // 0: no limit
 	Timeout   time.Duration `mapstructure:"timeout"`   // per state; 0: no limit
 	TablesDir string        `mapstructure:"tables_dir"`
+	// Tables names the table sets to load at start, comma separated:
+	// "auto" (the best complete set per puzzle in TablesDir), "none", or
+	// set names such as "15-pdb-78" (a missing one is an error).
+	Tables string `mapstructure:"tables"`
+	// TablesBucket is a JetStream Object Store bucket to pull missing
+	// tables from at start ("": do not pull).
+	TablesBucket string `mapstructure:"tables_bucket"`
 }
 
 // Results tunes the results writer.
@@ -81,6 +88,7 @@ func Default() Config {
 	c.NATS.AckWait = 30 * time.Second
 	c.Solver.Mode = "optimal"
 	c.Solver.TablesDir = defaultTablesDir()
+	c.Solver.Tables = "auto"
 	c.Results.FetchBatch = 1000
 	c.Results.FetchWait = time.Second
 	c.Results.HTTPAddr = ":8080"
@@ -117,6 +125,8 @@ var keys = []key{
 	{"solver.max_nodes", "budget-nodes", "give up a state after this many search nodes (0: no limit)", func(c *Config) any { return &c.Solver.MaxNodes }},
 	{"solver.timeout", "timeout", "give up a state after this long, e.g. 30s (0: no limit)", func(c *Config) any { return &c.Solver.Timeout }},
 	{"solver.tables_dir", "tables-dir", "directory of precomputed tables", func(c *Config) any { return &c.Solver.TablesDir }},
+	{"solver.tables", "tables", "table sets to load: auto, none, or names like 15-pdb-78 (comma separated)", func(c *Config) any { return &c.Solver.Tables }},
+	{"solver.tables_bucket", "tables-bucket", "JetStream Object Store bucket to pull missing tables from (empty: never pull)", func(c *Config) any { return &c.Solver.TablesBucket }},
 	{"results.fetch_batch", "fetch-batch", "result messages written per transaction, at most", func(c *Config) any { return &c.Results.FetchBatch }},
 	{"results.fetch_wait", "fetch-wait", "longest wait for a batch of results to fill", func(c *Config) any { return &c.Results.FetchWait }},
 	{"results.http_addr", "http-addr", "listen address of results serve", func(c *Config) any { return &c.Results.HTTPAddr }},
@@ -339,6 +349,9 @@ func (c Config) Validate() error {
 	}
 	if strings.TrimSpace(c.Solver.TablesDir) == "" {
 		bad("solver.tables_dir", "must not be empty")
+	}
+	if strings.TrimSpace(c.Solver.Tables) == "" {
+		bad("solver.tables", "want auto, none or table set names")
 	}
 
 	if c.Results.FetchBatch < 1 {

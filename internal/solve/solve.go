@@ -14,6 +14,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/search"
 	"github.com/tessera-solver/tessera/internal/search/bfs"
 	"github.com/tessera-solver/tessera/internal/transpose"
+	"github.com/tessera-solver/tessera/tables/pdb"
 )
 
 // Mode selects between proved-optimal and fast (possibly suboptimal) solving.
@@ -60,6 +61,7 @@ type Solver struct {
 	mu      sync.Mutex
 	sliding map[puzzle.Spec]*search.Sliding
 	tables  map[puzzle.Spec]*tableEntry
+	pdbs    map[puzzle.Spec]*pdb.Solver
 }
 
 type tableEntry struct {
@@ -70,7 +72,24 @@ type tableEntry struct {
 
 // New returns a Solver with empty caches.
 func New() *Solver {
-	return &Solver{sliding: map[puzzle.Spec]*search.Sliding{}, tables: map[puzzle.Spec]*tableEntry{}}
+	return &Solver{sliding: map[puzzle.Spec]*search.Sliding{}, tables: map[puzzle.Spec]*tableEntry{},
+		pdbs: map[puzzle.Spec]*pdb.Solver{}}
+}
+
+// UsePDB makes optimal solves of spec use IDA* over pattern databases
+// (loaded by the caller, which keeps them mapped while s is in use)
+// instead of walking distance.
+func (s *Solver) UsePDB(spec puzzle.Spec, sv *pdb.Solver) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pdbs[spec] = sv
+}
+
+// PDB is the pattern-database solver used for spec, or nil.
+func (s *Solver) PDB(spec puzzle.Spec) *pdb.Solver {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pdbs[spec]
 }
 
 var defaultSolver = New()
@@ -214,15 +233,21 @@ func (s *Solver) slidingSearcher(spec puzzle.Spec) (*search.Sliding, error) {
 }
 
 func (s *Solver) slidingIDA(ctx context.Context, st puzzle.State, opt Options, r *Result) ([]puzzle.Move, error) {
-	t, err := s.slidingSearcher(st.Spec)
-	if err != nil {
-		return nil, err
-	}
 	b := search.Budget{MaxNodes: opt.MaxNodes, Ctx: ctx}
 	if opt.Timeout > 0 {
 		b.Deadline = time.Now().Add(opt.Timeout)
 	}
 	var out search.Outcome
+	var err error
+	if p := s.PDB(st.Spec); p != nil && opt.Mode != ModeFast {
+		out, err = p.Solve(st.Cells, b)
+		r.Solver = p.Name()
+		return pathMoves(out, err, r)
+	}
+	t, err := s.slidingSearcher(st.Spec)
+	if err != nil {
+		return nil, err
+	}
 	if opt.Mode == ModeFast {
 		out, err = t.SolveWeighted(st.Cells, b, fastWeight)
 		r.Solver = t.Name() + "×1.5"
@@ -230,6 +255,12 @@ func (s *Solver) slidingIDA(ctx context.Context, st puzzle.State, opt Options, r
 		out, err = t.Solve(st.Cells, b)
 		r.Solver = t.Name()
 	}
+	return pathMoves(out, err, r)
+}
+
+// pathMoves records a sliding search's outcome in r and converts its path
+// (tile directions, as puzzle.Dir numbers them) to moves.
+func pathMoves(out search.Outcome, err error, r *Result) ([]puzzle.Move, error) {
 	r.Nodes, r.LowerBound, r.Optimal = out.Nodes, out.LowerBound, out.Optimal
 	if err != nil {
 		return nil, err

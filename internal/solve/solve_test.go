@@ -9,6 +9,7 @@ import (
 
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search/bfs"
+	"github.com/tessera-solver/tessera/tables/catalog"
 )
 
 func spec(t *testing.T, s string) puzzle.Spec {
@@ -179,5 +180,45 @@ func TestSolveChecksUnparsedStates(t *testing.T) {
 	bad := puzzle.State{Spec: sp, Cells: []uint8{1, 2, 3}}
 	if r := New().Solve(context.Background(), bad, Options{}); r.Status != StatusInvalid {
 		t.Errorf("%+v", r)
+	}
+}
+
+// TestLoadTables: "auto" finds nothing in an empty directory and says
+// what to build; a named missing set is an error naming its build
+// command; once built, 15-puzzles are solved over the pattern databases
+// with the same optimal length as walking distance gives.
+func TestLoadTables(t *testing.T) {
+	dir := t.TempDir()
+	s := New()
+	l, err := s.LoadTables(dir, "auto")
+	if err != nil || len(l.Sets) != 0 || len(l.Notices) == 0 || !strings.Contains(l.Notices[0].Text, "solverd tables build 15-pdb-78") {
+		t.Fatalf("auto on empty dir: %+v, %v", l, err)
+	}
+	if _, err := s.LoadTables(dir, "15-pdb-555"); err == nil || !strings.Contains(err.Error(), "solverd tables build 15-pdb-555") {
+		t.Fatalf("missing named set: %v", err)
+	}
+	if _, err := s.LoadTables(dir, "15-pdb-nope"); err == nil {
+		t.Fatal("unknown set accepted")
+	}
+	set, _ := catalog.LookupSet("15-pdb-555")
+	for _, tb := range set.Tables {
+		if _, _, err := catalog.Build(context.Background(), dir, tb, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err = s.LoadTables(dir, "auto")
+	if err != nil || len(l.Sets) != 1 || l.Sets[0] != "15-pdb-555" {
+		t.Fatalf("auto: %+v, %v", l, err)
+	}
+	defer l.Close()
+	spec := puzzle.Spec{Kind: puzzle.Sliding, Rows: 4, Cols: 4}
+	text := "13 6 8 12/15 14 0 10/11 7 4 5/9 1 3 2" // Korf #1, 57 moves
+	r := s.SolveText(context.Background(), spec, text, Options{})
+	if r.Status != StatusSolved || r.Length != 57 || !r.Optimal || !strings.HasPrefix(r.Solver, "ida*(pdb") {
+		t.Fatalf("with tables: %+v", r)
+	}
+	wd := New().SolveText(context.Background(), spec, text, Options{})
+	if wd.Length != r.Length || strings.HasPrefix(wd.Solver, "ida*(pdb") {
+		t.Fatalf("without tables: %+v", wd)
 	}
 }

@@ -41,6 +41,10 @@ type Stats struct {
 // Options tunes a build.
 type Options struct {
 	Workers int // goroutines; 0 means GOMAXPROCS
+	// Progress, when set, is called after each level with the number of
+	// placements that have their value so far (out of entries): every
+	// placement is reached, so placed/entries is the build's progress.
+	Progress func(level int, placed, entries uint64)
 
 	chunkWords uint64 // tests: smaller chunks, so small builds interleave
 }
@@ -123,6 +127,8 @@ func (b *builder) run(ctx context.Context, opt Options) (Stats, error) {
 	perChunk := (cw + b.groupWords - 1) / b.groupWords // groups per chunk
 	chunks := (groups + perChunk - 1) / perChunk
 	found := make([]uint64, nw)
+	placedBy := make([]uint64, nw)
+	var placed uint64
 	frontier := uint64(1)
 	for d := 0; frontier > 0; d++ {
 		if d >= Unreached {
@@ -134,11 +140,11 @@ func (b *builder) run(ctx context.Context, opt Options) (Stats, error) {
 		var next atomic.Uint64
 		var wg sync.WaitGroup
 		for w := 0; w < nw; w++ {
-			found[w] = 0
+			found[w], placedBy[w] = 0, 0
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				var n uint64
+				var n, pl uint64
 				for ctx.Err() == nil {
 					c := next.Add(1) - 1
 					if c >= chunks {
@@ -146,9 +152,11 @@ func (b *builder) run(ctx context.Context, opt Options) (Stats, error) {
 					}
 					lo := c * perChunk * b.groupWords
 					hi := min(lo+perChunk*b.groupWords, words)
-					n += b.scan(lo, hi, cur, uint8(d))
+					f, np := b.scan(lo, hi, cur, uint8(d))
+					n += f
+					pl += np
 				}
-				found[w] = n
+				found[w], placedBy[w] = n, pl
 			}()
 		}
 		wg.Wait()
@@ -156,8 +164,12 @@ func (b *builder) run(ctx context.Context, opt Options) (Stats, error) {
 			return st, err
 		}
 		frontier = 0
-		for _, n := range found {
+		for w, n := range found {
 			frontier += n
+			placed += placedBy[w]
+		}
+		if opt.Progress != nil {
+			opt.Progress(d, placed, p.size)
 		}
 	}
 	// With two non-pattern tiles or more, swapping two of them fixes the
@@ -189,11 +201,11 @@ func (b *builder) freeIndex(free, region uint32) uint64 {
 }
 
 // scan expands the frontier states (code cur, at depth d) in words
-// [lo, hi) and returns how many states it claimed for the next level.
-func (b *builder) scan(lo, hi, cur uint64, d uint8) uint64 {
+// [lo, hi) and returns how many states it claimed for the next level and
+// how many placements got their value.
+func (b *builder) scan(lo, hi, cur uint64, d uint8) (found, placed uint64) {
 	p, g := b.p, &b.p.g
 	nxt := cur ^ 3
-	var found uint64
 	var ps [MaxCells]uint8
 	lastP := ^uint64(0)
 	var occ uint32
@@ -215,6 +227,7 @@ func (b *builder) scan(lo, hi, cur uint64, d uint8) uint64 {
 				lastP = pl
 				if b.dist[pl] == Unreached {
 					b.dist[pl] = d
+					placed++
 				}
 			}
 			freeCells := g.all &^ occ
@@ -244,7 +257,7 @@ func (b *builder) scan(lo, hi, cur uint64, d uint8) uint64 {
 		}
 		atomic.OrUint64(&b.codes[wi], closeMask)
 	}
-	return found
+	return found, placed
 }
 
 // claim marks state n with code v if it is unvisited.

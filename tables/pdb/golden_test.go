@@ -211,6 +211,28 @@ func TestConcurrentBuild(t *testing.T) {
 	}
 }
 
+// TestProgress: levels are reported in order and the last report has
+// every placement valued.
+func TestProgress(t *testing.T) {
+	var levels []int
+	var last, total uint64
+	p := build(t, 4, 3, []uint8{1, 2, 3, 5}, Options{Progress: func(level int, placed, entries uint64) {
+		if placed < last {
+			t.Errorf("level %d: placed went down from %d to %d", level, last, placed)
+		}
+		levels = append(levels, level)
+		last, total = placed, entries
+	}})
+	if total != p.Entries() || last != total {
+		t.Fatalf("last report %d of %d, want %d of %d", last, total, p.Entries(), p.Entries())
+	}
+	for i, l := range levels {
+		if l != i {
+			t.Fatalf("levels reported %v", levels)
+		}
+	}
+}
+
 func TestCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

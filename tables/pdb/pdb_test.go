@@ -21,7 +21,8 @@ var (
 func build(t testing.TB, w, h int, tiles []uint8, opt Options) *PDB {
 	t.Helper()
 	key := fmt.Sprintf("%dx%d:%s", w, h, PatternString(tiles))
-	if opt == (Options{}) {
+	shared := opt.Workers == 0 && opt.chunkWords == 0 && opt.Progress == nil
+	if shared {
 		builtMu.Lock()
 		defer builtMu.Unlock()
 		if p := built[key]; p != nil {
@@ -32,7 +33,7 @@ func build(t testing.TB, w, h int, tiles []uint8, opt Options) *PDB {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if opt == (Options{}) {
+	if shared {
 		built[key] = p
 	}
 	return p

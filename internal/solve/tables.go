@@ -1,0 +1,99 @@
+package solve
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/tables/catalog"
+)
+
+// Default is the process-wide Solver behind SolveText: load tables into it
+// at start.
+func Default() *Solver { return defaultSolver }
+
+// Loaded reports what LoadTables did.
+type Loaded struct {
+	Sets []string // sets now in use, e.g. "15-pdb-78"
+	// Notices name, per puzzle, the best set when it is missing, with the
+	// command that builds it: for the operator, not errors.
+	Notices []Notice
+	closers []func() error
+}
+
+// Notice is advice about one puzzle's tables.
+type Notice struct {
+	Puzzle string // canonical spec
+	Text   string
+}
+
+// Close unmaps the loaded tables; the Solver must not solve with them after.
+func (l *Loaded) Close() error {
+	var errs []error
+	for _, c := range l.closers {
+		errs = append(errs, c())
+	}
+	l.closers = nil
+	return errors.Join(errs...)
+}
+
+// LoadTables maps table sets from dir and makes s use them. want is a
+// comma-separated list: "auto" loads the best complete set of each puzzle
+// and notes the better ones that are missing; "none" loads nothing; a set
+// name loads that set, and a missing or damaged one is an error naming
+// the command that builds it.
+func (s *Solver) LoadTables(dir, want string) (*Loaded, error) {
+	l := &Loaded{}
+	var sets []catalog.Set
+	for _, name := range strings.Split(want, ",") {
+		switch name = strings.TrimSpace(name); name {
+		case "", "none":
+		case "auto":
+			sets = append(sets, catalog.Preferred(dir)...)
+			l.Notices = append(l.Notices, missingBetter(dir)...)
+		default:
+			set, ok := catalog.LookupSet(name)
+			if !ok {
+				return nil, fmt.Errorf("solver.tables: unknown table set %q; known: %s", name, strings.Join(catalog.SetNames(), ", "))
+			}
+			sets = append(sets, set)
+		}
+	}
+	for _, set := range sets {
+		spec, err := puzzle.ParseSpec(set.Puzzle)
+		if err != nil {
+			l.Close()
+			return nil, fmt.Errorf("table set %s: %w", set.Name, err)
+		}
+		if s.PDB(spec) != nil {
+			continue // an earlier (better or explicitly named) set serves this puzzle
+		}
+		sv, closer, err := catalog.OpenSliding(dir, set)
+		if err != nil {
+			l.Close()
+			return nil, err
+		}
+		s.UsePDB(spec, sv)
+		l.Sets = append(l.Sets, set.Name)
+		l.closers = append(l.closers, closer)
+	}
+	return l, nil
+}
+
+// missingBetter notes each puzzle whose best set is not complete in dir.
+func missingBetter(dir string) []Notice {
+	var out []Notice
+	seen := map[string]bool{}
+	for _, set := range catalog.Sets() {
+		if seen[set.Puzzle] {
+			continue
+		}
+		seen[set.Puzzle] = true
+		if !set.Complete(dir) {
+			out = append(out, Notice{set.Puzzle, fmt.Sprintf("table set %s (%s) is not in %s: build it with `%s`",
+				set.Name, set.Puzzle, dir, set.BuildCommand())})
+		}
+	}
+	return out
+}

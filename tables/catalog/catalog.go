@@ -1,0 +1,212 @@
+// Package catalog names every precomputed table this version of tessera
+// can build, groups them into the sets a solver loads together, and
+// builds and opens them by name. It is what `solverd tables build NAME`
+// and the solver's start-up read; the builders themselves live beside
+// their puzzles (tables/pdb for sliding pattern databases).
+package catalog
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tessera-solver/tessera/tables"
+	"github.com/tessera-solver/tessera/tables/pdb"
+)
+
+// Table is one buildable table.
+type Table struct {
+	Meta tables.Meta // identity; Bytes, SHA256 and BuildMS are unknown until built
+	Set  string      // the set it belongs to
+	// Cost is a rough figure for the operator before a long build.
+	Cost string
+
+	partition pdb.Partition
+	index     int
+}
+
+// Set is a group of tables loaded together: the disjoint patterns of one
+// additive heuristic.
+type Set struct {
+	Name   string // e.g. "15-pdb-78"
+	Puzzle string // canonical spec, e.g. "sliding:4x4"
+	Tables []Table
+	// About is one line for `tables list --all`.
+	About string
+
+	partition pdb.Partition
+}
+
+// Sets is every known set, best first within each puzzle: the first one
+// whose files are all present is the one a solver picks by default.
+func Sets() []Set {
+	return []Set{
+		slidingSet(pdb.Partition78, "7-8 additive PDB + reflection: the fastest optimal 15-puzzle heuristic", "≈1.5 min, 1.6 GB while building"),
+		slidingSet(pdb.Partition663, "6-6-3 additive PDB + reflection: low memory (6 MB)", "≈5 s"),
+		slidingSet(pdb.Partition555, "5-5-5 additive PDB + reflection: smallest (1.5 MB)", "≈1 s"),
+		slidingSet(pdb.Partition6666, "6-6-6-6 additive PDB + reflection for the 24-puzzle", "≈2 min per table, 0.9 GB while building"),
+	}
+}
+
+func slidingSet(pt pdb.Partition, about, cost string) Set {
+	s := Set{Name: pt.Prefix + "-" + pt.Name, About: about, partition: pt}
+	for i, tiles := range pt.Patterns {
+		m := pdb.MetaFor(pt.TableName(i), pt.W, pt.H, tiles)
+		s.Puzzle = m.Puzzle
+		s.Tables = append(s.Tables, Table{Meta: m, Set: s.Name, Cost: cost, partition: pt, index: i})
+	}
+	return s
+}
+
+// Resolve turns table or set names into tables, in catalogue order and
+// without repeats. An unknown name is an error that lists the known ones.
+func Resolve(names []string) ([]Table, error) {
+	var out []Table
+	seen := map[string]bool{}
+	add := func(t Table) {
+		if !seen[t.Meta.Name] {
+			seen[t.Meta.Name] = true
+			out = append(out, t)
+		}
+	}
+	for _, name := range names {
+		found := false
+		for _, s := range Sets() {
+			if s.Name == name {
+				found = true
+				for _, t := range s.Tables {
+					add(t)
+				}
+				continue
+			}
+			for _, t := range s.Tables {
+				if t.Meta.Name == name {
+					found = true
+					add(t)
+				}
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("unknown table %q; known sets: %s", name, strings.Join(SetNames(), ", "))
+		}
+	}
+	return out, nil
+}
+
+// SetNames lists the known set names.
+func SetNames() []string {
+	var names []string
+	for _, s := range Sets() {
+		names = append(names, s.Name)
+	}
+	return names
+}
+
+// LookupSet finds a set by name.
+func LookupSet(name string) (Set, bool) {
+	for _, s := range Sets() {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Set{}, false
+}
+
+// Path is where t lives in dir.
+func (t Table) Path(dir string) string { return filepath.Join(dir, t.Meta.FileName()) }
+
+// Present reports whether t's file exists in dir (it is not opened).
+func (t Table) Present(dir string) bool {
+	_, err := os.Stat(t.Path(dir))
+	return err == nil
+}
+
+// Progress reports a build: done of total units (placements valued).
+type Progress func(done, total uint64)
+
+// Build builds t and writes it into dir atomically, returning the path and
+// the stored header.
+func Build(ctx context.Context, dir string, t Table, progress Progress) (string, tables.Meta, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", tables.Meta{}, fmt.Errorf("build %s: %w", t.Meta.Name, err)
+	}
+	t0 := time.Now()
+	opt := pdb.Options{}
+	if progress != nil {
+		opt.Progress = func(_ int, placed, entries uint64) { progress(placed, entries) }
+	}
+	pt := t.partition
+	p, _, err := pdb.Build(ctx, pt.W, pt.H, pt.Patterns[t.index], opt)
+	if err != nil {
+		return "", tables.Meta{}, fmt.Errorf("build %s: %w", t.Meta.Name, err)
+	}
+	path, m, err := p.Write(dir, t.Meta.Name, time.Since(t0).Milliseconds())
+	if err != nil {
+		return "", m, fmt.Errorf("build %s: %w", t.Meta.Name, err)
+	}
+	return path, m, nil
+}
+
+// Complete reports whether every table of s is present in dir.
+func (s Set) Complete(dir string) bool {
+	for _, t := range s.Tables {
+		if !t.Present(dir) {
+			return false
+		}
+	}
+	return true
+}
+
+// BuildCommand is what an operator runs to build s.
+func (s Set) BuildCommand() string { return "solverd tables build " + s.Name }
+
+// OpenSliding maps the tables of a sliding set from dir (checking their
+// headers, not their checksums: `tables verify` does that) and returns
+// the IDA* solver over them. A missing or mismatching file is refused with
+// the command that builds it. Close the returned closer when done.
+func OpenSliding(dir string, s Set) (*pdb.Solver, func() error, error) {
+	if s.partition.W == 0 {
+		return nil, nil, fmt.Errorf("table set %s is not a sliding-puzzle set", s.Name)
+	}
+	pdbs, err := pdb.OpenPartition(dir, s.partition, false)
+	if err != nil {
+		return nil, nil, fmt.Errorf("table set %s: %w (build it with: %s)", s.Name, err, s.BuildCommand())
+	}
+	closeAll := func() error {
+		var first error
+		for _, p := range pdbs {
+			if err := p.Close(); err != nil && first == nil {
+				first = err
+			}
+		}
+		return first
+	}
+	set, err := pdb.NewSet(pdbs...)
+	if err == nil {
+		var sv *pdb.Solver
+		if sv, err = pdb.NewSolver(set, true); err == nil {
+			return sv, closeAll, nil
+		}
+	}
+	closeAll()
+	return nil, nil, fmt.Errorf("table set %s: %w", s.Name, err)
+}
+
+// Preferred is, for each puzzle with a set, the best set complete in dir
+// (nil entries are left out). Puzzles are in catalogue order.
+func Preferred(dir string) []Set {
+	var out []Set
+	var done []string
+	for _, s := range Sets() {
+		if slices.Contains(done, s.Puzzle) || !s.Complete(dir) {
+			continue
+		}
+		done = append(done, s.Puzzle)
+		out = append(out, s)
+	}
+	return out
+}

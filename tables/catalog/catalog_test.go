@@ -1,0 +1,80 @@
+package catalog
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/tessera-solver/tessera/internal/search"
+	"github.com/tessera-solver/tessera/tables"
+)
+
+func TestResolve(t *testing.T) {
+	ts, err := Resolve([]string{"15-pdb-555", "15-pdb-555-b", "15-pdb-78-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tb := range ts {
+		names = append(names, tb.Meta.Name)
+	}
+	if got := strings.Join(names, " "); got != "15-pdb-555-a 15-pdb-555-b 15-pdb-555-c 15-pdb-78-a" {
+		t.Fatalf("resolved %s", got)
+	}
+	if _, err := Resolve([]string{"15-pdb-99"}); err == nil || !strings.Contains(err.Error(), "15-pdb-78") {
+		t.Fatalf("unknown name: %v", err)
+	}
+	seen := map[string]bool{}
+	for _, s := range Sets() {
+		for _, tb := range s.Tables {
+			if seen[tb.Meta.FileName()] {
+				t.Errorf("two tables named %s", tb.Meta.FileName())
+			}
+			seen[tb.Meta.FileName()] = true
+		}
+	}
+}
+
+// TestBuildOpenSolve builds the small 15-puzzle set, finds it preferred
+// over the missing larger ones and solves a Korf instance with it.
+func TestBuildOpenSolve(t *testing.T) {
+	dir := t.TempDir()
+	set, _ := LookupSet("15-pdb-555")
+	if set.Complete(dir) || len(Preferred(dir)) != 0 {
+		t.Fatal("empty dir has tables")
+	}
+	if _, _, err := OpenSliding(dir, set); err == nil || !strings.Contains(err.Error(), "solverd tables build 15-pdb-555") {
+		t.Fatalf("open missing: %v", err)
+	}
+	var last, total uint64
+	for _, tb := range set.Tables {
+		path, m, err := Build(context.Background(), dir, tb, func(done, all uint64) { last, total = done, all })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if last != total || total != tb.Meta.Entries {
+			t.Errorf("%s: progress ended at %d of %d", tb.Meta.Name, last, total)
+		}
+		if _, err := tables.Open(path, m, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pref := Preferred(dir)
+	if len(pref) != 1 || pref[0].Name != "15-pdb-555" {
+		t.Fatalf("preferred %v", pref)
+	}
+	sv, closer, err := OpenSliding(dir, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closer()
+	// Korf #1, optimal length 57 (internal/search/testdata/korf100.tsv).
+	cells := []uint8{13, 6, 8, 12, 15, 14, 0, 10, 11, 7, 4, 5, 9, 1, 3, 2}
+	out, err := sv.Solve(cells, search.Budget{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Optimal || len(out.Path) != 57 {
+		t.Fatalf("outcome %+v", out)
+	}
+}
