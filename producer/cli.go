@@ -206,7 +206,7 @@ func produce(ctx context.Context, f flags, seedSet bool, cfg config.Config, stdi
 	var nc *nats.Conn
 	var pipeline *local
 	if f.local {
-		pipeline, err = startLocal(ctx, cfg, qcfg, st, log)
+		pipeline, err = startLocal(ctx, cfg, qcfg, st, log, spec.String(), func(s string) { fmt.Fprintln(stderr, "producer:", s) })
 		if err != nil {
 			return err
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/internal/ingest"
 	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/solve"
 	"github.com/tessera-solver/tessera/internal/store"
 	"github.com/tessera-solver/tessera/internal/worker"
 )
@@ -28,9 +29,12 @@ type local struct {
 	loops  chan error // one value per loop when it returns
 	failed chan error // a loop that stopped early, with its error
 	n      int        // loops started
+	tables *solve.Loaded
 }
 
-func startLocal(ctx context.Context, cfg config.Config, qcfg queue.Config, st *store.Store, log *slog.Logger) (_ *local, err error) {
+// startLocal starts the in-process pipeline. Table notices for the
+// puzzle being produced go to note.
+func startLocal(ctx context.Context, cfg config.Config, qcfg queue.Config, st *store.Store, log *slog.Logger, puzzle string, note func(string)) (_ *local, err error) {
 	dir, err := os.MkdirTemp("", "tessera-local-")
 	if err != nil {
 		return nil, fmt.Errorf("local pipeline: %w", err)
@@ -41,6 +45,14 @@ func startLocal(ctx context.Context, cfg config.Config, qcfg queue.Config, st *s
 			l.stop()
 		}
 	}()
+	if l.tables, err = solve.Default().LoadTables(cfg.Solver.TablesDir, cfg.Solver.Tables); err != nil {
+		return nil, fmt.Errorf("local pipeline: %w", err)
+	}
+	for _, n := range l.tables.Notices {
+		if n.Puzzle == puzzle {
+			note(n.Text)
+		}
+	}
 	if l.srv, l.nc, err = queue.StartEmbedded(dir); err != nil {
 		return nil, fmt.Errorf("local pipeline: %w", err)
 	}
@@ -99,6 +111,12 @@ func (l *local) stop() error {
 	}
 	if l.nc != nil {
 		l.nc.Close()
+	}
+	if l.tables != nil {
+		// The workers have stopped: nothing reads the tables any more.
+		if err := l.tables.Close(); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if l.srv != nil {
 		l.srv.Shutdown()

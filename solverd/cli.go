@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search/bfs"
 	"github.com/tessera-solver/tessera/internal/solve"
@@ -118,6 +119,15 @@ func solveCmd() *cobra.Command {
 			if opt.Goal, err = goalFlag(spec, goal); err != nil {
 				return err
 			}
+			cfg, err := config.Load("", c.Flags())
+			if err != nil {
+				return usageError{err}
+			}
+			loaded, err := loadTables(cfg.Solver, spec.String(), func(s string) { fmt.Fprintln(c.ErrOrStderr(), "solverd:", s) })
+			if err != nil {
+				return err
+			}
+			defer loaded.Close()
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			var src lineSource
@@ -138,6 +148,9 @@ func solveCmd() *cobra.Command {
 	c.Flags().DurationVar(&timeout, "timeout", 0, "give up a state after this long, e.g. 30s (0: no limit)")
 	c.Flags().IntVar(&workers, "workers", 0, "states solved in parallel (0: one per core)")
 	goalVar(c, &goal)
+	d := config.Default()
+	c.Flags().String("tables-dir", d.Solver.TablesDir, "directory of precomputed tables [TESSERA_SOLVER_TABLES_DIR]")
+	c.Flags().String("tables", d.Solver.Tables, "table sets to load: auto, none, or names like 15-pdb-78 [TESSERA_SOLVER_TABLES]")
 	return c
 }
 

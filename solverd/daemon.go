@@ -41,6 +41,12 @@ func runCmd() *cobra.Command {
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			log := slog.New(slog.NewTextHandler(c.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelInfo}))
+			loaded, err := loadTables(cfg.Solver, "", func(s string) { log.Info(s) })
+			if err != nil {
+				return err
+			}
+			defer loaded.Close()
+			logTables(log, loaded, cfg.Solver.TablesDir)
 			return daemon(ctx, cfg, log)
 		},
 	}

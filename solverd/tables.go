@@ -3,12 +3,17 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"strings"
 	"time"
 
+	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/tables"
+	"github.com/tessera-solver/tessera/tables/catalog"
 )
 
 func init() { extraCommands = append(extraCommands, tablesCmd) }
@@ -17,10 +22,10 @@ func init() { extraCommands = append(extraCommands, tablesCmd) }
 func tablesCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "tables",
-		Short: "List and verify the precomputed tables in the tables directory (--tables-dir)",
+		Short: "Build, list, verify, push and pull the precomputed tables in the tables directory (--tables-dir)",
 	}
 	config.BindFlags(c.PersistentFlags())
-	c.AddCommand(tablesListCmd(), tablesVerifyCmd())
+	c.AddCommand(tablesBuildCmd(), tablesListCmd(), tablesVerifyCmd())
 	return c
 }
 
@@ -30,6 +35,87 @@ func tablesDir(c *cobra.Command) (string, error) {
 		return "", usageError{err}
 	}
 	return cfg.Solver.TablesDir, nil
+}
+
+func tablesBuildCmd() *cobra.Command {
+	var all, force bool
+	c := &cobra.Command{
+		Use:   "build (NAME... | --all)",
+		Short: "Build tables or table sets by name (e.g. 15-pdb-78) into the tables directory",
+		Long: `Build tables or whole table sets into the tables directory. Tables already
+present are skipped unless --force. Known sets:
+` + knownSets(),
+		RunE: func(c *cobra.Command, args []string) error {
+			if all == (len(args) > 0) {
+				return usagef("name tables or sets to build, or give --all (known sets: %s)", strings.Join(catalog.SetNames(), ", "))
+			}
+			if all {
+				args = catalog.SetNames()
+			}
+			todo, err := catalog.Resolve(args)
+			if err != nil {
+				return usageError{err}
+			}
+			dir, err := tablesDir(c)
+			if err != nil {
+				return err
+			}
+			out, errw := c.OutOrStdout(), c.ErrOrStderr()
+			for _, t := range todo {
+				if !force && t.Present(dir) {
+					fmt.Fprintf(out, "have %s (%s)\n", t.Meta.Name, t.Path(dir))
+					continue
+				}
+				fmt.Fprintf(errw, "building %s: %s pattern %s, %d entries (%s)\n", t.Meta.Name, t.Meta.Puzzle, t.Meta.Pattern, t.Meta.Entries, t.Cost)
+				t0 := time.Now()
+				path, m, err := catalog.Build(c.Context(), dir, t, buildProgress(errw, t.Meta.Name, t0))
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(out, "built %s in %s: %s, %s\n", m.Name, time.Since(t0).Round(time.Millisecond), path, humanBytes(int64(m.Bytes)))
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&all, "all", false, "build every known table")
+	c.Flags().BoolVar(&force, "force", false, "rebuild tables that are already present")
+	return c
+}
+
+func knownSets() string {
+	var b strings.Builder
+	for _, s := range catalog.Sets() {
+		fmt.Fprintf(&b, "  %-12s %s; %d tables, %s\n", s.Name, s.About, len(s.Tables), s.Tables[0].Cost)
+	}
+	return b.String()
+}
+
+// buildProgress draws a bar on a terminal; elsewhere (logs, CI) it prints
+// a line at every tenth, which stays readable in a file.
+func buildProgress(w io.Writer, name string, t0 time.Time) catalog.Progress {
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		var bar *progressbar.ProgressBar
+		return func(done, total uint64) {
+			if bar == nil {
+				bar = progressbar.NewOptions64(int64(total),
+					progressbar.OptionSetWriter(w),
+					progressbar.OptionSetDescription(name),
+					progressbar.OptionShowCount(),
+					progressbar.OptionSetItsString("placements"),
+					progressbar.OptionSetWidth(30),
+					progressbar.OptionThrottle(100*time.Millisecond),
+					progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }))
+			}
+			bar.Set64(int64(done))
+		}
+	}
+	tenth := uint64(0)
+	return func(done, total uint64) {
+		if t := done * 10 / max(total, 1); t > tenth {
+			tenth = t
+			fmt.Fprintf(w, "%s: %d%% (%d of %d placements) %s\n", name, t*10, done, total, time.Since(t0).Round(time.Second))
+		}
+	}
 }
 
 func tablesListCmd() *cobra.Command {

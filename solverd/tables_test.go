@@ -39,3 +39,35 @@ func TestTablesListVerify(t *testing.T) {
 		t.Errorf("empty: exit %d %s", code, stderr)
 	}
 }
+
+// TestTablesBuildAndSolve: build a set by name, see the second build skip
+// it, and solve with it; a solve without it says which command builds the
+// best set.
+func TestTablesBuildAndSolve(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, stderr := solverd(t, "", "tables", "build", "--tables-dir", dir); code != exitUsage || !strings.Contains(stderr, "15-pdb-78") {
+		t.Fatalf("build without names: exit %d %s", code, stderr)
+	}
+	if code, _, stderr := solverd(t, "", "tables", "build", "15-pdb-nope", "--tables-dir", dir); code != exitUsage || !strings.Contains(stderr, "unknown table") {
+		t.Fatalf("unknown name: exit %d %s", code, stderr)
+	}
+	code, stdout, stderr := solverd(t, "", "tables", "build", "15-pdb-555", "--tables-dir", dir)
+	if code != exitOK || strings.Count(stdout, "built 15-pdb-555-") != 3 || !strings.Contains(stderr, "100%") {
+		t.Fatalf("build: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, stdout, _ := solverd(t, "", "tables", "build", "15-pdb-555-b", "--tables-dir", dir); code != exitOK || !strings.Contains(stdout, "have 15-pdb-555-b") {
+		t.Fatalf("rebuild: exit %d %s", code, stdout)
+	}
+	korf1 := "13 6 8 12/15 14 0 10/11 7 4 5/9 1 3 2"
+	code, stdout, stderr = solverd(t, "", "solve", "--puzzle", "sliding:4x4", "--tables-dir", dir, korf1)
+	if code != exitOK || !strings.Contains(stdout, `"length":57`) || !strings.Contains(stdout, "pdb-5-5-5+reflect") {
+		t.Fatalf("solve with tables: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "solverd tables build 15-pdb-78") {
+		t.Errorf("no advice about the better set: %s", stderr)
+	}
+	code, _, stderr = solverd(t, "", "solve", "--puzzle", "sliding:4x4", "--tables-dir", dir, "--tables", "15-pdb-663", korf1)
+	if code == exitOK || !strings.Contains(stderr, "solverd tables build 15-pdb-663") {
+		t.Fatalf("missing named set: exit %d %s", code, stderr)
+	}
+}

@@ -210,14 +210,16 @@ func TestLoadTables(t *testing.T) {
 	if err != nil || len(l.Sets) != 1 || l.Sets[0] != "15-pdb-555" {
 		t.Fatalf("auto: %+v, %v", l, err)
 	}
-	defer l.Close()
 	spec := puzzle.Spec{Kind: puzzle.Sliding, Rows: 4, Cols: 4}
 	text := "13 6 8 12/15 14 0 10/11 7 4 5/9 1 3 2" // Korf #1, 57 moves
 	r := s.SolveText(context.Background(), spec, text, Options{})
 	if r.Status != StatusSolved || r.Length != 57 || !r.Optimal || !strings.HasPrefix(r.Solver, "ida*(pdb") {
 		t.Fatalf("with tables: %+v", r)
 	}
-	wd := New().SolveText(context.Background(), spec, text, Options{})
+	if err := l.Close(); err != nil || s.PDB(spec) != nil {
+		t.Fatalf("after Close the unmapped tables are still in use (%v)", err)
+	}
+	wd := s.SolveText(context.Background(), spec, text, Options{})
 	if wd.Length != r.Length || strings.HasPrefix(wd.Solver, "ida*(pdb") {
 		t.Fatalf("without tables: %+v", wd)
 	}

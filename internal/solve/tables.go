@@ -7,6 +7,7 @@ import (
 
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/tables/catalog"
+	"github.com/tessera-solver/tessera/tables/pdb"
 )
 
 // Default is the process-wide Solver behind SolveText: load tables into it
@@ -20,6 +21,8 @@ type Loaded struct {
 	// command that builds it: for the operator, not errors.
 	Notices []Notice
 	closers []func() error
+	solver  *Solver
+	used    map[puzzle.Spec]*pdb.Solver
 }
 
 // Notice is advice about one puzzle's tables.
@@ -28,8 +31,17 @@ type Notice struct {
 	Text   string
 }
 
-// Close unmaps the loaded tables; the Solver must not solve with them after.
+// Close stops the Solver using the loaded tables and unmaps them. No solve
+// may be running on them.
 func (l *Loaded) Close() error {
+	l.solver.mu.Lock()
+	for spec, sv := range l.used {
+		if l.solver.pdbs[spec] == sv {
+			delete(l.solver.pdbs, spec)
+		}
+	}
+	l.used = nil
+	l.solver.mu.Unlock()
 	var errs []error
 	for _, c := range l.closers {
 		errs = append(errs, c())
@@ -44,7 +56,7 @@ func (l *Loaded) Close() error {
 // name loads that set, and a missing or damaged one is an error naming
 // the command that builds it.
 func (s *Solver) LoadTables(dir, want string) (*Loaded, error) {
-	l := &Loaded{}
+	l := &Loaded{solver: s, used: map[puzzle.Spec]*pdb.Solver{}}
 	var sets []catalog.Set
 	for _, name := range strings.Split(want, ",") {
 		switch name = strings.TrimSpace(name); name {
@@ -66,7 +78,7 @@ func (s *Solver) LoadTables(dir, want string) (*Loaded, error) {
 			l.Close()
 			return nil, fmt.Errorf("table set %s: %w", set.Name, err)
 		}
-		if s.PDB(spec) != nil {
+		if l.used[spec] != nil {
 			continue // an earlier (better or explicitly named) set serves this puzzle
 		}
 		sv, closer, err := catalog.OpenSliding(dir, set)
@@ -75,6 +87,7 @@ func (s *Solver) LoadTables(dir, want string) (*Loaded, error) {
 			return nil, err
 		}
 		s.UsePDB(spec, sv)
+		l.used[spec] = sv
 		l.Sets = append(l.Sets, set.Name)
 		l.closers = append(l.closers, closer)
 	}
