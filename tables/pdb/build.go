@@ -126,8 +126,39 @@ func (b *builder) run(ctx context.Context, opt Options) (Stats, error) {
 	}
 	perChunk := (cw + b.groupWords - 1) / b.groupWords // groups per chunk
 	chunks := (groups + perChunk - 1) / perChunk
-	found := make([]uint64, nw)
-	placedBy := make([]uint64, nw)
+	// forChunks runs f over every chunk on nw goroutines and sums its two
+	// counts.
+	found := make([][2]uint64, nw)
+	forChunks := func(f func(lo, hi uint64) (uint64, uint64)) (uint64, uint64) {
+		var next atomic.Uint64
+		var wg sync.WaitGroup
+		for w := 0; w < nw; w++ {
+			found[w] = [2]uint64{}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var a, c uint64
+				for ctx.Err() == nil {
+					ch := next.Add(1) - 1
+					if ch >= chunks {
+						break
+					}
+					lo := ch * perChunk * b.groupWords
+					x, y := f(lo, min(lo+perChunk*b.groupWords, words))
+					a += x
+					c += y
+				}
+				found[w] = [2]uint64{a, c}
+			}()
+		}
+		wg.Wait()
+		var a, c uint64
+		for _, fw := range found {
+			a += fw[0]
+			c += fw[1]
+		}
+		return a, c
+	}
 	var placed uint64
 	frontier := uint64(1)
 	for d := 0; frontier > 0; d++ {
@@ -137,37 +168,12 @@ func (b *builder) run(ctx context.Context, opt Options) (Stats, error) {
 		st.Levels = append(st.Levels, frontier)
 		st.States += frontier
 		cur := uint64(1 + d&1)
-		var next atomic.Uint64
-		var wg sync.WaitGroup
-		for w := 0; w < nw; w++ {
-			found[w], placedBy[w] = 0, 0
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				var n, pl uint64
-				for ctx.Err() == nil {
-					c := next.Add(1) - 1
-					if c >= chunks {
-						break
-					}
-					lo := c * perChunk * b.groupWords
-					hi := min(lo+perChunk*b.groupWords, words)
-					f, np := b.scan(lo, hi, cur, uint8(d))
-					n += f
-					pl += np
-				}
-				found[w], placedBy[w] = n, pl
-			}()
-		}
-		wg.Wait()
+		n, np := forChunks(func(lo, hi uint64) (uint64, uint64) { return b.scan(lo, hi, cur, uint8(d)) })
 		if err := ctx.Err(); err != nil {
 			return st, err
 		}
-		frontier = 0
-		for w, n := range found {
-			frontier += n
-			placed += placedBy[w]
-		}
+		frontier = n
+		placed += np
 		if opt.Progress != nil {
 			opt.Progress(d, placed, p.size)
 		}
@@ -206,6 +212,7 @@ func (b *builder) freeIndex(free, region uint32) uint64 {
 func (b *builder) scan(lo, hi, cur uint64, d uint8) (found, placed uint64) {
 	p, g := b.p, &b.p.g
 	nxt := cur ^ 3
+	var succ, old [maxSucc]uint64
 	var ps [MaxCells]uint8
 	lastP := ^uint64(0)
 	var occ uint32
@@ -236,28 +243,50 @@ func (b *builder) scan(lo, hi, cur uint64, d uint8) (found, placed uint64) {
 				bl &= bl - 1
 			}
 			region := g.fill(bl&-bl, freeCells)
-			for i := 0; i < p.k; i++ {
-				from := ps[i]
-				to := g.nb[from] & region
-				for to != 0 {
-					c := uint8(bits.TrailingZeros32(to))
-					to &= to - 1
-					// Tile i moves from → c; the blank takes its cell.
-					ps[i] = c
-					nocc := occ ^ 1<<from ^ 1<<c
-					nfree := g.all &^ nocc
-					nreg := g.fill(1<<from, nfree)
-					n := p.rank(&ps)*b.free + b.freeIndex(nfree, nreg)
-					ps[i] = from
-					if b.claim(n, nxt) {
-						found++
-					}
+			ns := b.successors(&ps, occ, region, &succ)
+			// Read every successor's word before claiming any: the
+			// reads miss the cache and overlap, where a compare-and-swap
+			// in between would wait for each.
+			for j := 0; j < ns; j++ {
+				old[j] = atomic.LoadUint64(&b.codes[succ[j]/32])
+			}
+			for j := 0; j < ns; j++ {
+				if old[j]>>(succ[j]%32*2)&3 == 0 && b.claim(succ[j], nxt) {
+					found++
 				}
 			}
 		}
 		atomic.OrUint64(&b.codes[wi], closeMask)
 	}
 	return found, placed
+}
+
+// maxSucc bounds the successors of a state: each pattern tile has at most
+// four neighbours.
+const maxSucc = 4 * MaxCells
+
+// successors writes the state numbers of the successors of the state
+// (placement ps with cell set occ, blank region) into out and returns how
+// many there are. ps is restored before it returns.
+func (b *builder) successors(ps *[MaxCells]uint8, occ, region uint32, out *[maxSucc]uint64) int {
+	p, g := b.p, &b.p.g
+	n := 0
+	for i := 0; i < p.k; i++ {
+		from := ps[i]
+		to := g.nb[from] & region
+		for to != 0 {
+			c := uint8(bits.TrailingZeros32(to))
+			to &= to - 1
+			// Tile i moves from → c; the blank takes its cell.
+			ps[i] = c
+			nfree := g.all &^ (occ ^ 1<<from ^ 1<<c)
+			nreg := g.fill(1<<from, nfree)
+			out[n] = p.rank(ps)*b.free + b.freeIndex(nfree, nreg)
+			n++
+			ps[i] = from
+		}
+	}
+	return n
 }
 
 // claim marks state n with code v if it is unvisited.
