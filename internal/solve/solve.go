@@ -239,9 +239,13 @@ func (s *Solver) slidingIDA(ctx context.Context, st puzzle.State, opt Options, r
 	}
 	var out search.Outcome
 	var err error
-	if p := s.PDB(st.Spec); p != nil && opt.Mode != ModeFast {
-		out, err = p.Solve(st.Cells, b)
-		r.Solver = p.Name()
+	if p := s.PDB(st.Spec); p != nil {
+		if opt.Mode == ModeFast {
+			out, err = fastPDB(p, st.Cells, b, r)
+		} else {
+			out, err = p.Solve(st.Cells, b)
+			r.Solver = p.Name()
+		}
 		return pathMoves(out, err, r)
 	}
 	t, err := s.slidingSearcher(st.Spec)
@@ -256,6 +260,54 @@ func (s *Solver) slidingIDA(ctx context.Context, st puzzle.State, opt Options, r
 		r.Solver = t.Name()
 	}
 	return pathMoves(out, err, r)
+}
+
+// fastWeights are the heuristic weights (sixteenths) of the fast mode
+// over pattern databases, tried in turn: each lighter weight finds shorter
+// answers for more nodes, and the last is plain (optimal) IDA*.
+var fastWeights = []int{24, 23, 22, 21, 20, 18, pdb.Unweighted}
+
+// fastWindow is how long the fast mode keeps looking for shorter answers
+// after its first one: the 24-puzzle's fast answers (weight 1.5) come in
+// well under a second, and the lighter weights shorten them within it.
+const fastWindow = time.Second
+
+// fastPDB is anytime weighted IDA*: the heaviest weight under the job's
+// budget, then lighter ones while the window lasts, keeping the shortest.
+func fastPDB(p *pdb.Solver, cells []uint8, b search.Budget, r *Result) (search.Outcome, error) {
+	best, err := p.SolveWeighted(cells, b, fastWeights[0])
+	r.Solver = fmt.Sprintf("%s×%g", p.Name(), float64(fastWeights[0])/16)
+	if err != nil {
+		return best, err
+	}
+	until := time.Now().Add(fastWindow)
+	if !b.Deadline.IsZero() && b.Deadline.Before(until) {
+		until = b.Deadline
+	}
+	for _, w := range fastWeights[1:] {
+		lb := b
+		lb.Deadline = until
+		if b.MaxNodes > 0 {
+			if lb.MaxNodes = b.MaxNodes - best.Nodes; lb.MaxNodes <= 0 {
+				break
+			}
+		}
+		out, err := p.SolveWeighted(cells, lb, w)
+		best.Nodes += out.Nodes
+		if err != nil {
+			break // out of time or nodes: keep the best so far
+		}
+		if len(out.Path) < len(best.Path) || out.Optimal {
+			nodes := best.Nodes
+			best, best.Nodes = out, nodes
+			r.Solver = fmt.Sprintf("%s×%g", p.Name(), float64(w)/16)
+			if out.Optimal {
+				r.Solver = p.Name()
+				break
+			}
+		}
+	}
+	return best, nil
 }
 
 // pathMoves records a sliding search's outcome in r and converts its path

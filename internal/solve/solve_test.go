@@ -216,6 +216,17 @@ func TestLoadTables(t *testing.T) {
 	if r.Status != StatusSolved || r.Length != 57 || !r.Optimal || !strings.HasPrefix(r.Solver, "ida*(pdb") {
 		t.Fatalf("with tables: %+v", r)
 	}
+	// Fast mode over the tables: the anytime weights reach plain IDA*
+	// within the window on this instance, so the answer is optimal.
+	f := s.SolveText(context.Background(), spec, text, Options{Mode: ModeFast})
+	if f.Status != StatusSolved || f.Length != 57 || !f.Optimal {
+		t.Fatalf("fast with tables: %+v", f)
+	}
+	// Under a tiny node budget only the heaviest weight's answer fits.
+	f = s.SolveText(context.Background(), spec, text, Options{Mode: ModeFast, MaxNodes: 2000})
+	if f.Status == StatusSolved && (f.Length < 57 || f.Optimal && f.Length != 57) {
+		t.Fatalf("fast under budget: %+v", f)
+	}
 	if err := l.Close(); err != nil || s.PDB(spec) != nil {
 		t.Fatalf("after Close the unmapped tables are still in use (%v)", err)
 	}

@@ -89,6 +89,7 @@ type idaWork struct {
 	check   int64 // nodes at which the budget is looked at next
 	budget  search.Budget
 	stopped bool
+	w16     int // heuristic weight in sixteenths: 16 is plain IDA*
 }
 
 const checkEvery = 1 << 16
@@ -131,11 +132,21 @@ func (k *idaWork) h() int {
 // the budget runs out it returns search.ErrBudgetExceeded with the lower
 // bound proved so far.
 func (sv *Solver) Solve(cells []uint8, b search.Budget) (search.Outcome, error) {
+	return sv.SolveWeighted(cells, b, Unweighted)
+}
+
+// Unweighted is the weight of plain IDA* for SolveWeighted: sixteenths.
+const Unweighted = 16
+
+// SolveWeighted is IDA* on g + h·w16/16: with w16 > 16 it trades length
+// for far fewer nodes (not proved optimal; the lower bound is the start's
+// heuristic). w16 below 16 is treated as 16.
+func (sv *Solver) SolveWeighted(cells []uint8, b search.Budget, w16 int) (search.Outcome, error) {
 	n := sv.set.g.n
 	if len(cells) != n {
 		return search.Outcome{}, fmt.Errorf("pdb search: %d cells, want %d", len(cells), n)
 	}
-	k := &idaWork{Solver: sv, budget: b, check: checkEvery}
+	k := &idaWork{Solver: sv, budget: b, check: checkEvery, w16: max(w16, Unweighted)}
 	if b.MaxNodes > 0 && b.MaxNodes < k.check {
 		k.check = b.MaxNodes + 1
 	}
@@ -161,7 +172,7 @@ func (sv *Solver) Solve(cells []uint8, b search.Budget) (search.Outcome, error) 
 	if h0 >= Unreached {
 		return search.Outcome{}, fmt.Errorf("pdb search: %v cannot reach the goal", cells)
 	}
-	k.bound = h0
+	k.bound = k.f(0, h0)
 	lower := h0
 	for {
 		if cap(k.path) < k.bound+1 {
@@ -170,7 +181,11 @@ func (sv *Solver) Solve(cells []uint8, b search.Budget) (search.Outcome, error) 
 		k.path = k.path[:k.bound+1]
 		k.next = 1 << 30
 		if d, ok := k.dfs(0, int(k.pos[0]), noMove); ok {
-			return search.Outcome{Path: append([]uint8(nil), k.path[:d]...), Nodes: k.nodes, LowerBound: d, Optimal: true}, nil
+			out := search.Outcome{Path: append([]uint8(nil), k.path[:d]...), Nodes: k.nodes, LowerBound: d, Optimal: k.w16 == Unweighted}
+			if !out.Optimal {
+				out.LowerBound = h0
+			}
+			return out, nil
 		}
 		if k.stopped {
 			return search.Outcome{Nodes: k.nodes, LowerBound: lower}, search.ErrBudgetExceeded
@@ -178,9 +193,19 @@ func (sv *Solver) Solve(cells []uint8, b search.Budget) (search.Outcome, error) 
 		if k.next == 1<<30 {
 			return search.Outcome{Nodes: k.nodes}, search.ErrNoSolution
 		}
-		lower = k.next
+		if k.w16 == Unweighted {
+			lower = k.next // every path shorter than the bound was refuted
+		}
 		k.bound = k.next
 	}
+}
+
+// f is the cost bound of a node at depth g with heuristic h.
+func (k *idaWork) f(g, h int) int {
+	if k.w16 == Unweighted {
+		return g + h
+	}
+	return g + h*k.w16/16
 }
 
 func (k *idaWork) expired() bool {
@@ -251,7 +276,7 @@ func (k *idaWork) dfs(g, blank int, prev uint8) (int, bool) {
 				k.hr[j] = k.pats[j].data[k.rankReflected(int(j))]
 			}
 		}
-		f := g + 1 + k.h()
+		f := k.f(g+1, k.h())
 		if f > k.bound {
 			if f < k.next {
 				k.next = f
