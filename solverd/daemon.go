@@ -41,6 +41,7 @@ func runCmd() *cobra.Command {
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			log := slog.New(slog.NewTextHandler(c.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelInfo}))
+			startupPull(ctx, cfg, log)
 			loaded, err := loadTables(cfg.Solver, "", func(s string) { log.Info(s) })
 			if err != nil {
 				return err

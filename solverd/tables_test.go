@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tessera-solver/tessera/internal/natstest"
 	"github.com/tessera-solver/tessera/tables"
 )
 
@@ -69,5 +70,37 @@ func TestTablesBuildAndSolve(t *testing.T) {
 	code, _, stderr = solverd(t, "", "solve", "--puzzle", "sliding:4x4", "--tables-dir", dir, "--tables", "15-pdb-663", korf1)
 	if code == exitOK || !strings.Contains(stderr, "solverd tables build 15-pdb-663") {
 		t.Fatalf("missing named set: exit %d %s", code, stderr)
+	}
+}
+
+// TestTablesPushPull: a host pushes its tables; a fresh host pulls them
+// byte for byte, and a second pull has nothing to do.
+func TestTablesPushPull(t *testing.T) {
+	url, _ := natstest.Server(t)
+	a, b := t.TempDir(), t.TempDir()
+	if code, _, stderr := solverd(t, "", "tables", "build", "15-pdb-555-a", "--tables-dir", a); code != exitOK {
+		t.Fatalf("build: %s", stderr)
+	}
+	code, stdout, stderr := solverd(t, "", "tables", "push", "--tables-dir", a, "--nats-url", url)
+	if code != exitOK || !strings.Contains(stdout, "pushed 15-pdb-555-a.g1.tbl") {
+		t.Fatalf("push: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, stdout, _ := solverd(t, "", "tables", "push", "--tables-dir", a, "--nats-url", url); code != exitOK || !strings.Contains(stdout, "bucket has 15-pdb-555-a") {
+		t.Fatalf("second push: exit %d %s", code, stdout)
+	}
+	code, stdout, stderr = solverd(t, "", "tables", "pull", "15-pdb-555-a", "--tables-dir", b, "--nats-url", url)
+	if code != exitOK || !strings.Contains(stdout, "pulled") {
+		t.Fatalf("pull: exit %d\n%s%s", code, stdout, stderr)
+	}
+	x, _ := os.ReadFile(filepath.Join(a, "15-pdb-555-a.g1.tbl"))
+	y, _ := os.ReadFile(filepath.Join(b, "15-pdb-555-a.g1.tbl"))
+	if len(x) == 0 || string(x) != string(y) {
+		t.Fatal("pulled table differs")
+	}
+	if code, _, stderr := solverd(t, "", "tables", "pull", "--tables-dir", b, "--nats-url", url); code != exitOK || !strings.Contains(stderr, "nothing to pull") {
+		t.Fatalf("second pull: exit %d %s", code, stderr)
+	}
+	if code, _, stderr := solverd(t, "", "tables", "pull", "15-pdb-555-b", "--tables-dir", b, "--nats-url", url); code == exitOK || !strings.Contains(stderr, "not in the bucket") {
+		t.Fatalf("pull of a table the bucket lacks: exit %d %s", code, stderr)
 	}
 }

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tessera-solver/tessera/config"
+	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/tablestore"
+	"github.com/tessera-solver/tessera/tables"
+	"github.com/tessera-solver/tessera/tables/catalog"
+)
+
+// defaultBucket is the bucket of `tables push/pull` when solver.tables_bucket
+// is not set (at start, an unset bucket means "do not pull").
+const defaultBucket = "tessera-tables"
+
+func openBucket(ctx context.Context, cfg config.Config) (*tablestore.Store, func(), error) {
+	bucket := cfg.Solver.TablesBucket
+	if bucket == "" {
+		bucket = defaultBucket
+	}
+	nc, err := queue.Connect(cfg.NATS.URL, "tessera-solverd-tables")
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := tablestore.Open(ctx, nc, bucket)
+	if err != nil {
+		nc.Close()
+		return nil, nil, err
+	}
+	return st, nc.Close, nil
+}
+
+func tablesPushCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "push [NAME...]",
+		Short: "Upload tables of the tables directory (all, or the named tables/sets) to the JetStream Object Store bucket (--tables-bucket)",
+		RunE: func(c *cobra.Command, args []string) error {
+			cfg, err := config.Load("", c.Flags())
+			if err != nil {
+				return usageError{err}
+			}
+			infos, err := tables.Scan(cfg.Solver.TablesDir)
+			if err != nil {
+				return err
+			}
+			want, err := fileNames(args)
+			if err != nil {
+				return usageError{err}
+			}
+			st, done, err := openBucket(c.Context(), cfg)
+			if err != nil {
+				return err
+			}
+			defer done()
+			n := 0
+			for _, in := range infos {
+				name := filepath.Base(in.Path)
+				if want != nil && !want[name] {
+					continue
+				}
+				if in.Err != nil {
+					return in.Err
+				}
+				n++
+				pushed, err := st.Push(c.Context(), in.Path)
+				if err != nil {
+					return err
+				}
+				verb := "pushed"
+				if !pushed {
+					verb = "bucket has"
+				}
+				fmt.Fprintf(c.OutOrStdout(), "%s %s (%s)\n", verb, name, humanBytes(in.Size))
+			}
+			if n == 0 {
+				return fmt.Errorf("no tables to push in %s", cfg.Solver.TablesDir)
+			}
+			return nil
+		},
+	}
+}
+
+func tablesPullCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "pull [NAME...]",
+		Short: "Download tables missing from the tables directory (all in the bucket, or the named tables/sets) from the Object Store bucket",
+		RunE: func(c *cobra.Command, args []string) error {
+			cfg, err := config.Load("", c.Flags())
+			if err != nil {
+				return usageError{err}
+			}
+			want, err := fileNames(args)
+			if err != nil {
+				return usageError{err}
+			}
+			st, done, err := openBucket(c.Context(), cfg)
+			if err != nil {
+				return err
+			}
+			defer done()
+			got, err := pullMissing(c.Context(), st, cfg.Solver.TablesDir, want, c.OutOrStdout())
+			if err != nil {
+				return err
+			}
+			if got == 0 {
+				fmt.Fprintln(c.ErrOrStderr(), "nothing to pull")
+			}
+			return nil
+		},
+	}
+}
+
+// fileNames maps table or set names to table file names; no names is nil
+// (every table).
+func fileNames(names []string) (map[string]bool, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	ts, err := catalog.Resolve(names)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, t := range ts {
+		out[t.Meta.FileName()] = true
+	}
+	return out, nil
+}
+
+// pullMissing pulls the tables of want (nil: every table in the bucket)
+// that dir lacks. A named table the bucket lacks is an error.
+func pullMissing(ctx context.Context, st *tablestore.Store, dir string, want map[string]bool, out io.Writer) (int, error) {
+	objs, err := st.List(ctx)
+	if err != nil {
+		return 0, err
+	}
+	have := map[string]bool{}
+	for _, o := range objs {
+		have[o.Name] = true
+	}
+	todo := map[string]bool{}
+	if want == nil {
+		todo = have
+	} else {
+		var missing []string
+		for name := range want {
+			if !have[name] {
+				missing = append(missing, name)
+			}
+			todo[name] = true
+		}
+		if len(missing) > 0 {
+			return 0, fmt.Errorf("%w: %s", tablestore.ErrNotFound, strings.Join(missing, ", "))
+		}
+	}
+	n := 0
+	for _, o := range objs {
+		if !todo[o.Name] || exists(filepath.Join(dir, o.Name)) {
+			continue
+		}
+		path, err := st.Pull(ctx, dir, o.Name)
+		if err != nil {
+			return n, err
+		}
+		n++
+		fmt.Fprintf(out, "pulled %s (%s)\n", path, humanBytes(int64(o.Size)))
+	}
+	return n, nil
+}
+
+// startupPull fetches missing tables before solverd run loads them, when
+// a bucket is configured: the named sets, or with auto every table in the
+// bucket. Failure to reach the bucket is logged, not fatal: the host still
+// solves with what it has.
+func startupPull(ctx context.Context, cfg config.Config, log *slog.Logger) {
+	if cfg.Solver.TablesBucket == "" {
+		return
+	}
+	var want map[string]bool
+	var names []string
+	for _, n := range strings.Split(cfg.Solver.Tables, ",") {
+		if n = strings.TrimSpace(n); n != "" && n != "auto" && n != "none" {
+			names = append(names, n)
+		}
+	}
+	if len(names) > 0 {
+		var err error
+		if want, err = fileNames(names); err != nil {
+			return // LoadTables reports the unknown name
+		}
+	}
+	st, done, err := openBucket(ctx, cfg)
+	if err != nil {
+		log.Warn("cannot reach the table bucket; using local tables", "bucket", cfg.Solver.TablesBucket, "err", err)
+		return
+	}
+	defer done()
+	w := &logWriter{log: log}
+	if _, err := pullMissing(ctx, st, cfg.Solver.TablesDir, want, w); err != nil {
+		level := slog.LevelWarn
+		if errors.Is(err, tablestore.ErrNotFound) {
+			level = slog.LevelInfo
+		}
+		log.Log(ctx, level, "table pull incomplete", "bucket", cfg.Solver.TablesBucket, "err", err)
+	}
+}
+
+type logWriter struct{ log *slog.Logger }
+
+func (w *logWriter) Write(p []byte) (int, error) {
+	w.log.Info(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
