@@ -27,9 +27,10 @@ run: build ## the demo: the whole pipeline in one process on an embedded NATS an
 	  bin/producer --puzzle 8 --random 20000 --seed 1 --local --wait && \
 	  bin/producer --puzzle 15 --random 100 --seed 1 --local --wait
 
-bench: ## benchmarks behind docs/BENCHMARKS.md (long: Korf's 100, 1M-state pipeline and more)
+bench: ## benchmarks behind docs/BENCHMARKS.md (long: builds every table, Korf's 100, 24-puzzles, 1M-state pipeline)
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 120m ./internal/...
 	scripts/bench-pipeline.sh
+	$(GO) run ./solverd tables bench --doc docs/BENCHMARKS.md
 
 lint: ## gofmt, go vet, staticcheck
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

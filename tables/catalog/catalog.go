@@ -210,3 +210,7 @@ func Preferred(dir string) []Set {
 	}
 	return out
 }
+
+// Width and Height are the board's sides (columns, rows).
+func (s Set) Width() int  { return s.partition.W }
+func (s Set) Height() int { return s.partition.H }

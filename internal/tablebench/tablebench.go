@@ -1,0 +1,245 @@
+// Package tablebench measures the precomputed tables and the solvers over
+// them, and renders the datasheet section of docs/BENCHMARKS.md. It is
+// what `solverd tables bench` (run by `make bench`) executes.
+package tablebench
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/search"
+	"github.com/tessera-solver/tessera/internal/solve"
+	"github.com/tessera-solver/tessera/tables"
+	"github.com/tessera-solver/tessera/tables/catalog"
+	"github.com/tessera-solver/tessera/tables/pdb"
+)
+
+// Instance is a benchmark state with its published optimal length.
+type Instance struct {
+	ID, Opt int
+	Cells   []uint8
+}
+
+// ReadInstances reads id<TAB>optimal<TAB>state lines (# comments).
+func ReadInstances(path string) ([]Instance, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("benchmark instances: %w", err)
+	}
+	defer f.Close()
+	var out []Instance
+	sc := bufio.NewScanner(f)
+	for ln := 1; sc.Scan(); ln++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		p := strings.Split(line, "\t")
+		if len(p) != 3 {
+			return nil, fmt.Errorf("%s:%d: want id, length and state separated by tabs", path, ln)
+		}
+		id, err1 := strconv.Atoi(p[0])
+		opt, err2 := strconv.Atoi(p[1])
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("%s:%d: bad id or length", path, ln)
+		}
+		var cells []uint8
+		for _, tok := range strings.Fields(strings.ReplaceAll(p[2], "/", " ")) {
+			v, err := strconv.Atoi(tok)
+			if err != nil || v < 0 || v > 255 {
+				return nil, fmt.Errorf("%s:%d: bad tile %q", path, ln, tok)
+			}
+			cells = append(cells, uint8(v))
+		}
+		out = append(out, Instance{id, opt, cells})
+	}
+	return out, sc.Err()
+}
+
+// Config says what to measure.
+type Config struct {
+	Dir      string     // tables directory; missing sets are built into it
+	Korf15   []Instance // Korf's 100
+	Korf24   []Instance // Korf and Felner's 50
+	Easy24   int        // how many of the shortest 24-puzzles to solve optimally
+	Budget24 time.Duration
+	Log      io.Writer // progress
+}
+
+// Run builds what is missing, measures, and writes the markdown section.
+func Run(ctx context.Context, c Config, w io.Writer) error {
+	logf := func(format string, a ...any) { fmt.Fprintf(c.Log, format+"\n", a...) }
+	fmt.Fprintf(w, "Measured on %d cores (GOMAXPROCS %d), %s, %s.\n\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), time.Now().UTC().Format("2006-01-02"))
+	fmt.Fprintf(w, "### Datasheet: one row per table\n\n")
+	fmt.Fprintf(w, "Build time is wall time on every core, from the file's header (`solverd tables list`); the builder's memory is its 2-bit state array plus the table.\n\n")
+	fmt.Fprintf(w, "| table | puzzle | pattern | entries | file | build | builder memory | mean | max |\n|---|---|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, set := range catalog.Sets() {
+		for _, t := range set.Tables {
+			if !t.Present(c.Dir) {
+				logf("building %s (%s)", t.Meta.Name, t.Cost)
+				if _, _, err := catalog.Build(ctx, c.Dir, t, nil); err != nil {
+					return err
+				}
+			}
+			m, err := tables.ReadMeta(t.Path(c.Dir))
+			if err != nil {
+				return err
+			}
+			tb, err := tables.Open(t.Path(c.Dir), m, true)
+			if err != nil {
+				return err
+			}
+			maxV := 0
+			for _, v := range tb.Data {
+				if v != pdb.Unreached && int(v) > maxV {
+					maxV = int(v)
+				}
+			}
+			free := uint64(set.Width()*set.Height() - strings.Count(m.Pattern, ",") - 1)
+			work := (m.Entries*free + 31) / 32 * 8
+			fmt.Fprintf(w, "| %s | %s | %s | %d | %.1f MB | %.1f s | %.0f MB | %.2f | %d |\n", m.Name, m.Puzzle, m.Pattern, m.Entries,
+				float64(m.Bytes)/1e6, float64(m.BuildMS)/1000, float64(work+m.Entries)/1e6, tb.Mean(), maxV)
+			tb.Close()
+		}
+	}
+	fmt.Fprintln(w)
+
+	fmt.Fprintf(w, "### 15-puzzle: Korf's 100, optimal, one goroutine\n\n")
+	fmt.Fprintf(w, "Search time excludes start-up; a first pass over the 100 brings the mapped pages into memory. Nodes are expansions (calls of the search on a node within the bound).\n\n")
+	fmt.Fprintf(w, "| set | nodes | search time | per instance | Mnodes/s | fast mode: total | fast: mean length / optimum |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, set := range catalog.Sets() {
+		if set.Puzzle != "sliding:4x4" {
+			continue
+		}
+		sv, closer, err := catalog.OpenSliding(c.Dir, set)
+		if err != nil {
+			return err
+		}
+		r, err := korf(sv, c.Korf15)
+		if err == nil {
+			var fr fastResult
+			fr, err = fast(ctx, c.Dir, set.Name, "sliding:4x4", c.Korf15)
+			logf("%s: %d nodes, %v", set.Name, r.nodes, r.el)
+			fmt.Fprintf(w, "| %s | %d | %.3f s | %.2f ms | %.1f | %.2f s | %.4f |\n", set.Name, r.nodes, r.el.Seconds(),
+				r.el.Seconds()*1000/float64(len(c.Korf15)), float64(r.nodes)/r.el.Seconds()/1e6, fr.total.Seconds(), fr.ratio)
+		}
+		closer()
+		if err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(w)
+
+	fmt.Fprintf(w, "### 24-puzzle: Korf and Felner's 50 (6-6-6-6 + reflection)\n\n")
+	fr, err := fast(ctx, c.Dir, "24-pdb-6666", "sliding:5x5", c.Korf24)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "Fast mode (anytime weighted IDA*, `--mode fast`): all %d solved, mean length %.4f × the published optimum, %.1f s in total, slowest %.2f s.\n\n",
+		fr.solved, fr.ratio, fr.total.Seconds(), fr.worst.Seconds())
+	set, _ := catalog.LookupSet("24-pdb-6666")
+	sv, closer, err := catalog.OpenSliding(c.Dir, set)
+	if err != nil {
+		return err
+	}
+	defer closer()
+	easy := append([]Instance(nil), c.Korf24...)
+	sort.SliceStable(easy, func(i, j int) bool { return easy[i].Opt < easy[j].Opt })
+	easy = easy[:min(c.Easy24, len(easy))]
+	fmt.Fprintf(w, "Optimal, the %d shortest, one goroutine, %s in all:\n\n| id | optimum | found | nodes | time |\n|---|---:|---:|---:|---:|\n", len(easy), c.Budget24)
+	until := time.Now().Add(c.Budget24)
+	var total time.Duration
+	solved := 0
+	for _, in := range easy {
+		t0 := time.Now()
+		out, err := sv.Solve(in.Cells, search.Budget{Deadline: until, Ctx: ctx})
+		el := time.Since(t0)
+		total += el
+		found := strconv.Itoa(len(out.Path))
+		if err != nil {
+			found = fmt.Sprintf("≥ %d (budget)", out.LowerBound)
+		} else {
+			solved++
+			if len(out.Path) != in.Opt {
+				return fmt.Errorf("24-puzzle #%d: %d moves, published optimum %d", in.ID, len(out.Path), in.Opt)
+			}
+		}
+		logf("24 #%d: %s in %v", in.ID, found, el)
+		fmt.Fprintf(w, "| %d | %d | %s | %d | %.1f s |\n", in.ID, in.Opt, found, out.Nodes, el.Seconds())
+	}
+	fmt.Fprintf(w, "\n%d of %d solved optimally in %.1f s.\n", solved, len(easy), total.Seconds())
+	return nil
+}
+
+type korfResult struct {
+	nodes int64
+	el    time.Duration
+}
+
+// korf solves every instance twice with sv and times the second pass.
+func korf(sv *pdb.Solver, ins []Instance) (korfResult, error) {
+	var r korfResult
+	for pass := 0; pass < 2; pass++ {
+		r = korfResult{}
+		t0 := time.Now()
+		for _, in := range ins {
+			out, err := sv.Solve(in.Cells, search.Budget{})
+			if err != nil {
+				return r, err
+			}
+			if len(out.Path) != in.Opt {
+				return r, fmt.Errorf("#%d: %d moves, published optimum %d", in.ID, len(out.Path), in.Opt)
+			}
+			r.nodes += out.Nodes
+		}
+		r.el = time.Since(t0)
+	}
+	return r, nil
+}
+
+type fastResult struct {
+	solved       int
+	ratio        float64
+	total, worst time.Duration
+}
+
+// fast runs the solve facade's fast mode with only the named set loaded,
+// so it measures what a worker does (and every answer is replayed).
+func fast(ctx context.Context, dir, setName, spec string, ins []Instance) (fastResult, error) {
+	s := solve.New()
+	l, err := s.LoadTables(dir, setName)
+	if err != nil {
+		return fastResult{}, err
+	}
+	defer l.Close()
+	sp, err := puzzle.ParseSpec(spec)
+	if err != nil {
+		return fastResult{}, err
+	}
+	var r fastResult
+	var sum, opt int
+	for _, in := range ins {
+		t0 := time.Now()
+		res := s.Solve(ctx, puzzle.State{Spec: sp, Cells: in.Cells}, solve.Options{Mode: solve.ModeFast})
+		el := time.Since(t0)
+		if res.Status != solve.StatusSolved {
+			return r, fmt.Errorf("fast %s #%d: %s %s", spec, in.ID, res.Status, res.Error)
+		}
+		r.solved++
+		r.total += el
+		r.worst = max(r.worst, el)
+		sum += res.Length
+		opt += in.Opt
+	}
+	r.ratio = float64(sum) / float64(opt)
+	return r, nil
+}
