@@ -13,6 +13,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -32,76 +35,131 @@ type Store struct {
 // Object describes a stored table file.
 type Object struct {
 	Name   string // file name, e.g. 15-pdb-78-a.g1.tbl
-	Size   uint64
+	Table  string // the table's name, e.g. 15-pdb-78-a (from the object's metadata)
+	Size   uint64 // bytes of the whole file
 	SHA256 string // of the table's payload, from the object's metadata
 }
 
-// Open creates the bucket if needed (file storage, so it survives a server
-// restart) and returns it.
+// Object metadata keys. Objects put by other tools lack them: Push then
+// uploads again and Pull relies on the file's own header.
+const (
+	metaSHA   = "sha256"
+	metaTable = "table"
+)
+
+// Deadlines used when the caller's context has none. The object store
+// otherwise applies its 5 s API timeout to a whole download, which a
+// 500 MB table does not survive.
+const (
+	pullBase    = time.Minute
+	pullMinRate = 1 << 20 // bytes per second
+	listTimeout = time.Minute
+)
+
+// Open binds the bucket, creating it (file storage, so it survives a
+// server restart) when it does not exist. An existing bucket's
+// configuration is left alone: replicas, limits and description are the
+// operator's, and a host with read-only permissions can still bind.
 func Open(ctx context.Context, nc *nats.Conn, bucket string) (*Store, error) {
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return nil, fmt.Errorf("table bucket %s: %w", bucket, err)
 	}
-	obs, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
-		Bucket:      bucket,
-		Description: "tessera precomputed tables (solverd tables push/pull)",
-		Storage:     jetstream.FileStorage,
-	})
+	obs, err := js.ObjectStore(ctx, bucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		obs, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{
+			Bucket:      bucket,
+			Description: "tessera precomputed tables (solverd tables push/pull)",
+			Storage:     jetstream.FileStorage,
+		})
+		if errors.Is(err, jetstream.ErrBucketExists) { // created meanwhile by another host
+			obs, err = js.ObjectStore(ctx, bucket)
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("table bucket %s: %w", bucket, err)
 	}
 	return &Store{bucket: bucket, obs: obs}, nil
 }
 
-const (
-	metaSHA   = "sha256"
-	metaTable = "table"
-)
-
 // Push uploads the table file at path unless the bucket already holds the
 // same payload under its name; pushed says whether it uploaded. The file
-// is streamed, never read into memory whole.
+// must pass the full table check first, so a corrupt local file never
+// reaches other hosts. It is streamed, never read into memory whole.
 func (s *Store) Push(ctx context.Context, path string) (pushed bool, err error) {
+	name := filepath.Base(path)
+	wrap := func(err error) error {
+		return fmt.Errorf("push %s to bucket %s: %w", path, s.bucket, err)
+	}
 	m, err := tables.ReadMeta(path)
 	if err != nil {
-		return false, fmt.Errorf("push %s: %w", path, err)
+		return false, wrap(err)
 	}
-	name := filepath.Base(path)
 	if name != m.FileName() {
-		return false, fmt.Errorf("push %s: header names the table %s: %w", path, m.FileName(), tables.ErrBadTable)
-	}
-	if info, err := s.obs.GetInfo(ctx, name); err == nil && info.Metadata[metaSHA] == m.SHA256 {
-		return false, nil
-	} else if err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
-		return false, fmt.Errorf("push %s to bucket %s: %w", name, s.bucket, err)
+		// Pull would refuse it: the name is the table's identity.
+		return false, wrap(fmt.Errorf("header names the table %s: %w", m.FileName(), tables.ErrBadTable))
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return false, fmt.Errorf("push %s: %w", path, err)
+		return false, wrap(err)
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return false, wrap(err)
+	}
+	info, err := s.obs.GetInfo(ctx, name)
+	switch {
+	case err == nil && info.Metadata[metaSHA] == m.SHA256 && info.Size == uint64(fi.Size()):
+		return false, nil
+	case err != nil && !errors.Is(err, jetstream.ErrObjectNotFound):
+		return false, wrap(err)
+	}
+	t, err := tables.Open(path, m, true)
+	if err != nil {
+		return false, wrap(err)
+	}
+	t.Close()
 	_, err = s.obs.Put(ctx, jetstream.ObjectMeta{
 		Name:        name,
 		Description: m.Puzzle + " pattern " + m.Pattern,
 		Metadata:    map[string]string{metaSHA: m.SHA256, metaTable: m.Name},
 	}, f)
 	if err != nil {
-		return false, fmt.Errorf("push %s to bucket %s: %w", name, s.bucket, err)
+		return false, wrap(err)
 	}
 	return true, nil
 }
 
-// Pull downloads the table file fileName into dir and returns its path.
-// The download goes to a temporary file that must pass the full table
-// check (header and payload checksum) before it is renamed into place, so
-// dir never holds a partial or corrupt table.
+// Pull downloads the table file fileName into dir and returns its path,
+// replacing a file of that name. The download goes to a temporary file
+// that must pass the full table check (header names fileName, payload
+// checksum matches) before it is renamed into place, so dir never holds a
+// partial or corrupt table. Without a deadline in ctx, the download gets
+// one scaled to the object's size.
 func (s *Store) Pull(ctx context.Context, dir, fileName string) (path string, err error) {
 	wrap := func(err error) error {
 		return fmt.Errorf("pull %s from bucket %s: %w", fileName, s.bucket, err)
 	}
-	res, err := s.obs.Get(ctx, fileName)
+	// The name becomes a path in dir: refuse anything that could escape
+	// it or that Scan would not list.
+	if fileName != filepath.Base(fileName) || strings.HasPrefix(fileName, ".") || !strings.HasSuffix(fileName, tables.Ext) {
+		return "", wrap(errors.New("not a table file name"))
+	}
+	info, err := s.obs.GetInfo(ctx, fileName)
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
+		return "", wrap(ErrNotFound)
+	}
+	if err != nil {
+		return "", wrap(err)
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, pullBase+time.Duration(info.Size/pullMinRate)*time.Second)
+		defer cancel()
+	}
+	res, err := s.obs.Get(ctx, fileName)
+	if errors.Is(err, jetstream.ErrObjectNotFound) { // deleted since GetInfo
 		return "", wrap(ErrNotFound)
 	}
 	if err != nil {
@@ -121,7 +179,8 @@ func (s *Store) Pull(ctx context.Context, dir, fileName string) (path string, er
 			os.Remove(tmp.Name())
 		}
 	}()
-	// The object store checks its own digest at the end of the read.
+	// The object store checks its own digest at the end of the read; that
+	// only proves the bytes are the ones uploaded, hence the table check.
 	if _, err := io.Copy(tmp, res); err != nil {
 		return "", wrap(err)
 	}
@@ -137,6 +196,9 @@ func (s *Store) Pull(ctx context.Context, dir, fileName string) (path string, er
 	}
 	if m.FileName() != fileName {
 		return "", wrap(fmt.Errorf("object holds table %s: %w", m.FileName(), tables.ErrBadTable))
+	}
+	if sum := info.Metadata[metaSHA]; sum != "" && sum != m.SHA256 {
+		return "", wrap(fmt.Errorf("object metadata says payload SHA-256 %s, header says %s: %w", sum, m.SHA256, tables.ErrBadTable))
 	}
 	t, err := tables.Open(tmp.Name(), m, true)
 	if err != nil {
@@ -160,8 +222,16 @@ func (s *Store) Pull(ctx context.Context, dir, fileName string) (path string, er
 	return path, nil
 }
 
-// List describes every table in the bucket.
+// List describes every table in the bucket, sorted by name. An empty
+// bucket is an empty list.
 func (s *Store) List(ctx context.Context) ([]Object, error) {
+	// List waits on a watcher with no timeout of its own: bound it so a
+	// stalled server cannot hang a solver's start.
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, listTimeout)
+		defer cancel()
+	}
 	infos, err := s.obs.List(ctx)
 	if errors.Is(err, jetstream.ErrNoObjectsFound) {
 		return nil, nil
@@ -171,7 +241,8 @@ func (s *Store) List(ctx context.Context) ([]Object, error) {
 	}
 	out := make([]Object, 0, len(infos))
 	for _, in := range infos {
-		out = append(out, Object{Name: in.Name, Size: in.Size, SHA256: in.Metadata[metaSHA]})
+		out = append(out, Object{Name: in.Name, Table: in.Metadata[metaTable], Size: in.Size, SHA256: in.Metadata[metaSHA]})
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
 }
