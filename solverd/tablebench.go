@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tessera-solver/tessera/config"
+	"github.com/tessera-solver/tessera/internal/instances"
 	"github.com/tessera-solver/tessera/internal/tablebench"
 )
 
@@ -32,11 +33,11 @@ func tablesBenchCmd() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			k15, err := tablebench.ReadInstances(korf15)
+			k15, err := instances.Read(korf15)
 			if err != nil {
 				return usageError{err}
 			}
-			k24, err := tablebench.ReadInstances(korf24)
+			k24, err := instances.Read(korf24)
 			if err != nil {
 				return usageError{err}
 			}

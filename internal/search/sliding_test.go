@@ -1,41 +1,17 @@
 package search
 
 import (
-	"bufio"
-	"os"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/tessera-solver/tessera/internal/instances"
 )
 
-type korf struct {
-	id, opt int
-	cells   []uint8
-}
-
-func readKorf(t testing.TB, path string) []korf {
-	f, err := os.Open(path)
+func readKorf(t testing.TB, path string) []instances.Instance {
+	t.Helper()
+	out, err := instances.Read(path)
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []korf
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") || line == "" {
-			continue
-		}
-		p := strings.Split(line, "\t")
-		id, _ := strconv.Atoi(p[0])
-		opt, _ := strconv.Atoi(p[1])
-		var cells []uint8
-		for _, tok := range strings.Fields(strings.ReplaceAll(p[2], "/", " ")) {
-			v, _ := strconv.Atoi(tok)
-			cells = append(cells, uint8(v))
-		}
-		out = append(out, korf{id, opt, cells})
 	}
 	return out
 }
@@ -76,18 +52,18 @@ func TestKorfQuickOptimal(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range readKorf(t, "testdata/korf100.tsv") {
-		if !korfQuick[k.id] {
+		if !korfQuick[k.ID] {
 			continue
 		}
-		out, err := s.Solve(k.cells, Budget{})
+		out, err := s.Solve(k.Cells, Budget{})
 		if err != nil {
-			t.Fatalf("#%d: %v", k.id, err)
+			t.Fatalf("#%d: %v", k.ID, err)
 		}
-		if !solved(replay(4, k.cells, out.Path)) {
-			t.Fatalf("#%d: answer does not reach the goal", k.id)
+		if !solved(replay(4, k.Cells, out.Path)) {
+			t.Fatalf("#%d: answer does not reach the goal", k.ID)
 		}
-		if len(out.Path) != k.opt || !out.Optimal || out.LowerBound != k.opt {
-			t.Errorf("#%d: length %d optimal %v lb %d, published optimum %d", k.id, len(out.Path), out.Optimal, out.LowerBound, k.opt)
+		if len(out.Path) != k.Opt || !out.Optimal || out.LowerBound != k.Opt {
+			t.Errorf("#%d: length %d optimal %v lb %d, published optimum %d", k.ID, len(out.Path), out.Optimal, out.LowerBound, k.Opt)
 		}
 	}
 }
@@ -117,12 +93,12 @@ func BenchmarkKorf100(b *testing.B) {
 		nodes = 0
 		t0 := time.Now()
 		for _, k := range ks {
-			out, err := s.Solve(k.cells, Budget{})
+			out, err := s.Solve(k.Cells, Budget{})
 			if err != nil {
 				b.Fatal(err)
 			}
-			if len(out.Path) != k.opt || !solved(replay(4, k.cells, out.Path)) {
-				b.Fatalf("#%d: length %d, want %d", k.id, len(out.Path), k.opt)
+			if len(out.Path) != k.Opt || !solved(replay(4, k.Cells, out.Path)) {
+				b.Fatalf("#%d: length %d, want %d", k.ID, len(out.Path), k.Opt)
 			}
 			nodes += out.Nodes
 		}

@@ -4,17 +4,16 @@
 package tablebench
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/instances"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
 	"github.com/tessera-solver/tessera/internal/solve"
@@ -23,54 +22,12 @@ import (
 	"github.com/tessera-solver/tessera/tables/pdb"
 )
 
-// Instance is a benchmark state with its published optimal length.
-type Instance struct {
-	ID, Opt int
-	Cells   []uint8
-}
-
-// ReadInstances reads id<TAB>optimal<TAB>state lines (# comments).
-func ReadInstances(path string) ([]Instance, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("benchmark instances: %w", err)
-	}
-	defer f.Close()
-	var out []Instance
-	sc := bufio.NewScanner(f)
-	for ln := 1; sc.Scan(); ln++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		p := strings.Split(line, "\t")
-		if len(p) != 3 {
-			return nil, fmt.Errorf("%s:%d: want id, length and state separated by tabs", path, ln)
-		}
-		id, err1 := strconv.Atoi(p[0])
-		opt, err2 := strconv.Atoi(p[1])
-		if err1 != nil || err2 != nil {
-			return nil, fmt.Errorf("%s:%d: bad id or length", path, ln)
-		}
-		var cells []uint8
-		for _, tok := range strings.Fields(strings.ReplaceAll(p[2], "/", " ")) {
-			v, err := strconv.Atoi(tok)
-			if err != nil || v < 0 || v > 255 {
-				return nil, fmt.Errorf("%s:%d: bad tile %q", path, ln, tok)
-			}
-			cells = append(cells, uint8(v))
-		}
-		out = append(out, Instance{id, opt, cells})
-	}
-	return out, sc.Err()
-}
-
 // Config says what to measure.
 type Config struct {
-	Dir      string     // tables directory; missing sets are built into it
-	Korf15   []Instance // Korf's 100
-	Korf24   []Instance // Korf and Felner's 50
-	Easy24   int        // how many of the shortest 24-puzzles to solve optimally
+	Dir      string               // tables directory; missing sets are built into it
+	Korf15   []instances.Instance // Korf's 100
+	Korf24   []instances.Instance // Korf and Felner's 50
+	Easy24   int                  // how many of the shortest 24-puzzles to solve optimally
 	Budget24 time.Duration
 	Log      io.Writer // progress
 }
@@ -152,7 +109,7 @@ func Run(ctx context.Context, c Config, w io.Writer) error {
 		return err
 	}
 	defer closer()
-	easy := append([]Instance(nil), c.Korf24...)
+	easy := append([]instances.Instance(nil), c.Korf24...)
 	sort.SliceStable(easy, func(i, j int) bool { return easy[i].Opt < easy[j].Opt })
 	easy = easy[:min(c.Easy24, len(easy))]
 	fmt.Fprintf(w, "Optimal, the %d shortest, one goroutine, %s in all:\n\n| id | optimum | found | nodes | time |\n|---|---:|---:|---:|---:|\n", len(easy), c.Budget24)
@@ -186,7 +143,7 @@ type korfResult struct {
 }
 
 // korf solves every instance twice with sv and times the second pass.
-func korf(sv *pdb.Solver, ins []Instance) (korfResult, error) {
+func korf(sv *pdb.Solver, ins []instances.Instance) (korfResult, error) {
 	var r korfResult
 	for pass := 0; pass < 2; pass++ {
 		r = korfResult{}
@@ -214,7 +171,7 @@ type fastResult struct {
 
 // fast runs the solve facade's fast mode with only the named set loaded,
 // so it measures what a worker does (and every answer is replayed).
-func fast(ctx context.Context, dir, setName, spec string, ins []Instance) (fastResult, error) {
+func fast(ctx context.Context, dir, setName, spec string, ins []instances.Instance) (fastResult, error) {
 	s := solve.New()
 	l, err := s.LoadTables(dir, setName)
 	if err != nil {

@@ -78,12 +78,12 @@ func BenchmarkKorf100(b *testing.B) {
 					nodes = 0
 					t0 := time.Now()
 					for _, k := range ks {
-						out, err := sv.Solve(k.cells, search.Budget{})
+						out, err := sv.Solve(k.Cells, search.Budget{})
 						if err != nil {
 							b.Fatal(err)
 						}
-						if len(out.Path) != k.opt || !isGoal(replay(4, k.cells, out.Path)) {
-							b.Fatalf("#%d: %d moves, optimum %d", k.id, len(out.Path), k.opt)
+						if len(out.Path) != k.Opt || !isGoal(replay(4, k.Cells, out.Path)) {
+							b.Fatalf("#%d: %d moves, optimum %d", k.ID, len(out.Path), k.Opt)
 						}
 						nodes += out.Nodes
 					}

@@ -124,8 +124,8 @@ func TestKorfBounds555(t *testing.T) {
 	}
 	var sh, shr, sopt int
 	for _, k := range readKorf(t) {
-		h, hr := check(k.cells, k.opt)
-		sh, shr, sopt = sh+h, shr+max(h, hr), sopt+k.opt
+		h, hr := check(k.Cells, k.Opt)
+		sh, shr, sopt = sh+h, shr+max(h, hr), sopt+k.Opt
 	}
 	t.Logf("Korf's 100: mean bound %.2f, with reflection %.2f, mean optimum %.2f", float64(sh)/100, float64(shr)/100, float64(sopt)/100)
 	rng := rand.New(rand.NewPCG(4, 4))

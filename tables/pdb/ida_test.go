@@ -82,23 +82,23 @@ func TestSolverKorfQuick(t *testing.T) {
 	quick := map[int]bool{1: true, 2: true, 5: true, 6: true, 9: true, 61: true, 65: true}
 	var nodes int64
 	for _, k := range readKorf(t) {
-		if !quick[k.id] {
+		if !quick[k.ID] {
 			continue
 		}
-		out, err := sv.Solve(k.cells, search.Budget{})
+		out, err := sv.Solve(k.Cells, search.Budget{})
 		if err != nil {
-			t.Fatalf("#%d: %v", k.id, err)
+			t.Fatalf("#%d: %v", k.ID, err)
 		}
-		if !isGoal(replay(4, k.cells, out.Path)) || len(out.Path) != k.opt {
-			t.Fatalf("#%d: %d moves, optimum %d", k.id, len(out.Path), k.opt)
+		if !isGoal(replay(4, k.Cells, out.Path)) || len(out.Path) != k.Opt {
+			t.Fatalf("#%d: %d moves, optimum %d", k.ID, len(out.Path), k.Opt)
 		}
 		nodes += out.Nodes
 	}
 	t.Logf("%s: %d nodes", sv.Name(), nodes)
 	// A node budget stops the search with a proved lower bound.
 	k := readKorf(t)[2]
-	out, err := sv.Solve(k.cells, search.Budget{MaxNodes: 1000})
-	if !errors.Is(err, search.ErrBudgetExceeded) || out.Nodes != 1000 || out.LowerBound < s.Heuristic(k.cells) || out.LowerBound > k.opt {
+	out, err := sv.Solve(k.Cells, search.Budget{MaxNodes: 1000})
+	if !errors.Is(err, search.ErrBudgetExceeded) || out.Nodes != 1000 || out.LowerBound < s.Heuristic(k.Cells) || out.LowerBound > k.Opt {
 		t.Fatalf("budget: %+v %v", out, err)
 	}
 	// Random boards: optimal lengths are not known, but answers replay.
