@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tessera-solver/tessera/internal/instances"
@@ -61,10 +60,8 @@ func Run(ctx context.Context, c Config, w io.Writer) error {
 					maxV = int(v)
 				}
 			}
-			free := uint64(set.Width()*set.Height() - strings.Count(m.Pattern, ",") - 1)
-			work := (m.Entries*free + 31) / 32 * 8
 			fmt.Fprintf(w, "| %s | %s | %s | %d | %.1f MB | %.1f s | %.0f MB | %.2f | %d |\n", m.Name, m.Puzzle, m.Pattern, m.Entries,
-				float64(m.Bytes)/1e6, float64(m.BuildMS)/1000, float64(work+m.Entries)/1e6, tb.Mean(), maxV)
+				float64(m.Bytes)/1e6, float64(m.BuildMS)/1000, float64(t.BuildMemory())/1e6, tb.Mean(), maxV)
 			tb.Close()
 		}
 	}

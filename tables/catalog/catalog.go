@@ -211,6 +211,8 @@ func Preferred(dir string) []Set {
 	return out
 }
 
-// Width and Height are the board's sides (columns, rows).
-func (s Set) Width() int  { return s.partition.W }
-func (s Set) Height() int { return s.partition.H }
+// BuildMemory is the memory the builder of t holds (bytes).
+func (t Table) BuildMemory() uint64 {
+	pt := t.partition
+	return pdb.BuildMemory(pt.W, pt.H, len(pt.Patterns[t.index]))
+}

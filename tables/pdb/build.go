@@ -92,8 +92,7 @@ func lanesEq(x uint64, v uint64) uint64 {
 
 func (b *builder) run(ctx context.Context, opt Options) (Stats, error) {
 	p := b.p
-	states := p.size * b.free
-	words := (states + 31) / 32
+	words := stateWords(p.size, b.free)
 	b.codes = make([]uint64, words)
 	b.dist = make([]byte, p.size)
 	for i := range b.dist {
@@ -190,6 +189,21 @@ func (b *builder) run(ctx context.Context, opt Options) (Stats, error) {
 		}
 	}
 	return st, nil
+}
+
+// stateWords is the length of the 2-bit state array for entries
+// placements with free states each.
+func stateWords(entries, free uint64) uint64 { return (entries*free + 31) / 32 }
+
+// BuildMemory is what building the table of a k-tile pattern on a w×h
+// board holds: the state array plus the entries.
+func BuildMemory(w, h, k int) uint64 {
+	n := w * h
+	entries := uint64(1)
+	for i := 0; i < k; i++ {
+		entries *= uint64(n - i)
+	}
+	return stateWords(entries, uint64(n-k))*8 + entries
 }
 
 func gcd(a, b uint64) uint64 {

@@ -240,3 +240,15 @@ func TestCancel(t *testing.T) {
 		t.Fatalf("cancelled build: %v", err)
 	}
 }
+
+// BuildMemory, which the datasheet prints before or without a build,
+// is what a build allocates for its arrays.
+func TestBuildMemory(t *testing.T) {
+	_, st, err := Build(context.Background(), 4, 3, []uint8{1, 2, 3, 5, 6}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := BuildMemory(4, 3, 5); got != st.WorkBytes+st.TableBytes {
+		t.Fatalf("BuildMemory %d, build held %d + %d", got, st.WorkBytes, st.TableBytes)
+	}
+}
