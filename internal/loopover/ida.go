@@ -1,0 +1,440 @@
+// Package loopover solves Loopover boards: IDA* with walking-distance
+// bounds for the boards it can solve optimally, on a flat board of piece
+// numbers with allocation-free moves. It is pure: no I/O.
+package loopover
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/search"
+)
+
+// MaxSide is the longest side of a board; MaxCells its cells.
+const (
+	MaxSide  = puzzle.MaxSide
+	MaxCells = MaxSide * MaxSide
+)
+
+// Move codes: 2r+0 shifts row r right, 2r+1 left; 2R+2c+0 shifts column c
+// down, 2R+2c+1 up. Positive shifts (right, down) have even codes.
+const (
+	axisRow = 0
+	axisCol = 1
+)
+
+// parity rules: which count of moves has a fixed parity.
+const (
+	parNone  = iota // both sides odd: every move is an even permutation
+	parTotal        // both even: every move is odd, so the distance has the permutation's parity
+	parRows         // even rows, odd columns: row shifts are odd, column shifts even
+	parCols         // odd rows, even columns: column shifts are odd
+)
+
+// Solver is optimal IDA* for one board shape with the sum of the two
+// walking-distance bounds. It is immutable and safe for concurrent use.
+type Solver struct {
+	r, c, n int
+	rows    *WD // lines = rows, labels = goal rows: bounds column shifts
+	cols    *WD // lines = columns, labels = goal columns: bounds row shifts
+	parity  int
+	nm      int
+	axis    [4 * MaxSide]uint8
+	line    [4 * MaxSide]uint8
+	dir     [4 * MaxSide]uint8 // 0 positive, 1 negative
+	maxRun  [2][2]int          // per axis and direction: unit shifts worth making in a row
+	movPar  [2]int             // per axis: the permutation parity of one shift
+	mv      [4 * MaxSide]lineShift
+}
+
+// lineShift is what one move changes: the cells of its line, in the order
+// of the perpendicular lines whose codes change, and for each the cell its
+// new piece comes from.
+type lineShift struct {
+	n         int
+	cell, src [MaxSide]uint8
+}
+
+// A search board holds pieces as goalRow<<3 | goalCol, so both labels
+// are a shift or a mask away.
+const colMask = 7
+
+// NewSolver builds the walking-distance tables for rows×cols (in memory,
+// milliseconds for 4×4). Boards whose tables would be too large are
+// refused with an error.
+func NewSolver(rows, cols int) (*Solver, error) {
+	if rows < 2 || cols < 2 || rows > MaxSide || cols > MaxSide {
+		return nil, fmt.Errorf("loopover %dx%d: sides must be 2..%d: %w", rows, cols, MaxSide, puzzle.ErrMalformed)
+	}
+	s := &Solver{r: rows, c: cols, n: rows * cols}
+	var err error
+	if s.rows, err = NewWD(rows, cols); err != nil {
+		return nil, fmt.Errorf("loopover %dx%d: %w", rows, cols, err)
+	}
+	if s.cols, err = NewWD(cols, rows); err != nil {
+		return nil, fmt.Errorf("loopover %dx%d: %w", rows, cols, err)
+	}
+	switch {
+	case rows%2 == 0 && cols%2 == 0:
+		s.parity = parTotal
+	case cols%2 == 0:
+		s.parity = parRows
+	case rows%2 == 0:
+		s.parity = parCols
+	}
+	s.movPar = [2]int{(cols - 1) & 1, (rows - 1) & 1}
+	// A line of length L never needs more than L/2 shifts one way; an even
+	// line's half turn is made positive only, and a 2-cell line has only
+	// the one shift.
+	s.maxRun = [2][2]int{{cols / 2, (cols - 1) / 2}, {rows / 2, (rows - 1) / 2}}
+	for r := 0; r < rows; r++ {
+		for d := 0; d < 2; d++ {
+			s.axis[s.nm], s.line[s.nm], s.dir[s.nm] = axisRow, uint8(r), uint8(d)
+			mv := &s.mv[s.nm]
+			mv.n = cols
+			for c := 0; c < cols; c++ {
+				from := (c + cols - 1) % cols // right: cell c takes the piece from c−1
+				if d == 1 {
+					from = (c + 1) % cols
+				}
+				mv.cell[c], mv.src[c] = uint8(r*cols+c), uint8(r*cols+from)
+			}
+			s.nm++
+		}
+	}
+	for c := 0; c < cols; c++ {
+		for d := 0; d < 2; d++ {
+			s.axis[s.nm], s.line[s.nm], s.dir[s.nm] = axisCol, uint8(c), uint8(d)
+			mv := &s.mv[s.nm]
+			mv.n = rows
+			for r := 0; r < rows; r++ {
+				from := (r + rows - 1) % rows // down: cell r takes the piece from r−1
+				if d == 1 {
+					from = (r + 1) % rows
+				}
+				mv.cell[r], mv.src[r] = uint8(r*cols+c), uint8(from*cols+c)
+			}
+			s.nm++
+		}
+	}
+	return s, nil
+}
+
+// Name describes the heuristic, for a Result's solver field.
+func (s *Solver) Name() string { return "ida*(loopover-wd)" }
+
+// hval combines the two bounds with the parity the board's permutation
+// forces on the move counts.
+func (s *Solver) hval(hr, hc, par int) int {
+	switch s.parity {
+	case parTotal:
+		h := hr + hc
+		return h + (h^par)&1
+	case parRows:
+		hc += (hc ^ par) & 1
+	case parCols:
+		hr += (hr ^ par) & 1
+	}
+	return hr + hc
+}
+
+// board is a search's position: pieces as goalRow<<3 | goalCol and the
+// walking-distance codes of every row and column.
+type board struct {
+	cells  [MaxCells]uint8
+	rc, cc [MaxSide]uint16
+	hr, hc int
+	par    int
+}
+
+// root reads puzzle cells (1..n) into a board, checking they are a
+// permutation.
+func (s *Solver) root(cells []uint8) (board, error) {
+	var b board
+	if len(cells) != s.n {
+		return b, fmt.Errorf("loopover %dx%d: %d cells, want %d: %w", s.r, s.c, len(cells), s.n, puzzle.ErrMalformed)
+	}
+	var seen [MaxCells + 1]bool
+	var perm [MaxCells]uint8
+	for i, v := range cells {
+		if v < 1 || int(v) > s.n || seen[v] {
+			return b, fmt.Errorf("loopover %dx%d: cells are not a permutation of 1..%d: %w", s.r, s.c, s.n, puzzle.ErrMalformed)
+		}
+		seen[v] = true
+		p := int(v - 1)
+		perm[i] = uint8(p)
+		b.cells[i] = uint8(p/s.c<<3 | p%s.c)
+	}
+	var lab [MaxSide]uint8
+	for r := 0; r < s.r; r++ {
+		for c := 0; c < s.c; c++ {
+			lab[c] = b.cells[r*s.c+c] >> 3
+		}
+		b.rc[r] = s.rows.LineCode(lab[:s.c])
+	}
+	for c := 0; c < s.c; c++ {
+		for r := 0; r < s.r; r++ {
+			lab[r] = b.cells[r*s.c+c] & colMask
+		}
+		b.cc[c] = s.cols.LineCode(lab[:s.r])
+	}
+	b.hr = int(s.rows.Dist[s.rows.Index(&b.rc)])
+	b.hc = int(s.cols.Dist[s.cols.Index(&b.cc)])
+	b.par = permParity(perm[:s.n])
+	return b, nil
+}
+
+// permParity is 0 for an even permutation, 1 for odd.
+func permParity(p []uint8) int {
+	var seen [MaxCells]bool
+	par := 0
+	for i := range p {
+		if seen[i] {
+			continue
+		}
+		for j := i; !seen[j]; j = int(p[j]) {
+			seen[j] = true
+			par ^= 1
+		}
+		par ^= 1 // a cycle of length k is k−1 transpositions
+	}
+	return par
+}
+
+// Heuristic is the admissible bound the search uses for cells (1..n).
+func (s *Solver) Heuristic(cells []uint8) (int, error) {
+	b, err := s.root(cells)
+	if err != nil {
+		return 0, err
+	}
+	return s.hval(b.hr, b.hc, b.par), nil
+}
+
+type work struct {
+	*Solver
+	b       board
+	path    []uint8
+	bound   int
+	next    int
+	nodes   int64
+	check   int64
+	budget  search.Budget
+	stopped bool
+}
+
+const checkEvery = 1 << 16
+
+func (w *work) expired() bool {
+	b := w.budget
+	switch {
+	case b.MaxNodes > 0 && w.nodes > b.MaxNodes,
+		!b.Deadline.IsZero() && time.Now().After(b.Deadline),
+		b.Ctx != nil && b.Ctx.Err() != nil:
+		return true
+	}
+	w.check = w.nodes + checkEvery
+	if b.MaxNodes > 0 && b.MaxNodes+1 < w.check {
+		w.check = b.MaxNodes + 1
+	}
+	return false
+}
+
+// Solve runs IDA* from cells (1..n row-major) to the goal. Path holds
+// move codes (see Moves). When the budget runs out it returns
+// search.ErrBudgetExceeded with the lower bound proved so far. The caller
+// checks solvability: an unreachable board never ends.
+func (s *Solver) Solve(cells []uint8, bud search.Budget) (search.Outcome, error) {
+	b, err := s.root(cells)
+	if err != nil {
+		return search.Outcome{}, err
+	}
+	w := &work{Solver: s, b: b, budget: bud, check: checkEvery}
+	if bud.MaxNodes > 0 && bud.MaxNodes < w.check {
+		w.check = bud.MaxNodes + 1
+	}
+	if bud.Ctx != nil || !bud.Deadline.IsZero() {
+		w.check = 1
+	}
+	h0 := s.hval(b.hr, b.hc, b.par)
+	w.bound = h0
+	lower := h0
+	for {
+		if cap(w.path) < w.bound+1 {
+			w.path = make([]uint8, w.bound+1)
+		}
+		w.path = w.path[:w.bound+1]
+		w.next = 1 << 30
+		if d, ok := w.dfs(0, b.rc, b.cc, b.hr, b.hc, b.par, 0xff, 0); ok {
+			return search.Outcome{Path: append([]uint8(nil), w.path[:d]...), Nodes: w.nodes, LowerBound: d, Optimal: true}, nil
+		}
+		if w.stopped {
+			return search.Outcome{Nodes: w.nodes, LowerBound: lower}, search.ErrBudgetExceeded
+		}
+		lower = w.next
+		w.bound = w.next
+	}
+}
+
+// dfs explores below a node at depth g. last is the previous move code
+// (0xff at the root) and run how many unit shifts of last's line in last's
+// direction end the path.
+func (w *work) dfs(g int, rc, cc [MaxSide]uint16, hr, hc, par int, last uint8, run int) (int, bool) {
+	w.nodes++
+	if w.nodes >= w.check && w.expired() {
+		w.nodes--
+		w.stopped = true
+		return 0, false
+	}
+	if hr+hc == 0 {
+		return g, true // every row holds its own pieces and every column too: solved
+	}
+	s := w.Solver
+	lastAxis, lastLine, lastDir := uint8(2), uint8(0), uint8(0)
+	if last != 0xff {
+		lastAxis, lastLine, lastDir = s.axis[last], s.line[last], s.dir[last]
+	}
+	cells := &w.b.cells
+	// Children within the bound are collected first and expanded those
+	// whose bound dropped first: the last iteration stops at the first
+	// solution, and it lies below a dropping bound far more often.
+	var kids [4 * MaxSide]child
+	nk, down := 0, 0
+	for m := 0; m < s.nm; m++ {
+		ax, ln, dr := s.axis[m], s.line[m], s.dir[m]
+		nrun := 1
+		if ax == lastAxis {
+			if ln < lastLine {
+				continue // shifts of different lines commute: take them in line order
+			}
+			if ln == lastLine {
+				if dr != lastDir {
+					continue
+				}
+				nrun = run + 1
+			}
+		}
+		if nrun > s.maxRun[ax][dr] {
+			continue
+		}
+		npar := par ^ s.movPar[ax]
+		// The shift changes one code per perpendicular line: the piece
+		// leaving cell k for its neighbour and the one arriving from src.
+		mv := &s.mv[m]
+		t, codes, shift, mask, old := s.cols, &cc, uint8(0), uint8(colMask), hc
+		if ax == axisCol {
+			t, codes, shift, mask, old = s.rows, &rc, 3, 0xff, hr
+		}
+		L := t.Lines
+		k := &kids[nk]
+		x := 0
+		for i := 0; i < mv.n; i++ {
+			out := (cells[mv.cell[i]] >> shift) & mask
+			in := (cells[mv.src[i]] >> shift) & mask
+			nc := t.Trans[(int(codes[i])*L+int(out))*L+int(in)]
+			k.codes[i] = nc
+			x += int(nc) * t.mul[i]
+		}
+		nh := int(t.Dist[x])
+		var f int
+		if ax == axisRow {
+			f = g + 1 + s.hval(hr, nh, npar)
+		} else {
+			f = g + 1 + s.hval(nh, hc, npar)
+		}
+		if f > w.bound {
+			if f < w.next {
+				w.next = f
+			}
+			continue
+		}
+		k.m, k.h, k.run, k.par = uint8(m), uint8(nh), uint8(nrun), uint8(npar)
+		if nh < old {
+			kids[nk], kids[down] = kids[down], kids[nk]
+			down++
+		}
+		nk++
+	}
+	for i := 0; i < nk; i++ {
+		k := &kids[i]
+		m := int(k.m)
+		w.shift(m)
+		w.path[g] = k.m
+		var d int
+		var ok bool
+		if s.axis[m] == axisRow {
+			d, ok = w.dfs(g+1, rc, k.codes, hr, int(k.h), int(k.par), k.m, int(k.run))
+		} else {
+			d, ok = w.dfs(g+1, k.codes, cc, int(k.h), hc, int(k.par), k.m, int(k.run))
+		}
+		if ok {
+			return d, true
+		}
+		w.shift(m ^ 1) // the opposite shift undoes it
+		if w.stopped {
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// child is a move within the bound and the position it leads to.
+type child struct {
+	codes          [MaxSide]uint16 // the changed axis's line codes
+	m, h, run, par uint8
+}
+
+// shift applies move code m to the search board.
+func (w *work) shift(m int) {
+	s := w.Solver
+	cells := &w.b.cells
+	C := s.c
+	ln := int(s.line[m])
+	if s.axis[m] == axisRow {
+		row := cells[ln*C : ln*C+C]
+		if s.dir[m] == 0 { // right
+			t := row[C-1]
+			copy(row[1:], row[:C-1])
+			row[0] = t
+		} else {
+			t := row[0]
+			copy(row, row[1:])
+			row[C-1] = t
+		}
+		return
+	}
+	R := s.r
+	if s.dir[m] == 0 { // down
+		t := cells[(R-1)*C+ln]
+		for r := R - 1; r > 0; r-- {
+			cells[r*C+ln] = cells[(r-1)*C+ln]
+		}
+		cells[ln] = t
+	} else {
+		t := cells[ln]
+		for r := 0; r+1 < R; r++ {
+			cells[r*C+ln] = cells[(r+1)*C+ln]
+		}
+		cells[(R-1)*C+ln] = t
+	}
+}
+
+// Moves converts a path of move codes to puzzle moves.
+func (s *Solver) Moves(path []uint8) []puzzle.Move {
+	out := make([]puzzle.Move, len(path))
+	for i, m := range path {
+		mv := puzzle.Move{Line: int(s.line[m])}
+		switch {
+		case s.axis[m] == axisRow && s.dir[m] == 0:
+			mv.Dir = puzzle.Right
+		case s.axis[m] == axisRow:
+			mv.Dir = puzzle.Left
+		case s.dir[m] == 0:
+			mv.Dir = puzzle.Down
+		default:
+			mv.Dir = puzzle.Up
+		}
+		out[i] = mv
+	}
+	return out
+}

@@ -1,0 +1,219 @@
+package loopover
+
+import (
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/search"
+	"github.com/tessera-solver/tessera/internal/search/bfs"
+)
+
+func spec(r, c int) puzzle.Spec { return puzzle.Spec{Kind: puzzle.Loopover, Rows: r, Cols: c} }
+
+// The seed text's 4×4 table: 10147 double cosets by distance.
+func TestWD4x4Seed(t *testing.T) {
+	wd, err := NewWD(4, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []int{1, 2, 46, 540, 2781, 4350, 1886, 492, 49}
+	if !slices.Equal(wd.Counts, want) || wd.Patterns != 10147 {
+		t.Errorf("4x4 WD patterns %d by distance %v, want 10147 %v", wd.Patterns, wd.Counts, want)
+	}
+	if wd.Codes != 35 {
+		t.Errorf("4x4 line multisets %d, want 35", wd.Codes)
+	}
+}
+
+// replay applies moves to cells and fails unless they reach the goal.
+func replay(t *testing.T, sp puzzle.Spec, cells []uint8, moves []puzzle.Move) {
+	t.Helper()
+	st := puzzle.State{Spec: sp, Cells: slices.Clone(cells)}
+	if err := st.ApplyMoves(moves); err != nil {
+		t.Fatalf("%v: %v", cells, err)
+	}
+	if !st.Equal(st.Goal()) {
+		t.Fatalf("%v: %s ends at %v, not the goal", cells, puzzle.FormatMoves(sp, moves), st.Cells)
+	}
+}
+
+func randomState(sp puzzle.Spec, rng *rand.Rand) []uint8 {
+	n := sp.Cells()
+	c := make([]uint8, n)
+	for i := range c {
+		c[i] = uint8(i + 1)
+	}
+	rng.Shuffle(n, func(i, j int) { c[i], c[j] = c[j], c[i] })
+	if sp.Rows%2 == 1 && sp.Cols%2 == 1 && puzzle.Solvable(puzzle.State{Spec: sp, Cells: c}) != nil {
+		c[0], c[1] = c[1], c[0]
+	}
+	return c
+}
+
+// On every board small enough for a full BFS table: the bound never
+// exceeds the distance on any state, and IDA* finds exactly the distance.
+func TestOptimalAgainstBFS(t *testing.T) {
+	for _, sp := range []puzzle.Spec{spec(2, 2), spec(2, 3), spec(3, 2), spec(3, 3), spec(2, 4), spec(4, 2), spec(2, 5), spec(5, 2)} {
+		tb, err := bfs.Build(sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := NewSolver(sp.Rows, sp.Cols)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cells := make([]uint8, sp.Cells())
+		step := max(tb.Size()/40000, 1)
+		exact := 0
+		for idx := uint64(0); idx < tb.Size(); idx += step {
+			tb.Cells(idx, cells)
+			d, _ := tb.Distance(cells)
+			h, err := s.Heuristic(cells)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h > d {
+				t.Fatalf("%s %v: bound %d > distance %d", sp, cells, h, d)
+			}
+			if h == d {
+				exact++
+			}
+		}
+		rng := rand.New(rand.NewPCG(1, uint64(sp.Cells())))
+		for i := 0; i < 300; i++ {
+			tb.Cells(rng.Uint64N(tb.Size()), cells)
+			d, _ := tb.Distance(cells)
+			out, err := s.Solve(cells, search.Budget{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(out.Path) != d || !out.Optimal || out.LowerBound != d {
+				t.Fatalf("%s %v: IDA* %d moves (optimal %v, bound %d), BFS distance %d", sp, cells, len(out.Path), out.Optimal, out.LowerBound, d)
+			}
+			replay(t, sp, cells, s.Moves(out.Path))
+		}
+		t.Logf("%s: %d states checked, bound exact on %d", sp, (tb.Size()+step-1)/step, exact)
+	}
+}
+
+// ball is every 4×4 state within depth of the goal, by BFS over whole
+// boards (the puzzle's own moves, independent of the solver's move codes).
+func ball(sp puzzle.Spec, depth int) map[string]int {
+	goal := puzzle.State{Spec: sp, Cells: make([]uint8, sp.Cells())}
+	for i := range goal.Cells {
+		goal.Cells[i] = uint8(i + 1)
+	}
+	dist := map[string]int{string(goal.Cells): 0}
+	frontier := [][]uint8{goal.Cells}
+	moves := puzzle.LegalMoves(goal)
+	for d := 1; d <= depth; d++ {
+		var next [][]uint8
+		for _, c := range frontier {
+			for _, m := range moves {
+				st := puzzle.State{Spec: sp, Cells: slices.Clone(c)}
+				if err := st.Apply(m); err != nil {
+					panic(err)
+				}
+				if _, ok := dist[string(st.Cells)]; !ok {
+					dist[string(st.Cells)] = d
+					next = append(next, st.Cells)
+				}
+			}
+		}
+		frontier = next
+	}
+	return dist
+}
+
+// 4×4: every state within 5 moves of the goal (and a sample at depth 6)
+// gets an answer of exactly its BFS depth, and the bound never exceeds it.
+func TestOptimal4x4Ball(t *testing.T) {
+	depth := 6
+	if testing.Short() {
+		depth = 5
+	}
+	sp := spec(4, 4)
+	s, err := NewSolver(4, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dist := ball(sp, depth)
+	counts := make([]int, depth+1)
+	for _, d := range dist {
+		counts[d]++
+	}
+	t.Logf("4x4 states by depth: %v", counts)
+	n := 0
+	for k, d := range dist {
+		cells := []uint8(k)
+		h, err := s.Heuristic(cells)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h > d {
+			t.Fatalf("%v: bound %d > distance %d", cells, h, d)
+		}
+		if d < depth || n%50 == 0 {
+			out, err := s.Solve(cells, search.Budget{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(out.Path) != d {
+				t.Fatalf("%v: IDA* %d moves, BFS depth %d", cells, len(out.Path), d)
+			}
+			replay(t, sp, cells, s.Moves(out.Path))
+		}
+		n++
+	}
+}
+
+// Random 4×4 states: answers replay, and the node budget is honoured with
+// the proved lower bound.
+func TestRandom4x4(t *testing.T) {
+	sp := spec(4, 4)
+	s, err := NewSolver(4, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(4, 4))
+	n := 20
+	if testing.Short() {
+		n = 5
+	}
+	for i := 0; i < n; i++ {
+		cells := randomState(sp, rng)
+		out, err := s.Solve(cells, search.Budget{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, _ := s.Heuristic(cells)
+		if len(out.Path) < h || (len(out.Path)-h)%2 != 0 {
+			t.Fatalf("%v: %d moves, bound %d (same parity expected)", cells, len(out.Path), h)
+		}
+		replay(t, sp, cells, s.Moves(out.Path))
+		if out.Nodes > 10 {
+			_, err := s.Solve(cells, search.Budget{MaxNodes: out.Nodes / 2})
+			if !errors.Is(err, search.ErrBudgetExceeded) {
+				t.Fatalf("%v: half the nodes gave %v, want budget exceeded", cells, err)
+			}
+		}
+	}
+}
+
+func TestMalformed(t *testing.T) {
+	s, err := NewSolver(3, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range [][]uint8{{1, 2, 3}, {1, 1, 3, 4, 5, 6, 7, 8, 9}, {0, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 2, 3, 4, 5, 6, 7, 8, 10}} {
+		if _, err := s.Solve(c, search.Budget{}); !errors.Is(err, puzzle.ErrMalformed) {
+			t.Errorf("%v: %v, want malformed", c, err)
+		}
+	}
+	if _, err := NewSolver(8, 8); err == nil {
+		t.Error("8x8 walking-distance tables should be refused as too large")
+	}
+}

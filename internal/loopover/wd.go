@@ -1,0 +1,255 @@
+package loopover
+
+import "fmt"
+
+// WD is the walking-distance table of one axis of a Loopover board, the
+// double-coset bound of the seed text: pieces are labelled by their goal
+// line only, and each line's contents are a multiset of labels. A shift of
+// a perpendicular line carries one piece from every line into the next one
+// (cyclically) and a shift along the axis changes no multiset, so the
+// distance between label patterns, by BFS over patterns, is a lower bound
+// on the number of perpendicular shifts. The table of rows (lines = rows,
+// labels = goal rows) bounds column moves; the table of columns bounds row
+// moves; the two add up.
+//
+// A pattern is indexed by the multiset codes of its first Lines−1 lines in
+// mixed radix (the last line holds whatever is left), so the per-move
+// update is one Trans read per line and the index a few multiply-adds.
+type WD struct {
+	Lines   int // lines along this axis, and as many labels
+	PerLine int // cells per line, and pieces per label
+	Codes   int // label multisets of one line
+	// Trans[(code*Lines+out)*Lines+in] is the code after a piece labelled
+	// out leaves a line of multiset code and one labelled in arrives;
+	// NoCode where the line holds no piece labelled out.
+	Trans []uint16
+	// Dist is the bound per pattern index; Unreached marks indices that
+	// are no pattern (more pieces of a label than exist).
+	Dist     []uint8
+	Patterns int   // reachable patterns
+	Counts   []int // patterns per distance
+	goalCode []uint16
+	radix    [MaxSide]int
+	mul      [MaxSide]int              // radix with the last line's 0: Index in one pass over every line
+	counts   [][MaxSide]uint8          // the label counts of each code
+	code     map[[MaxSide]uint8]uint16 // counts → code, for a search's root only
+}
+
+// NoCode marks a transition from a line that lacks the leaving label.
+const NoCode = ^uint16(0)
+
+// Unreached marks a Dist entry that is not a pattern.
+const Unreached = 0xff
+
+// wdMaxIndex bounds the mixed-radix index space (and so the table's bytes)
+// of a table built in memory on first use.
+const wdMaxIndex = 1 << 22
+
+// WDSize is the number of Dist entries of the table for lines×perLine, or
+// an error when it is larger than NewWD builds.
+func WDSize(lines, perLine int) (int, error) {
+	if lines < 2 || perLine < 2 || lines > MaxSide || perLine > MaxSide {
+		return 0, fmt.Errorf("walking distance %d×%d: sides must be 2..%d", lines, perLine, MaxSide)
+	}
+	codes := binom(perLine+lines-1, lines-1)
+	size := 1
+	for i := 0; i < lines-1; i++ {
+		size *= codes
+		if size > wdMaxIndex {
+			return 0, fmt.Errorf("walking distance %d lines of %d: %d^%d patterns exceed the %d-entry limit", lines, perLine, codes, lines-1, wdMaxIndex)
+		}
+	}
+	return size, nil
+}
+
+func binom(n, k int) int {
+	r := 1
+	for i := 1; i <= k; i++ {
+		r = r * (n - k + i) / i
+	}
+	return r
+}
+
+// NewWD builds the table of `lines` lines of `perLine` cells by BFS over
+// patterns from the goal (every line holding its own perLine pieces).
+func NewWD(lines, perLine int) (*WD, error) {
+	size, err := WDSize(lines, perLine)
+	if err != nil {
+		return nil, err
+	}
+	t := &WD{Lines: lines, PerLine: perLine}
+	t.enumerate()
+	t.radix[0] = 1
+	for i := 1; i < lines; i++ {
+		t.radix[i] = t.radix[i-1] * t.Codes
+	}
+	copy(t.mul[:lines-1], t.radix[:lines-1])
+	t.Dist = make([]uint8, size)
+	for i := range t.Dist {
+		t.Dist[i] = Unreached
+	}
+	t.bfs()
+	return t, nil
+}
+
+// enumerate lists every label-count vector of one line (counts summing to
+// PerLine) and the transitions between them.
+func (t *WD) enumerate() {
+	L := t.Lines
+	var cur [MaxSide]uint8
+	var rec func(i, left int)
+	rec = func(i, left int) {
+		if i == L-1 {
+			cur[i] = uint8(left)
+			t.counts = append(t.counts, cur)
+			return
+		}
+		for v := left; v >= 0; v-- {
+			cur[i] = uint8(v)
+			rec(i+1, left-v)
+		}
+	}
+	rec(0, t.PerLine)
+	t.Codes = len(t.counts)
+	code := make(map[[MaxSide]uint8]uint16, t.Codes)
+	t.code = code
+	for i, c := range t.counts {
+		code[c] = uint16(i)
+	}
+	t.Trans = make([]uint16, t.Codes*L*L)
+	for i, c := range t.counts {
+		for out := 0; out < L; out++ {
+			for in := 0; in < L; in++ {
+				k := (i*L+out)*L + in
+				if c[out] == 0 {
+					t.Trans[k] = NoCode
+					continue
+				}
+				n := c
+				n[out]--
+				n[in]++
+				t.Trans[k] = code[n]
+			}
+		}
+	}
+	t.goalCode = make([]uint16, L)
+	for l := 0; l < L; l++ {
+		var g [MaxSide]uint8
+		g[l] = uint8(t.PerLine)
+		t.goalCode[l] = code[g]
+	}
+}
+
+// Index is the pattern index of per-line codes (only the first Lines−1
+// are read).
+func (t *WD) Index(codes *[MaxSide]uint16) int {
+	x := 0
+	for i := 0; i < t.Lines-1; i++ {
+		x += int(codes[i]) * t.radix[i]
+	}
+	return x
+}
+
+// decode fills codes from an index and derives the last line; false when
+// the index is no pattern.
+func (t *WD) decode(x int, codes *[MaxSide]uint16) bool {
+	L := t.Lines
+	var left [MaxSide]int
+	for l := 0; l < L; l++ {
+		left[l] = t.PerLine
+	}
+	for i := 0; i < L-1; i++ {
+		codes[i] = uint16(x % t.Codes)
+		x /= t.Codes
+		c := &t.counts[codes[i]]
+		for l := 0; l < L; l++ {
+			if left[l] -= int(c[l]); left[l] < 0 {
+				return false
+			}
+		}
+	}
+	var last [MaxSide]uint8
+	for l := 0; l < L; l++ {
+		last[l] = uint8(left[l])
+	}
+	codes[L-1] = t.code[last]
+	return true
+}
+
+// LineCode is the code of one line whose pieces have the given labels.
+func (t *WD) LineCode(labels []uint8) uint16 {
+	var c [MaxSide]uint8
+	for _, l := range labels {
+		c[l]++
+	}
+	return t.code[c]
+}
+
+// bfs labels every pattern with its distance from the goal. One
+// perpendicular shift takes some label l_i out of every line i and puts it
+// into line i+1 (down) or i−1 (up); every choice of labels present is a
+// possible shift of some arrangement in the pattern.
+func (t *WD) bfs() {
+	L := t.Lines
+	var goal [MaxSide]uint16
+	copy(goal[:], t.goalCode)
+	g := t.Index(&goal)
+	t.Dist[g] = 0
+	frontier := []int{g}
+	t.Patterns = 1
+	t.Counts = []int{1}
+	var codes, next [MaxSide]uint16
+	var pick [MaxSide]int
+	for d := uint8(1); len(frontier) > 0; d++ {
+		var nf []int
+		for _, x := range frontier {
+			t.decode(x, &codes)
+			for dir := -1; dir <= 1; dir += 2 {
+				var rec func(i int)
+				rec = func(i int) {
+					if i == L {
+						for j := 0; j < L; j++ {
+							from := (j - dir + L) % L // the line whose piece arrives in j
+							next[j] = t.Trans[(int(codes[j])*L+pick[j])*L+pick[from]]
+						}
+						y := t.Index(&next)
+						if t.Dist[y] == Unreached {
+							t.Dist[y] = d
+							nf = append(nf, y)
+						}
+						return
+					}
+					c := &t.counts[codes[i]]
+					for l := 0; l < L; l++ {
+						if c[l] > 0 {
+							pick[i] = l
+							rec(i + 1)
+						}
+					}
+				}
+				rec(0)
+				if L == 2 {
+					break // on two lines up and down are the same shift
+				}
+			}
+		}
+		if len(nf) > 0 {
+			t.Counts = append(t.Counts, len(nf))
+			t.Patterns += len(nf)
+		}
+		frontier = nf
+	}
+}
+
+// Goal reports the code of line l in the goal pattern.
+func (t *WD) Goal(l int) uint16 { return t.goalCode[l] }
+
+// MeanPattern is the plain mean bound over patterns (not weighted by how
+// many arrangements fall in each).
+func (t *WD) MeanPattern() float64 {
+	var s int
+	for d, n := range t.Counts {
+		s += d * n
+	}
+	return float64(s) / float64(t.Patterns)
+}
