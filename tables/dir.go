@@ -53,6 +53,14 @@ func (t *Table) Mean() float64 {
 	if t.Meta.Entries == 0 {
 		return 0
 	}
+	if c := t.Meta.Counts; len(c) > 0 { // a full table's histogram is in its header
+		var sum, n int64
+		for d, k := range c {
+			sum += int64(d) * k
+			n += k
+		}
+		return float64(sum) / float64(n)
+	}
 	var sum uint64
 	switch t.Meta.Encoding {
 	case "u8":

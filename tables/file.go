@@ -53,6 +53,10 @@ type Meta struct {
 	Bytes     uint64 `json:"bytes"`     // payload length
 	SHA256    string `json:"sha256"`    // hex SHA-256 of the payload
 	BuildMS   int64  `json:"build_ms,omitempty"`
+	// Counts is the depth histogram of a table over a whole state space
+	// (entries per distance), which its reader needs and cannot cheaply
+	// recount; pattern databases leave it out.
+	Counts []int64 `json:"counts,omitempty"`
 }
 
 // FileName is the identity of a table on disk: a rebuild by another

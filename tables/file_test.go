@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -38,7 +39,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tb.Close()
-	if string(tb.Data) != string(data) || tb.Meta != full {
+	if string(tb.Data) != string(data) || !reflect.DeepEqual(tb.Meta, full) {
 		t.Fatalf("read back %d bytes, meta %+v", len(tb.Data), tb.Meta)
 	}
 	if err := tb.Verify(); err != nil {
@@ -49,7 +50,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Errorf("payload at offset %d", off)
 	}
 	got, err := ReadMeta(path)
-	if err != nil || got != full {
+	if err != nil || !reflect.DeepEqual(got, full) {
 		t.Errorf("ReadMeta %+v %v", got, err)
 	}
 	// Atomic write: nothing but the table is left in the directory, and

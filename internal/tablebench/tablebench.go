@@ -54,9 +54,9 @@ func Run(ctx context.Context, c Config, w io.Writer) error {
 			if err != nil {
 				return err
 			}
-			maxV := 0
+			maxV := len(m.Counts) - 1 // a full table's histogram is in its header
 			for _, v := range tb.Data {
-				if v != pdb.Unreached && int(v) > maxV {
+				if m.Encoding == "u8" && v != pdb.Unreached && int(v) > maxV {
 					maxV = int(v)
 				}
 			}

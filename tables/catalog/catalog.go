@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/search/bfs"
 	"github.com/tessera-solver/tessera/tables"
 	"github.com/tessera-solver/tessera/tables/pdb"
 )
@@ -27,6 +29,7 @@ type Table struct {
 
 	partition pdb.Partition
 	index     int
+	full      puzzle.Spec // a distance table over every state of this board (Kind 0: a PDB)
 }
 
 // Set is a group of tables loaded together: the disjoint patterns of one
@@ -37,8 +40,12 @@ type Set struct {
 	Tables []Table
 	// About is one line for `tables list --all`.
 	About string
+	// Optional sets only speed up a puzzle that solves well without
+	// them: no start-up notice when they are missing.
+	Optional bool
 
 	partition pdb.Partition
+	full      puzzle.Spec
 }
 
 // Sets is every known set, best first within each puzzle: the first one
@@ -49,8 +56,27 @@ func Sets() []Set {
 		slidingSet(pdb.Partition663, "6-6-3 additive PDB + reflection: low memory (12 MB)", "≈8 s"),
 		slidingSet(pdb.Partition555, "5-5-5 additive PDB + reflection: smallest (1.6 MB)", "≈1 s"),
 		slidingSet(pdb.Partition6666, "6-6-6-6 additive PDB + reflection for the 24-puzzle", "≈1.5 min per table on 2 cores, 0.75 GB while building"),
+		fullSet(puzzle.Spec{Kind: puzzle.Loopover, Rows: 3, Cols: 4}, "every 3x4 (and, transposed, 4x3) Loopover distance: optimal answers by descent", "≈1 min on 2 cores, 240 MB"),
+		fullSet(puzzle.Spec{Kind: puzzle.Loopover, Rows: 2, Cols: 6}, "every 2x6 (and, transposed, 6x2) Loopover distance: optimal answers by descent", "≈1 min on 2 cores, 240 MB"),
 	}
 }
+
+// fullSet is the one-table set of a distance table over every state of a
+// board, named like "loopover-3x4-bfs".
+func fullSet(spec puzzle.Spec, about, cost string) Set {
+	name := fmt.Sprintf("%s-%dx%d-bfs", spec.Kind, spec.Rows, spec.Cols)
+	entries, err := bfs.States(spec)
+	if err != nil {
+		panic(err) // the catalogue lists supported boards only
+	}
+	m := tables.Meta{Name: name, Puzzle: spec.String(), Pattern: "all", Encoding: "u4", Entries: entries, Generator: bfsGenerator}
+	return Set{Name: name, Puzzle: spec.String(), About: about, Optional: true, full: spec,
+		Tables: []Table{{Meta: m, Set: name, Cost: cost, full: spec}}}
+}
+
+// bfsGenerator versions the full-table builder (internal/search/bfs): bump
+// it when the index or the entries change meaning.
+const bfsGenerator = 1
 
 func slidingSet(pt pdb.Partition, about, cost string) Set {
 	s := Set{Name: pt.Prefix + "-" + pt.Name, About: about, partition: pt}
@@ -135,6 +161,22 @@ func Build(ctx context.Context, dir string, t Table, progress Progress) (string,
 		return "", tables.Meta{}, fmt.Errorf("build %s: %w", t.Meta.Name, err)
 	}
 	t0 := time.Now()
+	if t.full.Kind != 0 {
+		tb, err := bfs.BuildContext(ctx, t.full)
+		if err != nil {
+			return "", tables.Meta{}, fmt.Errorf("build %s: %w", t.Meta.Name, err)
+		}
+		m := t.Meta
+		m.BuildMS, m.Counts = time.Since(t0).Milliseconds(), tb.Counts
+		path, m, err := tables.Write(dir, m, tb.Payload())
+		if err != nil {
+			return "", m, fmt.Errorf("build %s: %w", t.Meta.Name, err)
+		}
+		if progress != nil {
+			progress(m.Entries, m.Entries)
+		}
+		return path, m, nil
+	}
 	opt := pdb.Options{}
 	if progress != nil {
 		opt.Progress = func(_ int, placed, entries uint64) { progress(placed, entries) }
@@ -196,6 +238,30 @@ func OpenSliding(dir string, s Set) (*pdb.Solver, func() error, error) {
 	return nil, nil, fmt.Errorf("table set %s: %w", s.Name, err)
 }
 
+// OpenFull maps the distance table of a full set from dir. A missing or
+// mismatching file is refused with the command that builds it. Close the
+// returned closer when the table is no longer used.
+func OpenFull(dir string, s Set) (*bfs.Table, func() error, error) {
+	if s.full.Kind == 0 {
+		return nil, nil, fmt.Errorf("table set %s is not a full distance table", s.Name)
+	}
+	want := s.Tables[0].Meta
+	f, err := tables.Open(s.Tables[0].Path(dir), want, false)
+	if err != nil {
+		return nil, nil, fmt.Errorf("table set %s: %w", s.Name, err)
+	}
+	t, err := bfs.FromPayload(s.full, f.Data, f.Meta.Counts)
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("table set %s: %w (rebuild it with: %s)", s.Name, err, s.BuildCommand())
+	}
+	return t, f.Close, nil
+}
+
+// Full reports whether s is a distance table over a whole state space
+// (open it with OpenFull) rather than pattern databases (OpenSliding).
+func (s Set) Full() bool { return s.full.Kind != 0 }
+
 // Preferred is, for each puzzle with a set, the best set complete in dir
 // (nil entries are left out). Puzzles are in catalogue order.
 func Preferred(dir string) []Set {
@@ -213,6 +279,9 @@ func Preferred(dir string) []Set {
 
 // BuildMemory is the memory the builder of t holds (bytes).
 func (t Table) BuildMemory() uint64 {
+	if t.full.Kind != 0 {
+		return (t.Meta.Entries + 1) / 2 // the nibble table is all the builder holds
+	}
 	pt := t.partition
 	return pdb.BuildMemory(pt.W, pt.H, len(pt.Patterns[t.index]))
 }

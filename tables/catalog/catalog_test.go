@@ -2,10 +2,13 @@ package catalog
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
+	"github.com/tessera-solver/tessera/internal/search/bfs"
 	"github.com/tessera-solver/tessera/tables"
 )
 
@@ -76,5 +79,44 @@ func TestBuildOpenSolve(t *testing.T) {
 	}
 	if !out.Optimal || len(out.Path) != 57 {
 		t.Fatalf("outcome %+v", out)
+	}
+}
+
+// A full distance table goes through the same file machinery as the
+// pattern databases: built, refused with its build command while missing,
+// opened in place, and equal to the table built in memory.
+func TestFullTable(t *testing.T) {
+	sp := puzzle.Spec{Kind: puzzle.Loopover, Rows: 3, Cols: 3} // the catalogue's 3x4 takes a minute
+	set := fullSet(sp, "test", "instant")
+	if !set.Full() || !set.Optional || set.Name != "loopover-3x3-bfs" {
+		t.Fatalf("set %+v", set)
+	}
+	dir := t.TempDir()
+	if _, _, err := OpenFull(dir, set); err == nil || !strings.Contains(err.Error(), "solverd tables build loopover-3x3-bfs") {
+		t.Fatalf("open missing: %v", err)
+	}
+	if _, m, err := Build(context.Background(), dir, set.Tables[0], nil); err != nil || len(m.Counts) == 0 {
+		t.Fatalf("build: %+v %v", m, err)
+	}
+	ft, closer, err := OpenFull(dir, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closer()
+	mem, err := bfs.Build(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ft.Counts, mem.Counts) || !slices.Equal(ft.Packed, mem.Packed) {
+		t.Fatal("the file's table differs from the one built in memory")
+	}
+	if _, _, err := OpenSliding(dir, set); err == nil {
+		t.Error("a full table opened as pattern databases")
+	}
+	for _, name := range []string{"loopover-3x4-bfs", "loopover-2x6-bfs"} {
+		s, ok := LookupSet(name)
+		if !ok || !s.Full() || s.Tables[0].Meta.Entries != 479001600 {
+			t.Errorf("%s: %+v", name, s)
+		}
 	}
 }

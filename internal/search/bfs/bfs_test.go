@@ -603,3 +603,25 @@ func TestNew(t *testing.T) {
 		t.Errorf("New(swap) err = %v", err)
 	}
 }
+
+// A table survives the file layout both in place (whole words) and copied
+// (a partial last word, padding read back as unreached).
+func TestPayloadRoundTrip(t *testing.T) {
+	for _, sp := range []puzzle.Spec{loopover(2, 3), loopover(3, 3), sliding(2, 3)} {
+		tb := build(t, sp)
+		data := slices.Clone(tb.Payload())
+		if len(data) != tb.PayloadBytes() {
+			t.Fatalf("%s: payload %d bytes, want %d", sp, len(data), tb.PayloadBytes())
+		}
+		back, err := FromPayload(sp, data, tb.Counts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(back.Packed, tb.Packed) {
+			t.Fatalf("%s: round trip changed the table", sp)
+		}
+		if _, err := FromPayload(sp, data[:len(data)-1], tb.Counts); err == nil {
+			t.Errorf("%s: a short payload was accepted", sp)
+		}
+	}
+}
