@@ -217,3 +217,37 @@ func TestMalformed(t *testing.T) {
 		t.Error("8x8 walking-distance tables should be refused as too large")
 	}
 }
+
+// Transposing a board and its answer back gives an answer for the
+// original; the cheap bound never exceeds the BFS distance.
+func TestTransposeAndShiftBound(t *testing.T) {
+	for _, sp := range []puzzle.Spec{spec(2, 3), spec(3, 3), spec(2, 4), spec(4, 2), spec(2, 5)} {
+		tb, err := bfs.Build(sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tsp := spec(sp.Cols, sp.Rows)
+		tt, err := bfs.Build(tsp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cells := make([]uint8, sp.Cells())
+		step := max(tb.Size()/20000, 1)
+		for idx := uint64(0); idx < tb.Size(); idx += step {
+			tb.Cells(idx, cells)
+			d, _ := tb.Distance(cells)
+			if h := ShiftBound(sp.Rows, sp.Cols, cells); h > d {
+				t.Fatalf("%s %v: shift bound %d > distance %d", sp, cells, h, d)
+			}
+			tc := Transpose(sp.Rows, sp.Cols, cells)
+			ms, err := tt.Solve(tc)
+			if err != nil {
+				t.Fatalf("%s %v transposed to %v: %v", sp, cells, tc, err)
+			}
+			if len(ms) != d {
+				t.Fatalf("%s %v: transposed distance %d, want %d", sp, cells, len(ms), d)
+			}
+			replay(t, sp, cells, TransposeMoves(ms))
+		}
+	}
+}
