@@ -298,3 +298,54 @@ func TestLocalSwapWithGoal(t *testing.T) {
 		t.Errorf("--goal on a sliding puzzle: exit %d, want usage", code)
 	}
 }
+
+// Loopover jobs flow through the pipeline like sliding ones: 4×4 states
+// are solved optimally and counted, 6×6 states (constructive answers, not
+// proved optimal) are stored and replay but stay out of the distribution.
+func TestLocalLoopover(t *testing.T) {
+	url := storetest.SchemaURL(t)
+	for _, tc := range []struct {
+		spec    string
+		n       int
+		optimal bool
+	}{{"loopover:4x4", 12, true}, {"loopover:6x6", 200, false}} {
+		code, stdout, stderr := runProducer(t, "--local", "-q", "--puzzle", tc.spec, "--random", strconv.Itoa(tc.n), "--seed", "7", "--database-url", url)
+		if code != exitOK {
+			t.Fatalf("%s: exit %d: %s", tc.spec, code, stderr)
+		}
+		batch, hist := output(t, stdout)
+		var counted int64
+		for _, n := range hist {
+			counted += n
+		}
+		if tc.optimal && counted != int64(tc.n) || !tc.optimal && counted != 0 {
+			t.Errorf("%s: the distribution counts %d states", tc.spec, counted)
+		}
+		st := openStore(t, url)
+		var buf bytes.Buffer
+		if err := st.Export(context.Background(), batch, &buf, store.FormatJSONL); err != nil {
+			t.Fatal(err)
+		}
+		spec, _ := puzzle.ParseSpec(tc.spec)
+		rows := 0
+		for dec := json.NewDecoder(&buf); dec.More(); rows++ {
+			var s store.Solution
+			if err := dec.Decode(&s); err != nil {
+				t.Fatal(err)
+			}
+			if s.Status != "solved" || s.Moves == nil || s.Optimal != tc.optimal {
+				t.Fatalf("%s seq %d: %+v", tc.spec, s.Seq, s)
+			}
+			x, err := puzzle.Parse(spec, s.State)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := puzzle.Verify(x, *s.Moves); err != nil {
+				t.Fatalf("%s seq %d: stored moves do not replay: %v", tc.spec, s.Seq, err)
+			}
+		}
+		if rows != tc.n {
+			t.Errorf("%s: %d rows, want %d", tc.spec, rows, tc.n)
+		}
+	}
+}

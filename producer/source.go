@@ -198,6 +198,9 @@ func autoChunk(spec puzzle.Spec, mode string) int {
 		return 100
 	case spec.Kind == puzzle.Sliding && cells == 16 && mode == "fast":
 		return 16
+	case spec.Kind == puzzle.Loopover && cells > 25:
+		// Constructive answers (no optimal solver that large): microseconds.
+		return 100
 	}
 	return 1
 }

@@ -15,6 +15,7 @@ var pure = []string{
 	"github.com/tessera-solver/tessera/internal/search/...",
 	"github.com/tessera-solver/tessera/internal/solve/...",
 	"github.com/tessera-solver/tessera/internal/transpose/...",
+	"github.com/tessera-solver/tessera/internal/loopover/...",
 	"github.com/tessera-solver/tessera/tables/...",
 }
 

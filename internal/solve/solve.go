@@ -62,6 +62,8 @@ type Solver struct {
 	sliding map[puzzle.Spec]*search.Sliding
 	tables  map[puzzle.Spec]*tableEntry
 	pdbs    map[puzzle.Spec]*pdb.Solver
+	full    map[puzzle.Spec]*bfs.Table // loaded distance-table files
+	lo      map[puzzle.Spec]*loopoverIDA
 }
 
 type tableEntry struct {
@@ -73,7 +75,7 @@ type tableEntry struct {
 // New returns a Solver with empty caches.
 func New() *Solver {
 	return &Solver{sliding: map[puzzle.Spec]*search.Sliding{}, tables: map[puzzle.Spec]*tableEntry{},
-		pdbs: map[puzzle.Spec]*pdb.Solver{}}
+		pdbs: map[puzzle.Spec]*pdb.Solver{}, full: map[puzzle.Spec]*bfs.Table{}, lo: map[puzzle.Spec]*loopoverIDA{}}
 }
 
 // UsePDB makes optimal solves of spec use IDA* over pattern databases
@@ -184,19 +186,12 @@ func (s *Solver) dispatch(ctx context.Context, st puzzle.State, opt Options, r *
 		}
 		return s.slidingIDA(ctx, st, opt, r)
 	case puzzle.Loopover:
-		if st.Spec.Cells() <= bfsMaxLoopoverCells {
-			return s.byTable(st, r)
-		}
-		return nil, fmt.Errorf("%s: no solver for this size yet", st.Spec)
+		return s.loopover(ctx, st, opt, r)
 	case puzzle.Swap:
 		return s.swap(st, opt, r)
 	}
 	return nil, fmt.Errorf("%s: unknown puzzle kind: %w", st.Spec, puzzle.ErrMalformed)
 }
-
-// bfsMaxLoopoverCells: Loopover 3×3 (9! states) builds in well under a
-// second; larger boards come with their own solvers.
-const bfsMaxLoopoverCells = 9
 
 func (s *Solver) byTable(st puzzle.State, r *Result) ([]puzzle.Move, error) {
 	s.mu.Lock()
@@ -233,10 +228,7 @@ func (s *Solver) slidingSearcher(spec puzzle.Spec) (*search.Sliding, error) {
 }
 
 func (s *Solver) slidingIDA(ctx context.Context, st puzzle.State, opt Options, r *Result) ([]puzzle.Move, error) {
-	b := search.Budget{MaxNodes: opt.MaxNodes, Ctx: ctx}
-	if opt.Timeout > 0 {
-		b.Deadline = time.Now().Add(opt.Timeout)
-	}
+	b := budgetOf(ctx, opt)
 	var out search.Outcome
 	var err error
 	if p := s.PDB(st.Spec); p != nil {

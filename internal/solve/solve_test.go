@@ -2,7 +2,10 @@ package solve
 
 import (
 	"context"
+	"github.com/tessera-solver/tessera/internal/loopover"
 	"math/rand/v2"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -127,13 +130,49 @@ func TestRejected(t *testing.T) {
 	}
 }
 
-// Loopover boards above the BFS size have no solver yet: a clear failure,
-// not a crash or a silent drop.
-func TestNoSolverYet(t *testing.T) {
+// Every Loopover board from 2×2 to 8×8 gets a replayed answer (Solve
+// replays before it reports solved): optimal where an optimal solver
+// covers the board, constructive otherwise, never refused for its size.
+func TestLoopoverEverySize(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for r := puzzle.MinSide; r <= puzzle.MaxSide; r++ {
+		for c := puzzle.MinSide; c <= puzzle.MaxSide; c++ {
+			sp := puzzle.Spec{Kind: puzzle.Loopover, Rows: r, Cols: c}
+			st := puzzle.Random(sp, rng)
+			if r*c == 12 || r*c == 15 {
+				// Short walks keep the optimal searches of boards without a
+				// table file quick in the test.
+				st = puzzle.RandomWalk(sp, rng, 8)
+			}
+			res := Default().Solve(context.Background(), st, Options{})
+			if res.Status != StatusSolved {
+				t.Fatalf("%s %s: %+v", sp, st, res)
+			}
+			_, e1 := loopover.WDSize(r, c)
+			_, e2 := loopover.WDSize(c, r)
+			wantOptimal := sp.Cells() <= 12 || e1 == nil && e2 == nil
+			if res.Optimal != wantOptimal && !(res.Optimal && res.Length == res.LowerBound) {
+				t.Errorf("%s: optimal %v (solver %s), want %v", sp, res.Optimal, res.Solver, wantOptimal)
+			}
+			if res.LowerBound > res.Length {
+				t.Errorf("%s: lower bound %d above the answer's %d moves", sp, res.LowerBound, res.Length)
+			}
+		}
+	}
+}
+
+// A 4×4 optimal solve that runs out of nodes reports the bound it proved;
+// in fast mode the same budget still yields a (constructive) answer.
+func TestLoopoverBudget(t *testing.T) {
 	sp := spec(t, "loopover:4x4")
-	r := SolveText(context.Background(), sp, puzzle.Goal(sp).String(), Options{})
-	if r.Status != StatusFailed || !strings.Contains(r.Error, "no solver") {
-		t.Errorf("%+v", r)
+	state := "16 15 14 13/12 11 10 9/8 7 6 5/4 3 2 1"
+	r := SolveText(context.Background(), sp, state, Options{MaxNodes: 100})
+	if r.Status != StatusBudgetExceeded || r.LowerBound == 0 || r.Moves != "" {
+		t.Fatalf("optimal under 100 nodes: %+v", r)
+	}
+	f := SolveText(context.Background(), sp, state, Options{Mode: ModeFast, MaxNodes: 100})
+	if f.Status != StatusSolved || f.Optimal || f.LowerBound < r.LowerBound || f.Solver != "loopover-construct" {
+		t.Fatalf("fast under 100 nodes: %+v", f)
 	}
 }
 
@@ -233,5 +272,45 @@ func TestLoadTables(t *testing.T) {
 	wd := s.SolveText(context.Background(), spec, text, Options{})
 	if wd.Length != r.Length || strings.HasPrefix(wd.Solver, "ida*(pdb") {
 		t.Fatalf("without tables: %+v", wd)
+	}
+}
+
+// TestLoopoverFullTable builds the 3x4 Loopover distance table (about a
+// minute, 240 MB: run with TESSERA_BFS_BIG=1), loads it like solverd does,
+// and answers 3x4 and, transposed, 4x3 boards from it with the lengths
+// the walking-distance search proves.
+func TestLoopoverFullTable(t *testing.T) {
+	if os.Getenv("TESSERA_BFS_BIG") == "" || testing.Short() {
+		t.Skip("set TESSERA_BFS_BIG=1 to build the 3x4 Loopover table")
+	}
+	dir := t.TempDir()
+	set, _ := catalog.LookupSet("loopover-3x4-bfs")
+	if _, _, err := catalog.Build(context.Background(), dir, set.Tables[0], nil); err != nil {
+		t.Fatal(err)
+	}
+	s := New()
+	l, err := s.LoadTables(dir, "auto")
+	if err != nil || !slices.Contains(l.Sets, "loopover-3x4-bfs") {
+		t.Fatalf("auto: %+v, %v", l, err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, sp := range []puzzle.Spec{{Kind: puzzle.Loopover, Rows: 3, Cols: 4}, {Kind: puzzle.Loopover, Rows: 4, Cols: 3}} {
+		for i := 0; i < 50; i++ {
+			st := puzzle.RandomWalk(sp, rng, 10)
+			r := s.Solve(context.Background(), st, Options{})
+			ida := New().Solve(context.Background(), st, Options{})
+			if r.Status != StatusSolved || !r.Optimal || r.Solver != "bfs-table" || r.Length != ida.Length || !ida.Optimal {
+				t.Fatalf("%s %s: table %+v, search %+v", sp, st, r, ida)
+			}
+		}
+		if r := s.Solve(context.Background(), puzzle.Random(sp, rng), Options{}); r.Status != StatusSolved || r.Length > 14 {
+			t.Fatalf("%s random: %+v (God's number of 3x4 is 14)", sp, r)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if r := s.Solve(context.Background(), puzzle.RandomWalk(puzzle.Spec{Kind: puzzle.Loopover, Rows: 3, Cols: 4}, rng, 6), Options{}); r.Solver == "bfs-table" {
+		t.Fatal("the unmapped table is still in use after Close")
 	}
 }

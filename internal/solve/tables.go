@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/search/bfs"
 	"github.com/tessera-solver/tessera/tables/catalog"
 	"github.com/tessera-solver/tessera/tables/pdb"
 )
@@ -23,6 +24,7 @@ type Loaded struct {
 	closers []func() error
 	solver  *Solver
 	used    map[puzzle.Spec]*pdb.Solver
+	full    map[puzzle.Spec]*bfs.Table
 }
 
 // Notice is advice about one puzzle's tables.
@@ -40,7 +42,12 @@ func (l *Loaded) Close() error {
 			delete(l.solver.pdbs, spec)
 		}
 	}
-	l.used = nil
+	for spec, t := range l.full {
+		if l.solver.full[spec] == t {
+			delete(l.solver.full, spec)
+		}
+	}
+	l.used, l.full = nil, nil
 	l.solver.mu.Unlock()
 	var errs []error
 	for _, c := range l.closers {
@@ -56,7 +63,7 @@ func (l *Loaded) Close() error {
 // name loads that set, and a missing or damaged one is an error naming
 // the command that builds it.
 func (s *Solver) LoadTables(dir, want string) (*Loaded, error) {
-	l := &Loaded{solver: s, used: map[puzzle.Spec]*pdb.Solver{}}
+	l := &Loaded{solver: s, used: map[puzzle.Spec]*pdb.Solver{}, full: map[puzzle.Spec]*bfs.Table{}}
 	var sets []catalog.Set
 	for _, name := range strings.Split(want, ",") {
 		switch name = strings.TrimSpace(name); name {
@@ -78,8 +85,20 @@ func (s *Solver) LoadTables(dir, want string) (*Loaded, error) {
 			l.Close()
 			return nil, fmt.Errorf("table set %s: %w", set.Name, err)
 		}
-		if l.used[spec] != nil {
+		if l.used[spec] != nil || l.full[spec] != nil {
 			continue // an earlier (better or explicitly named) set serves this puzzle
+		}
+		if set.Full() {
+			t, closer, err := catalog.OpenFull(dir, set)
+			if err != nil {
+				l.Close()
+				return nil, err
+			}
+			s.UseFull(spec, t)
+			l.full[spec] = t
+			l.Sets = append(l.Sets, set.Name)
+			l.closers = append(l.closers, closer)
+			continue
 		}
 		sv, closer, err := catalog.OpenSliding(dir, set)
 		if err != nil {
@@ -103,7 +122,7 @@ func missingBetter(dir string) []Notice {
 			continue
 		}
 		seen[set.Puzzle] = true
-		if !set.Complete(dir) {
+		if !set.Complete(dir) && !set.Optional {
 			out = append(out, Notice{set.Puzzle, fmt.Sprintf("table set %s (%s) is not in %s: build it with `%s`",
 				set.Name, set.Puzzle, dir, set.BuildCommand())})
 		}

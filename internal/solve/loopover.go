@@ -1,0 +1,136 @@
+package solve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/tessera-solver/tessera/internal/loopover"
+	"github.com/tessera-solver/tessera/internal/loopover/construct"
+	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/search"
+	"github.com/tessera-solver/tessera/internal/search/bfs"
+)
+
+// bfsMaxLoopoverCells: Loopover boards up to 2×5 (10! states) build their
+// distance table in memory in well under a second; 12-cell boards need a
+// 240 MB table built on purpose (`solverd tables build loopover-3x4-bfs`).
+const bfsMaxLoopoverCells = 10
+
+// loopoverIDA is a lazily built optimal solver for one board shape; nil
+// when its walking-distance tables are too large to build in memory.
+type loopoverIDA struct {
+	once sync.Once
+	s    *loopover.Solver
+}
+
+// loopover picks the solver of a Loopover board, best first:
+//   - a full distance table (built in memory up to 10 cells; a loaded
+//     table file for 12, in either orientation): optimal by descent;
+//   - optimal IDA* with walking distance where its tables fit (4×4, 3×5,
+//     and 12-cell boards without their table file), under the budget; in
+//     fast mode for at most a second, then the constructive answer;
+//   - otherwise the constructive solver, whose answers are not proved
+//     optimal but never refused for the board's size.
+func (s *Solver) loopover(ctx context.Context, st puzzle.State, opt Options, r *Result) ([]puzzle.Move, error) {
+	spec := st.Spec
+	if spec.Cells() <= bfsMaxLoopoverCells {
+		return s.byTable(st, r)
+	}
+	if t, transposed := s.fullTable(spec); t != nil {
+		cells := st.Cells
+		if transposed {
+			cells = loopover.Transpose(spec.Rows, spec.Cols, cells)
+		}
+		moves, err := t.Solve(cells)
+		if err != nil {
+			return nil, err
+		}
+		if transposed {
+			moves = loopover.TransposeMoves(moves)
+		}
+		r.Solver, r.Optimal, r.Nodes, r.LowerBound = "bfs-table", true, int64(len(moves)), len(moves)
+		return moves, nil
+	}
+	lower := loopover.ShiftBound(spec.Rows, spec.Cols, st.Cells)
+	var nodes int64
+	if ida := s.loopoverSolver(spec); ida != nil {
+		b := budgetOf(ctx, opt)
+		if opt.Mode == ModeFast {
+			if until := time.Now().Add(fastWindow); b.Deadline.IsZero() || until.Before(b.Deadline) {
+				b.Deadline = until
+			}
+		}
+		out, err := ida.Solve(st.Cells, b)
+		r.Solver, r.Nodes, r.LowerBound, r.Optimal = ida.Name(), out.Nodes, out.LowerBound, out.Optimal
+		if err == nil {
+			return ida.Moves(out.Path), nil
+		}
+		if !errors.Is(err, search.ErrBudgetExceeded) || opt.Mode != ModeFast {
+			return nil, err
+		}
+		// Fast mode: the constructive answer, with the bound the search proved.
+		lower, nodes = max(lower, out.LowerBound), out.Nodes
+	}
+	moves, err := construct.Solve(spec.Rows, spec.Cols, st.Cells)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", spec, err)
+	}
+	r.Solver, r.Nodes, r.LowerBound = "loopover-construct", nodes, lower
+	// A constructive answer as short as a proved bound is optimal too.
+	r.Optimal = len(moves) == lower
+	return moves, nil
+}
+
+// fullTable is the loaded distance table of spec or of its transpose.
+func (s *Solver) fullTable(spec puzzle.Spec) (t *bfs.Table, transposed bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t := s.full[spec]; t != nil {
+		return t, false
+	}
+	tr := puzzle.Spec{Kind: spec.Kind, Rows: spec.Cols, Cols: spec.Rows}
+	return s.full[tr], s.full[tr] != nil
+}
+
+// UseFull makes spec (and its transpose) answer from a distance table over
+// every state, loaded by the caller, which keeps it mapped while s is in use.
+func (s *Solver) UseFull(spec puzzle.Spec, t *bfs.Table) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.full[spec] = t
+}
+
+// loopoverSolver is the optimal walking-distance solver of spec, built on
+// first use (4×4 in milliseconds, 3×5 and 2×6 in about half a second), or
+// nil when its tables would be too large.
+func (s *Solver) loopoverSolver(spec puzzle.Spec) *loopover.Solver {
+	s.mu.Lock()
+	e, ok := s.lo[spec]
+	if !ok {
+		e = &loopoverIDA{}
+		s.lo[spec] = e
+	}
+	s.mu.Unlock()
+	e.once.Do(func() {
+		if _, err := loopover.WDSize(spec.Rows, spec.Cols); err != nil {
+			return
+		}
+		if _, err := loopover.WDSize(spec.Cols, spec.Rows); err != nil {
+			return
+		}
+		e.s, _ = loopover.NewSolver(spec.Rows, spec.Cols)
+	})
+	return e.s
+}
+
+// budgetOf is the search budget of one solve.
+func budgetOf(ctx context.Context, opt Options) search.Budget {
+	b := search.Budget{MaxNodes: opt.MaxNodes, Ctx: ctx}
+	if opt.Timeout > 0 {
+		b.Deadline = time.Now().Add(opt.Timeout)
+	}
+	return b
+}
