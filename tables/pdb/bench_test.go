@@ -2,7 +2,11 @@ package pdb
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"runtime"
+	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -95,4 +99,98 @@ func BenchmarkKorf100(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkKorf100Stored solves Korf's 100 (or the first $PDB_KORF_N)
+// with the tables stored in $TESSERA_TABLES_DIR (default: the user cache,
+// where `solverd tables build` writes), with reflection, after one
+// untimed pass that brings the mapped pages in ($PDB_NO_WARM skips it). A
+// set whose files are missing is skipped; 78 needs `solverd tables build
+// 15-pdb-78`. $PDB_FSM_L=n replaces the pruning machine by one of the
+// duplicates up to n moves (2: only a move undone). cpu-s/op is user and
+// system time, steadier than wall time on a shared machine.
+//
+//	go test -run '^$' -bench Korf100Stored/78 -benchtime 1x -count 5 ./tables/pdb
+func BenchmarkKorf100Stored(b *testing.B) {
+	ks := readKorf(b)
+	if v := os.Getenv("PDB_KORF_N"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > len(ks) {
+			b.Fatalf("PDB_KORF_N=%q", v)
+		}
+		ks = ks[:n]
+	}
+	dir := os.Getenv("TESSERA_TABLES_DIR")
+	if dir == "" {
+		c, err := os.UserCacheDir()
+		if err != nil {
+			b.Skip(err)
+		}
+		dir = filepath.Join(c, "tessera", "tables")
+	}
+	for _, pt := range []Partition{Partition663, Partition78, Partition555} {
+		b.Run(pt.Name, func(b *testing.B) {
+			pdbs, err := OpenPartition(dir, pt, false)
+			if err != nil {
+				b.Skip(err)
+			}
+			defer func() {
+				for _, p := range pdbs {
+					p.Close()
+				}
+			}()
+			s, err := NewSet(pdbs...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sv, err := NewSolver(s, true)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if v := os.Getenv("PDB_FSM_L"); v != "" { // experiments: another pruning machine
+				L, err := strconv.Atoi(v)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sv.fsm = newFSM(duplicateStrings(L))
+			}
+			pass := func() (nodes int64) {
+				for _, k := range ks {
+					out, err := sv.Solve(k.Cells, search.Budget{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if len(out.Path) != k.Opt || !isGoal(replay(4, k.Cells, out.Path)) {
+						b.Fatalf("#%d: %d moves, optimum %d", k.ID, len(out.Path), k.Opt)
+					}
+					nodes += out.Nodes
+				}
+				return nodes
+			}
+			if os.Getenv("PDB_NO_WARM") == "" {
+				pass()
+			}
+			b.ResetTimer()
+			var nodes int64
+			cpu0 := cpuTime()
+			for i := 0; i < b.N; i++ {
+				nodes = pass()
+			}
+			b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+			el := b.Elapsed() / time.Duration(b.N)
+			b.ReportMetric(float64(nodes), "nodes")
+			b.ReportMetric(el.Seconds(), "s/op")
+			b.ReportMetric(float64(el.Nanoseconds())/float64(nodes), "ns/node")
+		})
+	}
+}
+
+// cpuTime is the process's user and system time: less disturbed than wall
+// time by other jobs on a shared machine.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -4,16 +4,23 @@ import (
 	"fmt"
 	"math/bits"
 	"time"
+	"unsafe"
 
 	"github.com/tessera-solver/tessera/internal/search"
 )
 
 // Solver is IDA* for one board over a Set: the bound is the additive sum
 // of the set's tables, and on square boards the maximum of that and the
-// sum for the board reflected about the main diagonal. Only the table of
-// the moved tile's pattern (and of its reflection) is looked up again
-// after a move. It is immutable and safe for concurrent use; every Solve
-// works in its own workspace.
+// sum for the board reflected about the main diagonal. It is immutable
+// and safe for concurrent use; every Solve works in its own workspace.
+//
+// Per node the search touches one entry per side (direct, reflected) per
+// child: only the moved tile's pattern changes, and its rank is updated
+// from the parent's rank with table-driven steps instead of being
+// recomputed. All children's entries are loaded before any is descended
+// into, so their cache misses overlap. Move sequences that a shorter or
+// lexicographically smaller equivalent sequence replaces are pruned by a
+// finite-state machine (see fsm.go).
 //
 // Move codes of the Outcome's Path are those of internal/search: the
 // direction the TILE moves (Up 0, Down 1, Left 2, Right 3).
@@ -22,9 +29,45 @@ type Solver struct {
 	reflect bool
 	pats    []pattern
 	goal    [32]uint8
+	nb      int  // cells strictly between the two cells of a vertical move: w−1
+	wide    bool // nb > 4
+	// prefetch is set when the tables are too large for the caches: below
+	// that, prefetching costs more than the misses it saves.
+	prefetch bool
+
+	// data[j] is table j; data[len(pats)] is a one-entry table of 0 for
+	// tiles no pattern holds (their rank stays 0), so the search needs no
+	// branch for them, nor for a side that is not looked up.
+	data [patSlots][]byte
+	// Per side s (0 the board, 1 its reflection) and tile t of the board:
+	// the pattern that holds t on that side, and the rank steps when t
+	// moves. A horizontal move changes only t's digit, by one; a vertical
+	// move to the higher cell adds w to t's digit, then each pattern tile
+	// it jumps over (the w−1 cells between) corrects it: cross[s][t][u] is
+	// −mul(t) for a tile u before t in rank order (one more tile below t)
+	// and +mul(u) for a tile after t (t no longer below u), else 0.
+	pat   [2][32]uint8
+	horiz [2][32]uint32
+	vert  [2][32]uint32
+	cross [2][32][32]uint32
+	moves [MaxCells][4]move
+	legal [MaxCells]uint8 // bit d set: direction d is possible with the blank on the cell
+	fsm   *fsm
 }
 
-// pattern is one table in the layout the search reads.
+// move is a tile's move into the blank's cell: src is the tile's cell.
+// On side vs the move is vertical (the other side sees it horizontal);
+// neg[s] is all ones when the tile goes to a lower cell on side s (the
+// rank step is subtracted); between are the board cells whose tiles the
+// vertical side's step jumps over.
+type move struct {
+	src     uint8
+	vs      uint8
+	neg     [2]uint32
+	between [12]uint8
+}
+
+// pattern is one table in the layout the start of a search reads.
 type pattern struct {
 	data   []byte
 	k      int
@@ -36,24 +79,148 @@ type pattern struct {
 // maxPatterns is how many tables a Solver combines.
 const maxPatterns = 8
 
+// prefetchAbove is the total size of tables from which the search
+// prefetches entries: the 6-6-3 set (11.5 MB) stays in the caches, the
+// 7-8 set (577 MB) does not.
+const prefetchAbove = 64 << 20
+
+// patSlots sizes the per-pattern arrays of the search (the tables and a
+// spare for tiles no pattern holds) so that an index masked by 15 needs
+// no bounds check.
+const patSlots = 16
+
 // NewSolver prepares IDA* over s; reflect asks for the reflected lookup
 // (ignored on boards that are not square).
 func NewSolver(s *Set, reflect bool) (*Solver, error) {
 	if len(s.pdbs) > maxPatterns {
 		return nil, fmt.Errorf("pdb search: %d tables, at most %d", len(s.pdbs), maxPatterns)
 	}
-	sv := &Solver{set: s, reflect: reflect && s.square}
+	g := s.g
+	w, n := g.w, g.n
+	sv := &Solver{set: s, reflect: reflect && s.square, nb: w - 1, wide: w > 5}
+	none := uint8(len(s.pdbs))
+	sv.data[none] = []byte{0}
+	var idx [32]uint8 // position of each tile in its pattern's rank order
 	for j, p := range s.pdbs {
+		if p.size > 1<<32 {
+			return nil, fmt.Errorf("pdb search: table of %d entries, ranks must fit 32 bits", p.size)
+		}
 		pt := pattern{data: p.data, k: p.k, mul: p.mul}
 		copy(pt.tiles[:], p.tiles)
 		if s.square {
 			copy(pt.rtiles[:], s.rtiles[j])
 		}
 		sv.pats = append(sv.pats, pt)
+		sv.data[j] = p.data
+		for i, t := range p.tiles {
+			idx[t] = uint8(i)
+		}
 	}
-	for i := 0; i < s.g.n-1; i++ {
+	for i := 0; i < n-1; i++ {
 		sv.goal[i] = uint8(i + 1)
 	}
+	var bytes uint64
+	for _, p := range s.pdbs {
+		bytes += p.size
+	}
+	sv.prefetch = bytes > prefetchAbove
+	// The rank steps of each side. On side 1 the board's tile t is the
+	// reflection's tile relabel[t].
+	for side := 0; side < 2; side++ {
+		label := func(t int) int { return t }
+		if side == 1 {
+			if !sv.reflect {
+				for t := range sv.pat[1] {
+					sv.pat[1][t] = none
+				}
+				break
+			}
+			label = func(t int) int { return int(s.relabel[t]) }
+		}
+		for t := 0; t < 32; t++ {
+			sv.pat[side][t] = none
+			if t == 0 || t >= n || s.of[label(t)] < 0 {
+				continue
+			}
+			lt := label(t)
+			j := s.of[lt]
+			p := s.pdbs[j]
+			mi := uint32(p.mul[idx[lt]])
+			sv.pat[side][t] = uint8(j)
+			sv.horiz[side][t] = mi
+			sv.vert[side][t] = uint32(w) * mi
+			for u := 1; u < n; u++ {
+				lu := label(u)
+				if u == t || s.of[lu] != j {
+					continue
+				}
+				if idx[lu] < idx[lt] {
+					sv.cross[side][t][u] = -mi
+				} else {
+					sv.cross[side][t][u] = uint32(p.mul[idx[lu]])
+				}
+			}
+		}
+	}
+	tr := func(c int) int { return c%w*w + c/w }
+	for b := 0; b < n; b++ {
+		for d := tileUp; d <= tileRight; d++ {
+			var src int
+			switch d {
+			case tileUp: // the tile below the blank moves up
+				src = b + w
+				if src >= n {
+					continue
+				}
+			case tileDown:
+				src = b - w
+				if b < w {
+					continue
+				}
+			case tileLeft:
+				src = b + 1
+				if b%w == w-1 {
+					continue
+				}
+			case tileRight:
+				src = b - 1
+				if b%w == 0 {
+					continue
+				}
+			}
+			m := move{src: uint8(src)}
+			for i := range m.between {
+				m.between[i] = 31 // never a cell: always empty
+			}
+			if b < src {
+				m.neg[0] = ^uint32(0)
+			}
+			lo, hi := min(b, src), max(b, src)
+			if d == tileLeft || d == tileRight {
+				m.vs = 1
+				if s.square {
+					if tr(b) < tr(src) {
+						m.neg[1] = ^uint32(0)
+					}
+					lo, hi = min(tr(b), tr(src)), max(tr(b), tr(src))
+					for i := range w - 1 {
+						m.between[i] = uint8(tr(lo + 1 + i))
+					}
+				}
+			} else {
+				if s.square && tr(b) < tr(src) {
+					m.neg[1] = ^uint32(0)
+				}
+				for i := range w - 1 {
+					m.between[i] = uint8(lo + 1 + i)
+				}
+			}
+			_ = hi
+			sv.moves[b][d] = m
+			sv.legal[b] |= 1 << d
+		}
+	}
+	sv.fsm = duplicateFSM()
 	return sv, nil
 }
 
@@ -79,9 +246,10 @@ const (
 
 type idaWork struct {
 	*Solver
-	board   [32]uint8          // cell → tile
-	pos     Positions          // tile → cell
-	hv, hr  [maxPatterns]uint8 // each pattern's entry, direct and reflected
+	board   [32]uint8           // cell → tile
+	pos     Positions           // tile → cell, at the start only
+	rank    [2][patSlots]uint32 // each pattern's rank, per side
+	hv      [2][patSlots]uint8  // each pattern's entry, per side
 	path    []uint8
 	bound   int
 	next    int
@@ -119,15 +287,6 @@ func (k *idaWork) rankReflected(j int) uint64 {
 	return r
 }
 
-func (k *idaWork) h() int {
-	sv, sr := 0, 0
-	for j := range k.pats {
-		sv += int(k.hv[j])
-		sr += int(k.hr[j])
-	}
-	return max(sv, sr)
-}
-
 // Solve runs IDA* from cells (row-major, 0 the blank) to the goal. When
 // the budget runs out it returns search.ErrBudgetExceeded with the lower
 // bound proved so far.
@@ -162,13 +321,18 @@ func (sv *Solver) SolveWeighted(cells []uint8, b search.Budget, w16 int) (search
 		k.board[i] = t
 		k.pos[t] = uint8(i)
 	}
+	var sum [2]int
 	for j := range k.pats {
-		k.hv[j] = k.pats[j].data[k.rankDirect(j)]
+		k.rank[0][j] = uint32(k.rankDirect(j))
+		k.hv[0][j] = k.data[j][k.rank[0][j]]
+		sum[0] += int(k.hv[0][j])
 		if sv.reflect {
-			k.hr[j] = k.pats[j].data[k.rankReflected(j)]
+			k.rank[1][j] = uint32(k.rankReflected(j))
+			k.hv[1][j] = k.data[j][k.rank[1][j]]
+			sum[1] += int(k.hv[1][j])
 		}
 	}
-	h0 := k.h()
+	h0 := max(sum[0], sum[1])
 	if h0 >= Unreached {
 		return search.Outcome{}, fmt.Errorf("pdb search: %v cannot reach the goal", cells)
 	}
@@ -180,7 +344,7 @@ func (sv *Solver) SolveWeighted(cells []uint8, b search.Budget, w16 int) (search
 		}
 		k.path = k.path[:k.bound+1]
 		k.next = 1 << 30
-		if d, ok := k.dfs(0, int(k.pos[0]), noMove); ok {
+		if d, ok := k.dfs(0, int(k.pos[0]), 0, sum[0], sum[1]); ok {
 			out := search.Outcome{Path: append([]uint8(nil), k.path[:d]...), Nodes: k.nodes, LowerBound: d, Optimal: k.w16 == Unweighted}
 			if !out.Optimal {
 				out.LowerBound = h0
@@ -225,71 +389,155 @@ func (k *idaWork) expired() bool {
 
 func (k *idaWork) isGoal() bool { return k.board == k.goal }
 
-// dfs explores below a node at depth g whose blank is on cell blank.
-func (k *idaWork) dfs(g, blank int, prev uint8) (int, bool) {
+// steps are the rank changes, per side, when tile t makes move m.
+func (sv *Solver) steps(board *[32]uint8, m *move, t uint8) (d0, d1 uint32) {
+	// The vertical side's step: w, corrected for the tiles jumped (cells
+	// past the w−1 between are the always empty cell 31).
+	t &= 31
+	vs := m.vs & 1
+	cr := &sv.cross[vs][t]
+	a := sv.vert[vs][t] + cr[board[m.between[0]&31]&31] + cr[board[m.between[1]&31]&31] +
+		cr[board[m.between[2]&31]&31] + cr[board[m.between[3]&31]&31]
+	if sv.wide {
+		a += sv.wideSteps(board, m, t)
+	}
+	// sel is all ones when the board's side is the horizontal one.
+	sel := -uint32(vs)
+	return (a&^sel | sv.horiz[0][t]&sel) ^ m.neg[0] - m.neg[0], (a&sel | sv.horiz[1][t]&^sel) ^ m.neg[1] - m.neg[1]
+}
+
+// wideSteps is the rest of the vertical step on boards wider than 5.
+//
+//go:noinline
+func (sv *Solver) wideSteps(board *[32]uint8, m *move, t uint8) uint32 {
+	var a uint32
+	cr := &sv.cross[m.vs&1][t&31]
+	for _, x := range m.between[4:sv.nb] {
+		a += cr[board[x&31]&31]
+	}
+	return a
+}
+
+// prefetchKids prefetches the entries of the successors of the current
+// board with the blank on cell blank, in state st of the pruning machine.
+func (k *idaWork) prefetchKids(blank int, st int32) {
+	sv := k.Solver
+	blank &= 31
+	var pf [8]uintptr
+	n := 0
+	mask := sv.legal[blank] & sv.fsm.allow[st]
+	for mask != 0 {
+		d := bits.TrailingZeros8(mask)
+		mask &= mask - 1
+		m := &sv.moves[blank][d&3]
+		t := k.board[m.src&31] & 31
+		d0, d1 := sv.steps(&k.board, m, t)
+		j0, j1 := sv.pat[0][t]&15, sv.pat[1][t]&15
+		pf[n&7] = uintptr(unsafe.Pointer(unsafe.SliceData(sv.data[j0]))) + uintptr(k.rank[0][j0]+d0)
+		pf[(n+1)&7] = uintptr(unsafe.Pointer(unsafe.SliceData(sv.data[j1]))) + uintptr(k.rank[1][j1]+d1)
+		n += 2
+	}
+	prefetch(&pf, n)
+}
+
+// child is a successor within the bound, evaluated before any child is
+// descended into.
+type child struct {
+	r      [2]uint32 // ranks of the moved tile's patterns, per side
+	s0, s1 int       // sums of entries, per side
+	f      int
+	dir, t uint8 // direction, moving tile
+	j      [2]uint8
+	v      [2]uint8 // entries of the moved tile's patterns, per side
+}
+
+// dfs explores below a node at depth g whose blank is on cell blank, in
+// state st of the pruning machine, with sums s0 (board) and s1
+// (reflection) of the tables' entries.
+func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int) (int, bool) {
 	k.nodes++
 	if k.nodes >= k.check && k.expired() {
 		k.nodes--
 		k.stopped = true
 		return 0, false
 	}
-	hv, hr := k.hv, k.hr
-	if k.h() == 0 && k.isGoal() {
+	if max(s0, s1) == 0 && k.isGoal() {
 		return g, true
 	}
-	w, n := k.set.g.w, k.set.g.n
-	for dir := tileUp; dir <= tileRight; dir++ {
-		if dir == prev^1 {
+	sv := k.Solver
+	blank &= 31
+	var cs [4]child
+	nc := 0
+	mask := sv.legal[blank] & sv.fsm.allow[st]
+	for mask != 0 {
+		d := uint8(bits.TrailingZeros8(mask))
+		mask &= mask - 1
+		m := &sv.moves[blank][d&3]
+		t := k.board[m.src&31] & 31
+		// The vertical side's step: w, corrected for the tiles jumped
+		// (cells past the w−1 between are the always empty cell 31); the
+		// same as steps, written out: it is the search's inner loop.
+		vs := m.vs & 1
+		cr := &sv.cross[vs][t]
+		a := sv.vert[vs][t] + cr[k.board[m.between[0]&31]&31] + cr[k.board[m.between[1]&31]&31] +
+			cr[k.board[m.between[2]&31]&31] + cr[k.board[m.between[3]&31]&31]
+		if sv.wide {
+			a += sv.wideSteps(&k.board, m, t)
+		}
+		// sel is all ones when the board's side is the horizontal one.
+		sel := -uint32(vs)
+		d0 := (a&^sel | sv.horiz[0][t]&sel) ^ m.neg[0] - m.neg[0]
+		d1 := (a&sel | sv.horiz[1][t]&^sel) ^ m.neg[1] - m.neg[1]
+		j0, j1 := sv.pat[0][t]&15, sv.pat[1][t]&15
+		r0 := k.rank[0][j0] + d0
+		r1 := k.rank[1][j1] + d1
+		v0, v1 := sv.data[j0][r0], sv.data[j1][r1]
+		c0 := s0 - int(k.hv[0][j0]) + int(v0)
+		c1 := s1 - int(k.hv[1][j1]) + int(v1)
+		f := k.f(g+1, max(c0, c1))
+		if f > k.bound {
+			k.next = min(k.next, f)
 			continue
 		}
-		var src int
-		switch dir {
-		case tileUp: // the tile below the blank moves up
-			if blank+w >= n {
-				continue
-			}
-			src = blank + w
-		case tileDown:
-			if blank < w {
-				continue
-			}
-			src = blank - w
-		case tileLeft:
-			if blank%w == w-1 {
-				continue
-			}
-			src = blank + 1
-		case tileRight:
-			if blank%w == 0 {
-				continue
-			}
-			src = blank - 1
+		cs[nc] = child{r: [2]uint32{r0, r1}, s0: c0, s1: c1, f: f, dir: d, t: t, j: [2]uint8{j0, j1}, v: [2]uint8{v0, v1}}
+		nc++
+	}
+	// Most promising first: only the last iteration's count depends on
+	// the order, and it shrinks.
+	for i := 1; i < nc; i++ {
+		for j := i; j > 0 && cs[j].f < cs[j-1].f; j-- {
+			cs[j], cs[j-1] = cs[j-1], cs[j]
 		}
-		t := k.board[src]
-		k.board[blank], k.board[src] = t, 0
-		k.pos[t], k.pos[0] = uint8(blank), uint8(src)
-		if j := k.set.of[t]; j >= 0 {
-			k.hv[j] = k.pats[j].data[k.rankDirect(int(j))]
+	}
+	if sv.prefetch {
+		// Prefetch the entries of every child's successors now: the
+		// misses overlap, and those of the children after the first are
+		// over before their turn comes.
+		for i := range nc {
+			c := &cs[i]
+			src := int(sv.moves[blank][c.dir&3].src) & 31
+			j0, j1 := c.j[0]&15, c.j[1]&15
+			k.board[blank], k.board[src] = c.t, 0
+			r0, r1 := k.rank[0][j0], k.rank[1][j1]
+			k.rank[0][j0], k.rank[1][j1] = c.r[0], c.r[1]
+			k.prefetchKids(src, sv.fsm.next[st][c.dir&3])
+			k.board[blank], k.board[src] = 0, c.t
+			k.rank[0][j0], k.rank[1][j1] = r0, r1
 		}
-		if k.reflect {
-			if j := k.set.of[k.set.relabel[t]]; j >= 0 {
-				k.hr[j] = k.pats[j].data[k.rankReflected(int(j))]
-			}
+	}
+	for i := range nc {
+		c := &cs[i]
+		src := int(sv.moves[blank][c.dir&3].src)
+		j0, j1 := c.j[0]&15, c.j[1]&15
+		k.board[blank], k.board[src&31] = c.t, 0
+		r0, r1, v0, v1 := k.rank[0][j0], k.rank[1][j1], k.hv[0][j0], k.hv[1][j1]
+		k.rank[0][j0], k.rank[1][j1], k.hv[0][j0], k.hv[1][j1] = c.r[0], c.r[1], c.v[0], c.v[1]
+		k.path[g] = c.dir
+		if d, ok := k.dfs(g+1, src, sv.fsm.next[st][c.dir&3], c.s0, c.s1); ok {
+			return d, true
 		}
-		f := k.f(g+1, k.h())
-		if f > k.bound {
-			if f < k.next {
-				k.next = f
-			}
-		} else {
-			k.path[g] = dir
-			if d, ok := k.dfs(g+1, src, dir); ok {
-				return d, true
-			}
-		}
-		k.board[blank], k.board[src] = 0, t
-		k.pos[t], k.pos[0] = uint8(src), uint8(blank)
-		k.hv, k.hr = hv, hr
+		k.board[blank], k.board[src&31] = 0, c.t
+		k.rank[0][j0], k.rank[1][j1], k.hv[0][j0], k.hv[1][j1] = r0, r1, v0, v1
 		if k.stopped {
 			return 0, false
 		}

@@ -112,3 +112,108 @@ func TestSolverKorfQuick(t *testing.T) {
 		}
 	}
 }
+
+// The rank steps of the search (steps, which dfs writes out): after random
+// moves on boards of several shapes, with patterns that leave tiles out,
+// the ranks updated move by move equal the ranks computed afresh.
+func TestIncrementalRanks(t *testing.T) {
+	type tc struct {
+		w, h int
+		pats [][]uint8
+	}
+	for _, c := range []tc{
+		{4, 4, [][]uint8{{1, 2, 3, 4, 5, 6, 7, 8}, {9, 10, 11, 12, 13, 14, 15}}},
+		{4, 4, [][]uint8{{3, 1, 7, 12, 2}, {5, 6, 9, 10, 13}, {15, 11, 8}}},
+		{5, 5, [][]uint8{{13, 18, 19, 20, 23, 24}, {11, 12, 16, 17, 21, 22}, {4, 5, 9, 10, 14, 15}, {1, 2, 3, 6, 7, 8}}},
+		{3, 3, [][]uint8{{8, 1, 4}, {2, 3}}},
+		{5, 3, [][]uint8{{1, 2, 3, 6, 7}, {14, 9, 11, 12}}},
+		{2, 6, [][]uint8{{1, 2, 3, 4, 5}, {11, 6, 8}}},
+		{12, 2, [][]uint8{{1, 2, 3, 13, 14, 15, 20}, {23, 4, 9}}},
+	} {
+		var pdbs []*PDB
+		for _, tiles := range c.pats {
+			p, err := newPDB(c.w, c.h, tiles)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pdbs = append(pdbs, p)
+		}
+		s, err := NewSet(pdbs...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sv, err := NewSolver(s, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := c.w * c.h
+		k := &idaWork{Solver: sv}
+		for i := 0; i < n-1; i++ {
+			k.board[i] = uint8(i + 1)
+			k.pos[i+1] = uint8(i)
+		}
+		k.pos[0] = uint8(n - 1)
+		fresh := func() {
+			for j := range sv.pats {
+				k.rank[0][j] = uint32(k.rankDirect(j))
+				if sv.reflect {
+					k.rank[1][j] = uint32(k.rankReflected(j))
+				}
+			}
+		}
+		fresh()
+		rng := rand.New(rand.NewPCG(uint64(n), 7))
+		blank := n - 1
+		for step := 0; step < 20000; step++ {
+			d := uint8(rng.IntN(4))
+			if sv.legal[blank]&(1<<d) == 0 {
+				continue
+			}
+			m := &sv.moves[blank][d]
+			tl := k.board[m.src]
+			d0, d1 := sv.steps(&k.board, m, tl)
+			j0, j1 := sv.pat[0][tl], sv.pat[1][tl]
+			r0, r1 := k.rank[0][j0]+d0, k.rank[1][j1]+d1
+			k.board[blank], k.board[m.src] = tl, 0
+			k.pos[tl], k.pos[0] = uint8(blank), m.src
+			blank = int(m.src)
+			want := k.rank
+			fresh()
+			if r0 != k.rank[0][j0] || r1 != k.rank[1][j1] {
+				t.Fatalf("%dx%d %v step %d: tile %d: ranks %d %d, afresh %d %d", c.h, c.w, c.pats, step, tl, r0, r1, k.rank[0][j0], k.rank[1][j1])
+			}
+			want[0][j0], want[1][j1] = r0, r1
+			if want != k.rank {
+				t.Fatalf("%dx%d step %d: another pattern's rank changed", c.h, c.w, step)
+			}
+		}
+	}
+}
+
+// Non-square boards: every answer is the BFS distance.
+func TestSolverOptimal2x4(t *testing.T) {
+	for _, wh := range [][2]int{{4, 2}, {2, 4}} {
+		w, h := wh[0], wh[1]
+		tb, dist := bfsTable(t, w, h)
+		pdbs := []*PDB{build(t, w, h, []uint8{1, 2, 3}, Options{}), build(t, w, h, []uint8{4, 5, 6, 7}, Options{})}
+		s, err := NewSet(pdbs...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sv, err := NewSolver(s, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cells := make([]uint8, w*h)
+		for i := uint64(0); i < tb.Size(); i += 7 {
+			tb.Cells(i, cells)
+			out, err := sv.Solve(cells, search.Budget{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !isGoal(replay(w, cells, out.Path)) || len(out.Path) != int(dist[i]) {
+				t.Fatalf("%dx%d %v: %d moves, distance %d", h, w, cells, len(out.Path), dist[i])
+			}
+		}
+	}
+}
