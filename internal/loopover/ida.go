@@ -33,7 +33,9 @@ const (
 )
 
 // Solver is optimal IDA* for one board shape with the sum of the two
-// walking-distance bounds. It is immutable and safe for concurrent use.
+// walking-distance bounds; on 4×4 maxed with a six-piece pattern database
+// (pdb44.go, built once per process on first use). It is immutable and
+// safe for concurrent use.
 type Solver struct {
 	r, c, n int
 	rows    *WD // lines = rows, labels = goal rows: bounds column shifts
@@ -46,6 +48,14 @@ type Solver struct {
 	maxRun  [2][2]int          // per axis and direction: unit shifts worth making in a row
 	movPar  [2]int             // per axis: the permutation parity of one shift
 	mv      [4 * MaxSide]lineShift
+	// 4×4 only: the specialised search's move lists and pattern-database
+	// translates.
+	is44     bool
+	succ     [17 * 3]succ44
+	images   [16]pdbImage
+	order    []uint8    // image slots consulted, in order
+	pieceImg [16]uint32 // per piece: the forward slots in use that read it
+	lineImg  [8]uint32  // per line (rows, then columns): the inverse slots in use that read a cell of it
 }
 
 // lineShift is what one move changes: the cells of its line, in the order
@@ -61,8 +71,9 @@ type lineShift struct {
 const colMask = 7
 
 // NewSolver builds the walking-distance tables for rows×cols (in memory,
-// milliseconds for 4×4). Boards whose tables would be too large are
-// refused with an error.
+// milliseconds for 4×4; the 4×4 pattern database is built on the first
+// Solve or Heuristic, under a second). Boards whose tables would be too
+// large are refused with an error.
 func NewSolver(rows, cols int) (*Solver, error) {
 	if rows < 2 || cols < 2 || rows > MaxSide || cols > MaxSide {
 		return nil, fmt.Errorf("loopover %dx%d: sides must be 2..%d: %w", rows, cols, MaxSide, puzzle.ErrMalformed)
@@ -118,11 +129,26 @@ func NewSolver(rows, cols int) (*Solver, error) {
 			s.nm++
 		}
 	}
+	s.init44()
 	return s, nil
 }
 
+// Prepare builds now any table the solver would otherwise build on its
+// first Solve or Heuristic: on 4×4 the pattern database (under a second,
+// once per process). Optional.
+func (s *Solver) Prepare() {
+	if s.is44 {
+		pdb44()
+	}
+}
+
 // Name describes the heuristic, for a Result's solver field.
-func (s *Solver) Name() string { return "ida*(loopover-wd)" }
+func (s *Solver) Name() string {
+	if s.is44 {
+		return "ida*(loopover-wd+pdb6)"
+	}
+	return "ida*(loopover-wd)"
+}
 
 // hval combines the two bounds with the parity the board's permutation
 // forces on the move counts.
@@ -208,7 +234,14 @@ func (s *Solver) Heuristic(cells []uint8) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return s.hval(b.hr, b.hc, b.par), nil
+	h := s.hval(b.hr, b.hc, b.par)
+	if s.is44 {
+		cw, pw := words44(&b)
+		var v slotVals
+		p := s.pdbBound(pdb44(), cw, pw, 1<<30, &v)
+		h = max(h, p+(p^b.par)&1)
+	}
+	return h, nil
 }
 
 type work struct {
@@ -221,6 +254,9 @@ type work struct {
 	check   int64
 	budget  search.Budget
 	stopped bool
+	pdb     *pdbTable
+	buf     *buf44 // 4×4: slot values per depth and kid
+	rootV   slotVals
 }
 
 const checkEvery = 1 << 16
@@ -257,6 +293,15 @@ func (s *Solver) Solve(cells []uint8, bud search.Budget) (search.Outcome, error)
 		w.check = 1
 	}
 	h0 := s.hval(b.hr, b.hc, b.par)
+	var cw, pw uint64
+	if s.is44 {
+		w.pdb = pdb44()
+		w.buf = bufPool.Get().(*buf44)
+		defer bufPool.Put(w.buf)
+		cw, pw = words44(&b)
+		p := s.pdbBound(w.pdb, cw, pw, 1<<30, &w.rootV)
+		h0 = max(h0, p+(p^b.par)&1)
+	}
 	w.bound = h0
 	lower := h0
 	for {
@@ -264,8 +309,18 @@ func (s *Solver) Solve(cells []uint8, bud search.Budget) (search.Outcome, error)
 			w.path = make([]uint8, w.bound+1)
 		}
 		w.path = w.path[:w.bound+1]
+		if s.is44 && len(w.buf.kv) < w.bound+1 {
+			w.buf.kv = make([][16]slotVals, w.bound+8)
+		}
 		w.next = 1 << 30
-		if d, ok := w.dfs(0, b.rc, b.cc, b.hr, b.hc, b.par, 0xff, 0); ok {
+		var d int
+		var ok bool
+		if s.is44 {
+			d, ok = w.dfs44(0, cw, pw, pack44(&b.rc), pack44(&b.cc), b.hr, b.hc, b.par, 16, 0, &w.rootV, 1<<32-1)
+		} else {
+			d, ok = w.dfs(0, b.rc, b.cc, b.hr, b.hc, b.par, 0xff, 0)
+		}
+		if ok {
 			return search.Outcome{Path: append([]uint8(nil), w.path[:d]...), Nodes: w.nodes, LowerBound: d, Optimal: true}, nil
 		}
 		if w.stopped {

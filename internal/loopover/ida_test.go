@@ -251,3 +251,149 @@ func TestTransposeAndShiftBound(t *testing.T) {
 		}
 	}
 }
+
+// The 4×4 pattern database: only the goal placement is at 0 (so every
+// placement was reached: the table starts zeroed), and every value fits
+// its nibble.
+func TestPDB44Table(t *testing.T) {
+	tb := pdb44()
+	var counts [16]int
+	for r := 0; r < pdbPlacements; r++ {
+		counts[tb.nib[r>>1]>>(r&1*4)&15]++
+	}
+	if counts[0] != 1 {
+		t.Errorf("%d placements at distance 0, want 1", counts[0])
+	}
+	t.Logf("placements by distance: %v", counts)
+}
+
+// slotValue reads image slot j (any of the 64) of a board.
+func slotValue(s *Solver, j uint8, cells []uint8) int {
+	b, err := s.root(cells)
+	if err != nil {
+		panic(err)
+	}
+	cw, pw := words44(&b)
+	return int(pdb44().get(s.images[j&15].index(slotWords(pw, cw)[j>>4&3])))
+}
+
+// Every image slot is the table's value on the board relabelled by its
+// symmetry: a translate, the transpose (transpose.go's Transpose) and the
+// inverse, each checked against a plain construction; a move changes a
+// forward slot's value by at most one, and leaves every slot in use that
+// the search deems untouched (pieceImg, lineImg) unchanged. The search's
+// skipping rests on these; admissibility then follows from the ball.
+func TestPDB44Slots(t *testing.T) {
+	sp := spec(4, 4)
+	s, err := NewSolver(4, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A solver whose slots include the inverse ones, for their tables.
+	def := imageOrder
+	imageOrder = nil
+	for j := uint8(0); j < 16; j++ {
+		imageOrder = append(imageOrder, j, j|16)
+	}
+	all, err := NewSolver(4, 4)
+	imageOrder = def
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := pdb44()
+	rng := rand.New(rand.NewPCG(44, 6))
+	for n := 0; n < 200; n++ {
+		cells := randomState(sp, rng)
+		var pos [16]int
+		for c, v := range cells {
+			pos[v-1] = c
+		}
+		inv := make([]uint8, 16)
+		for p := range inv {
+			inv[p] = uint8(pos[p] + 1)
+		}
+		tr := Transpose(4, 4, cells)
+		for j := uint8(0); j < 16; j++ {
+			// The translate reads piece p+u at cell c and files it as
+			// piece p at cell c−u.
+			var u [2]int
+			for d := 0; d < 16; d++ {
+				if newImage(d/4, d%4) == s.images[j] {
+					u = [2]int{d / 4, d % 4}
+				}
+			}
+			var x uint32
+			for i, p := range pdbPattern {
+				q := (int(p)/4+u[0])%4*4 + (int(p)%4+u[1])%4
+				c := pos[q]
+				x |= uint32((c/4-u[0]+4)%4*4+(c%4-u[1]+4)%4) << (4 * i)
+			}
+			if got, want := slotValue(s, j, cells), int(tb.get(x)); got != want {
+				t.Fatalf("%v slot %d (translate %v): %d, want %d", cells, j, u, got, want)
+			}
+			if got, want := slotValue(s, j|16, cells), slotValue(s, j, inv); got != want {
+				t.Fatalf("%v inverse slot %d: %d, want %d", cells, j, got, want)
+			}
+			if got, want := slotValue(s, j|32, cells), slotValue(s, j, tr); got != want {
+				t.Fatalf("%v transposed slot %d: %d, want %d", cells, j, got, want)
+			}
+		}
+		for m := 0; m < 16; m++ {
+			st := puzzle.State{Spec: sp, Cells: slices.Clone(cells)}
+			if err := st.Apply(s.Moves([]uint8{uint8(m)})[0]); err != nil {
+				t.Fatal(err)
+			}
+			var moved uint64
+			for c := 0; c < 16; c++ {
+				if st.Cells[c] != cells[c] {
+					moved |= 1 << (4 * (cells[c] - 1))
+				}
+			}
+			for _, s := range []*Solver{s, all} {
+				touched := s.lineImg[m>>1] | s.piecesAff(moved)
+				for si, j := range s.order {
+					a, b := slotValue(s, j, cells), slotValue(s, j, st.Cells)
+					if j&16 == 0 && (b > a+1 || b < a-1) {
+						t.Fatalf("%v move %d: forward slot %d went %d → %d", cells, m, j, a, b)
+					}
+					if touched>>si&1 == 0 && a != b {
+						t.Fatalf("%v move %d: untouched slot %d went %d → %d", cells, m, j, a, b)
+					}
+				}
+			}
+		}
+	}
+}
+
+// 4×4 answers with the pattern database are as long as those of the
+// walking-distance search alone (an independent optimal search), on
+// random states far beyond the ball.
+func TestPDB44AgainstWD(t *testing.T) {
+	sp := spec(4, 4)
+	s, err := NewSolver(4, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wd := *s
+	wd.is44 = false
+	rng := rand.New(rand.NewPCG(6, 44))
+	n := 8
+	if testing.Short() {
+		n = 2
+	}
+	for i := 0; i < n; i++ {
+		cells := randomState(sp, rng)
+		a, err := s.Solve(cells, search.Budget{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := wd.Solve(cells, search.Budget{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(a.Path) != len(b.Path) {
+			t.Fatalf("%v: %d moves with the pattern database, %d without", cells, len(a.Path), len(b.Path))
+		}
+		replay(t, sp, cells, s.Moves(a.Path))
+	}
+}

@@ -1,0 +1,381 @@
+package loopover
+
+import (
+	"math/bits"
+	"sync"
+)
+
+// The 4×4 search: the board is two nibble words, cell → piece and piece →
+// cell (the latter is the inverse's cells), so that a move is a few
+// shifts and a pattern-database lookup a rotation, a mask, a rank and a
+// table read. The walking-distance codes of the four rows and four
+// columns are packed a byte each. The bound is the walking distance
+// (rows + columns, parity-rounded) maxed with the pattern database over
+// image slots: bit 5 of a slot is the transposed board, bit 4 the
+// inverse, bits 0..3 the translate (Solver.images).
+
+// succ44 lists the moves allowed after a move (16: at the root) that
+// ended a run of 1 or 2 unit shifts, by the rules of the general search.
+type succ44 struct {
+	n    int
+	m    [16]uint8
+	nrun [16]uint8
+}
+
+type kid44 struct {
+	cells          uint64
+	codes          uint32
+	m, h, run, par uint8
+}
+
+// imageOrder is the slots consulted, in the order tried: 8 translates of
+// the board and 8 of its transpose. Measured on random states: forward
+// slots prune more per read than inverse ones (a forward slot's value
+// moves by at most one per move, so most need no read, see dfs44); with
+// 16+16 translates nodes drop by a quarter but the time does not, and
+// with fewer than 6+6 it rises.
+var imageOrder = func() []uint8 {
+	var o []uint8
+	for t := uint8(0); t < 8; t++ {
+		o = append(o, t, t|32)
+	}
+	return o
+}()
+
+func (s *Solver) init44() {
+	if s.r != 4 || s.c != 4 {
+		return
+	}
+	s.is44 = true
+	for last := 0; last <= 16; last++ {
+		for run := 0; run < 3; run++ {
+			sl := &s.succ[last*3+run]
+			for m := 0; m < 16; m++ {
+				ax, ln, dr := s.axis[m], s.line[m], s.dir[m]
+				nrun := 1
+				if last < 16 && ax == s.axis[last] {
+					if ln < s.line[last] {
+						continue
+					}
+					if ln == s.line[last] {
+						if dr != s.dir[last] {
+							continue
+						}
+						nrun = run + 1
+					}
+				}
+				if nrun > s.maxRun[ax][dr] {
+					continue
+				}
+				sl.m[sl.n], sl.nrun[sl.n] = uint8(m), uint8(nrun)
+				sl.n++
+			}
+		}
+	}
+	// Translates in an order that prunes early: the pattern's own
+	// placement, then ones that overlap it least.
+	for t, d := range [16][2]int{{0, 0}, {2, 2}, {0, 2}, {2, 0}, {1, 1}, {3, 3}, {1, 3}, {3, 1}, {0, 1}, {2, 3}, {1, 0}, {3, 2}, {0, 3}, {2, 1}, {3, 0}, {1, 2}} {
+		s.images[t] = newImage(d[0], d[1])
+	}
+	if len(imageOrder) > maxSlots {
+		panic("loopover: more image slots than maxSlots")
+	}
+	s.order = imageOrder
+	// What each slot in use reads, as pieces (forward) or cells (inverse)
+	// of the untransposed board; bit si for the slot order[si].
+	for si, j := range s.order {
+		set := s.images[j&15].set
+		for p := 0; p < 16; p++ {
+			if set>>p&1 == 0 {
+				continue
+			}
+			q := p
+			if j&32 != 0 {
+				q = p%4*4 + p/4
+			}
+			if j&16 == 0 {
+				s.pieceImg[q] |= 1 << si
+			} else {
+				s.lineImg[q/4] |= 1 << si
+				s.lineImg[4+q%4] |= 1 << si
+			}
+		}
+	}
+}
+
+// maxSlots bounds the image slots in use; slotVals holds a value per slot
+// in use, in order.
+const maxSlots = 32
+
+type slotVals [maxSlots]uint8
+
+// words44 packs a search board into cell and position nibble words.
+func words44(b *board) (cells, pos uint64) {
+	for i := 0; i < 16; i++ {
+		v := b.cells[i]
+		p := uint64(v>>3*4 + v&colMask)
+		cells |= p << (4 * i)
+		pos |= uint64(i) << (4 * p)
+	}
+	return cells, pos
+}
+
+func pack44(c *[MaxSide]uint16) uint32 {
+	return uint32(c[0]) | uint32(c[1])<<8 | uint32(c[2])<<16 | uint32(c[3])<<24
+}
+
+// transpose44 mirrors a nibble word about the main diagonal: slot (r,c)
+// goes to (c,r), and every value (a cell) likewise.
+func transpose44(x uint64) uint64 {
+	t := (x ^ x>>12) & 0x0000f0f00000f0f0
+	x ^= t ^ t<<12
+	t = (x ^ x>>24) & 0x00000000ff00ff00
+	x ^= t ^ t<<24
+	return (x&0x3333333333333333)<<2 | x>>2&0x3333333333333333
+}
+
+// slotWords are the words the slots read: position, cells, and both
+// transposed.
+func slotWords(pos, cells uint64) [4]uint64 {
+	return [4]uint64{pos, cells, transpose44(pos), transpose44(cells)}
+}
+
+// pdbBound is the largest pattern-database value over the slots in use,
+// stopping once it exceeds limit; v receives the values read.
+func (s *Solver) pdbBound(tb *pdbTable, cells, pos uint64, limit int, v *slotVals) int {
+	ws := slotWords(pos, cells)
+	best := 0
+	for si, j := range s.order {
+		h := tb.get(s.images[j&15].index(ws[j>>4&3]))
+		v[si] = h
+		if int(h) > best {
+			best = int(h)
+			if best > limit {
+				return best
+			}
+		}
+	}
+	return best
+}
+
+// piecesAff is the set of forward slots that read a piece of the nibble
+// mask of moved pieces.
+func (s *Solver) piecesAff(mask uint64) uint32 {
+	var a uint32
+	for mask != 0 {
+		a |= s.pieceImg[bits.TrailingZeros64(mask)>>2]
+		mask &= mask - 1
+	}
+	return a
+}
+
+// movedRow has a 1 in the slot of each piece of a row (nibbles 0..3 of
+// lane), movedCol of a column (nibbles 0, 4, 8, 12).
+func movedRow(lane uint64) uint64 {
+	return 1<<(4*(lane&15)) | 1<<(4*(lane>>4&15)) | 1<<(4*(lane>>8&15)) | 1<<(4*(lane>>12&15))
+}
+
+func movedCol(col uint64) uint64 {
+	return 1<<(4*(col&15)) | 1<<(4*(col>>16&15)) | 1<<(4*(col>>32&15)) | 1<<(4*(col>>48&15))
+}
+
+// dfs44 explores below a node at depth g. pv holds the node's slot
+// values, exact where pe has the bit and otherwise upper bounds.
+
+// buf44 is a search's per-depth, per-kid slot values, pooled: a fresh
+// one per solve would make many small solves allocation-bound.
+type buf44 struct {
+	kv [][16]slotVals
+}
+
+var bufPool = sync.Pool{New: func() any { return new(buf44) }}
+
+func (w *work) dfs44(g int, cells, pos uint64, rc, cc uint32, hr, hc, par int, last, run int, pv *slotVals, pe uint32) (int, bool) {
+	w.nodes++
+	if w.nodes >= w.check && w.expired() {
+		w.nodes--
+		w.stopped = true
+		return 0, false
+	}
+	if hr+hc == 0 {
+		return g, true // every row holds its own pieces and every column too: solved
+	}
+	// Children within the walking-distance bound, those whose bound
+	// dropped first (as in dfs).
+	s := w.Solver
+	sl := &s.succ[last*3+run]
+	rt, ct := s.rows, s.cols
+	var kids [16]kid44
+	nk, down := 0, 0
+	for j := 0; j < sl.n; j++ {
+		m := int(sl.m[j])
+		k := &kids[nk]
+		npar := par ^ 1
+		var nh, f int
+		if m < 8 {
+			sh := uint(16 * (m >> 1))
+			lane := cells >> sh & 0xffff
+			var nl uint64
+			if m&1 == 0 {
+				nl = (lane<<4 | lane>>12) & 0xffff
+			} else {
+				nl = lane>>4 | (lane&15)<<12
+			}
+			var codes uint32
+			x := 0
+			for c := uint(0); c < 4; c++ {
+				out := lane >> (4 * c) & 3
+				in := nl >> (4 * c) & 3
+				nc := ct.Trans[(uint64(cc>>(8*c)&0xff)*4+out)*4+in]
+				codes |= uint32(nc) << (8 * c)
+				x += int(nc) * ct.mul[c]
+			}
+			nh = int(ct.Dist[x])
+			h := hr + nh
+			f = g + 1 + h + (h^npar)&1
+			k.cells = cells&^(0xffff<<sh) | nl<<sh
+			k.codes = codes
+			if f <= w.bound && nh < hc {
+				kids[nk], kids[down] = kids[down], kids[nk]
+				k = &kids[down]
+				down++
+			}
+		} else {
+			sh := uint(4 * ((m - 8) >> 1))
+			col := cells >> sh & laneMask
+			var nc64 uint64
+			if m&1 == 0 {
+				nc64 = bits.RotateLeft64(col, 16)
+			} else {
+				nc64 = bits.RotateLeft64(col, -16)
+			}
+			var codes uint32
+			x := 0
+			for r := uint(0); r < 4; r++ {
+				out := col >> (16*r + 2) & 3
+				in := nc64 >> (16*r + 2) & 3
+				nc := rt.Trans[(uint64(rc>>(8*r)&0xff)*4+out)*4+in]
+				codes |= uint32(nc) << (8 * r)
+				x += int(nc) * rt.mul[r]
+			}
+			nh = int(rt.Dist[x])
+			h := nh + hc
+			f = g + 1 + h + (h^npar)&1
+			k.cells = cells&^(laneMask<<sh) | nc64<<sh
+			k.codes = codes
+			if f <= w.bound && nh < hr {
+				kids[nk], kids[down] = kids[down], kids[nk]
+				k = &kids[down]
+				down++
+			}
+		}
+		if f > w.bound {
+			if f < w.next {
+				w.next = f
+			}
+			continue
+		}
+		k.m, k.h, k.run, k.par = uint8(m), uint8(nh), sl.nrun[j], uint8(npar)
+		nk++
+	}
+	// The kids within the walking-distance bound meet the pattern
+	// database. A slot none of whose pieces (forward) or cells (inverse)
+	// the move touched keeps its value. A forward slot's value changes by
+	// at most one per move (the table is a BFS distance), so one whose
+	// value plus one is within the kid's limit cannot prune it and is not
+	// read; its kid value is then an upper bound. An inverse slot has no
+	// such bound (a move relabels the inverse's pieces). Every kid is
+	// checked against one slot before any against the next, so the reads
+	// of different kids are independent and their cache misses overlap.
+	limit := w.bound - g - 1
+	lim := uint8(limit)
+	kv := &w.buf.kv[g]
+	var ke [16]uint32
+	var words [16][4]uint64
+	var aff [16]uint32
+	live := uint32(1)<<nk - 1
+	for i := 0; i < nk; i++ {
+		k := &kids[i]
+		m := int(k.m)
+		// The moved pieces' cells step by one in one 2-bit field.
+		var mask uint64
+		if m < 8 {
+			mask = movedRow(cells >> (16 * (m >> 1)) & 0xffff)
+		} else {
+			mask = movedCol(cells >> (4 * ((m - 8) >> 1)) & laneMask)
+		}
+		aff[i] = s.lineImg[m>>1] | s.piecesAff(mask)
+		if m >= 8 {
+			mask <<= 2
+		}
+		if m&1 == 1 {
+			mask *= 3 // −1
+		}
+		words[i] = slotWords(add2(pos, mask), k.cells)
+	}
+	tb := w.pdb
+	for si, j := range s.order {
+		if live == 0 {
+			break
+		}
+		bit := uint32(1) << si
+		v := pv[si]
+		exact := pe&bit != 0
+		im := &s.images[j&15]
+		ws := j >> 4 & 3
+		for l := live; l != 0; l &= l - 1 {
+			i := bits.TrailingZeros32(l)
+			if aff[i]&bit == 0 {
+				kv[i][si] = v
+				if exact {
+					ke[i] |= bit
+					if v > lim {
+						live &^= 1 << i
+						w.prune(g, int(v), int(kids[i].par))
+					}
+					continue
+				}
+				if v <= lim {
+					continue
+				}
+			} else if v < lim && j&16 == 0 {
+				kv[i][si] = v + 1
+				continue
+			}
+			nv := tb.get(im.index(words[i][ws]))
+			kv[i][si] = nv
+			ke[i] |= bit
+			if nv > lim {
+				live &^= 1 << i
+				w.prune(g, int(nv), int(kids[i].par))
+			}
+		}
+	}
+	for i := 0; i < nk; i++ {
+		if live>>i&1 == 0 {
+			continue
+		}
+		k := &kids[i]
+		m := int(k.m)
+		w.path[g] = k.m
+		var d int
+		var ok bool
+		if m < 8 {
+			d, ok = w.dfs44(g+1, k.cells, words[i][0], rc, k.codes, hr, int(k.h), int(k.par), m, int(k.run), &kv[i], ke[i])
+		} else {
+			d, ok = w.dfs44(g+1, k.cells, words[i][0], k.codes, cc, int(k.h), hc, int(k.par), m, int(k.run), &kv[i], ke[i])
+		}
+		if ok || w.stopped {
+			return d, ok
+		}
+	}
+	return 0, false
+}
+
+// prune lowers the next iteration's bound to a kid's (at depth g+1) whose
+// slot value p exceeds the limit.
+func (w *work) prune(g, p, par int) {
+	if f := g + 1 + p + (p^par)&1; f < w.next {
+		w.next = f
+	}
+}

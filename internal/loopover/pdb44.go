@@ -1,0 +1,175 @@
+package loopover
+
+import (
+	"math/bits"
+	"sync"
+)
+
+// The 4×4 pattern database: for every placement of six pieces (the other
+// ten unlabelled), the least number of moves of any kind that brings those
+// six home, by BFS from the goal. It counts every move, so it does not add
+// to the walking distances; it is maxed with their sum. Symmetries of the
+// torus map moves to moves, so one table bounds the six pieces of every
+// translate and transpose of the pattern (relabel, look up), and since a
+// state's inverse is as far from the goal as the state, the inverse's too.
+
+// pdbPattern is the pattern's pieces, row 0 and the first two of row 1:
+// in a nibble word indexed by piece, their cells are the low 24 bits.
+var pdbPattern = [6]uint8{0, 1, 2, 3, 4, 5}
+
+// pdbPlacements is the number of placements of the six pieces.
+const pdbPlacements = 16 * 15 * 14 * 13 * 12 * 11
+
+var (
+	pdbOnce sync.Once
+	pdbTab  *pdbTable
+)
+
+// pdb44 is the table, built on first use (under a second, 2.9 MB kept).
+func pdb44() *pdbTable {
+	pdbOnce.Do(func() { pdbTab = buildPDB44() })
+	return pdbTab
+}
+
+// pdbTable holds the distances two to a byte, indexed by the rank of the
+// placement: the search reads it at random, so the smaller the better it
+// stays in cache (a direct 16^6-byte index measured slower).
+type pdbTable struct {
+	nib []uint8
+}
+
+// rank6 ranks six distinct cells (nibble i: the cell of piece i, the first
+// the most significant digit) among all placements: each cell less the
+// earlier cells below it, in mixed radix 16, 15, …, 11. The terms are
+// independent so that they overlap in the pipeline.
+func rank6(x uint32) uint32 {
+	p0, p1, p2, p3, p4, p5 := x&15, x>>4&15, x>>8&15, x>>12&15, x>>16&15, x>>20
+	u1 := uint32(1) << p0
+	u2 := u1 | 1<<p1
+	u3 := u2 | 1<<p2
+	u4 := u3 | 1<<p3
+	u5 := u4 | 1<<p4
+	d1 := p1 - uint32(bits.OnesCount32(u1&(1<<p1-1)))
+	d2 := p2 - uint32(bits.OnesCount32(u2&(1<<p2-1)))
+	d3 := p3 - uint32(bits.OnesCount32(u3&(1<<p3-1)))
+	d4 := p4 - uint32(bits.OnesCount32(u4&(1<<p4-1)))
+	d5 := p5 - uint32(bits.OnesCount32(u5&(1<<p5-1)))
+	return p0*(15*14*13*12*11) + d1*(14*13*12*11) + d2*(13*12*11) + d3*(12*11) + d4*11 + d5
+}
+
+// get is the distance of the placement x (nibble i: the cell of piece i).
+func (t *pdbTable) get(x uint32) uint8 {
+	r := rank6(x)
+	return t.nib[r>>1] >> (r & 1 * 4) & 15
+}
+
+// movePerm44 is where each cell's piece goes under each 4×4 move code.
+func movePerm44() [16][16]uint8 {
+	var mp [16][16]uint8
+	for m := 0; m < 16; m++ {
+		line, step := m/2%4, 1
+		if m&1 == 1 {
+			step = 3
+		}
+		for c := 0; c < 16; c++ {
+			r, col := c/4, c%4
+			if m < 8 && r == line {
+				col = (col + step) % 4
+			}
+			if m >= 8 && col == line {
+				r = (r + step) % 4
+			}
+			mp[m][c] = uint8(r*4 + col)
+		}
+	}
+	return mp
+}
+
+// buildPDB44 runs the BFS on a direct index (a nibble per piece, 16 MB,
+// dropped afterwards) and ranks the result into the compact table.
+func buildPDB44() *pdbTable {
+	mp := movePerm44()
+	// Each move maps three nibbles (cells) at a time.
+	var chunk [16][1 << 12]uint32
+	for m := range chunk {
+		for x := range chunk[m] {
+			chunk[m][x] = uint32(mp[m][x&15]) | uint32(mp[m][x>>4&15])<<4 | uint32(mp[m][x>>8])<<8
+		}
+	}
+	dist := make([]uint8, 1<<24)
+	for i := range dist {
+		dist[i] = Unreached
+	}
+	var goal uint32
+	for i, p := range pdbPattern {
+		goal |= uint32(p) << (4 * i)
+	}
+	dist[goal] = 0
+	q := make([]uint32, 0, pdbPlacements)
+	q = append(q, goal)
+	for h := 0; h < len(q); h++ {
+		x := q[h]
+		d := dist[x] + 1
+		lo, hi := x&0xfff, x>>12
+		for m := range chunk {
+			y := chunk[m][lo] | chunk[m][hi]<<12
+			if dist[y] == Unreached {
+				dist[y] = d
+				q = append(q, y)
+			}
+		}
+	}
+	t := &pdbTable{nib: make([]uint8, pdbPlacements/2)}
+	for _, x := range q {
+		r := rank6(x)
+		t.nib[r>>1] |= dist[x] << (r & 1 * 4)
+	}
+	return t
+}
+
+// pdbImage is a translate of the pattern: rotate a nibble word (slot =
+// piece, or cell for the inverse) so that the translate's slots land on
+// the pattern's, keep those, and subtract the translation from every
+// value (a cell).
+type pdbImage struct {
+	rot      int    // word rotation (rows)
+	lsh, rsh uint   // lane rotation (columns)
+	lmask    uint64 // bits kept by the right shift of the lane rotation
+	add      uint32 // per nibble: (−dr mod 4)<<2 | (−dc mod 4)
+	plain    bool   // no lane rotation
+	set      uint16 // the slots it reads
+}
+
+const (
+	nibbleHi2 = 0xaaaaaaaaaaaaaaaa // the high bit of every 2-bit field
+	laneMask  = 0x000f000f000f000f // one column of a cell word
+	low24     = 1<<24 - 1
+)
+
+// add2 adds y to x in every 2-bit field (the row or column of a nibble
+// cell) without carries between fields.
+func add2(x, y uint64) uint64 {
+	return ((x &^ nibbleHi2) + (y &^ nibbleHi2)) ^ ((x ^ y) & nibbleHi2)
+}
+
+func newImage(dr, dc int) pdbImage {
+	im := pdbImage{rot: -16 * dr, plain: dc == 0}
+	im.rsh = uint(4 * dc)
+	im.lsh = uint(16 - 4*dc)
+	im.lmask = uint64(0xffff) >> im.rsh * 0x0001000100010001
+	im.add = uint32(((4-dr)&3)<<2|(4-dc)&3) * 0x111111
+	for _, p := range pdbPattern {
+		r, c := (int(p)/4+dr)%4, (int(p)%4+dc)%4
+		im.set |= 1 << (r*4 + c)
+	}
+	return im
+}
+
+// index is the table index of the image of a nibble word.
+func (im *pdbImage) index(x uint64) uint32 {
+	y := bits.RotateLeft64(x, im.rot)
+	if !im.plain {
+		y = (y>>im.rsh)&im.lmask | (y<<im.lsh)&^im.lmask
+	}
+	return uint32(add2(y&low24, uint64(im.add)))
+}
