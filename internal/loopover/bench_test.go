@@ -1,6 +1,8 @@
 package loopover
 
 import (
+	"fmt"
+	"github.com/tessera-solver/tessera/internal/puzzle"
 	"math/rand/v2"
 	"syscall"
 	"testing"
@@ -69,4 +71,48 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkWalk5x5 solves 5×5 random walks of 10 to 18 moves optimally
+// (the displacement bound) and reports, per walk length, the mean time,
+// nodes and optimal length:
+//
+//	go test -run '^$' -bench Walk5x5 -benchtime 1x -timeout 30m ./internal/loopover
+func BenchmarkWalk5x5(b *testing.B) {
+	s, err := NewSolver(5, 5)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sp := spec(5, 5)
+	for _, walk := range []int{10, 12, 14, 16, 18} {
+		b.Run(fmt.Sprintf("walk=%d", walk), func(b *testing.B) {
+			const states = 10
+			rng := rand.New(rand.NewPCG(2026, uint64(walk)))
+			set := make([][]uint8, states)
+			for i := range set {
+				set[i] = puzzle.RandomWalk(sp, rng, walk).Cells
+			}
+			var nodes, moves int64
+			var worst time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				nodes, moves, worst = 0, 0, 0
+				for _, c := range set {
+					t0 := time.Now()
+					out, err := s.Solve(c, search.Budget{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					worst = max(worst, time.Since(t0))
+					nodes += out.Nodes
+					moves += int64(len(out.Path))
+				}
+			}
+			el := b.Elapsed() / time.Duration(b.N)
+			b.ReportMetric(float64(el.Microseconds())/1000/states, "ms/state")
+			b.ReportMetric(float64(worst.Microseconds())/1000, "worst-ms")
+			b.ReportMetric(float64(nodes)/states, "nodes/state")
+			b.ReportMetric(float64(moves)/states, "moves/state")
+		})
+	}
 }

@@ -40,6 +40,10 @@ type Solver struct {
 	r, c, n int
 	rows    *WD // lines = rows, labels = goal rows: bounds column shifts
 	cols    *WD // lines = columns, labels = goal columns: bounds row shifts
+	// Where walking distance does not fit: the displacement tables of the
+	// two axes (rows, bounding column shifts; columns, bounding row shifts),
+	// whose single index rides in the first code of the line codes.
+	emdR, emdC *EMD
 	parity  int
 	nm      int
 	axis    [4 * MaxSide]uint8
@@ -74,17 +78,34 @@ const colMask = 7
 // milliseconds for 4×4; the 4×4 pattern database is built on the first
 // Solve or Heuristic, under a second). Boards whose tables would be too
 // large are refused with an error.
-func NewSolver(rows, cols int) (*Solver, error) {
+func NewSolver(rows, cols int) (*Solver, error) { return newSolver(rows, cols, false) }
+
+// newSolver with forceEMD uses the displacement tables even where walking
+// distance fits (the tests check them on boards with full BFS tables).
+func newSolver(rows, cols int, forceEMD bool) (*Solver, error) {
 	if rows < 2 || cols < 2 || rows > MaxSide || cols > MaxSide {
 		return nil, fmt.Errorf("loopover %dx%d: sides must be 2..%d: %w", rows, cols, MaxSide, puzzle.ErrMalformed)
 	}
 	s := &Solver{r: rows, c: cols, n: rows * cols}
+	_, e1 := WDSize(rows, cols)
+	_, e2 := WDSize(cols, rows)
 	var err error
-	if s.rows, err = NewWD(rows, cols); err != nil {
-		return nil, fmt.Errorf("loopover %dx%d: %w", rows, cols, err)
-	}
-	if s.cols, err = NewWD(cols, rows); err != nil {
-		return nil, fmt.Errorf("loopover %dx%d: %w", rows, cols, err)
+	if e1 == nil && e2 == nil && !forceEMD {
+		if s.rows, err = NewWD(rows, cols); err != nil {
+			return nil, fmt.Errorf("loopover %dx%d: %w", rows, cols, err)
+		}
+		if s.cols, err = NewWD(cols, rows); err != nil {
+			return nil, fmt.Errorf("loopover %dx%d: %w", rows, cols, err)
+		}
+	} else {
+		// Walking distance does not fit (5×5: 126^4 patterns): the weaker
+		// enhanced Manhattan distance does.
+		if s.emdR, err = NewEMD(rows, cols); err != nil {
+			return nil, fmt.Errorf("loopover %dx%d: %v; %w", rows, cols, e1, err)
+		}
+		if s.emdC, err = NewEMD(cols, rows); err != nil {
+			return nil, fmt.Errorf("loopover %dx%d: %v; %w", rows, cols, e2, err)
+		}
 	}
 	switch {
 	case rows%2 == 0 && cols%2 == 0:
@@ -129,7 +150,9 @@ func NewSolver(rows, cols int) (*Solver, error) {
 			s.nm++
 		}
 	}
-	s.init44()
+	if s.emdR == nil {
+		s.init44()
+	}
 	return s, nil
 }
 
@@ -146,6 +169,9 @@ func (s *Solver) Prepare() {
 func (s *Solver) Name() string {
 	if s.is44 {
 		return "ida*(loopover-wd+pdb6)"
+	}
+	if s.emdR != nil {
+		return "ida*(loopover-emd)"
 	}
 	return "ida*(loopover-wd)"
 }
@@ -169,7 +195,7 @@ func (s *Solver) hval(hr, hc, par int) int {
 // walking-distance codes of every row and column.
 type board struct {
 	cells  [MaxCells]uint8
-	rc, cc [MaxSide]uint16
+	rc, cc [MaxSide]uint32 // with EMD: the axis's index in [0]
 	hr, hc int
 	par    int
 }
@@ -192,21 +218,33 @@ func (s *Solver) root(cells []uint8) (board, error) {
 		perm[i] = uint8(p)
 		b.cells[i] = uint8(p/s.c<<3 | p%s.c)
 	}
+	if s.emdR != nil {
+		var ar, ac [MaxSide]int
+		for i, p := range b.cells[:s.n] {
+			ar[(int(p>>3)-i/s.c+s.r)%s.r]++
+			ac[(int(p&colMask)-i%s.c+s.c)%s.c]++
+		}
+		xr, xc := s.emdR.Index(ar[:s.r]), s.emdC.Index(ac[:s.c])
+		b.rc[0], b.cc[0] = uint32(xr), uint32(xc)
+		b.hr, b.hc = int(s.emdR.Dist[xr]), int(s.emdC.Dist[xc])
+		b.par = permParity(perm[:s.n])
+		return b, nil
+	}
 	var lab [MaxSide]uint8
 	for r := 0; r < s.r; r++ {
 		for c := 0; c < s.c; c++ {
 			lab[c] = b.cells[r*s.c+c] >> 3
 		}
-		b.rc[r] = s.rows.LineCode(lab[:s.c])
+		b.rc[r] = uint32(s.rows.LineCode(lab[:s.c]))
 	}
 	for c := 0; c < s.c; c++ {
 		for r := 0; r < s.r; r++ {
 			lab[r] = b.cells[r*s.c+c] & colMask
 		}
-		b.cc[c] = s.cols.LineCode(lab[:s.r])
+		b.cc[c] = uint32(s.cols.LineCode(lab[:s.r]))
 	}
-	b.hr = int(s.rows.Dist[s.rows.Index(&b.rc)])
-	b.hc = int(s.cols.Dist[s.cols.Index(&b.cc)])
+	b.hr = int(s.rows.Dist[s.rows.index(&b.rc)])
+	b.hc = int(s.cols.Dist[s.cols.index(&b.cc)])
 	b.par = permParity(perm[:s.n])
 	return b, nil
 }
@@ -334,7 +372,7 @@ func (s *Solver) Solve(cells []uint8, bud search.Budget) (search.Outcome, error)
 // dfs explores below a node at depth g. last is the previous move code
 // (0xff at the root) and run how many unit shifts of last's line in last's
 // direction end the path.
-func (w *work) dfs(g int, rc, cc [MaxSide]uint16, hr, hc, par int, last uint8, run int) (int, bool) {
+func (w *work) dfs(g int, rc, cc [MaxSide]uint32, hr, hc, par int, last uint8, run int) (int, bool) {
 	w.nodes++
 	if w.nodes >= w.check && w.expired() {
 		w.nodes--
@@ -376,21 +414,47 @@ func (w *work) dfs(g int, rc, cc [MaxSide]uint16, hr, hc, par int, last uint8, r
 		// The shift changes one code per perpendicular line: the piece
 		// leaving cell k for its neighbour and the one arriving from src.
 		mv := &s.mv[m]
-		t, codes, shift, mask, old := s.cols, &cc, uint8(0), uint8(colMask), hc
+		codes, shift, mask, old := &cc, uint8(0), uint8(colMask), hc
 		if ax == axisCol {
-			t, codes, shift, mask, old = s.rows, &rc, 3, 0xff, hr
+			codes, shift, mask, old = &rc, 3, 0xff, hr
 		}
-		L := t.Lines
 		k := &kids[nk]
-		x := 0
-		for i := 0; i < mv.n; i++ {
-			out := (cells[mv.cell[i]] >> shift) & mask
-			in := (cells[mv.src[i]] >> shift) & mask
-			nc := t.Trans[(int(codes[i])*L+int(out))*L+int(in)]
-			k.codes[i] = nc
-			x += int(nc) * t.mul[i]
+		var nh int
+		if s.emdR != nil {
+			// Every piece of the line moves one cell: its displacement
+			// class d (goal line − line, cyclically) becomes d∓1.
+			e := s.emdC
+			if ax == axisCol {
+				e = s.emdR
+			}
+			delta, L, x := &e.Down, e.Lines, int(codes[0])
+			if dr == 1 {
+				delta = &e.Up
+			}
+			for i := 0; i < mv.n; i++ {
+				d := int((cells[mv.cell[i]]>>shift)&mask) - i
+				if d < 0 {
+					d += L
+				}
+				x += delta[d]
+			}
+			k.codes[0] = uint32(x)
+			nh = int(e.Dist[x])
+		} else {
+			t := s.cols
+			if ax == axisCol {
+				t = s.rows
+			}
+			L, x := t.Lines, 0
+			for i := 0; i < mv.n; i++ {
+				out := (cells[mv.cell[i]] >> shift) & mask
+				in := (cells[mv.src[i]] >> shift) & mask
+				nc := t.Trans[(int(codes[i])*L+int(out))*L+int(in)]
+				k.codes[i] = uint32(nc)
+				x += int(nc) * t.mul[i]
+			}
+			nh = int(t.Dist[x])
 		}
-		nh := int(t.Dist[x])
 		var f int
 		if ax == axisRow {
 			f = g + 1 + s.hval(hr, nh, npar)
@@ -435,7 +499,7 @@ func (w *work) dfs(g int, rc, cc [MaxSide]uint16, hr, hc, par int, last uint8, r
 
 // child is a move within the bound and the position it leads to.
 type child struct {
-	codes          [MaxSide]uint16 // the changed axis's line codes
+	codes          [MaxSide]uint32 // the changed axis's line codes (EMD: its index)
 	m, h, run, par uint8
 }
 

@@ -120,7 +120,7 @@ func words44(b *board) (cells, pos uint64) {
 	return cells, pos
 }
 
-func pack44(c *[MaxSide]uint16) uint32 {
+func pack44(c *[MaxSide]uint32) uint32 {
 	return uint32(c[0]) | uint32(c[1])<<8 | uint32(c[2])<<16 | uint32(c[3])<<24
 }
 

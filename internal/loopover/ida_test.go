@@ -56,12 +56,17 @@ func randomState(sp puzzle.Spec, rng *rand.Rand) []uint8 {
 // On every board small enough for a full BFS table: the bound never
 // exceeds the distance on any state, and IDA* finds exactly the distance.
 func TestOptimalAgainstBFS(t *testing.T) {
-	for _, sp := range []puzzle.Spec{spec(2, 2), spec(2, 3), spec(3, 2), spec(3, 3), spec(2, 4), spec(4, 2), spec(2, 5), spec(5, 2)} {
+	for _, c := range []struct {
+		sp  puzzle.Spec
+		emd bool
+	}{{spec(2, 2), false}, {spec(2, 3), false}, {spec(3, 2), false}, {spec(3, 3), false}, {spec(2, 4), false}, {spec(4, 2), false},
+		{spec(2, 5), false}, {spec(5, 2), false}, {spec(2, 3), true}, {spec(3, 3), true}, {spec(2, 4), true}, {spec(5, 2), true}} {
+		sp := c.sp
 		tb, err := bfs.Build(sp)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := NewSolver(sp.Rows, sp.Cols)
+		s, err := newSolver(sp.Rows, sp.Cols, c.emd)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +100,7 @@ func TestOptimalAgainstBFS(t *testing.T) {
 			}
 			replay(t, sp, cells, s.Moves(out.Path))
 		}
-		t.Logf("%s: %d states checked, bound exact on %d", sp, (tb.Size()+step-1)/step, exact)
+		t.Logf("%s (%s): %d states checked, bound exact on %d", sp, s.Name(), (tb.Size()+step-1)/step, exact)
 	}
 }
 
@@ -395,5 +400,40 @@ func TestPDB44AgainstWD(t *testing.T) {
 			t.Fatalf("%v: %d moves with the pattern database, %d without", cells, len(a.Path), len(b.Path))
 		}
 		replay(t, sp, cells, s.Moves(a.Path))
+	}
+}
+
+// 5×5 optimal with the displacement bound: walks of a few moves are solved
+// within a modest budget to at most their length, and the bound is
+// admissible on the 4×4 ball (where walking distance is the norm).
+func TestEMDSearch(t *testing.T) {
+	s, err := NewSolver(5, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Name() != "ida*(loopover-emd)" {
+		t.Fatalf("5x5 uses %s", s.Name())
+	}
+	sp := spec(5, 5)
+	rng := rand.New(rand.NewPCG(5, 5))
+	for i := 0; i < 20; i++ {
+		st, ms := puzzle.RandomWalkMoves(sp, rng, 9)
+		out, err := s.Solve(st.Cells, search.Budget{MaxNodes: 50_000_000})
+		if err != nil {
+			t.Fatalf("%v: %v", st.Cells, err)
+		}
+		if len(out.Path) > len(ms) {
+			t.Fatalf("%v: %d moves, the walk had %d", st.Cells, len(out.Path), len(ms))
+		}
+		replay(t, sp, st.Cells, s.Moves(out.Path))
+	}
+	e4, err := newSolver(4, 4, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, d := range ball(spec(4, 4), 5) {
+		if h, _ := e4.Heuristic([]uint8(k)); h > d {
+			t.Fatalf("%v: displacement bound %d > distance %d", []uint8(k), h, d)
+		}
 	}
 }

@@ -150,6 +150,15 @@ func (t *WD) Index(codes *[MaxSide]uint16) int {
 	return x
 }
 
+// index is Index over the search's wider codes.
+func (t *WD) index(codes *[MaxSide]uint32) int {
+	x := 0
+	for i := 0; i < t.Lines-1; i++ {
+		x += int(codes[i]) * t.radix[i]
+	}
+	return x
+}
+
 // decode fills codes from an index and derives the last line; false when
 // the index is no pattern.
 func (t *WD) decode(x int, codes *[MaxSide]uint16) bool {
