@@ -1,0 +1,277 @@
+package twophase
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// Phase1Entries is the number of entries of the phase-1 table: the cells
+// of the six pieces of the block's top two rows, 25!/19!.
+const Phase1Entries = 127512000
+
+// Phase1Encoding is the phase-1 table's entry encoding: 4-bit distances,
+// two to a byte, low nibble first (entry i in byte i/2).
+const Phase1Encoding = "u4"
+
+// Phase1Pattern names the pieces of the phase-1 table, for its file header.
+const Phase1Pattern = "1-3,6-8"
+
+// Phase1Generator versions BuildPhase1: bump it when the index or the
+// entries change meaning.
+const Phase1Generator = 1
+
+// Phase1Counts is the golden depth histogram of the phase-1 table (the
+// seed's table of the big phase-1 solver).
+var Phase1Counts = []int64{1, 10, 94, 880, 7558, 58432, 402862, 2335840, 10374813, 30419907, 47958515, 30962779, 4936603, 53706}
+
+// patCells are the goal cells of the pattern pieces in index order: the
+// top two rows of the 3×3 block.
+var patCells = [6]uint8{0, 1, 2, 5, 6, 7}
+
+// patSize is the number of entries of the table of the first k pattern
+// pieces, 25!/(25−k)!.
+func patSize(k int) uint64 {
+	n := uint64(1)
+	for i := 0; i < k; i++ {
+		n *= uint64(cells - i)
+	}
+	return n
+}
+
+// rank indexes distinct cells p[0..k): each cell's rank among the cells
+// still free, in mixed radix 25, 24, …
+func rank(p []uint8) uint64 {
+	var used uint32
+	idx := uint64(0)
+	for i, x := range p {
+		r := uint64(x) - uint64(bits.OnesCount32(used&(1<<x-1)))
+		idx = idx*uint64(cells-i) + r
+		used |= 1 << x
+	}
+	return idx
+}
+
+// unrank is rank's inverse for k = len(p) cells.
+func unrank(idx uint64, p []uint8) {
+	k := len(p)
+	var digit [6]uint8
+	for i := k - 1; i >= 0; i-- {
+		base := uint64(cells - i)
+		digit[i] = uint8(idx % base)
+		idx /= base
+	}
+	free := uint32(1)<<cells - 1
+	for i := 0; i < k; i++ {
+		f := free
+		for j := digit[i]; j > 0; j-- {
+			f &= f - 1
+		}
+		x := uint8(bits.TrailingZeros32(f))
+		p[i] = x
+		free &^= 1 << x
+	}
+}
+
+const unreached = 15
+
+// nibbleEq has the top bit of every nibble of x equal to v set.
+func nibbleEq(x uint64, v uint8) uint64 {
+	const lo3, hi = 0x7777777777777777, 0x8888888888888888
+	y := x ^ (uint64(v) * 0x1111111111111111)
+	return ^((y&lo3 + lo3) | y) & hi
+}
+
+// BuildPhase1 builds the phase-1 pattern database in memory using every
+// core (progress, if not nil, is called after each BFS level with the
+// entries reached), returning the payload in the file layout (see
+// Phase1Encoding) and the depth histogram. It holds about 128 MB at the
+// end (the packed table and the payload) and takes about a minute on two
+// cores.
+func BuildPhase1(ctx context.Context, progress func(done, total uint64)) (payload []byte, counts []int64, err error) {
+	packed, counts, err := buildPDB(ctx, 6, -1, runtime.GOMAXPROCS(0), progress)
+	if err != nil {
+		return nil, nil, err
+	}
+	payload = make([]byte, (Phase1Entries+1)/2)
+	var buf [8]byte
+	for i, w := range packed {
+		binary.LittleEndian.PutUint64(buf[:], w)
+		copy(payload[8*i:], buf[:])
+	}
+	return payload, counts, nil
+}
+
+// chunkWords is the unit of work a builder worker claims (16 entries a
+// word): small enough to balance the cores, large enough to claim freely.
+const chunkWords = 1024
+
+// buildPDB runs a level-synchronous BFS from the goal over the cells of
+// the first k pattern pieces under all twenty shifts, stopping after
+// level maxDepth when it is not negative. Early levels push (expand the
+// frontier, claim unreached neighbours with a CAS on their word); once the
+// unreached entries are few compared with the frontier it pulls (each
+// unreached entry looks for a neighbour in the frontier and the worker
+// owning its chunk stores it). Every word is accessed atomically, so the
+// race detector is quiet and no word is torn.
+func buildPDB(ctx context.Context, k, maxDepth, workers int, progress func(done, total uint64)) ([]uint64, []int64, error) {
+	size := patSize(k)
+	words := (size + 15) / 16
+	tab := make([]uint64, words)
+	for i := range tab {
+		tab[i] = ^uint64(0)
+	}
+	g := rank(patCells[:k])
+	tab[g>>4] &^= unreached << ((g & 15) << 2)
+	counts := []int64{1}
+	visited := int64(1)
+	if progress != nil {
+		progress(uint64(visited), size)
+	}
+	ws := make([]pdbWorker, max(workers, 1))
+	for d := 0; maxDepth < 0 || d < maxDepth; d++ {
+		frontier, unvisited := counts[d], int64(size)-visited
+		if unvisited == 0 {
+			break
+		}
+		pull := unvisited < 2*frontier
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for i := range ws {
+			w := &ws[i]
+			*w = pdbWorker{tab: tab, k: k, size: size}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				w.level(ctx, &next, uint8(d), pull)
+			}()
+		}
+		wg.Wait()
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		var found int64
+		for i := range ws {
+			found += ws[i].found
+		}
+		if found == 0 {
+			break
+		}
+		counts = append(counts, found)
+		visited += found
+		if progress != nil {
+			progress(uint64(visited), size)
+		}
+	}
+	if maxDepth < 0 && visited != int64(size) {
+		return nil, nil, fmt.Errorf("phase-1 table: reached %d of %d entries: move or index bug", visited, size)
+	}
+	return tab, counts, nil
+}
+
+type pdbWorker struct {
+	tab   []uint64
+	k     int
+	size  uint64
+	found int64
+}
+
+func (w *pdbWorker) level(ctx context.Context, next *atomic.Int64, cur uint8, pull bool) {
+	words := int64(len(w.tab))
+	for {
+		lo := next.Add(chunkWords) - chunkWords
+		if lo >= words || ctx.Err() != nil {
+			return
+		}
+		hi := min(lo+chunkWords, words)
+		if pull {
+			w.pull(lo, hi, cur)
+		} else {
+			w.push(lo, hi, cur)
+		}
+	}
+}
+
+// neighbour is the index after move m of the pieces at p, or false when
+// m moves none of them.
+func neighbour(p []uint8, m int, q []uint8) (uint64, bool) {
+	moved := false
+	d := &dest[m]
+	for i, x := range p {
+		q[i] = d[x]
+		moved = moved || q[i] != x
+	}
+	if !moved {
+		return 0, false
+	}
+	return rank(q), true
+}
+
+func (w *pdbWorker) push(lo, hi int64, cur uint8) {
+	tab, k := w.tab, w.k
+	nxt := uint64(cur + 1)
+	var pb, qb [6]uint8
+	p, q := pb[:k], qb[:k]
+	for wi := lo; wi < hi; wi++ {
+		m := nibbleEq(atomic.LoadUint64(&tab[wi]), cur)
+		for m != 0 {
+			idx := uint64(wi)<<4 | uint64(bits.TrailingZeros64(m)>>2)
+			m &= m - 1
+			unrank(idx, p)
+			for mv := 0; mv < nMove; mv++ {
+				n, ok := neighbour(p, mv, q)
+				if !ok {
+					continue
+				}
+				ptr := &tab[n>>4]
+				sh := (n & 15) << 2
+				for {
+					old := atomic.LoadUint64(ptr)
+					if (old>>sh)&15 != unreached {
+						break
+					}
+					if atomic.CompareAndSwapUint64(ptr, old, old&^(15<<sh)|nxt<<sh) {
+						w.found++
+						break
+					}
+				}
+			}
+		}
+	}
+}
+
+func (w *pdbWorker) pull(lo, hi int64, cur uint8) {
+	tab, k := w.tab, w.k
+	nxt := uint64(cur + 1)
+	var pb, qb [6]uint8
+	p, q := pb[:k], qb[:k]
+	for wi := lo; wi < hi; wi++ {
+		x := atomic.LoadUint64(&tab[wi])
+		m := nibbleEq(x, unreached)
+		nx := x
+		for m != 0 {
+			j := uint64(bits.TrailingZeros64(m) >> 2)
+			m &= m - 1
+			idx := uint64(wi)<<4 | j
+			if idx >= w.size {
+				break // padding
+			}
+			unrank(idx, p)
+			for mv := 0; mv < nMove; mv++ {
+				n, ok := neighbour(p, mv, q)
+				if ok && uint8(atomic.LoadUint64(&tab[n>>4])>>((n&15)<<2))&15 == cur {
+					nx = nx&^(15<<(j<<2)) | nxt<<(j<<2)
+					w.found++
+					break
+				}
+			}
+		}
+		if nx != x {
+			atomic.StoreUint64(&tab[wi], nx)
+		}
+	}
+}

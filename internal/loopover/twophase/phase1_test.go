@@ -1,0 +1,153 @@
+package twophase
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/tessera-solver/tessera/tables"
+)
+
+// naiveCounts is a plain BFS over the cells of the first k pattern
+// pieces, keyed by the cells themselves, to depth maxDepth (−1: all).
+func naiveCounts(k, maxDepth int) (map[[6]uint8]int, []int64) {
+	var start [6]uint8
+	copy(start[:], patCells[:k])
+	dist := map[[6]uint8]int{start: 0}
+	counts := []int64{1}
+	frontier := [][6]uint8{start}
+	for d := 0; len(frontier) > 0 && (maxDepth < 0 || d < maxDepth); d++ {
+		var next [][6]uint8
+		for _, p := range frontier {
+			for m := 0; m < nMove; m++ {
+				var q [6]uint8
+				for i := 0; i < k; i++ {
+					q[i] = dest[m][p[i]]
+				}
+				if _, ok := dist[q]; !ok {
+					dist[q] = d + 1
+					next = append(next, q)
+				}
+			}
+		}
+		if len(next) > 0 {
+			counts = append(counts, int64(len(next)))
+		}
+		frontier = next
+	}
+	return dist, counts
+}
+
+func entry(tab []uint64, i uint64) int { return int(tab[i>>4]>>((i&15)<<2)) & 15 }
+
+func TestRankRoundTrip(t *testing.T) {
+	for _, k := range []int{1, 3, 6} {
+		n := patSize(k)
+		step := max(n/5000, 1)
+		var p [6]uint8
+		for i := uint64(0); i < n; i += step {
+			unrank(i, p[:k])
+			if got := rank(p[:k]); got != i {
+				t.Fatalf("k=%d: rank(unrank(%d)) = %d (%v)", k, i, got, p[:k])
+			}
+		}
+	}
+}
+
+// TestBuilderSmall checks the parallel push/pull builder against the naive
+// BFS on every entry of the 3- and 4-piece tables.
+func TestBuilderSmall(t *testing.T) {
+	for _, k := range []int{3, 4} {
+		for _, workers := range []int{1, 2, 3} {
+			tab, counts, err := buildPDB(context.Background(), k, -1, workers, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dist, want := naiveCounts(k, -1)
+			if !slices.Equal(counts, want) {
+				t.Fatalf("k=%d workers=%d: counts %v, naive %v", k, workers, counts, want)
+			}
+			if uint64(len(dist)) != patSize(k) {
+				t.Fatalf("k=%d: naive reached %d of %d", k, len(dist), patSize(k))
+			}
+			for p, d := range dist {
+				if got := entry(tab, rank(p[:k])); got != d {
+					t.Fatalf("k=%d workers=%d: %v: table %d, naive %d", k, workers, p[:k], got, d)
+				}
+			}
+		}
+	}
+}
+
+// TestPhase1FirstLevels checks the seed's published counts of the full
+// six-piece table for the first levels, by naive BFS and by the builder
+// stopped early.
+func TestPhase1FirstLevels(t *testing.T) {
+	_, counts := naiveCounts(6, 4)
+	if !slices.Equal(counts, Phase1Counts[:5]) {
+		t.Fatalf("naive counts %v, seed %v", counts, Phase1Counts[:5])
+	}
+	if testing.Short() {
+		t.Skip("builder to depth 3 scans 64 MB per level")
+	}
+	_, counts, err := buildPDB(context.Background(), 6, 3, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(counts, Phase1Counts[:4]) {
+		t.Fatalf("builder counts %v, seed %v", counts, Phase1Counts[:4])
+	}
+}
+
+// TestPhase1Full builds the whole table (≈1–2 min on 2 cores) and checks
+// its histogram; TESSERA_BFS_BIG=1 turns it on.
+func TestPhase1Full(t *testing.T) {
+	if os.Getenv("TESSERA_BFS_BIG") != "1" {
+		t.Skip("set TESSERA_BFS_BIG=1 to build the 127.5 M-entry phase-1 table")
+	}
+	t0 := time.Now()
+	payload, counts, err := BuildPhase1(context.Background(), func(done, total uint64) { t.Logf("%v: %d of %d", time.Since(t0), done, total) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(payload) != Phase1Entries/2 {
+		t.Fatalf("payload %d bytes", len(payload))
+	}
+	if !slices.Equal(counts, Phase1Counts) {
+		t.Fatalf("counts %v, seed %v", counts, Phase1Counts)
+	}
+	t.Logf("built in %v", time.Since(t0))
+	if dir := os.Getenv("TESSERA_TWOPHASE_DIR"); dir != "" {
+		m := phase1Meta()
+		m.Counts = counts
+		path, _, err := tables.Write(dir, m, payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s", path)
+	}
+}
+
+// phase1Meta is the table's identity as the catalogue should name it.
+func phase1Meta() tables.Meta {
+	return tables.Meta{Name: "loopover-5x5-p1", Puzzle: "loopover:5x5", Pattern: Phase1Pattern,
+		Encoding: Phase1Encoding, Entries: Phase1Entries, Generator: Phase1Generator}
+}
+
+// openPhase1 maps the table from $TESSERA_TWOPHASE_DIR, or skips.
+func openPhase1(tb testing.TB) []byte {
+	dir := os.Getenv("TESSERA_TWOPHASE_DIR")
+	if dir == "" {
+		tb.Skip("set TESSERA_TWOPHASE_DIR to a directory holding the phase-1 table")
+	}
+	m := phase1Meta()
+	f, err := tables.Open(filepath.Join(dir, m.FileName()), m, false)
+	if err != nil {
+		tb.Skip(err)
+	}
+	tb.Cleanup(func() { f.Close() })
+	return f.Data
+}

@@ -1,0 +1,415 @@
+package twophase
+
+import (
+	"context"
+	"fmt"
+	"math/bits"
+	"sync"
+	"time"
+
+	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/search"
+)
+
+// Solver is the two-phase 5×5 solver. It is immutable and safe for
+// concurrent use; its phase-1 table may be a read-only mapping.
+type Solver struct {
+	p1  []byte // phase-1 pattern database of the first p1k pattern pieces
+	p1k int
+	// useWD adds the phase-1 walking distance to the phase-1 bounds: the
+	// fallback's 4-piece table is weak without it.
+	useWD bool
+	big   bool // p1 is the caller's six-piece table
+	wd1   *wd1
+	wd2   *wd2
+	arm   *pdb2
+}
+
+// New wraps a phase-1 payload (Phase1Entries 4-bit entries, e.g. a
+// read-only mapped table file; it is only read) and builds the small
+// tables in memory: the phase-2 walking distance (2 MB) and arm PDB
+// (11 MB), the phase-1 walking distance (4 MB), ≈0.3 s of CPU. A nil
+// payload selects the fallback: a four-piece phase-1 table (150 KB,
+// built here) with the phase-1 walking distance, weaker but free.
+func New(phase1 []byte) (*Solver, error) {
+	if phase1 != nil {
+		if len(phase1) != (Phase1Entries+1)/2 {
+			return nil, fmt.Errorf("loopover 5x5 two-phase: phase-1 table has %d bytes, want %d: %w", len(phase1), (Phase1Entries+1)/2, puzzle.ErrMalformed)
+		}
+		if g := rank(patCells[:]); phase1[g>>1]>>(4*(g&1))&15 != 0 {
+			return nil, fmt.Errorf("loopover 5x5 two-phase: phase-1 table does not hold 0 at the goal: %w", puzzle.ErrMalformed)
+		}
+	}
+	// The three small tables are independent: build them side by side.
+	s := &Solver{p1: phase1, p1k: 6, big: phase1 != nil}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); s.wd1 = newWD1() }()
+	go func() { defer wg.Done(); s.wd2 = newWD2() }()
+	s.arm = newPDB2()
+	if phase1 == nil {
+		// Without the big table: the four-piece one (0.3 M entries,
+		// milliseconds) with the walking distance.
+		s.p1, s.p1k, s.useWD = smallPhase1(), 4, true
+	}
+	wg.Wait()
+	return s, nil
+}
+
+// HasTable reports whether the solver uses the big phase-1 table.
+func (s *Solver) HasTable() bool { return s.big }
+
+// Name describes the solver, for a Result's solver field.
+func (s *Solver) Name() string {
+	if s.big {
+		return "two-phase(loopover-5x5-p1)"
+	}
+	return "two-phase(p1-4+wd)"
+}
+
+// p1Look are the four lookups of the phase-1 table: the pieces of block
+// rows 0–1 as they are, of rows 1–2 moved up a row (translation), and of
+// block columns 0–1 and 1–2 transposed (and moved left), each mapped onto
+// the table's pattern, A B C F G H. Both symmetries map shifts to shifts,
+// so every lookup is admissible; the bound is their maximum.
+var p1Look = func() (l [4]struct {
+	sel  [6]uint8
+	cmap [cells]uint8
+}) {
+	l[0].sel = [6]uint8{0, 1, 2, 3, 4, 5}
+	l[1].sel = [6]uint8{3, 4, 5, 6, 7, 8}
+	l[2].sel = [6]uint8{0, 3, 6, 1, 4, 7}
+	l[3].sel = [6]uint8{1, 4, 7, 2, 5, 8}
+	for x := 0; x < cells; x++ {
+		r, c := x/side, x%side
+		l[0].cmap[x] = uint8(x)
+		l[1].cmap[x] = uint8((r+side-1)%side*side + c)
+		l[2].cmap[x] = uint8(c*side + r)
+		l[3].cmap[x] = uint8((c+side-1)%side*side + r)
+	}
+	return l
+}()
+
+// blockGoal are the goal cells of the block pieces A B C F G H K L M.
+var blockGoal = [9]uint8{0, 1, 2, 5, 6, 7, 10, 11, 12}
+
+// h1 is the phase-1 bound of the block pieces at pos.
+func (s *Solver) h1(pos *[9]uint8) int {
+	h := max(s.look1(0, pos), s.look1(1, pos), s.look1(2, pos), s.look1(3, pos))
+	if s.useWD {
+		h = max(h, s.look1(4, pos)+s.look1(5, pos))
+	}
+	return int(h)
+}
+
+// DefaultTime is the search time of a budget without any limit: the
+// solver is anytime, and unbounded it would search for hours.
+const DefaultTime = 300 * time.Millisecond
+
+// checkEvery is how many nodes pass between clock checks: a quarter of a
+// millisecond of search, so that answers come close to the deadline.
+const checkEvery = 1 << 8
+
+// maxPath bounds any path the search builds.
+const maxPath = 96
+
+type work struct {
+	*Solver
+	bud      search.Budget
+	nodes    int64
+	check    int64
+	stopped  bool
+	needOne  bool // no answer yet: the budget does not apply
+	v        variant
+	vb       board // the variant's board
+	path     [maxPath]uint8
+	p1len    int
+	solved1  bool // the phase-1 iteration reached a solved block
+	best     int
+	bestPath []uint8
+	bestVar  variant
+	// phase 2
+	b2, pos2 board
+	bound2   int
+	len2     int // length of the answer phase 2 found
+}
+
+func (w *work) expired() bool {
+	if w.needOne {
+		w.check = w.nodes + checkEvery
+		return false
+	}
+	b := w.bud
+	if w.stopped ||
+		b.MaxNodes > 0 && w.nodes > b.MaxNodes ||
+		!b.Deadline.IsZero() && time.Now().After(b.Deadline) ||
+		b.Ctx != nil && b.Ctx.Err() != nil {
+		w.stopped = true
+		return true
+	}
+	w.check = w.nodes + checkEvery
+	if b.MaxNodes > 0 && b.MaxNodes+1 < w.check {
+		w.check = b.MaxNodes + 1
+	}
+	return false
+}
+
+// Solve returns a short move list for a 5×5 board c (pieces 1..25, row-major),
+// searching for shorter ones until the budget runs out; lower is an
+// admissible lower bound on the optimal length. The first answer is found
+// whatever the budget (milliseconds), so Solve never reports
+// search.ErrBudgetExceeded; a budget without any limit searches for
+// DefaultTime. Errors wrap puzzle.ErrMalformed for a board
+// that is not a permutation of 1..25 and puzzle.ErrUnsolvable for an odd
+// permutation.
+func (s *Solver) Solve(c []uint8, bud search.Budget) (moves []puzzle.Move, lower int, err error) {
+	st := puzzle.State{Spec: puzzle.Spec{Kind: puzzle.Loopover, Rows: side, Cols: side}, Cells: c}
+	if err := puzzle.Solvable(st); err != nil {
+		return nil, 0, fmt.Errorf("loopover 5x5 two-phase: %w", err)
+	}
+	var in board
+	for i, x := range c {
+		in[i] = x - 1
+	}
+	if bud.MaxNodes <= 0 && bud.Deadline.IsZero() && bud.Ctx == nil {
+		bud.Deadline = time.Now().Add(DefaultTime)
+	}
+	w := &work{Solver: s, bud: bud, needOne: true, best: maxPath}
+	w.check = checkEvery
+	vs := allVariants()
+	var vb [2 * cells]board
+	var lo1 [2 * cells]int // per variant: no phase-1 solution is shorter
+	dmin := maxPath
+	for i, v := range vs {
+		vb[i] = v.transform(&in)
+		p := blockPos(&vb[i])
+		lo1[i] = s.h1(&p)
+		lower = max(lower, lo1[i])
+		dmin = min(dmin, lo1[i])
+	}
+	// The first answer comes from the plain board by weighted IDA* in
+	// both phases (bounds count one and a half): milliseconds, whatever
+	// the budget, and never a long search with the weak fallback bound.
+	w.v, w.vb = vs[0], vb[0]
+	for d := lo1[0] * 3 / 2; w.best == maxPath; d++ {
+		w.phase1(d)
+	}
+	w.needOne = false
+	// Then every variant, phase-1 length by length, while a phase-1
+	// solution can still lead to a shorter answer.
+	for d := dmin; d < w.best && !w.stopped && w.best > lower; d++ {
+		for i, v := range vs {
+			if lo1[i] > d || w.stopped || w.best <= lower {
+				continue
+			}
+			w.v, w.vb = v, vb[i]
+			if !w.phase1(d) && !w.stopped {
+				// The optimum solves every variant's block on the way.
+				lo1[i] = d + 1
+				lower = max(lower, lo1[i])
+			}
+		}
+	}
+	return w.bestVar.moves(w.bestPath), min(lower, w.best), nil
+}
+
+// blockPos is the cells of the block pieces on b.
+func blockPos(b *board) [9]uint8 {
+	var pos [9]uint8
+	var at [cells]uint8
+	for x, p := range b {
+		at[p] = uint8(x)
+	}
+	for i, g := range blockGoal {
+		pos[i] = at[g]
+	}
+	return pos
+}
+
+// phase1 runs one IDA* iteration of bound d on the current variant,
+// completing every phase-1 solution of length d by phase 2. It reports
+// whether any node within the bound had the block solved.
+func (w *work) phase1(d int) bool {
+	pos := blockPos(&w.vb)
+	w.solved1 = pos == blockGoal
+	var hs [6]uint8
+	for k := range hs {
+		hs[k] = w.look1(k, &pos)
+	}
+	hi := [4]uint8(hs[:4])
+	w.dfs1(0, d, pos, hs, hi, -1, 0)
+	return w.solved1
+}
+
+// isPhase2Move reports whether m shifts a free line (rows or columns 3, 4),
+// which leaves the block alone.
+func isPhase2Move(m int) bool { return lineOf(m) >= 3 }
+
+// look1 is phase-1 bound k at pos: lookup k (0..3) of the table, or the
+// walking distance's vertical (k = 4) or horizontal (k = 5) part.
+func (s *Solver) look1(k int, pos *[9]uint8) uint8 {
+	if k >= 4 {
+		if !s.useWD {
+			return 0
+		}
+		return uint8(s.wd1.axis(pos, k-4))
+	}
+	lk := &p1Look[k]
+	var used uint32
+	v := uint64(0)
+	for i := 0; i < s.p1k; i++ {
+		x := lk.cmap[pos[lk.sel[i]]]
+		v = v*uint64(cells-i) + uint64(x) - uint64(bits.OnesCount32(used&(1<<x-1)))
+		used |= 1 << x
+	}
+	return s.p1[v>>1] >> (4 * (v & 1)) & 15
+}
+
+// p1Sel[k] is the set of block pieces (bit i: piece i of A B C F G H K L
+// M) lookup k reads: a move that shifts none of them keeps its value.
+var p1Sel = func() (t [4]uint16) {
+	for k := range p1Look {
+		for _, i := range p1Look[k].sel {
+			t[k] |= 1 << i
+		}
+	}
+	return
+}()
+
+// p1Sel4 is p1Sel for the four-piece table (the first four of each sel).
+var p1Sel4 = func() (t [4]uint16) {
+	for k := range p1Look {
+		for _, i := range p1Look[k].sel[:4] {
+			t[k] |= 1 << i
+		}
+	}
+	return
+}()
+
+// dfs1 searches phase 1 below a node at depth g of bounds hs, for
+// solutions of length d.
+//
+// hs[0..3] are lower bounds of the table lookups and hi their upper
+// bounds (equal when looked up); hs[4..5] the walking distances. A lookup
+// is a BFS distance under these very shifts, so one shift changes it by
+// at most one: while its upper bound stays clear of the search bound it
+// cannot prune and is not looked up (a few percent of the lookups).
+func (w *work) dfs1(g, d int, pos [9]uint8, hs [6]uint8, hi [4]uint8, last, run int) {
+	w.nodes++
+	if w.nodes >= w.check && w.expired() {
+		return
+	}
+	if g == d || w.needOne && g > 0 && pos == blockGoal {
+		if pos != blockGoal {
+			return
+		}
+		// A free-line shift last would repeat a shorter phase-1
+		// solution followed by phase 2.
+		if last >= 0 && isPhase2Move(last) {
+			return
+		}
+		w.p1len = g
+		w.phase2()
+		return
+	}
+	left2 := uint8(2 * (d - g - 1)) // twice what a child's bound may be
+	wt := uint8(2)
+	if w.needOne {
+		wt = 3
+	}
+	sel := &p1Sel
+	if w.p1k == 4 {
+		sel = &p1Sel4
+	}
+	needOne := w.needOne
+	// The largest bound first: it is the likeliest to prune.
+	first := 0
+	for k := 1; k < 4; k++ {
+		if hs[k] > hs[first] {
+			first = k
+		}
+	}
+	for m := 0; m < nMove; m++ {
+		if !canFollow(last, run, m) {
+			continue
+		}
+		var np [9]uint8
+		dm := &dest[m]
+		moved := uint16(0)
+		for i, x := range pos {
+			np[i] = dm[x]
+			if np[i] != x {
+				moved |= 1 << i
+			}
+		}
+		if moved == 0 {
+			// The shift moves no block piece: only worth making as the
+			// start of phase 2, which phase 2 itself does.
+			continue
+		}
+		if np == blockGoal {
+			w.solved1 = true
+		} else if g+1 == d {
+			continue // a leaf must have the block solved: no lookup needed
+		}
+		nh := hs
+		ok := true
+		if w.useWD {
+			// The walking distance first (no cache misses); a row
+			// shift changes only its horizontal part.
+			k := 4 + axisOf(m) ^ 1
+			nh[k] = w.look1(k, &np)
+			ok = (nh[4]+nh[5])*wt <= left2
+		}
+		// Lazily, so that most pruned children cost one or two lookups;
+		// a lookup whose pieces stayed put is inherited.
+		nhi := hi
+		for j := 0; j < 4 && ok; j++ {
+			k := (j + first) & 3
+			if moved&sel[k] != 0 {
+				nh[k], nhi[k] = max(nh[k], 1)-1, min(nhi[k]+1, 60) // 60·3 fits a byte
+			}
+			if nhi[k]*wt <= left2 {
+				continue
+			}
+			if nh[k] != nhi[k] {
+				nh[k] = w.look1(k, &np)
+				nhi[k] = nh[k]
+			}
+			ok = nh[k]*wt <= left2
+		}
+		if !ok {
+			continue
+		}
+		nrun := 1
+		if m == last {
+			nrun = run + 1
+		}
+		w.path[g] = uint8(m)
+		w.dfs1(g+1, d, np, nh, nhi, m, nrun)
+		if w.stopped || w.best <= d || w.needOne != needOne {
+			return // (the first answer ends the weighted search)
+		}
+	}
+}
+
+var goalBoard = func() (b board) {
+	for i := range b {
+		b[i] = uint8(i)
+	}
+	return b
+}()
+
+// smallPhase1 builds the four-piece phase-1 table (A B C F) of the
+// fallback, read through the same four symmetric lookups.
+func smallPhase1() []byte {
+	packed, _, err := buildPDB(context.Background(), 4, -1, 1, nil)
+	if err != nil {
+		panic(err) // no cancellation, and the 4-piece BFS is checked by tests
+	}
+	out := make([]byte, (patSize(4)+1)/2)
+	for i := range out {
+		out[i] = byte(packed[i>>3] >> (8 * (i & 7)))
+	}
+	return out
+}
