@@ -9,6 +9,7 @@ import (
 
 	"github.com/tessera-solver/tessera/internal/loopover"
 	"github.com/tessera-solver/tessera/internal/loopover/construct"
+	"github.com/tessera-solver/tessera/internal/loopover/twophase"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
 	"github.com/tessera-solver/tessera/internal/search/bfs"
@@ -29,9 +30,11 @@ type loopoverIDA struct {
 // loopover picks the solver of a Loopover board, best first:
 //   - a full distance table (built in memory up to 10 cells; a loaded
 //     table file for 12, in either orientation): optimal by descent;
+//   - 5×5 in fast mode: the two-phase solver for up to 300 ms;
 //   - optimal IDA* with walking distance where its tables fit (4×4, 3×5,
-//     and 12-cell boards without their table file), under the budget; in
-//     fast mode for at most a second, then the constructive answer;
+//     and 12-cell boards without their table file), else the enhanced
+//     Manhattan distance (5×5, 4×5, 3×6), under the budget; in fast mode
+//     for at most a second, then the constructive answer;
 //   - otherwise the constructive solver, whose answers are not proved
 //     optimal but never refused for the board's size.
 func (s *Solver) loopover(ctx context.Context, st puzzle.State, opt Options, r *Result) ([]puzzle.Move, error) {
@@ -53,6 +56,9 @@ func (s *Solver) loopover(ctx context.Context, st puzzle.State, opt Options, r *
 		}
 		r.Solver, r.Optimal, r.Nodes, r.LowerBound = "bfs-table", true, int64(len(moves)), len(moves)
 		return moves, nil
+	}
+	if opt.Mode == ModeFast && spec.Rows == 5 && spec.Cols == 5 {
+		return s.twoPhase(ctx, st, opt, r)
 	}
 	lower := loopover.ShiftBound(spec.Rows, spec.Cols, st.Cells)
 	var nodes int64
@@ -103,9 +109,10 @@ func (s *Solver) UseFull(spec puzzle.Spec, t *bfs.Table) {
 	s.full[spec] = t
 }
 
-// loopoverSolver is the optimal walking-distance solver of spec, built on
-// first use (4×4 in milliseconds, 3×5 and 2×6 in about half a second), or
-// nil when its tables would be too large.
+// loopoverSolver is the optimal solver of spec, built on first use (4×4
+// in about a second with its pattern database, 3×5 and 2×6 in about half
+// a second, 5×5 in milliseconds), or nil for boards left to the
+// constructive solver.
 func (s *Solver) loopoverSolver(spec puzzle.Spec) *loopover.Solver {
 	s.mu.Lock()
 	e, ok := s.lo[spec]
@@ -115,13 +122,18 @@ func (s *Solver) loopoverSolver(spec puzzle.Spec) *loopover.Solver {
 	}
 	s.mu.Unlock()
 	e.once.Do(func() {
-		if _, err := loopover.WDSize(spec.Rows, spec.Cols); err != nil {
-			return
+		// Walking distance where it fits; 5×5 by the displacement bound
+		// (budgeted: states of up to about 18 moves in seconds). Other
+		// boards stay constructive: an optimal search there would only
+		// run out of budget.
+		_, e1 := loopover.WDSize(spec.Rows, spec.Cols)
+		_, e2 := loopover.WDSize(spec.Cols, spec.Rows)
+		if e1 == nil && e2 == nil || spec.Rows == 5 && spec.Cols == 5 {
+			e.s, _ = loopover.NewSolver(spec.Rows, spec.Cols)
+			if e.s != nil {
+				e.s.Prepare()
+			}
 		}
-		if _, err := loopover.WDSize(spec.Cols, spec.Rows); err != nil {
-			return
-		}
-		e.s, _ = loopover.NewSolver(spec.Rows, spec.Cols)
 	})
 	return e.s
 }
@@ -133,4 +145,47 @@ func budgetOf(ctx context.Context, opt Options) search.Budget {
 		b.Deadline = time.Now().Add(opt.Timeout)
 	}
 	return b
+}
+
+// twoPhase answers a 5×5 board in fast mode: the best combination of a
+// 3×3-block phase and a finishing phase found within 300 ms (less when the
+// job's budget is tighter), over the loaded phase-1 table when there is
+// one.
+func (s *Solver) twoPhase(ctx context.Context, st puzzle.State, opt Options, r *Result) ([]puzzle.Move, error) {
+	tp, err := s.twoPhaseSolver()
+	if err != nil {
+		return nil, err
+	}
+	b := budgetOf(ctx, opt)
+	if until := time.Now().Add(twophase.DefaultTime); b.Deadline.IsZero() || until.Before(b.Deadline) {
+		b.Deadline = until
+	}
+	moves, lower, err := tp.Solve(st.Cells, b)
+	if err != nil {
+		return nil, err
+	}
+	r.Solver, r.LowerBound = tp.Name(), lower
+	r.Optimal = len(moves) == lower
+	return moves, nil
+}
+
+// twoPhaseSolver is the loaded two-phase solver, or the one over small
+// in-memory bounds (built on first use, about half a second).
+func (s *Solver) twoPhaseSolver() (*twophase.Solver, error) {
+	s.mu.Lock()
+	tp := s.tp
+	s.mu.Unlock()
+	if tp != nil {
+		return tp, nil
+	}
+	s.tpOnce.Do(func() { s.tpMem, s.tpErr = twophase.New(nil) })
+	return s.tpMem, s.tpErr
+}
+
+// UseTwoPhase makes 5×5 fast solves use tp (over a phase-1 table loaded by
+// the caller, which keeps it mapped while s is in use); nil stops that.
+func (s *Solver) UseTwoPhase(tp *twophase.Solver) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tp = tp
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/loopover/twophase"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
 	"github.com/tessera-solver/tessera/internal/search/bfs"
@@ -64,6 +65,10 @@ type Solver struct {
 	pdbs    map[puzzle.Spec]*pdb.Solver
 	full    map[puzzle.Spec]*bfs.Table // loaded distance-table files
 	lo      map[puzzle.Spec]*loopoverIDA
+	tp      *twophase.Solver // 5×5 Loopover over a loaded phase-1 table
+	tpOnce  sync.Once
+	tpMem   *twophase.Solver // … or over in-memory bounds
+	tpErr   error
 }
 
 type tableEntry struct {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tessera-solver/tessera/internal/loopover/twophase"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search/bfs"
 	"github.com/tessera-solver/tessera/tables/catalog"
@@ -25,6 +26,7 @@ type Loaded struct {
 	solver  *Solver
 	used    map[puzzle.Spec]*pdb.Solver
 	full    map[puzzle.Spec]*bfs.Table
+	tp      *twophase.Solver
 }
 
 // Notice is advice about one puzzle's tables.
@@ -47,7 +49,10 @@ func (l *Loaded) Close() error {
 			delete(l.solver.full, spec)
 		}
 	}
-	l.used, l.full = nil, nil
+	if l.tp != nil && l.solver.tp == l.tp {
+		l.solver.tp = nil
+	}
+	l.used, l.full, l.tp = nil, nil, nil
 	l.solver.mu.Unlock()
 	var errs []error
 	for _, c := range l.closers {
@@ -85,8 +90,20 @@ func (s *Solver) LoadTables(dir, want string) (*Loaded, error) {
 			l.Close()
 			return nil, fmt.Errorf("table set %s: %w", set.Name, err)
 		}
-		if l.used[spec] != nil || l.full[spec] != nil {
+		if l.used[spec] != nil || l.full[spec] != nil || set.TwoPhase() && l.tp != nil {
 			continue // an earlier (better or explicitly named) set serves this puzzle
+		}
+		if set.TwoPhase() {
+			tp, closer, err := catalog.OpenTwoPhase(dir, set)
+			if err != nil {
+				l.Close()
+				return nil, err
+			}
+			s.UseTwoPhase(tp)
+			l.tp = tp
+			l.Sets = append(l.Sets, set.Name)
+			l.closers = append(l.closers, closer)
+			continue
 		}
 		if set.Full() {
 			t, closer, err := catalog.OpenFull(dir, set)
