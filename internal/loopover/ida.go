@@ -44,14 +44,14 @@ type Solver struct {
 	// two axes (rows, bounding column shifts; columns, bounding row shifts),
 	// whose single index rides in the first code of the line codes.
 	emdR, emdC *EMD
-	parity  int
-	nm      int
-	axis    [4 * MaxSide]uint8
-	line    [4 * MaxSide]uint8
-	dir     [4 * MaxSide]uint8 // 0 positive, 1 negative
-	maxRun  [2][2]int          // per axis and direction: unit shifts worth making in a row
-	movPar  [2]int             // per axis: the permutation parity of one shift
-	mv      [4 * MaxSide]lineShift
+	parity     int
+	nm         int
+	axis       [4 * MaxSide]uint8
+	line       [4 * MaxSide]uint8
+	dir        [4 * MaxSide]uint8 // 0 positive, 1 negative
+	maxRun     [2][2]int          // per axis and direction: unit shifts worth making in a row
+	movPar     [2]int             // per axis: the permutation parity of one shift
+	mv         [4 * MaxSide]lineShift
 	// 4×4 only: the specialised search's move lists and pattern-database
 	// translates.
 	is44     bool
