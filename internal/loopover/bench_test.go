@@ -41,17 +41,7 @@ func BenchmarkRandom4x4(b *testing.B) {
 	cpu0 := cpuTime()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		nodes, moves, worst = 0, 0, 0
-		for _, c := range set {
-			t0 := time.Now()
-			out, err := s.Solve(c, search.Budget{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			worst = max(worst, time.Since(t0))
-			nodes += out.Nodes
-			moves += int64(len(out.Path))
-		}
+		nodes, moves, worst = solveAll(b, s, set)
 	}
 	el := b.Elapsed() / time.Duration(b.N)
 	cpu := (cpuTime() - cpu0) / time.Duration(b.N)
@@ -96,17 +86,7 @@ func BenchmarkWalk5x5(b *testing.B) {
 			var worst time.Duration
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				nodes, moves, worst = 0, 0, 0
-				for _, c := range set {
-					t0 := time.Now()
-					out, err := s.Solve(c, search.Budget{})
-					if err != nil {
-						b.Fatal(err)
-					}
-					worst = max(worst, time.Since(t0))
-					nodes += out.Nodes
-					moves += int64(len(out.Path))
-				}
+				nodes, moves, worst = solveAll(b, s, set)
 			}
 			el := b.Elapsed() / time.Duration(b.N)
 			b.ReportMetric(float64(el.Microseconds())/1000/states, "ms/state")
@@ -115,4 +95,20 @@ func BenchmarkWalk5x5(b *testing.B) {
 			b.ReportMetric(float64(moves)/states, "moves/state")
 		})
 	}
+}
+
+// solveAll solves every state of set optimally: total nodes and moves, and
+// the slowest solve.
+func solveAll(b *testing.B, s *Solver, set [][]uint8) (nodes, moves int64, worst time.Duration) {
+	for _, c := range set {
+		t0 := time.Now()
+		out, err := s.Solve(c, search.Budget{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		worst = max(worst, time.Since(t0))
+		nodes += out.Nodes
+		moves += int64(len(out.Path))
+	}
+	return nodes, moves, worst
 }

@@ -65,9 +65,7 @@ func (s *Solver) loopover(ctx context.Context, st puzzle.State, opt Options, r *
 	if ida := s.loopoverSolver(spec); ida != nil {
 		b := budgetOf(ctx, opt)
 		if opt.Mode == ModeFast {
-			if until := time.Now().Add(fastWindow); b.Deadline.IsZero() || until.Before(b.Deadline) {
-				b.Deadline = until
-			}
+			b = capped(b, fastWindow)
 		}
 		out, err := ida.Solve(st.Cells, b)
 		r.Solver, r.Nodes, r.LowerBound, r.Optimal = ida.Name(), out.Nodes, out.LowerBound, out.Optimal
@@ -138,6 +136,14 @@ func (s *Solver) loopoverSolver(spec puzzle.Spec) *loopover.Solver {
 	return e.s
 }
 
+// capped is b with its deadline at most d from now.
+func capped(b search.Budget, d time.Duration) search.Budget {
+	if until := time.Now().Add(d); b.Deadline.IsZero() || until.Before(b.Deadline) {
+		b.Deadline = until
+	}
+	return b
+}
+
 // budgetOf is the search budget of one solve.
 func budgetOf(ctx context.Context, opt Options) search.Budget {
 	b := search.Budget{MaxNodes: opt.MaxNodes, Ctx: ctx}
@@ -156,11 +162,7 @@ func (s *Solver) twoPhase(ctx context.Context, st puzzle.State, opt Options, r *
 	if err != nil {
 		return nil, err
 	}
-	b := budgetOf(ctx, opt)
-	if until := time.Now().Add(twophase.DefaultTime); b.Deadline.IsZero() || until.Before(b.Deadline) {
-		b.Deadline = until
-	}
-	moves, lower, err := tp.Solve(st.Cells, b)
+	moves, lower, err := tp.Solve(st.Cells, capped(budgetOf(ctx, opt), twophase.DefaultTime))
 	if err != nil {
 		return nil, err
 	}
