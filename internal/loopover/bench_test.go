@@ -63,7 +63,7 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// BenchmarkWalk5x5 solves 5×5 random walks of 10 to 18 moves optimally
+// BenchmarkWalk5x5 solves 5×5 random walks of 10 to 16 moves optimally
 // (the displacement bound) and reports, per walk length, the mean time,
 // nodes and optimal length:
 //
@@ -74,7 +74,7 @@ func BenchmarkWalk5x5(b *testing.B) {
 		b.Fatal(err)
 	}
 	sp := spec(5, 5)
-	for _, walk := range []int{10, 12, 14, 16, 18} {
+	for _, walk := range []int{10, 12, 14, 16} { // 18-move walks take many minutes each
 		b.Run(fmt.Sprintf("walk=%d", walk), func(b *testing.B) {
 			const states = 10
 			rng := rand.New(rand.NewPCG(2026, uint64(walk)))
