@@ -49,8 +49,6 @@ var wd2Views = func() (v [2]wd2View) {
 	return v
 }()
 
-// wd2Total is how many pieces of the phase-2 region carry each label.
-var wd2Total = [5]uint8{2, 2, 2, 5, 5}
 
 const wd2None = 0xff
 
