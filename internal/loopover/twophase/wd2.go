@@ -49,7 +49,6 @@ var wd2Views = func() (v [2]wd2View) {
 	return v
 }()
 
-
 const wd2None = 0xff
 
 var pow5 = [7]int{1, 5, 25, 125, 625, 3125, 15625}
