@@ -62,11 +62,13 @@ func daemon(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	delay := 100 * time.Millisecond
 	for {
 		err := serve(ctx, cfg, qc, log)
-		if err == nil || ctx.Err() != nil {
+		if err == nil || !errConnect(err) {
 			return err
 		}
-		if !errConnect(err) {
-			return err
+		if ctx.Err() != nil {
+			// Told to stop while still waiting for NATS: a clean stop, even
+			// when the signal lands during a connection attempt.
+			return nil
 		}
 		log.Warn("NATS not reachable; retrying", "url", cfg.NATS.URL, "err", err, "delay", delay)
 		select {
