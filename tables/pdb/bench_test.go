@@ -194,3 +194,57 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkBuildStored builds one table of a partition ($PDB_BUILD, e.g.
+// 15-pdb-78-b or 24-pdb-6666-a; skipped when unset) on $PDB_BUILD_WORKERS
+// goroutines (default every core) and compares it byte for byte with the
+// stored table when the cache holds it. cpu-s/op is user and system time.
+//
+//	PDB_BUILD=15-pdb-78-b go test -run '^$' -bench BuildStored -benchtime 1x ./tables/pdb
+func BenchmarkBuildStored(b *testing.B) {
+	name := os.Getenv("PDB_BUILD")
+	if name == "" {
+		b.Skip("PDB_BUILD unset")
+	}
+	var pt Partition
+	idx := -1
+	for _, q := range []Partition{Partition78, Partition6666, Partition663, Partition555} {
+		for i := range q.Patterns {
+			if q.TableName(i) == name {
+				pt, idx = q, i
+			}
+		}
+	}
+	if idx < 0 {
+		b.Fatalf("PDB_BUILD=%q: no such table", name)
+	}
+	var opt Options
+	if v := os.Getenv("PDB_BUILD_WORKERS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			b.Fatal(err)
+		}
+		opt.Workers = n
+	}
+	var p *PDB
+	var st Stats
+	cpu0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		var err error
+		if p, st, err = Build(context.Background(), pt.W, pt.H, pt.Patterns[idx], opt); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric((b.Elapsed() / time.Duration(b.N)).Seconds(), "s/op")
+	b.ReportMetric(float64(st.States), "states")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(st.States), "ns/state")
+	if c, err := os.UserCacheDir(); err == nil {
+		if q, err := Open(filepath.Join(c, "tessera", "tables"), name, pt.W, pt.H, pt.Patterns[idx], false); err == nil {
+			if string(q.Data()) != string(p.Data()) {
+				b.Errorf("%s differs from the stored table", name)
+			}
+			q.Close()
+		}
+	}
+}

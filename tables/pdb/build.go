@@ -28,6 +28,12 @@ import (
 // the worker that scans a placement's states is the only writer of its
 // entry during the level: the first level that scans any of its states is
 // its value.
+//
+// Expansion is mostly arithmetic, kept cheap: a successor's rank is
+// stepped from its placement's (as in the search), its region comes from
+// a table on boards of up to 16 cells, placements are unranked from the
+// digits they share with the previous one, and the words of a batch of
+// successors are read before any is claimed.
 
 // Stats describes a build.
 type Stats struct {
@@ -75,7 +81,21 @@ type builder struct {
 	// A chunk is a whole number of groups; a group is the fewest
 	// placements whose states fill whole words.
 	groupPl, groupWords uint64
+	// Successor steps in state numbers (rank steps × free): horiz[i] when
+	// pattern tile i moves by one column, vert[i] by one row before the
+	// correction cross[i][u] for each pattern tile u it jumps over (see
+	// successors). 32 entries let indexes masked by 31 drop bounds checks.
+	horiz, vert [32]uint64
+	cross       [32][32]uint64
+	// On boards of at most 16 cells, regions[free] holds in nibble c the
+	// state number (free index of the lowest cell) of the region of cell
+	// c when the free cells are free: the flood fill of every successor
+	// becomes one lookup in 512 KB.
+	regions []uint64
 }
+
+// regionTableCells is the largest board that gets a region table.
+const regionTableCells = 16
 
 const (
 	codeClosed = 3
@@ -100,6 +120,8 @@ func (b *builder) run(ctx context.Context, opt Options) (Stats, error) {
 	}
 	st := Stats{WorkBytes: words * 8, TableBytes: p.size}
 	b.groupPl = 32 / gcd(b.free, 32)
+	b.initSteps()
+	b.initRegions()
 	b.groupWords = b.groupPl * b.free / 32
 
 	// The goal: every pattern tile home, the blank in the last cell.
@@ -191,6 +213,45 @@ func (b *builder) run(ctx context.Context, opt Options) (Stats, error) {
 	return st, nil
 }
 
+// initSteps fills the successor steps.
+func (b *builder) initSteps() {
+	p := b.p
+	for i := 0; i < p.k; i++ {
+		b.horiz[i] = p.mul[i] * b.free
+		b.vert[i] = uint64(p.g.w) * b.horiz[i]
+	}
+	for i := 0; i < p.k; i++ {
+		for u := 0; u < p.k; u++ {
+			if u < i {
+				b.cross[i][u] = -b.horiz[i]
+			} else if u > i {
+				b.cross[i][u] = b.horiz[u]
+			}
+		}
+	}
+}
+
+// initRegions fills the region table on small boards.
+func (b *builder) initRegions() {
+	g := &b.p.g
+	if g.n > regionTableCells {
+		return
+	}
+	b.regions = make([]uint64, 1<<g.n)
+	for free := uint32(0); free <= g.all; free++ {
+		var e uint64
+		for left := free; left != 0; {
+			reg := g.fill(left&-left, free)
+			left &^= reg
+			fi := uint64(bits.OnesCount32(free & (reg&-reg - 1)))
+			for c := reg; c != 0; c &= c - 1 {
+				e |= fi << (bits.TrailingZeros32(c) * 4)
+			}
+		}
+		b.regions[free] = e
+	}
+}
+
 // stateWords is the length of the 2-bit state array for entries
 // placements with free states each.
 func stateWords(entries, free uint64) uint64 { return (entries*free + 31) / 32 }
@@ -224,12 +285,25 @@ func (b *builder) freeIndex(free, region uint32) uint64 {
 // [lo, hi) and returns how many states it claimed for the next level and
 // how many placements got their value.
 func (b *builder) scan(lo, hi, cur uint64, d uint8) (found, placed uint64) {
-	p, g := b.p, &b.p.g
 	nxt := cur ^ 3
-	var succ, old [maxSucc]uint64
-	var ps [MaxCells]uint8
-	lastP := ^uint64(0)
-	var occ uint32
+	var pl placement
+	pl.r = ^uint64(0)
+	// The successors of several states are claimed together: their words
+	// are read first, so that the reads, which mostly miss the cache,
+	// overlap; a compare-and-swap among them would wait for each.
+	var pend, old [claimBatch]uint64
+	np := 0
+	flush := func() {
+		for j := range np {
+			old[j] = atomic.LoadUint64(&b.codes[pend[j]/32])
+		}
+		for j := range np {
+			if old[j]>>(pend[j]%32*2)&3 == 0 && b.claim(pend[j], nxt) {
+				found++
+			}
+		}
+		np = 0
+	}
 	for wi := lo; wi < hi; wi++ {
 		m := lanesEq(atomic.LoadUint64(&b.codes[wi]), cur)
 		if m == 0 {
@@ -242,37 +316,101 @@ func (b *builder) scan(lo, hi, cur uint64, d uint8) (found, placed uint64) {
 		for m != 0 {
 			idx := wi*32 + uint64(bits.TrailingZeros64(m))/2
 			m &= m - 1
-			pl, fi := idx/b.free, idx%b.free
-			if pl != lastP {
-				occ = p.unrank(pl, &ps)
-				lastP = pl
-				if b.dist[pl] == Unreached {
-					b.dist[pl] = d
+			r, fi := idx/b.free, idx%b.free
+			if r != pl.r {
+				b.load(&pl, r)
+				if b.dist[r] == Unreached {
+					b.dist[r] = d
 					placed++
 				}
 			}
-			freeCells := g.all &^ occ
-			bl := freeCells
-			for ; fi > 0; fi-- {
-				bl &= bl - 1
+			if np > claimBatch-maxSucc {
+				flush()
 			}
-			region := g.fill(bl&-bl, freeCells)
-			ns := b.successors(&ps, occ, region, &succ)
-			// Read every successor's word before claiming any: the
-			// reads miss the cache and overlap, where a compare-and-swap
-			// in between would wait for each.
-			for j := 0; j < ns; j++ {
-				old[j] = atomic.LoadUint64(&b.codes[succ[j]/32])
-			}
-			for j := 0; j < ns; j++ {
-				if old[j]>>(succ[j]%32*2)&3 == 0 && b.claim(succ[j], nxt) {
-					found++
-				}
-			}
+			np += b.successors(&pl, pl.cells[fi], (*[maxSucc]uint64)(pend[np:]))
 		}
 		atomic.OrUint64(&b.codes[wi], closeMask)
 	}
+	flush()
 	return found, placed
+}
+
+// claimBatch is how many successors scan collects before claiming them.
+const claimBatch = 256
+
+// placement is what the expansion of a placement's states shares. A
+// scan meets placements in rank order, and consecutive ones mostly share
+// their leading digits: load keeps each digit's prefix and redoes only
+// the digits that changed.
+type placement struct {
+	r     uint64           // rank
+	s     uint64           // r × free: the number of its first state
+	occ   uint32           // cells of the pattern's tiles
+	free  uint32           // the other cells
+	at    [32]uint8        // cell → the index of its pattern tile
+	cells [MaxCells]uint8  // the free cells, lowest first
+	ps    [MaxCells]uint8  // cell of each pattern tile
+	base  [MaxCells]uint64 // Σ digit·mul over the digits before i
+	used  [MaxCells]uint32 // cells of the tiles before i
+	// On boards of at most 16 cells, the cells not in used[i], lowest
+	// first, a nibble each: digit i picks its cell in O(1).
+	list [MaxCells]uint64
+}
+
+// load fills pl for the placement of rank r; pl.r is ^0 before the first.
+func (b *builder) load(pl *placement, r uint64) {
+	p := b.p
+	i := 0
+	if pl.r != ^uint64(0) {
+		// The first digit that differs: digits before i agree when r
+		// lies in the same block of mul[i−1] ranks.
+		for i = 1; i < p.k && r-pl.base[i] < p.mul[i-1]; i++ {
+		}
+		i--
+	} else {
+		pl.list[0] = 0xfedcba9876543210
+	}
+	used, base := pl.used[i], pl.base[i]
+	if p.g.n <= 16 {
+		list := pl.list[i]
+		for ; i < p.k; i++ {
+			pl.used[i], pl.base[i], pl.list[i] = used, base, list
+			d := (r - base) / p.mul[i]
+			base += d * p.mul[i]
+			sh := d * 4 & 63
+			c := uint8(list >> sh & 15)
+			low := uint64(1)<<sh - 1
+			list = list&low | list>>4&^low
+			pl.ps[i] = c
+			pl.at[c&31] = uint8(i)
+			used |= 1 << c
+		}
+		for j := range b.free {
+			pl.cells[j] = uint8(list >> (j * 4 & 63) & 15)
+		}
+	} else {
+		for ; i < p.k; i++ {
+			pl.used[i], pl.base[i] = used, base
+			d := (r - base) / p.mul[i]
+			base += d * p.mul[i]
+			f := p.g.all &^ used
+			for ; d > 0; d-- {
+				f &= f - 1
+			}
+			c := uint8(bits.TrailingZeros32(f))
+			pl.ps[i] = c
+			pl.at[c&31] = uint8(i)
+			used |= 1 << c
+		}
+		f := p.g.all &^ used
+		for j := 0; f != 0; j++ {
+			pl.cells[j] = uint8(bits.TrailingZeros32(f))
+			f &= f - 1
+		}
+	}
+	pl.r, pl.s = r, r*b.free
+	pl.occ = used
+	pl.free = p.g.all &^ used
 }
 
 // maxSucc bounds the successors of a state: each pattern tile has at most
@@ -280,24 +418,50 @@ func (b *builder) scan(lo, hi, cur uint64, d uint8) (found, placed uint64) {
 const maxSucc = 4 * MaxCells
 
 // successors writes the state numbers of the successors of the state
-// (placement ps with cell set occ, blank region) into out and returns how
-// many there are. ps is restored before it returns.
-func (b *builder) successors(ps *[MaxCells]uint8, occ, region uint32, out *[maxSucc]uint64) int {
-	p, g := b.p, &b.p.g
+// (placement pl, blank on cell blank) into out and returns how many there
+// are. Every pattern tile next to the blank's region may move into any of
+// its neighbours in the region; the blank's new region is the one of the
+// tile's old cell.
+//
+// The successor's rank is the placement's, stepped as in the search: a
+// horizontal move changes only the tile's digit, by one; a vertical move
+// changes it by w less the earlier tiles it jumps over, and each later
+// tile it jumps over by one.
+func (b *builder) successors(pl *placement, blank uint8, out *[maxSucc]uint64) int {
+	g := &b.p.g
+	region := g.fill(1<<(blank&31), pl.free)
+	border := (region<<1&g.notCol0 | region>>1&g.notColW | region<<g.w | region>>g.w) & pl.occ
 	n := 0
-	for i := 0; i < p.k; i++ {
-		from := ps[i]
-		to := g.nb[from] & region
+	for border != 0 {
+		from := uint32(bits.TrailingZeros32(border))
+		border &= border - 1
+		i := pl.at[from&31] & 31
+		cr := &b.cross[i]
+		to := g.nb[from&31] & region
 		for to != 0 {
-			c := uint8(bits.TrailingZeros32(to))
+			c := uint32(bits.TrailingZeros32(to))
 			to &= to - 1
-			// Tile i moves from → c; the blank takes its cell.
-			ps[i] = c
-			nfree := g.all &^ (occ ^ 1<<from ^ 1<<c)
-			nreg := g.fill(1<<from, nfree)
-			out[n] = p.rank(ps)*b.free + b.freeIndex(nfree, nreg)
+			nfree := pl.free ^ 1<<from ^ 1<<c
+			var fi uint64
+			if b.regions != nil {
+				fi = b.regions[nfree] >> (from * 4) & 15
+			} else {
+				nreg := g.fill(1<<from, nfree)
+				fi = uint64(bits.OnesCount32(nfree & (nreg&-nreg - 1)))
+			}
+			lo, hi := min(from, c), max(from, c)
+			step := b.horiz[i]
+			if hi-lo > 1 {
+				step = b.vert[i]
+				for jumped := pl.occ & (1<<hi - 1) &^ (1<<(lo+1) - 1); jumped != 0; jumped &= jumped - 1 {
+					step += cr[pl.at[bits.TrailingZeros32(jumped)&31]&31]
+				}
+			}
+			if c < from {
+				step = -step
+			}
+			out[n] = pl.s + step + fi
 			n++
-			ps[i] = from
 		}
 	}
 	return n

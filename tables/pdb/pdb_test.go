@@ -3,6 +3,8 @@ package pdb
 import (
 	"context"
 	"fmt"
+	"math/bits"
+	"slices"
 	"sync"
 	"testing"
 
@@ -384,5 +386,57 @@ func TestBadPatterns(t *testing.T) {
 	c := build(t, 4, 3, []uint8{3}, Options{})
 	if _, err := NewSet(a, c); err == nil {
 		t.Error("tables of two boards accepted")
+	}
+}
+
+// The builder's successors (incremental ranks, region table on small
+// boards) against ranking each successor from scratch, for every state of
+// small tables, with placements loaded in rank order and out of order.
+func TestBuilderSuccessors(t *testing.T) {
+	for _, c := range []struct {
+		w, h  int
+		tiles []uint8
+	}{{3, 3, []uint8{1, 2, 3, 4}}, {4, 3, []uint8{7, 2, 9}}, {5, 5, []uint8{13, 1, 24}}} {
+		p, err := newPDB(c.w, c.h, c.tiles)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := &builder{p: p, free: uint64(p.g.n - p.k)}
+		b.initSteps()
+		b.initRegions()
+		g := &p.g
+		var pl placement
+		pl.r = ^uint64(0)
+		var out [maxSucc]uint64
+		for i := uint64(0); i < p.size; i++ {
+			r := i
+			if i%3 == 1 {
+				r = (i * 7919) % p.size
+			}
+			b.load(&pl, r)
+			var ps [MaxCells]uint8
+			if occ := p.unrank(r, &ps); occ != pl.occ || ps != pl.ps {
+				t.Fatalf("%v rank %d: loaded %v, want %v", c.tiles, r, pl.ps[:p.k], ps[:p.k])
+			}
+			for fi := uint64(0); fi < b.free; fi++ {
+				region := g.fill(1<<pl.cells[fi], pl.free)
+				var want []uint64
+				for j := 0; j < p.k; j++ {
+					from := ps[j]
+					for to := g.nb[from] & region; to != 0; to &= to - 1 {
+						ps[j] = uint8(bits.TrailingZeros32(to))
+						nfree := pl.free ^ 1<<from ^ 1<<ps[j]
+						want = append(want, p.rank(&ps)*b.free+b.freeIndex(nfree, g.fill(1<<from, nfree)))
+						ps[j] = from
+					}
+				}
+				got := out[:b.successors(&pl, pl.cells[fi], &out)]
+				slices.Sort(got)
+				slices.Sort(want)
+				if !slices.Equal(got, want) {
+					t.Fatalf("%v rank %d blank %d: successors %v, want %v", c.tiles, r, pl.cells[fi], got, want)
+				}
+			}
+		}
 	}
 }
