@@ -229,6 +229,7 @@ func TestUsage(t *testing.T) {
 		{"solve", "-p", "sliding:9x9", "x"},    // too big
 		{"solve", "-p", "8", "--mode", "slow"}, // bad mode
 		{"solve", "-p", "8", "--budget-nodes", "x"}, // bad flag value
+		{"solve", "-p", "8", "--threads", "-1", "1 2 3/4 5 6/7 0 8"},
 		{"bfs", "-p", "sliding:4x4"},
 		{"scramble", "-p", "8", "--count", "-1"},
 	} {

@@ -45,6 +45,10 @@ type Options struct {
 	// Goal replaces the standard goal of a swap board (same shape, same
 	// number of ones); other puzzles ignore it.
 	Goal *puzzle.State
+	// Threads is how many goroutines one pattern-database search may use
+	// (0 or 1: one). It pays for single long solves such as the 24-puzzle
+	// (two threads halve the time); a batch is better spread over states.
+	Threads int
 }
 
 // bfsMaxCells bounds the boards answered from an exact distance table built
@@ -238,9 +242,9 @@ func (s *Solver) slidingIDA(ctx context.Context, st puzzle.State, opt Options, r
 	var err error
 	if p := s.PDB(st.Spec); p != nil {
 		if opt.Mode == ModeFast {
-			out, err = fastPDB(p, st.Cells, b, r)
+			out, err = fastPDB(p, st.Cells, b, opt.Threads, r)
 		} else {
-			out, err = p.Solve(st.Cells, b)
+			out, err = p.SolveParallel(st.Cells, b, pdb.Unweighted, max(opt.Threads, 1))
 			r.Solver = p.Name()
 		}
 		return pathMoves(out, err, r)
@@ -271,11 +275,12 @@ const fastWindow = time.Second
 
 // fastPDB is anytime weighted IDA*: the heaviest weight under the job's
 // budget, then lighter ones while the window lasts, keeping the shortest.
-func fastPDB(p *pdb.Solver, cells []uint8, b search.Budget, r *Result) (search.Outcome, error) {
+func fastPDB(p *pdb.Solver, cells []uint8, b search.Budget, threads int, r *Result) (search.Outcome, error) {
+	threads = max(threads, 1)
 	// The window counts from the start, so a solve takes about a second
 	// in all unless the first answer alone takes longer.
 	until := time.Now().Add(fastWindow)
-	best, err := p.SolveWeighted(cells, b, fastWeights[0])
+	best, err := p.SolveParallel(cells, b, fastWeights[0], threads)
 	r.Solver = fmt.Sprintf("%s×%g", p.Name(), float64(fastWeights[0])/16)
 	if err != nil {
 		return best, err
@@ -291,7 +296,7 @@ func fastPDB(p *pdb.Solver, cells []uint8, b search.Budget, r *Result) (search.O
 				break
 			}
 		}
-		out, err := p.SolveWeighted(cells, lb, w)
+		out, err := p.SolveParallel(cells, lb, w, threads)
 		best.Nodes += out.Nodes
 		if err != nil {
 			break // out of time or nodes: keep the best so far

@@ -271,6 +271,10 @@ func TestLoadTables(t *testing.T) {
 	if r.Status != StatusSolved || r.Length != 57 || !r.Optimal || !strings.HasPrefix(r.Solver, "ida*(pdb") {
 		t.Fatalf("with tables: %+v", r)
 	}
+	// Threads split the search; the answer is as short.
+	if r2 := s.SolveText(context.Background(), spec, text, Options{Threads: 2}); r2.Status != StatusSolved || r2.Length != 57 || !r2.Optimal {
+		t.Fatalf("two threads: %+v", r2)
+	}
 	// Fast mode over the tables: the anytime weights reach plain IDA*
 	// within the window on this instance, so the answer is optimal.
 	f := s.SolveText(context.Background(), spec, text, Options{Mode: ModeFast})

@@ -109,13 +109,14 @@ func Run(ctx context.Context, c Config, w io.Writer) error {
 	easy := append([]instances.Instance(nil), c.Korf24...)
 	sort.SliceStable(easy, func(i, j int) bool { return easy[i].Opt < easy[j].Opt })
 	easy = easy[:min(c.Easy24, len(easy))]
-	fmt.Fprintf(w, "Optimal, the %d shortest, one goroutine, %s in all:\n\n| id | optimum | found | nodes | time |\n|---|---:|---:|---:|---:|\n", len(easy), c.Budget24)
+	threads := runtime.GOMAXPROCS(0)
+	fmt.Fprintf(w, "Optimal, the %d shortest, %d threads (`solverd solve --threads %d`), %s in all:\n\n| id | optimum | found | nodes | time |\n|---|---:|---:|---:|---:|\n", len(easy), threads, threads, c.Budget24)
 	until := time.Now().Add(c.Budget24)
 	var total time.Duration
 	solved := 0
 	for _, in := range easy {
 		t0 := time.Now()
-		out, err := sv.Solve(in.Cells, search.Budget{Deadline: until, Ctx: ctx})
+		out, err := sv.SolveParallel(in.Cells, search.Budget{Deadline: until, Ctx: ctx}, pdb.Unweighted, threads)
 		el := time.Since(t0)
 		total += el
 		found := strconv.Itoa(len(out.Path))

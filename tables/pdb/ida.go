@@ -3,6 +3,8 @@ package pdb
 import (
 	"fmt"
 	"math/bits"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -258,6 +260,16 @@ type idaWork struct {
 	budget  search.Budget
 	stopped bool
 	w16     int // heuristic weight in sixteenths: 16 is plain IDA*
+
+	// A worker of a parallel iteration (par nil when searching alone):
+	// the nodes at depth split are work items, numbered in the order in
+	// which every worker meets them; a worker descends only into those it
+	// claimed.
+	par      *parIter
+	split    int   // −1 alone
+	item     int64 // work items met so far
+	mine     int64 // the last item claimed, −1 before the first
+	reported int64 // nodes added to par.nodes so far
 }
 
 const checkEvery = 1 << 16
@@ -291,7 +303,7 @@ func (k *idaWork) rankReflected(j int) uint64 {
 // the budget runs out it returns search.ErrBudgetExceeded with the lower
 // bound proved so far.
 func (sv *Solver) Solve(cells []uint8, b search.Budget) (search.Outcome, error) {
-	return sv.SolveWeighted(cells, b, Unweighted)
+	return sv.SolveParallel(cells, b, Unweighted, 1)
 }
 
 // Unweighted is the weight of plain IDA* for SolveWeighted: sixteenths.
@@ -301,11 +313,34 @@ const Unweighted = 16
 // for far fewer nodes (not proved optimal; the lower bound is the start's
 // heuristic). w16 below 16 is treated as 16.
 func (sv *Solver) SolveWeighted(cells []uint8, b search.Budget, w16 int) (search.Outcome, error) {
+	return sv.SolveParallel(cells, b, w16, 1)
+}
+
+// parAbove is the size of an iteration (nodes) after which the next ones
+// run on every worker: below it, starting goroutines costs more than it
+// saves, and the answer of a small search stays deterministic. (A
+// variable so that tests split small searches.)
+var parAbove int64 = 1 << 20
+
+// splitDepth is the depth of the work items of a parallel iteration.
+// Every worker walks the tree above it (a few thousand nodes at most);
+// the subtrees below, thousands of them, are shared out one at a time,
+// so the heavy-tailed sizes of subtrees even out between the workers.
+const splitDepth = 12
+
+// SolveParallel is SolveWeighted on up to workers goroutines (one core
+// each). Small iterations run alone; once an iteration takes more than
+// parAbove nodes, the following ones share their subtrees among the
+// workers. An optimal answer is as short as the one-worker answer but may
+// be a different path; Nodes counts every worker's nodes, and a MaxNodes
+// budget is enforced to within a few tens of thousands of nodes per
+// worker.
+func (sv *Solver) SolveParallel(cells []uint8, b search.Budget, w16, workers int) (search.Outcome, error) {
 	n := sv.set.g.n
 	if len(cells) != n {
 		return search.Outcome{}, fmt.Errorf("pdb search: %d cells, want %d", len(cells), n)
 	}
-	k := &idaWork{Solver: sv, budget: b, check: checkEvery, w16: max(w16, Unweighted)}
+	k := &idaWork{Solver: sv, budget: b, check: checkEvery, w16: max(w16, Unweighted), split: -1}
 	if b.MaxNodes > 0 && b.MaxNodes < k.check {
 		k.check = b.MaxNodes + 1
 	}
@@ -338,30 +373,91 @@ func (sv *Solver) SolveWeighted(cells []uint8, b search.Budget, w16 int) (search
 	}
 	k.bound = k.f(0, h0)
 	lower := h0
+	var nodes int64 // of the parallel iterations
+	parallel := false
 	for {
-		if cap(k.path) < k.bound+1 {
-			k.path = make([]uint8, k.bound+1)
+		var d int
+		var ok, stopped bool
+		var path []uint8
+		var next int
+		before := k.nodes + nodes
+		if parallel {
+			d, ok, stopped, next, path = k.iterateParallel(workers, sum, &nodes)
+		} else {
+			if cap(k.path) < k.bound+1 {
+				k.path = make([]uint8, k.bound+1)
+			}
+			k.path = k.path[:k.bound+1]
+			k.next = 1 << 30
+			d, ok = k.dfs(0, int(k.pos[0]), 0, sum[0], sum[1])
+			stopped, next, path = k.stopped, k.next, k.path
 		}
-		k.path = k.path[:k.bound+1]
-		k.next = 1 << 30
-		if d, ok := k.dfs(0, int(k.pos[0]), 0, sum[0], sum[1]); ok {
-			out := search.Outcome{Path: append([]uint8(nil), k.path[:d]...), Nodes: k.nodes, LowerBound: d, Optimal: k.w16 == Unweighted}
+		total := k.nodes + nodes
+		if ok {
+			out := search.Outcome{Path: append([]uint8(nil), path[:d]...), Nodes: total, LowerBound: d, Optimal: k.w16 == Unweighted}
 			if !out.Optimal {
 				out.LowerBound = h0
 			}
 			return out, nil
 		}
-		if k.stopped {
-			return search.Outcome{Nodes: k.nodes, LowerBound: lower}, search.ErrBudgetExceeded
+		if stopped {
+			return search.Outcome{Nodes: total, LowerBound: lower}, search.ErrBudgetExceeded
 		}
-		if k.next == 1<<30 {
-			return search.Outcome{Nodes: k.nodes}, search.ErrNoSolution
+		if next == 1<<30 {
+			return search.Outcome{Nodes: total}, search.ErrNoSolution
 		}
 		if k.w16 == Unweighted {
-			lower = k.next // every path shorter than the bound was refuted
+			lower = next // every path shorter than the bound was refuted
 		}
-		k.bound = k.next
+		k.bound = next
+		parallel = workers > 1 && total-before > parAbove
 	}
+}
+
+// parIter is what the workers of one parallel iteration share.
+type parIter struct {
+	claims atomic.Int64 // work items handed out
+	nodes  atomic.Int64 // nodes reported by the workers, for MaxNodes
+	found  atomic.Bool  // a worker reached the goal: the others stop
+	out    atomic.Bool  // a worker ran out of budget: the others stop
+}
+
+// iterateParallel runs one iteration of k's bound on workers goroutines,
+// each on its own copy of k's start, and adds their nodes to *nodes.
+func (k *idaWork) iterateParallel(workers int, sum [2]int, nodes *int64) (d int, ok, stopped bool, next int, path []uint8) {
+	var par parIter
+	// Nodes so far count against MaxNodes.
+	par.nodes.Store(k.nodes + *nodes)
+	ws := make([]idaWork, workers)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	next = 1 << 30
+	for i := range ws {
+		w := &ws[i]
+		*w = *k
+		w.nodes, w.reported = 0, 0
+		w.check = 1 // look at the shared budget at once
+		w.path = make([]uint8, k.bound+1)
+		w.next = 1 << 30
+		w.par, w.split, w.item, w.mine = &par, splitDepth, 0, -1
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			wd, wok := w.dfs(0, int(w.pos[0]), 0, sum[0], sum[1])
+			mu.Lock()
+			defer mu.Unlock()
+			if wok && !ok {
+				d, ok, path = wd, true, w.path
+				par.found.Store(true)
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range ws {
+		*nodes += ws[i].nodes
+		next = min(next, ws[i].next)
+	}
+	return d, ok, !ok && par.out.Load(), next, path
 }
 
 // f is the cost bound of a node at depth g with heuristic h.
@@ -374,8 +470,21 @@ func (k *idaWork) f(g, h int) int {
 
 func (k *idaWork) expired() bool {
 	b := k.budget
+	total := k.nodes
+	if p := k.par; p != nil {
+		total = p.nodes.Add(k.nodes - k.reported)
+		k.reported = k.nodes
+		if p.found.Load() || p.out.Load() {
+			return true
+		}
+		if b.MaxNodes > 0 && total > b.MaxNodes || !b.Deadline.IsZero() && time.Now().After(b.Deadline) ||
+			b.Ctx != nil && b.Ctx.Err() != nil {
+			p.out.Store(true)
+			return true
+		}
+	}
 	switch {
-	case b.MaxNodes > 0 && k.nodes > b.MaxNodes,
+	case b.MaxNodes > 0 && total > b.MaxNodes,
 		!b.Deadline.IsZero() && time.Now().After(b.Deadline),
 		b.Ctx != nil && b.Ctx.Err() != nil:
 		return true
@@ -388,6 +497,20 @@ func (k *idaWork) expired() bool {
 }
 
 func (k *idaWork) isGoal() bool { return k.board == k.goal }
+
+// claim numbers a work item of a parallel iteration and reports whether
+// this worker explores it. A worker that has finished its last claim takes
+// the next number from the shared counter; every worker meets the items in
+// the same order, so each number is explored by exactly the worker that
+// drew it.
+func (k *idaWork) claim() bool {
+	i := k.item
+	k.item++
+	if k.mine < i {
+		k.mine = k.par.claims.Add(1) - 1
+	}
+	return k.mine == i
+}
 
 // steps are the rank changes, per side, when tile t makes move m.
 func (sv *Solver) steps(board *[32]uint8, m *move, t uint8) (d0, d1 uint32) {
@@ -455,6 +578,9 @@ type child struct {
 // state st of the pruning machine, with sums s0 (board) and s1
 // (reflection) of the tables' entries.
 func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int) (int, bool) {
+	if g == k.split && !k.claim() {
+		return 0, false
+	}
 	k.nodes++
 	if k.nodes >= k.check && k.expired() {
 		k.nodes--

@@ -1,6 +1,7 @@
 package pdb
 
 import (
+	"context"
 	"errors"
 	"math/rand/v2"
 	"testing"
@@ -215,5 +216,56 @@ func TestSolverOptimal2x4(t *testing.T) {
 				t.Fatalf("%dx%d %v: %d moves, distance %d", h, w, cells, len(out.Path), dist[i])
 			}
 		}
+	}
+}
+
+// Parallel iterations share out the subtrees below splitDepth: a lost or
+// doubled work item would show as a longer answer, a missed one as a
+// failed search. With parAbove lowered, every iteration after the first
+// few is split, on boards solved at many depths.
+func TestSolverParallel(t *testing.T) {
+	old := parAbove
+	parAbove = 100
+	defer func() { parAbove = old }()
+	pdbs := partition(t, Partition555)
+	s, _ := NewSet(pdbs...)
+	sv, err := NewSolver(s, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks := readKorf(t)
+	for _, id := range []int{1, 2, 5, 6, 9, 61, 65} {
+		k := ks[id-1]
+		seq, err := sv.Solve(k.Cells, search.Budget{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, workers := range []int{2, 3} {
+			out, err := sv.SolveParallel(k.Cells, search.Budget{}, Unweighted, workers)
+			if err != nil {
+				t.Fatalf("#%d, %d workers: %v", k.ID, workers, err)
+			}
+			if len(out.Path) != k.Opt || !out.Optimal || out.LowerBound != k.Opt || !isGoal(replay(4, k.Cells, out.Path)) {
+				t.Fatalf("#%d, %d workers: %d moves (optimum %d), %+v", k.ID, workers, len(out.Path), k.Opt, out)
+			}
+			t.Logf("#%d: %d nodes alone, %d on %d workers", k.ID, seq.Nodes, out.Nodes, workers)
+		}
+	}
+	// Budgets stop every worker with a proved lower bound.
+	k := ks[0]
+	out, err := sv.SolveParallel(k.Cells, search.Budget{MaxNodes: 20000}, Unweighted, 2)
+	if !errors.Is(err, search.ErrBudgetExceeded) || out.LowerBound < s.Heuristic(k.Cells) || out.LowerBound > k.Opt ||
+		out.Nodes < 20000 || out.Nodes > 20000+2*checkEvery {
+		t.Fatalf("node budget: %+v %v", out, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := sv.SolveParallel(k.Cells, search.Budget{Ctx: ctx}, Unweighted, 2); !errors.Is(err, search.ErrBudgetExceeded) {
+		t.Fatalf("cancelled: %v", err)
+	}
+	// Weighted search in parallel still returns a path that replays.
+	out, err = sv.SolveParallel(k.Cells, search.Budget{}, 24, 2)
+	if err != nil || out.Optimal || !isGoal(replay(4, k.Cells, out.Path)) {
+		t.Fatalf("weighted: %+v %v", out, err)
 	}
 }

@@ -14,8 +14,8 @@ import (
 )
 
 // BenchmarkKorfFelner24Stored solves the $PDB_KF24_N (default 10)
-// shortest of Korf and Felner's fifty 24-puzzle instances optimally on one
-// goroutine with the 24-pdb-6666 tables stored in $TESSERA_TABLES_DIR
+// shortest of Korf and Felner's fifty 24-puzzle instances optimally on
+// $PDB_KF24_WORKERS goroutines (default 1; see SolveParallel) with the 24-pdb-6666 tables stored in $TESSERA_TABLES_DIR
 // (default: the user cache) and the reflected lookup; $PDB_KF24_IDS
 // ("25,40") picks instances instead. Every page of the tables is read
 // before the timer starts. Each instance's nodes and time are logged; a
@@ -57,6 +57,12 @@ func BenchmarkKorfFelner24Stored(b *testing.B) {
 	if v := os.Getenv("PDB_KF24_MAXNODES"); v != "" {
 		if budget.MaxNodes, err = strconv.ParseInt(v, 10, 64); err != nil {
 			b.Fatalf("PDB_KF24_MAXNODES=%q", v)
+		}
+	}
+	workers := 1
+	if v := os.Getenv("PDB_KF24_WORKERS"); v != "" {
+		if workers, err = strconv.Atoi(v); err != nil || workers < 1 {
+			b.Fatalf("PDB_KF24_WORKERS=%q", v)
 		}
 	}
 	dir := os.Getenv("TESSERA_TABLES_DIR")
@@ -105,7 +111,7 @@ func BenchmarkKorfFelner24Stored(b *testing.B) {
 		nodes = 0
 		for _, k := range ks {
 			t0, c0 := time.Now(), cpuTime()
-			out, err := sv.Solve(k.Cells, budget)
+			out, err := sv.SolveParallel(k.Cells, budget, Unweighted, workers)
 			nodes += out.Nodes
 			if err == search.ErrBudgetExceeded {
 				b.Logf("#%d (%d moves): over %d nodes, bound %d, %.1f s cpu", k.ID, k.Opt, budget.MaxNodes, out.LowerBound, (cpuTime() - c0).Seconds())
