@@ -28,7 +28,9 @@ run: build ## the demo: the whole pipeline in one process on an embedded NATS an
 	  bin/producer --puzzle 15 --random 100 --seed 1 --local --wait
 
 bench: ## benchmarks behind docs/BENCHMARKS.md (long: builds every table, Korf's 100, 24-puzzles, 1M-state pipeline)
-	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 120m ./internal/...
+	$(GO) run ./solverd tables build loopover-5x5-p1
+	TESSERA_TWOPHASE_DIR="$${TESSERA_SOLVER_TABLES_DIR:-$${XDG_CACHE_HOME:-$$HOME/.cache}/tessera/tables}" \
+		$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 120m ./internal/...
 	scripts/bench-pipeline.sh
 	$(GO) run ./solverd tables bench --doc docs/BENCHMARKS.md
 

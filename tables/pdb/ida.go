@@ -81,10 +81,14 @@ type pattern struct {
 // maxPatterns is how many tables a Solver combines.
 const maxPatterns = 8
 
-// prefetchAbove is the total size of tables from which the search
-// prefetches entries: the 6-6-3 set (11.5 MB) stays in the caches, the
-// 7-8 set (577 MB) does not.
-const prefetchAbove = 64 << 20
+// prefetchAbove is the size of the largest table from which the search
+// prefetches entries. Measured: the 6-6-3 set (5.8 MB tables) stays in
+// the caches; on 15-pdb-78 (a 519 MB table) prefetching saves 10 %
+// (Korf's 100 in 0.22 s instead of 0.245 s); on 24-pdb-6666 (127 MB
+// tables) it costs 20 % (93 ns/node instead of 75): moves of the tiles
+// late in rank order step by a few entries, so their lines are often
+// cached already and the prefetches only take issue slots.
+const prefetchAbove = 256 << 20
 
 // patSlots sizes the per-pattern arrays of the search (the tables and a
 // spare for tiles no pattern holds) so that an index masked by 15 needs
@@ -121,11 +125,11 @@ func NewSolver(s *Set, reflect bool) (*Solver, error) {
 	for i := 0; i < n-1; i++ {
 		sv.goal[i] = uint8(i + 1)
 	}
-	var bytes uint64
+	var largest uint64
 	for _, p := range s.pdbs {
-		bytes += p.size
+		largest = max(largest, p.size)
 	}
-	sv.prefetch = bytes > prefetchAbove
+	sv.prefetch = largest > prefetchAbove
 	// The rank steps of each side. On side 1 the board's tile t is the
 	// reflection's tile relabel[t].
 	for side := 0; side < 2; side++ {
