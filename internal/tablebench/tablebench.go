@@ -68,7 +68,7 @@ func Run(ctx context.Context, c Config, w io.Writer) error {
 	fmt.Fprintln(w)
 
 	fmt.Fprintf(w, "### 15-puzzle: Korf's 100, optimal, one goroutine\n\n")
-	fmt.Fprintf(w, "Search time excludes start-up; a first pass over the 100 brings the mapped pages into memory. Nodes are expansions (calls of the search on a node within the bound).\n\n")
+	fmt.Fprintf(w, "Search time excludes start-up; a first pass over the 100 brings the mapped pages into memory, and the fastest of the next three is reported. Nodes are expansions (calls of the search on a node within the bound).\n\n")
 	fmt.Fprintf(w, "| set | nodes | search time | per instance | Mnodes/s | fast mode: total | fast: mean length / optimum |\n|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, set := range catalog.Sets() {
 		if set.Puzzle != "sliding:4x4" {
@@ -144,11 +144,17 @@ type korfResult struct {
 	el    time.Duration
 }
 
-// korf solves every instance twice with sv and times the second pass.
+// korfPasses is how many times korf solves the 100: the first brings the
+// mapped pages in, the fastest of the others is reported (on a shared
+// machine a single pass was seen 45 % slow).
+const korfPasses = 4
+
+// korf solves every instance korfPasses times with sv and reports the
+// fastest pass after the first.
 func korf(sv *pdb.Solver, ins []instances.Instance) (korfResult, error) {
-	var r korfResult
-	for pass := 0; pass < 2; pass++ {
-		r = korfResult{}
+	var best korfResult
+	for pass := 0; pass < korfPasses; pass++ {
+		r := korfResult{}
 		t0 := time.Now()
 		for _, in := range ins {
 			out, err := sv.Solve(in.Cells, search.Budget{})
@@ -161,8 +167,11 @@ func korf(sv *pdb.Solver, ins []instances.Instance) (korfResult, error) {
 			r.nodes += out.Nodes
 		}
 		r.el = time.Since(t0)
+		if pass == 1 || pass > 1 && r.el < best.el {
+			best = r
+		}
 	}
-	return r, nil
+	return best, nil
 }
 
 type fastResult struct {
