@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/tessera-solver/tessera/internal/nibble"
 )
 
 // Phase1Entries is the number of entries of the phase-1 table: the cells
@@ -77,14 +79,7 @@ func unrank(idx uint64, p []uint8) {
 	}
 }
 
-const unreached = 15
-
-// nibbleEq has the top bit of every nibble of x equal to v set.
-func nibbleEq(x uint64, v uint8) uint64 {
-	const lo3, hi = 0x7777777777777777, 0x8888888888888888
-	y := x ^ (uint64(v) * 0x1111111111111111)
-	return ^((y&lo3 + lo3) | y) & hi
-}
+const unreached = nibble.Unreached
 
 // BuildPhase1 builds the phase-1 pattern database in memory using every
 // core (progress, if not nil, is called after each BFS level with the
@@ -217,27 +212,14 @@ func (w *pdbWorker) push(lo, hi int64, cur uint8) {
 	var pb, qb [6]uint8
 	p, q := pb[:k], qb[:k]
 	for wi := lo; wi < hi; wi++ {
-		m := nibbleEq(atomic.LoadUint64(&tab[wi]), cur)
+		m := nibble.Eq(atomic.LoadUint64(&tab[wi]), cur)
 		for m != 0 {
 			idx := uint64(wi)<<4 | uint64(bits.TrailingZeros64(m)>>2)
 			m &= m - 1
 			unrank(idx, p)
 			for mv := 0; mv < nMove; mv++ {
-				n, ok := neighbour(p, mv, q)
-				if !ok {
-					continue
-				}
-				ptr := &tab[n>>4]
-				sh := (n & 15) << 2
-				for {
-					old := atomic.LoadUint64(ptr)
-					if (old>>sh)&15 != unreached {
-						break
-					}
-					if atomic.CompareAndSwapUint64(ptr, old, old&^(15<<sh)|nxt<<sh) {
-						w.found++
-						break
-					}
+				if n, ok := neighbour(p, mv, q); ok && nibble.Claim(tab, n, nxt) {
+					w.found++
 				}
 			}
 		}
@@ -251,7 +233,7 @@ func (w *pdbWorker) pull(lo, hi int64, cur uint8) {
 	p, q := pb[:k], qb[:k]
 	for wi := lo; wi < hi; wi++ {
 		x := atomic.LoadUint64(&tab[wi])
-		m := nibbleEq(x, unreached)
+		m := nibble.Eq(x, unreached)
 		nx := x
 		for m != 0 {
 			j := uint64(bits.TrailingZeros64(m) >> 2)

@@ -14,12 +14,13 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/tessera-solver/tessera/internal/nibble"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 )
 
 const (
-	modulus   = 15 // distances are stored mod 15 …
-	unreached = 15 // … so the 16th nibble value is free for "unvisited"
+	modulus   = 15               // distances are stored mod 15 …
+	unreached = nibble.Unreached // … so the 16th nibble value is free for "unvisited"
 )
 
 // Table is the exact distance of every reachable state of one puzzle. It
@@ -197,12 +198,4 @@ func (t *Table) down(b *board, idx uint64) (uint64, puzzle.Move) {
 	}
 	// Every non-goal state of a finished BFS has a closer neighbour.
 	panic(fmt.Sprintf("bfs %s: index %d has no neighbour one step closer: corrupt table", t.Spec, idx))
-}
-
-// nibbleEq marks with the top bit of each 4-bit lane the lanes of x equal
-// to v (exact: no borrow crosses lanes).
-func nibbleEq(x uint64, v uint8) uint64 {
-	const lo3, hi = 0x7777777777777777, 0x8888888888888888
-	y := x ^ (uint64(v) * 0x1111111111111111)
-	return ^((y&lo3 + lo3) | y) & hi
 }

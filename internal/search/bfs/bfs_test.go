@@ -464,27 +464,6 @@ func TestMalformedBoards(t *testing.T) {
 	}
 }
 
-// TestNibbleEq checks the lane comparison against a lane-by-lane loop.
-func TestNibbleEq(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 3))
-	for i := 0; i < 20000; i++ {
-		x := r.Uint64()
-		if i%3 == 0 { // many equal lanes
-			x &= 0x1111111111111111 * uint64(r.IntN(16))
-		}
-		v := uint8(r.IntN(16))
-		var want uint64
-		for l := 0; l < 16; l++ {
-			if uint8(x>>(4*l))&15 == v {
-				want |= 8 << (4 * l)
-			}
-		}
-		if got := nibbleEq(x, v); got != want {
-			t.Fatalf("nibbleEq(%#x, %d) = %#x, want %#x", x, v, got, want)
-		}
-	}
-}
-
 // Loopover distributions are golden files (testdata/loopover-RxC.txt, one
 // "depth count" line per depth, the `solverd bfs` format). The seed text on
 // Loopover heuristics gives only the 3x3 total (9!/2 = 181440), checked

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/tessera-solver/tessera/internal/nibble"
 )
 
 // chunkWords is the unit of work a worker claims: 16,384 states, small
@@ -115,7 +117,7 @@ func (w *worker) push(lo, hi int64, cur uint8) {
 	s, tab := w.s, w.tab
 	nxt := uint64((cur + 1) % modulus)
 	for wi := lo; wi < hi; wi++ {
-		m := nibbleEq(atomic.LoadUint64(&tab[wi]), cur)
+		m := nibble.Eq(atomic.LoadUint64(&tab[wi]), cur)
 		for m != 0 {
 			// Padding lanes hold 15, never a frontier value: idx < size.
 			idx := uint64(wi)<<4 | uint64(bits.TrailingZeros64(m)>>2)
@@ -123,17 +125,8 @@ func (w *worker) push(lo, hi int64, cur uint8) {
 			s.unrank(idx, &w.b)
 			k := s.neighbours(&w.b, idx, &w.nb)
 			for _, n := range w.nb[:k] {
-				p := &tab[n>>4]
-				sh := (n & 15) << 2
-				for {
-					old := atomic.LoadUint64(p)
-					if (old>>sh)&15 != unreached {
-						break
-					}
-					if atomic.CompareAndSwapUint64(p, old, old&^(15<<sh)|nxt<<sh) {
-						w.found++
-						break
-					}
+				if nibble.Claim(tab, n, nxt) {
+					w.found++
 				}
 			}
 		}
@@ -145,7 +138,7 @@ func (w *worker) pull(lo, hi int64, cur uint8) {
 	nxt := uint64((cur + 1) % modulus)
 	for wi := lo; wi < hi; wi++ {
 		x := atomic.LoadUint64(&tab[wi])
-		m := nibbleEq(x, unreached)
+		m := nibble.Eq(x, unreached)
 		if m == 0 {
 			continue
 		}
