@@ -1,21 +1,10 @@
 package main
 
 import (
-	"os"
 	"testing"
+
+	"github.com/tessera-solver/tessera/internal/testenv"
 )
 
-// TestMain points the tables directory at an empty one: the tests must
-// behave alike on a fresh machine and on a host whose operator has built
-// tables in the default directory (which would change which solver
-// answers). Tests that want tables pass --tables-dir.
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "tessera-test-tables-")
-	if err != nil {
-		panic(err)
-	}
-	os.Setenv("TESSERA_SOLVER_TABLES_DIR", dir)
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+// TestMain hides the host's tables (see testenv.MainWithoutTables).
+func TestMain(m *testing.M) { testenv.MainWithoutTables(m) }
