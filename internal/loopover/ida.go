@@ -120,36 +120,28 @@ func newSolver(rows, cols int, forceEMD bool) (*Solver, error) {
 	// line's half turn is made positive only, and a 2-cell line has only
 	// the one shift.
 	s.maxRun = [2][2]int{{cols / 2, (cols - 1) / 2}, {rows / 2, (rows - 1) / 2}}
-	for r := 0; r < rows; r++ {
-		for d := 0; d < 2; d++ {
-			s.axis[s.nm], s.line[s.nm], s.dir[s.nm] = axisRow, uint8(r), uint8(d)
-			mv := &s.mv[s.nm]
-			mv.n = cols
-			for c := 0; c < cols; c++ {
-				from := (c + cols - 1) % cols // right: cell c takes the piece from c−1
-				if d == 1 {
-					from = (c + 1) % cols
+	// Moves of each line, both ways: position i of a line takes the piece
+	// of i−1 (right, down) or i+1 (left, up); cell maps (line, position)
+	// to the board.
+	addLines := func(axis uint8, lines, n int, cell func(line, i int) int) {
+		for l := 0; l < lines; l++ {
+			for d := 0; d < 2; d++ {
+				s.axis[s.nm], s.line[s.nm], s.dir[s.nm] = axis, uint8(l), uint8(d)
+				mv := &s.mv[s.nm]
+				mv.n = n
+				for i := 0; i < n; i++ {
+					from := (i + n - 1) % n
+					if d == 1 {
+						from = (i + 1) % n
+					}
+					mv.cell[i], mv.src[i] = uint8(cell(l, i)), uint8(cell(l, from))
 				}
-				mv.cell[c], mv.src[c] = uint8(r*cols+c), uint8(r*cols+from)
+				s.nm++
 			}
-			s.nm++
 		}
 	}
-	for c := 0; c < cols; c++ {
-		for d := 0; d < 2; d++ {
-			s.axis[s.nm], s.line[s.nm], s.dir[s.nm] = axisCol, uint8(c), uint8(d)
-			mv := &s.mv[s.nm]
-			mv.n = rows
-			for r := 0; r < rows; r++ {
-				from := (r + rows - 1) % rows // down: cell r takes the piece from r−1
-				if d == 1 {
-					from = (r + 1) % rows
-				}
-				mv.cell[r], mv.src[r] = uint8(r*cols+c), uint8(from*cols+c)
-			}
-			s.nm++
-		}
-	}
+	addLines(axisRow, rows, cols, func(r, c int) int { return r*cols + c })
+	addLines(axisCol, cols, rows, func(c, r int) int { return r*cols + c })
 	if s.emdR == nil {
 		s.init44()
 	}
