@@ -361,14 +361,31 @@ func (s *Solver) Solve(cells []uint8, bud search.Budget) (search.Outcome, error)
 	}
 }
 
+// visit counts a node and reports whether the budget stops the search
+// there (the node is then not counted). Small enough to inline: the
+// clock and context are looked at only every few thousand nodes.
+func (w *work) visit() bool {
+	w.nodes++
+	return w.nodes >= w.check && w.stopHere()
+}
+
+// stopHere is visit's slow path, kept out of line so that visit inlines.
+//
+//go:noinline
+func (w *work) stopHere() bool {
+	if !w.expired() {
+		return false
+	}
+	w.nodes--
+	w.stopped = true
+	return true
+}
+
 // dfs explores below a node at depth g. last is the previous move code
 // (0xff at the root) and run how many unit shifts of last's line in last's
 // direction end the path.
 func (w *work) dfs(g int, rc, cc [MaxSide]uint32, hr, hc, par int, last uint8, run int) (int, bool) {
-	w.nodes++
-	if w.nodes >= w.check && w.expired() {
-		w.nodes--
-		w.stopped = true
+	if w.visit() {
 		return 0, false
 	}
 	if hr+hc == 0 {

@@ -191,10 +191,7 @@ type buf44 struct {
 var bufPool = sync.Pool{New: func() any { return new(buf44) }}
 
 func (w *work) dfs44(g int, cells, pos uint64, rc, cc uint32, hr, hc, par int, last, run int, pv *slotVals, pe uint32) (int, bool) {
-	w.nodes++
-	if w.nodes >= w.check && w.expired() {
-		w.nodes--
-		w.stopped = true
+	if w.visit() {
 		return 0, false
 	}
 	if hr+hc == 0 {
