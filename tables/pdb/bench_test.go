@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/instances"
 	"github.com/tessera-solver/tessera/internal/search"
 )
 
@@ -79,18 +80,8 @@ func BenchmarkKorf100(b *testing.B) {
 				var nodes int64
 				var el time.Duration
 				for i := 0; i < b.N; i++ {
-					nodes = 0
 					t0 := time.Now()
-					for _, k := range ks {
-						out, err := sv.Solve(k.Cells, search.Budget{})
-						if err != nil {
-							b.Fatal(err)
-						}
-						if len(out.Path) != k.Opt || !isGoal(replay(4, k.Cells, out.Path)) {
-							b.Fatalf("#%d: %d moves, optimum %d", k.ID, len(out.Path), k.Opt)
-						}
-						nodes += out.Nodes
-					}
+					nodes = korfPass(b, sv, ks)
 					el = time.Since(t0)
 				}
 				b.ReportMetric(float64(nodes), "nodes")
@@ -120,61 +111,18 @@ func BenchmarkKorf100Stored(b *testing.B) {
 		}
 		ks = ks[:n]
 	}
-	dir := os.Getenv("TESSERA_TABLES_DIR")
-	if dir == "" {
-		c, err := os.UserCacheDir()
-		if err != nil {
-			b.Skip(err)
-		}
-		dir = filepath.Join(c, "tessera", "tables")
-	}
+	dir := storedDir(b)
 	for _, pt := range []Partition{Partition663, Partition78, Partition555} {
 		b.Run(pt.Name, func(b *testing.B) {
-			pdbs, err := OpenPartition(dir, pt, false)
-			if err != nil {
-				b.Skip(err)
-			}
-			defer func() {
-				for _, p := range pdbs {
-					p.Close()
-				}
-			}()
-			s, err := NewSet(pdbs...)
-			if err != nil {
-				b.Fatal(err)
-			}
-			sv, err := NewSolver(s, true)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if v := os.Getenv("PDB_FSM_L"); v != "" { // experiments: another pruning machine
-				L, err := strconv.Atoi(v)
-				if err != nil {
-					b.Fatal(err)
-				}
-				sv.fsm = newFSM(duplicateStrings(L))
-			}
-			pass := func() (nodes int64) {
-				for _, k := range ks {
-					out, err := sv.Solve(k.Cells, search.Budget{})
-					if err != nil {
-						b.Fatal(err)
-					}
-					if len(out.Path) != k.Opt || !isGoal(replay(4, k.Cells, out.Path)) {
-						b.Fatalf("#%d: %d moves, optimum %d", k.ID, len(out.Path), k.Opt)
-					}
-					nodes += out.Nodes
-				}
-				return nodes
-			}
+			sv, _ := storedSolver(b, dir, pt)
 			if os.Getenv("PDB_NO_WARM") == "" {
-				pass()
+				korfPass(b, sv, ks)
 			}
 			b.ResetTimer()
 			var nodes int64
 			cpu0 := cpuTime()
 			for i := 0; i < b.N; i++ {
-				nodes = pass()
+				nodes = korfPass(b, sv, ks)
 			}
 			b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 			el := b.Elapsed() / time.Duration(b.N)
@@ -183,6 +131,68 @@ func BenchmarkKorf100Stored(b *testing.B) {
 			b.ReportMetric(float64(el.Nanoseconds())/float64(nodes), "ns/node")
 		})
 	}
+}
+
+// korfPass solves 15-puzzle instances with sv, checks every answer's
+// length and replay, and returns the nodes spent.
+func korfPass(b *testing.B, sv *Solver, ks []instances.Instance) (nodes int64) {
+	for _, k := range ks {
+		out, err := sv.Solve(k.Cells, search.Budget{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(out.Path) != k.Opt || !isGoal(replay(4, k.Cells, out.Path)) {
+			b.Fatalf("#%d: %d moves, optimum %d", k.ID, len(out.Path), k.Opt)
+		}
+		nodes += out.Nodes
+	}
+	return nodes
+}
+
+// storedDir is where the Stored benchmarks find tables:
+// $TESSERA_TABLES_DIR, else the user cache, where `solverd tables build`
+// writes.
+func storedDir(b *testing.B) string {
+	if dir := os.Getenv("TESSERA_TABLES_DIR"); dir != "" {
+		return dir
+	}
+	c, err := os.UserCacheDir()
+	if err != nil {
+		b.Skip(err)
+	}
+	return filepath.Join(c, "tessera", "tables")
+}
+
+// storedSolver maps pt's tables from dir (skipping the benchmark when one
+// is missing; they are closed when it ends) and returns the solver over
+// them with reflection. $PDB_FSM_L=n replaces its pruning machine by one
+// of the duplicates up to n moves (experiments).
+func storedSolver(b *testing.B, dir string, pt Partition) (*Solver, []*PDB) {
+	pdbs, err := OpenPartition(dir, pt, false)
+	if err != nil {
+		b.Skip(err)
+	}
+	b.Cleanup(func() {
+		for _, p := range pdbs {
+			p.Close()
+		}
+	})
+	s, err := NewSet(pdbs...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sv, err := NewSolver(s, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if v := os.Getenv("PDB_FSM_L"); v != "" {
+		L, err := strconv.Atoi(v)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sv.fsm = newFSM(duplicateStrings(L))
+	}
+	return sv, pdbs
 }
 
 // cpuTime is the process's user and system time: less disturbed than wall

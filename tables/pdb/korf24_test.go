@@ -2,7 +2,6 @@ package pdb
 
 import (
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,23 +64,8 @@ func BenchmarkKorfFelner24Stored(b *testing.B) {
 			b.Fatalf("PDB_KF24_WORKERS=%q", v)
 		}
 	}
-	dir := os.Getenv("TESSERA_TABLES_DIR")
-	if dir == "" {
-		c, err := os.UserCacheDir()
-		if err != nil {
-			b.Skip(err)
-		}
-		dir = filepath.Join(c, "tessera", "tables")
-	}
-	pdbs, err := OpenPartition(dir, Partition6666, false)
-	if err != nil {
-		b.Skip(err)
-	}
-	defer func() {
-		for _, p := range pdbs {
-			p.Close()
-		}
-	}()
+	sv, pdbs := storedSolver(b, storedDir(b), Partition6666)
+	// Read every page before the timer starts.
 	var sum byte
 	for _, p := range pdbs {
 		for i := 0; i < len(p.data); i += 4096 {
@@ -89,21 +73,6 @@ func BenchmarkKorfFelner24Stored(b *testing.B) {
 		}
 	}
 	_ = sum
-	s, err := NewSet(pdbs...)
-	if err != nil {
-		b.Fatal(err)
-	}
-	sv, err := NewSolver(s, true)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if v := os.Getenv("PDB_FSM_L"); v != "" {
-		L, err := strconv.Atoi(v)
-		if err != nil {
-			b.Fatal(err)
-		}
-		sv.fsm = newFSM(duplicateStrings(L))
-	}
 	b.ResetTimer()
 	var nodes int64
 	cpu0 := cpuTime()
