@@ -474,16 +474,14 @@ func (k *idaWork) f(g, h int) int {
 
 func (k *idaWork) expired() bool {
 	b := k.budget
+	// A parallel worker counts against the workers' total and stops when
+	// another has found the goal or run out.
 	total := k.nodes
-	if p := k.par; p != nil {
+	p := k.par
+	if p != nil {
 		total = p.nodes.Add(k.nodes - k.reported)
 		k.reported = k.nodes
 		if p.found.Load() || p.out.Load() {
-			return true
-		}
-		if b.MaxNodes > 0 && total > b.MaxNodes || !b.Deadline.IsZero() && time.Now().After(b.Deadline) ||
-			b.Ctx != nil && b.Ctx.Err() != nil {
-			p.out.Store(true)
 			return true
 		}
 	}
@@ -491,6 +489,9 @@ func (k *idaWork) expired() bool {
 	case b.MaxNodes > 0 && total > b.MaxNodes,
 		!b.Deadline.IsZero() && time.Now().After(b.Deadline),
 		b.Ctx != nil && b.Ctx.Err() != nil:
+		if p != nil {
+			p.out.Store(true)
+		}
 		return true
 	}
 	k.check = k.nodes + checkEvery
