@@ -244,7 +244,7 @@ func (s *Solver) slidingIDA(ctx context.Context, st puzzle.State, opt Options, r
 		if opt.Mode == ModeFast {
 			out, err = fastPDB(p, st.Cells, b, opt.Threads, r)
 		} else {
-			out, err = p.SolveParallel(st.Cells, b, pdb.Unweighted, max(opt.Threads, 1))
+			out, err = p.SolveParallel(st.Cells, b, pdb.Unweighted, opt.Threads)
 			r.Solver = p.Name()
 		}
 		return pathMoves(out, err, r)
@@ -279,7 +279,6 @@ const fastWindow = 950 * time.Millisecond
 // fastPDB is anytime weighted IDA*: the heaviest weight under the job's
 // budget, then lighter ones while the window lasts, keeping the shortest.
 func fastPDB(p *pdb.Solver, cells []uint8, b search.Budget, threads int, r *Result) (search.Outcome, error) {
-	threads = max(threads, 1)
 	// The window counts from the start, so a solve takes about a second
 	// in all unless the first answer alone takes longer.
 	until := time.Now().Add(fastWindow)

@@ -333,7 +333,7 @@ var parAbove int64 = 1 << 20
 const splitDepth = 12
 
 // SolveParallel is SolveWeighted on up to workers goroutines (one core
-// each). Small iterations run alone; once an iteration takes more than
+// each; workers ≤ 1 searches alone). Small iterations run alone; once an iteration takes more than
 // parAbove nodes, the following ones share their subtrees among the
 // workers. An optimal answer is as short as the one-worker answer but may
 // be a different path; Nodes counts every worker's nodes, and a MaxNodes
