@@ -45,7 +45,7 @@ func startLocal(ctx context.Context, cfg config.Config, qcfg queue.Config, st *s
 			l.stop()
 		}
 	}()
-	if l.tables, err = solve.Default().LoadTables(cfg.Solver.TablesDir, cfg.Solver.Tables); err != nil {
+	if l.tables, err = solve.Default().LoadTables(cfg.Solver.TablesDir, cfg.Solver.Tables, cfg.Solver.TablesPrivate); err != nil {
 		return nil, fmt.Errorf("local pipeline: %w", err)
 	}
 	for _, n := range l.tables.Notices {

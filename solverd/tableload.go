@@ -12,7 +12,7 @@ import (
 // when puzzle is not empty, so a one-off solve is not told about tables it
 // does not use.
 func loadTables(cfg config.Solver, puzzle string, note func(string)) (*solve.Loaded, error) {
-	l, err := solve.Default().LoadTables(cfg.TablesDir, cfg.Tables)
+	l, err := solve.Default().LoadTables(cfg.TablesDir, cfg.Tables, cfg.TablesPrivate)
 	if err != nil {
 		return nil, err
 	}

@@ -95,6 +95,37 @@ func TestRewriteWhileMapped(t *testing.T) {
 	}
 }
 
+// A private copy holds the same payload, still checks out, survives a
+// second call, and is released by Close.
+func TestPrivate(t *testing.T) {
+	dir := t.TempDir()
+	m := testMeta()
+	want := payload(3<<20+5, 3)       // past one huge page, not a multiple of one
+	m.Entries = uint64(2 * len(want)) // u4: two per byte
+	path, _, err := Write(dir, m, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := Open(path, m, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := tb.Private(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if string(tb.Data) != string(want) {
+		t.Fatal("private copy differs from the file")
+	}
+	if err := tb.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.Close(); err != nil || tb.Data != nil {
+		t.Fatalf("close: %v, data %d bytes", err, len(tb.Data))
+	}
+}
+
 func TestRefusals(t *testing.T) {
 	dir := t.TempDir()
 	m := testMeta()

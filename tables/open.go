@@ -14,6 +14,9 @@ type Table struct {
 	Data []byte
 	mem  []byte // the whole mapping, for Close
 	path string
+	// private is set once Private has replaced the file mapping by an
+	// anonymous one (mem is then that mapping).
+	private bool
 }
 
 // Open maps the table file at path and checks it against want: the name,

@@ -245,14 +245,14 @@ func TestSolveChecksUnparsedStates(t *testing.T) {
 func TestLoadTables(t *testing.T) {
 	dir := t.TempDir()
 	s := New()
-	l, err := s.LoadTables(dir, "auto")
+	l, err := s.LoadTables(dir, "auto", false)
 	if err != nil || len(l.Sets) != 0 || len(l.Notices) == 0 || !strings.Contains(l.Notices[0].Text, "solverd tables build 15-pdb-78") {
 		t.Fatalf("auto on empty dir: %+v, %v", l, err)
 	}
-	if _, err := s.LoadTables(dir, "15-pdb-555"); err == nil || !strings.Contains(err.Error(), "solverd tables build 15-pdb-555") {
+	if _, err := s.LoadTables(dir, "15-pdb-555", false); err == nil || !strings.Contains(err.Error(), "solverd tables build 15-pdb-555") {
 		t.Fatalf("missing named set: %v", err)
 	}
-	if _, err := s.LoadTables(dir, "15-pdb-nope"); err == nil {
+	if _, err := s.LoadTables(dir, "15-pdb-nope", false); err == nil {
 		t.Fatal("unknown set accepted")
 	}
 	set, _ := catalog.LookupSet("15-pdb-555")
@@ -261,7 +261,7 @@ func TestLoadTables(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	l, err = s.LoadTables(dir, "auto")
+	l, err = s.LoadTables(dir, "auto", false)
 	if err != nil || len(l.Sets) != 1 || l.Sets[0] != "15-pdb-555" {
 		t.Fatalf("auto: %+v, %v", l, err)
 	}
@@ -309,7 +309,7 @@ func TestLoopoverFullTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := New()
-	l, err := s.LoadTables(dir, "auto")
+	l, err := s.LoadTables(dir, "auto", false)
 	if err != nil || !slices.Contains(l.Sets, "loopover-3x4-bfs") {
 		t.Fatalf("auto: %+v, %v", l, err)
 	}

@@ -66,8 +66,10 @@ func (l *Loaded) Close() error {
 // comma-separated list: "auto" loads the best complete set of each puzzle
 // and notes the better ones that are missing; "none" loads nothing; a set
 // name loads that set, and a missing or damaged one is an error naming
-// the command that builds it.
-func (s *Solver) LoadTables(dir, want string) (*Loaded, error) {
+// the command that builds it. private copies the pattern databases into
+// the process's own huge-page memory instead of sharing the mapped files
+// (faster search on large tables; see tables.Table.Private).
+func (s *Solver) LoadTables(dir, want string, private bool) (*Loaded, error) {
 	l := &Loaded{solver: s, used: map[puzzle.Spec]*pdb.Solver{}, full: map[puzzle.Spec]*bfs.Table{}}
 	var sets []catalog.Set
 	for _, name := range strings.Split(want, ",") {
@@ -117,7 +119,7 @@ func (s *Solver) LoadTables(dir, want string) (*Loaded, error) {
 			l.closers = append(l.closers, closer)
 			continue
 		}
-		sv, closer, err := catalog.OpenSliding(dir, set)
+		sv, closer, err := catalog.OpenSliding(dir, set, private)
 		if err != nil {
 			l.Close()
 			return nil, err

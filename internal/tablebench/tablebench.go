@@ -74,7 +74,7 @@ func Run(ctx context.Context, c Config, w io.Writer) error {
 		if set.Puzzle != "sliding:4x4" {
 			continue
 		}
-		sv, closer, err := catalog.OpenSliding(c.Dir, set)
+		sv, closer, err := catalog.OpenSliding(c.Dir, set, false)
 		if err != nil {
 			return err
 		}
@@ -101,7 +101,7 @@ func Run(ctx context.Context, c Config, w io.Writer) error {
 	fmt.Fprintf(w, "Fast mode (anytime weighted IDA*, `--mode fast`): all %d solved, mean length %.4f × the published optimum, %.1f s in total, slowest %.2f s.\n\n",
 		fr.solved, fr.ratio, fr.total.Seconds(), fr.worst.Seconds())
 	set, _ := catalog.LookupSet("24-pdb-6666")
-	sv, closer, err := catalog.OpenSliding(c.Dir, set)
+	sv, closer, err := catalog.OpenSliding(c.Dir, set, false)
 	if err != nil {
 		return err
 	}
@@ -184,7 +184,7 @@ type fastResult struct {
 // so it measures what a worker does (and every answer is replayed).
 func fast(ctx context.Context, dir, setName, spec string, ins []instances.Instance) (fastResult, error) {
 	s := solve.New()
-	l, err := s.LoadTables(dir, setName)
+	l, err := s.LoadTables(dir, setName, false)
 	if err != nil {
 		return fastResult{}, err
 	}

@@ -239,8 +239,10 @@ func (s Set) BuildCommand() string { return "solverd tables build " + s.Name }
 // OpenSliding maps the tables of a sliding set from dir (checking their
 // headers, not their checksums: `tables verify` does that) and returns
 // the IDA* solver over them. A missing or mismatching file is refused with
-// the command that builds it. Close the returned closer when done.
-func OpenSliding(dir string, s Set) (*pdb.Solver, func() error, error) {
+// the command that builds it. With private the tables are copied into
+// the process's own huge-page memory (tables.Table.Private): faster
+// search, no sharing. Close the returned closer when done.
+func OpenSliding(dir string, s Set, private bool) (*pdb.Solver, func() error, error) {
 	if s.partition.W == 0 {
 		return nil, nil, fmt.Errorf("table set %s is not a sliding-puzzle set", s.Name)
 	}
@@ -256,6 +258,14 @@ func OpenSliding(dir string, s Set) (*pdb.Solver, func() error, error) {
 			}
 		}
 		return first
+	}
+	if private {
+		for _, p := range pdbs {
+			if err := p.Private(); err != nil {
+				closeAll()
+				return nil, nil, fmt.Errorf("table set %s: %w", s.Name, err)
+			}
+		}
 	}
 	set, err := pdb.NewSet(pdbs...)
 	if err == nil {

@@ -46,7 +46,7 @@ func TestBuildOpenSolve(t *testing.T) {
 	if set.Complete(dir) || len(Preferred(dir)) != 0 {
 		t.Fatal("empty dir has tables")
 	}
-	if _, _, err := OpenSliding(dir, set); err == nil || !strings.Contains(err.Error(), "solverd tables build 15-pdb-555") {
+	if _, _, err := OpenSliding(dir, set, false); err == nil || !strings.Contains(err.Error(), "solverd tables build 15-pdb-555") {
 		t.Fatalf("open missing: %v", err)
 	}
 	var last, total uint64
@@ -66,19 +66,24 @@ func TestBuildOpenSolve(t *testing.T) {
 	if len(pref) != 1 || pref[0].Name != "15-pdb-555" {
 		t.Fatalf("preferred %v", pref)
 	}
-	sv, closer, err := OpenSliding(dir, set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closer()
-	// Korf #1, optimal length 57 (internal/search/testdata/korf100.tsv).
-	cells := []uint8{13, 6, 8, 12, 15, 14, 0, 10, 11, 7, 4, 5, 9, 1, 3, 2}
-	out, err := sv.Solve(cells, search.Budget{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !out.Optimal || len(out.Path) != 57 {
-		t.Fatalf("outcome %+v", out)
+	// Shared mapping and private huge-page copy search alike.
+	for _, private := range []bool{false, true} {
+		sv, closer, err := OpenSliding(dir, set, private)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Korf #1, optimal length 57 (internal/search/testdata/korf100.tsv).
+		cells := []uint8{13, 6, 8, 12, 15, 14, 0, 10, 11, 7, 4, 5, 9, 1, 3, 2}
+		out, err := sv.Solve(cells, search.Budget{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !out.Optimal || len(out.Path) != 57 {
+			t.Fatalf("private %v: outcome %+v", private, out)
+		}
+		if err := closer(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -110,7 +115,7 @@ func TestFullTable(t *testing.T) {
 	if !slices.Equal(ft.Counts, mem.Counts) || !slices.Equal(ft.Packed, mem.Packed) {
 		t.Fatal("the file's table differs from the one built in memory")
 	}
-	if _, _, err := OpenSliding(dir, set); err == nil {
+	if _, _, err := OpenSliding(dir, set, false); err == nil {
 		t.Error("a full table opened as pattern databases")
 	}
 	for _, name := range []string{"loopover-3x4-bfs", "loopover-2x6-bfs"} {

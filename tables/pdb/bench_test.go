@@ -166,7 +166,9 @@ func storedDir(b *testing.B) string {
 // storedSolver maps pt's tables from dir (skipping the benchmark when one
 // is missing; they are closed when it ends) and returns the solver over
 // them with reflection. $PDB_FSM_L=n replaces its pruning machine by one
-// of the duplicates up to n moves (experiments).
+// of the duplicates up to n moves (experiments). $PDB_PRIVATE=1 copies the
+// tables into huge-page memory (PDB.Private); $PDB_PREFETCH=0 or 1 forces
+// prefetching off or on.
 func storedSolver(b *testing.B, dir string, pt Partition) (*Solver, []*PDB) {
 	pdbs, err := OpenPartition(dir, pt, false)
 	if err != nil {
@@ -177,6 +179,13 @@ func storedSolver(b *testing.B, dir string, pt Partition) (*Solver, []*PDB) {
 			p.Close()
 		}
 	})
+	if os.Getenv("PDB_PRIVATE") != "" {
+		for _, p := range pdbs {
+			if err := p.Private(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
 	s, err := NewSet(pdbs...)
 	if err != nil {
 		b.Fatal(err)
@@ -184,6 +193,9 @@ func storedSolver(b *testing.B, dir string, pt Partition) (*Solver, []*PDB) {
 	sv, err := NewSolver(s, true)
 	if err != nil {
 		b.Fatal(err)
+	}
+	if v := os.Getenv("PDB_PREFETCH"); v != "" {
+		sv.prefetch = v == "1"
 	}
 	if v := os.Getenv("PDB_FSM_L"); v != "" {
 		L, err := strconv.Atoi(v)

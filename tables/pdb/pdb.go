@@ -267,6 +267,20 @@ func Open(dir, name string, w, h int, tiles []uint8, verify bool) (*PDB, error) 
 	return p, nil
 }
 
+// Private moves a table opened from a file into this process's own
+// huge-page memory (see tables.Table.Private); a built table is left as
+// it is.
+func (p *PDB) Private() error {
+	if p.table == nil {
+		return nil
+	}
+	if err := p.table.Private(); err != nil {
+		return err
+	}
+	p.data = p.table.Data
+	return nil
+}
+
 // Close unmaps a table opened from a file; the PDB must not be used after.
 func (p *PDB) Close() error {
 	if p.table == nil {
