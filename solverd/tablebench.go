@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,7 +23,8 @@ const (
 
 func tablesBenchCmd() *cobra.Command {
 	var korf15, korf24, doc string
-	var easy int
+	var shortest int
+	var easiest string
 	var budget time.Duration
 	c := &cobra.Command{
 		Use:   "bench",
@@ -41,9 +43,20 @@ func tablesBenchCmd() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
+			var ids []int
+			for _, f := range strings.Split(easiest, ",") {
+				if f = strings.TrimSpace(f); f == "" {
+					continue
+				}
+				id, err := strconv.Atoi(f)
+				if err != nil {
+					return usageError{fmt.Errorf("--easiest24: %q is not an instance id", f)}
+				}
+				ids = append(ids, id)
+			}
 			var out bytes.Buffer
 			err = tablebench.Run(c.Context(), tablebench.Config{Dir: cfg.Solver.TablesDir, Korf15: k15, Korf24: k24,
-				Easy24: easy, Budget24: budget, Log: c.ErrOrStderr()}, &out)
+				Easiest24: ids, Shortest24: shortest, Budget24: budget, Log: c.ErrOrStderr()}, &out)
 			if err != nil {
 				return err
 			}
@@ -58,9 +71,18 @@ func tablesBenchCmd() *cobra.Command {
 	c.Flags().StringVar(&korf15, "korf15", "internal/search/testdata/korf100.tsv", "Korf's 100 15-puzzles")
 	c.Flags().StringVar(&korf24, "korf24", "internal/search/testdata/korf-felner-24.tsv", "Korf and Felner's 50 24-puzzles")
 	c.Flags().StringVar(&doc, "doc", "docs/BENCHMARKS.md", "document whose generated section is replaced (- prints it)")
-	c.Flags().IntVar(&easy, "easy24", 10, "solve this many of the shortest 24-puzzles optimally")
-	c.Flags().DurationVar(&budget, "budget24", 10*time.Minute, "time for all of the optimal 24-puzzle solves")
+	c.Flags().StringVar(&easiest, "easiest24", joinInts(tablebench.Easiest24), "ids of the 24-puzzles solved optimally as the easiest (comma separated; empty: none)")
+	c.Flags().IntVar(&shortest, "shortest24", 10, "then solve this many of the shortest 24-puzzles optimally")
+	c.Flags().DurationVar(&budget, "budget24", 10*time.Minute, "time for each list of optimal 24-puzzle solves")
 	return c
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
 }
 
 // replaceSection swaps the text between the markers of path for section,
