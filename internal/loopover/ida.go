@@ -5,7 +5,6 @@ package loopover
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
@@ -289,20 +288,11 @@ type work struct {
 	rootV   slotVals
 }
 
-const checkEvery = 1 << 16
-
 func (w *work) expired() bool {
-	b := w.budget
-	switch {
-	case b.MaxNodes > 0 && w.nodes > b.MaxNodes,
-		!b.Deadline.IsZero() && time.Now().After(b.Deadline),
-		b.Ctx != nil && b.Ctx.Err() != nil:
+	if w.budget.Exhausted(w.nodes) {
 		return true
 	}
-	w.check = w.nodes + checkEvery
-	if b.MaxNodes > 0 && b.MaxNodes+1 < w.check {
-		w.check = b.MaxNodes + 1
-	}
+	w.check = w.budget.NextCheck(w.nodes, search.CheckEvery)
 	return false
 }
 
@@ -315,13 +305,7 @@ func (s *Solver) Solve(cells []uint8, bud search.Budget) (search.Outcome, error)
 	if err != nil {
 		return search.Outcome{}, err
 	}
-	w := &work{Solver: s, b: b, budget: bud, check: checkEvery}
-	if bud.MaxNodes > 0 && bud.MaxNodes < w.check {
-		w.check = bud.MaxNodes + 1
-	}
-	if bud.Ctx != nil || !bud.Deadline.IsZero() {
-		w.check = 1
-	}
+	w := &work{Solver: s, b: b, budget: bud, check: bud.FirstCheck(search.CheckEvery)}
 	h0 := s.hval(b.hr, b.hc, b.par)
 	var cw, pw uint64
 	if s.is44 {

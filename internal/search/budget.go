@@ -28,9 +28,39 @@ type Outcome struct {
 	Optimal    bool // Path is proved shortest
 }
 
-// checkEvery is how many nodes pass between clock and context checks: a
+// CheckEvery is how many nodes pass between clock and context checks: a
 // time.Now per node would cost more than the node.
-const checkEvery = 1 << 16
+const CheckEvery = 1 << 16
+
+// Exhausted reports whether a search that has expanded nodes must stop:
+// more than MaxNodes, past the Deadline, or its context done. It reads the
+// clock, so searches call it every few thousand nodes (see NextCheck).
+func (b Budget) Exhausted(nodes int64) bool {
+	return b.MaxNodes > 0 && nodes > b.MaxNodes ||
+		!b.Deadline.IsZero() && time.Now().After(b.Deadline) ||
+		b.Ctx != nil && b.Ctx.Err() != nil
+}
+
+// NextCheck is the node count at which a search that has expanded nodes
+// calls Exhausted again: every nodes on, and no later than the node past
+// MaxNodes.
+func (b Budget) NextCheck(nodes, every int64) int64 {
+	next := nodes + every
+	if b.MaxNodes > 0 && b.MaxNodes+1 < next {
+		next = b.MaxNodes + 1
+	}
+	return next
+}
+
+// FirstCheck is NextCheck at the start of a search, except that with a
+// deadline or a context the first node checks: a cancelled or late request
+// must not be answered just because its search is small.
+func (b Budget) FirstCheck(every int64) int64 {
+	if b.Ctx != nil || !b.Deadline.IsZero() {
+		return 1
+	}
+	return b.NextCheck(0, every)
+}
 
 // budgetGate turns a Budget into a single per-node comparison: the search
 // calls expired() only when nodes reach next.
@@ -41,39 +71,16 @@ type budgetGate struct {
 }
 
 func newGate(b Budget) budgetGate {
-	g := budgetGate{b: b}
-	g.arm(0)
-	if b.Ctx != nil || !b.Deadline.IsZero() {
-		// Check at the first node: a cancelled or late request must not
-		// be answered just because its search is small.
-		g.next = 1
-	}
-	return g
+	return budgetGate{b: b, next: b.FirstCheck(CheckEvery)}
 }
 
 // arm sets the next check. MaxNodes nodes may be expanded; the check
 // fires on the one after them.
-func (g *budgetGate) arm(nodes int64) {
-	g.next = nodes + checkEvery
-	if g.b.MaxNodes > 0 && g.b.MaxNodes+1 < g.next {
-		g.next = g.b.MaxNodes + 1
-	}
-}
+func (g *budgetGate) arm(nodes int64) { g.next = g.b.NextCheck(nodes, CheckEvery) }
 
 // expired is called when nodes ≥ next; it re-arms or reports exhaustion.
 func (g *budgetGate) expired(nodes int64) bool {
-	if g.done {
-		return true
-	}
-	if g.b.MaxNodes > 0 && nodes > g.b.MaxNodes {
-		g.done = true
-		return true
-	}
-	if !g.b.Deadline.IsZero() && time.Now().After(g.b.Deadline) {
-		g.done = true
-		return true
-	}
-	if g.b.Ctx != nil && g.b.Ctx.Err() != nil {
+	if g.done || g.b.Exhausted(nodes) {
 		g.done = true
 		return true
 	}

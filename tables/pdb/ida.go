@@ -5,7 +5,6 @@ import (
 	"math/bits"
 	"sync"
 	"sync/atomic"
-	"time"
 	"unsafe"
 
 	"github.com/tessera-solver/tessera/internal/search"
@@ -276,8 +275,6 @@ type idaWork struct {
 	reported int64 // nodes added to par.nodes so far
 }
 
-const checkEvery = 1 << 16
-
 func (k *idaWork) rankDirect(j int) uint64 {
 	p := &k.pats[j]
 	var used uint32
@@ -344,13 +341,7 @@ func (sv *Solver) SolveParallel(cells []uint8, b search.Budget, w16, workers int
 	if len(cells) != n {
 		return search.Outcome{}, fmt.Errorf("pdb search: %d cells, want %d", len(cells), n)
 	}
-	k := &idaWork{Solver: sv, budget: b, check: checkEvery, w16: max(w16, Unweighted), split: -1}
-	if b.MaxNodes > 0 && b.MaxNodes < k.check {
-		k.check = b.MaxNodes + 1
-	}
-	if b.Ctx != nil || !b.Deadline.IsZero() {
-		k.check = 1
-	}
+	k := &idaWork{Solver: sv, budget: b, check: b.FirstCheck(search.CheckEvery), w16: max(w16, Unweighted), split: -1}
 	var seen uint32
 	for i, t := range cells {
 		if int(t) >= n || seen&(1<<t) != 0 {
@@ -485,19 +476,13 @@ func (k *idaWork) expired() bool {
 			return true
 		}
 	}
-	switch {
-	case b.MaxNodes > 0 && total > b.MaxNodes,
-		!b.Deadline.IsZero() && time.Now().After(b.Deadline),
-		b.Ctx != nil && b.Ctx.Err() != nil:
+	if b.Exhausted(total) {
 		if p != nil {
 			p.out.Store(true)
 		}
 		return true
 	}
-	k.check = k.nodes + checkEvery
-	if b.MaxNodes > 0 && b.MaxNodes+1 < k.check {
-		k.check = b.MaxNodes + 1
-	}
+	k.check = b.NextCheck(k.nodes, search.CheckEvery)
 	return false
 }
 

@@ -255,7 +255,7 @@ func TestSolverParallel(t *testing.T) {
 	k := ks[0]
 	out, err := sv.SolveParallel(k.Cells, search.Budget{MaxNodes: 20000}, Unweighted, 2)
 	if !errors.Is(err, search.ErrBudgetExceeded) || out.LowerBound < s.Heuristic(k.Cells) || out.LowerBound > k.Opt ||
-		out.Nodes < 20000 || out.Nodes > 20000+2*checkEvery {
+		out.Nodes < 20000 || out.Nodes > 20000+2*search.CheckEvery {
 		t.Fatalf("node budget: %+v %v", out, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -139,18 +139,11 @@ func (w *work) expired() bool {
 		w.check = w.nodes + checkEvery
 		return false
 	}
-	b := w.bud
-	if w.stopped ||
-		b.MaxNodes > 0 && w.nodes > b.MaxNodes ||
-		!b.Deadline.IsZero() && time.Now().After(b.Deadline) ||
-		b.Ctx != nil && b.Ctx.Err() != nil {
+	if w.stopped || w.bud.Exhausted(w.nodes) {
 		w.stopped = true
 		return true
 	}
-	w.check = w.nodes + checkEvery
-	if b.MaxNodes > 0 && b.MaxNodes+1 < w.check {
-		w.check = b.MaxNodes + 1
-	}
+	w.check = w.bud.NextCheck(w.nodes, checkEvery)
 	return false
 }
 
