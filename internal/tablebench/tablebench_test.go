@@ -10,7 +10,7 @@ import (
 	"github.com/tessera-solver/tessera/tables/pdb"
 )
 
-// optimal24 is the loop of the 24-puzzle lists; an 8-puzzle set stands in
+// korf and optimal24 are the loops of the 15- and 24-puzzle rows; an 8-puzzle set stands in
 // for the 24-puzzle tables. A row already measured is reused, not solved
 // again, and its time counts against the list's budget; an instance out
 // of budget is reported with its proved bound, not dropped.
@@ -38,6 +38,20 @@ func TestOptimal24(t *testing.T) {
 			t.Fatal(err)
 		}
 		ins = append(ins, instances.Instance{ID: i + 1, Opt: len(out.Path), Cells: cells})
+	}
+	// Korf passes on one and on two goroutines search the same trees.
+	one, err := korf(sv, ins, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, err := korf(sv, ins, 2)
+	if err != nil || two.nodes != one.nodes || one.nodes == 0 {
+		t.Fatalf("korf passes: one goroutine %+v, two %+v, %v", one, two, err)
+	}
+	bad := append([]instances.Instance(nil), ins...)
+	bad[1].Opt++
+	if _, err := korf(sv, bad, 2); err == nil {
+		t.Fatal("a wrong published optimum passed")
 	}
 	logf := func(string, ...any) {}
 	done := map[int]optRow{}
