@@ -58,6 +58,11 @@ type Solver struct {
 	Mode      string        `mapstructure:"mode"`      // optimal or fast
 	MaxNodes  int64         `mapstructure:"max_nodes"` // 0: no limit
 	Timeout   time.Duration `mapstructure:"timeout"`   // per state; 0: no limit
+	// Threads is how many goroutines one pattern-database search may use
+	// (0 or 1: one). Workers × Threads should not exceed the cores: worth
+	// it on a host solving a few long 24-puzzles, not a corpus of small
+	// states, which is already parallel across workers.
+	Threads int `mapstructure:"threads"`
 	TablesDir string        `mapstructure:"tables_dir"`
 	// Tables names the table sets to load at start, comma separated:
 	// "auto" (the best complete set per puzzle in TablesDir), "none", or
@@ -91,6 +96,7 @@ func Default() Config {
 	c.NATS.MaxDeliver = 5
 	c.NATS.AckWait = 30 * time.Second
 	c.Solver.Mode = "optimal"
+	c.Solver.Threads = 1
 	c.Solver.TablesDir = defaultTablesDir()
 	c.Solver.Tables = "auto"
 	c.Results.FetchBatch = 1000
@@ -128,6 +134,7 @@ var keys = []key{
 	{"solver.mode", "mode", "optimal (proved shortest) or fast (short, not proved)", func(c *Config) any { return &c.Solver.Mode }},
 	{"solver.max_nodes", "budget-nodes", "give up a state after this many search nodes (0: no limit)", func(c *Config) any { return &c.Solver.MaxNodes }},
 	{"solver.timeout", "timeout", "give up a state after this long, e.g. 30s (0: no limit)", func(c *Config) any { return &c.Solver.Timeout }},
+	{"solver.threads", "threads", "goroutines per pattern-database search, for a few long solves such as 24-puzzles (0 or 1: one)", func(c *Config) any { return &c.Solver.Threads }},
 	{"solver.tables_dir", "tables-dir", "directory of precomputed tables", func(c *Config) any { return &c.Solver.TablesDir }},
 	{"solver.tables", "tables", "table sets to load: auto, none, or names like 15-pdb-78 (comma separated)", func(c *Config) any { return &c.Solver.Tables }},
 	{"solver.tables_bucket", "tables-bucket", "JetStream Object Store bucket to pull missing tables from (empty: never pull)", func(c *Config) any { return &c.Solver.TablesBucket }},
@@ -346,6 +353,9 @@ func (c Config) Validate() error {
 
 	if c.Solver.Workers < 0 {
 		bad("solver.workers", "want 0 (one per core) or more, got %d", c.Solver.Workers)
+	}
+	if c.Solver.Threads < 0 {
+		bad("solver.threads", "want 0 or more (0 and 1: one thread), got %d", c.Solver.Threads)
 	}
 	if c.Solver.Mode != "optimal" && c.Solver.Mode != "fast" {
 		bad("solver.mode", "want optimal or fast, got %q", c.Solver.Mode)

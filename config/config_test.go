@@ -108,7 +108,7 @@ func TestEveryKeyFromEnv(t *testing.T) {
 	values := map[string]string{
 		"nats.url":         "nats://e:1",
 		"nats.max_deliver": "2", "nats.ack_wait": "2s", "database.url": "postgres://e/d",
-		"solver.workers": "2", "solver.mode": "fast", "solver.max_nodes": "2", "solver.timeout": "2s",
+		"solver.workers": "2", "solver.mode": "fast", "solver.max_nodes": "2", "solver.timeout": "2s", "solver.threads": "2",
 		"solver.tables_dir": "/e", "solver.tables": "none", "solver.tables_bucket": "b", "solver.tables_private": "true",
 		"results.fetch_batch": "2", "results.fetch_wait": "2s",
 		"results.http_addr": ":2", "producer.chunk_size": "2",

@@ -102,7 +102,7 @@ func solveCmd() *cobra.Command {
 	var p, mode, goal string
 	var nodes int64
 	var timeout time.Duration
-	var workers, threads int
+	var workers int
 	c := &cobra.Command{
 		Use:   "solve --puzzle P [--mode optimal|fast] [--budget-nodes N] [--timeout D] [--goal G] [--threads T] [STATE ...]",
 		Short: "Solve states given as arguments, or one per line on stdin; one JSON object per state on stdout",
@@ -115,16 +115,13 @@ func solveCmd() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			if threads < 0 {
-				return usageError{fmt.Errorf("--threads %d: want 0 (one) or more", threads)}
-			}
-			opt := solve.Options{Mode: m, MaxNodes: nodes, Timeout: timeout, Threads: threads}
-			if opt.Goal, err = goalFlag(spec, goal); err != nil {
-				return err
-			}
 			cfg, err := config.Load("", c.Flags())
 			if err != nil {
 				return usageError{err}
+			}
+			opt := solve.Options{Mode: m, MaxNodes: nodes, Timeout: timeout, Threads: cfg.Solver.Threads}
+			if opt.Goal, err = goalFlag(spec, goal); err != nil {
+				return err
 			}
 			loaded, err := loadTables(cfg.Solver, spec.String(), func(s string) { fmt.Fprintln(c.ErrOrStderr(), "solverd:", s) })
 			if err != nil {
@@ -150,11 +147,12 @@ func solveCmd() *cobra.Command {
 	c.Flags().Int64Var(&nodes, "budget-nodes", 0, "give up a state after this many search nodes (0: no limit)")
 	c.Flags().DurationVar(&timeout, "timeout", 0, "give up a state after this long, e.g. 30s (0: no limit)")
 	c.Flags().IntVar(&workers, "workers", 0, "states solved in parallel (0: one per core)")
-	c.Flags().IntVar(&threads, "threads", 1, "goroutines per pattern-database search: for a few long solves, e.g. 24-puzzles (0 or 1: one)")
 	goalVar(c, &goal)
 	d := config.Default()
+	c.Flags().Int("threads", d.Solver.Threads, "goroutines per pattern-database search: for a few long solves, e.g. 24-puzzles (0 or 1: one) [TESSERA_SOLVER_THREADS]")
 	c.Flags().String("tables-dir", d.Solver.TablesDir, "directory of precomputed tables [TESSERA_SOLVER_TABLES_DIR]")
 	c.Flags().String("tables", d.Solver.Tables, "table sets to load: auto, none, or names like 15-pdb-78 [TESSERA_SOLVER_TABLES]")
+	c.Flags().Bool("tables-private", d.Solver.TablesPrivate, "copy pattern databases into this process's huge-page memory: faster long searches [TESSERA_SOLVER_TABLES_PRIVATE]")
 	return c
 }
 

@@ -3,12 +3,15 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/solve"
 )
@@ -244,5 +247,25 @@ func TestUsage(t *testing.T) {
 		if code != want {
 			t.Errorf("%q: exit %d, want %d (%s)", args, code, want, stderr)
 		}
+	}
+}
+
+// The host's limits cap every job's budget, and its search threads apply.
+func TestCapBudget(t *testing.T) {
+	var got solve.Options
+	f := capBudget(config.Solver{MaxNodes: 100, Timeout: time.Second, Threads: 2},
+		func(_ context.Context, _ puzzle.Spec, _ string, opt solve.Options) solve.Result {
+			got = opt
+			return solve.Result{}
+		})
+	for _, in := range []solve.Options{{}, {MaxNodes: 1000, Timeout: time.Minute}} {
+		f(context.Background(), puzzle.Spec{}, "", in)
+		if got.MaxNodes != 100 || got.Timeout != time.Second || got.Threads != 2 {
+			t.Errorf("job %+v ran with %+v", in, got)
+		}
+	}
+	f(context.Background(), puzzle.Spec{}, "", solve.Options{MaxNodes: 5, Timeout: time.Millisecond})
+	if got.MaxNodes != 5 || got.Timeout != time.Millisecond {
+		t.Errorf("a job under the host's limits was changed: %+v", got)
 	}
 }

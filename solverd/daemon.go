@@ -106,7 +106,7 @@ func serve(ctx context.Context, cfg config.Config, qc queue.Config, log *slog.Lo
 	err = worker.Run(ctx, js, worker.Options{
 		Workers: cfg.Solver.Workers,
 		Queue:   &qc,
-		Solve:   capBudget(cfg.Solver),
+		Solve:   capBudget(cfg.Solver, solve.SolveText),
 		Log:     log,
 	})
 	if derr := nc.Drain(); derr != nil && err == nil {
@@ -124,8 +124,9 @@ func workersOrCores(n int) int {
 }
 
 // capBudget applies this host's node and time limits to every job: a job
-// asking for more (or for no limit) gets the host's.
-func capBudget(s config.Solver) worker.SolveFunc {
+// asking for more (or for no limit) gets the host's. Its search threads
+// are the host's too.
+func capBudget(s config.Solver, solveText worker.SolveFunc) worker.SolveFunc {
 	return func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) solve.Result {
 		if s.MaxNodes > 0 && (opt.MaxNodes == 0 || opt.MaxNodes > s.MaxNodes) {
 			opt.MaxNodes = s.MaxNodes
@@ -133,6 +134,7 @@ func capBudget(s config.Solver) worker.SolveFunc {
 		if s.Timeout > 0 && (opt.Timeout == 0 || opt.Timeout > s.Timeout) {
 			opt.Timeout = s.Timeout
 		}
-		return solve.SolveText(ctx, spec, text, opt)
+		opt.Threads = s.Threads
+		return solveText(ctx, spec, text, opt)
 	}
 }
