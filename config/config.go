@@ -54,16 +54,16 @@ type Database struct {
 
 // Solver bounds the solving done by solverd and producer --local.
 type Solver struct {
-	Workers   int           `mapstructure:"workers"`   // 0: one per CPU
-	Mode      string        `mapstructure:"mode"`      // optimal or fast
-	MaxNodes  int64         `mapstructure:"max_nodes"` // 0: no limit
-	Timeout   time.Duration `mapstructure:"timeout"`   // per state; 0: no limit
+	Workers  int           `mapstructure:"workers"`   // 0: one per CPU
+	Mode     string        `mapstructure:"mode"`      // optimal or fast
+	MaxNodes int64         `mapstructure:"max_nodes"` // 0: no limit
+	Timeout  time.Duration `mapstructure:"timeout"`   // per state; 0: no limit
 	// Threads is how many goroutines one pattern-database search may use
 	// (0 or 1: one). Workers × Threads should not exceed the cores: worth
 	// it on a host solving a few long 24-puzzles, not a corpus of small
 	// states, which is already parallel across workers.
-	Threads int `mapstructure:"threads"`
-	TablesDir string        `mapstructure:"tables_dir"`
+	Threads   int    `mapstructure:"threads"`
+	TablesDir string `mapstructure:"tables_dir"`
 	// Tables names the table sets to load at start, comma separated:
 	// "auto" (the best complete set per puzzle in TablesDir), "none", or
 	// set names such as "15-pdb-78" (a missing one is an error).
