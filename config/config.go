@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -166,12 +167,15 @@ func EnvName(key string) string {
 // FlagName is the command-line flag of a key ("solver.max_nodes" →
 // "budget-nodes"), or "" for an unknown key.
 func FlagName(key string) string {
-	for _, k := range keys {
-		if k.name == key {
-			return k.flag
-		}
+	if i := keyIndex(key); i >= 0 {
+		return keys[i].flag
 	}
 	return ""
+}
+
+// keyIndex is the index in keys of the key named name, or −1.
+func keyIndex(name string) int {
+	return slices.IndexFunc(keys, func(k key) bool { return k.name == name })
 }
 
 // BindFlags defines the standard flags (one per key, plus --config) on fs,
@@ -179,29 +183,51 @@ func FlagName(key string) string {
 // already defines is left alone: Load binds flags by name, so a main may
 // declare some of them itself (with the same name and a compatible type).
 func BindFlags(fs *pflag.FlagSet) {
-	d := Default()
 	if fs.Lookup(ConfigFlag) == nil {
 		fs.String(ConfigFlag, "", "config file (default ./"+DefaultFile+" when present; also "+EnvPrefix+"_CONFIG)")
 	}
+	d := Default()
 	for _, k := range keys {
-		if fs.Lookup(k.flag) != nil {
-			continue
+		bindFlag(fs, k, &d)
+	}
+}
+
+// BindKeyFlags defines the flags of the named keys only (e.g.
+// "solver.tables_dir"), as BindFlags does, for a command that reads a few
+// keys and should not list the rest. An unknown name panics: it is a
+// programming error.
+func BindKeyFlags(fs *pflag.FlagSet, names ...string) {
+	d := Default()
+	for _, name := range names {
+		i := keyIndex(name)
+		if i < 0 {
+			panic("config: no key " + name)
 		}
-		usage := k.usage + " [" + EnvName(k.name) + "]"
-		switch p := k.get(&d).(type) {
-		case *string:
-			fs.String(k.flag, *p, usage)
-		case *bool:
-			fs.Bool(k.flag, *p, usage)
-		case *int:
-			fs.Int(k.flag, *p, usage)
-		case *int64:
-			fs.Int64(k.flag, *p, usage)
-		case *time.Duration:
-			fs.Duration(k.flag, *p, usage)
-		default:
-			panic(fmt.Sprintf("config: key %s has unsupported type %T", k.name, p))
-		}
+		bindFlag(fs, keys[i], &d)
+	}
+}
+
+// bindFlag defines k's flag on fs with its default (from d) and its
+// environment variable in the usage, unless fs already has a flag of that
+// name.
+func bindFlag(fs *pflag.FlagSet, k key, d *Config) {
+	if fs.Lookup(k.flag) != nil {
+		return
+	}
+	usage := k.usage + " [" + EnvName(k.name) + "]"
+	switch p := k.get(d).(type) {
+	case *string:
+		fs.String(k.flag, *p, usage)
+	case *bool:
+		fs.Bool(k.flag, *p, usage)
+	case *int:
+		fs.Int(k.flag, *p, usage)
+	case *int64:
+		fs.Int64(k.flag, *p, usage)
+	case *time.Duration:
+		fs.Duration(k.flag, *p, usage)
+	default:
+		panic(fmt.Sprintf("config: key %s has unsupported type %T", k.name, p))
 	}
 }
 

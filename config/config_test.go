@@ -155,6 +155,32 @@ func TestEveryKeyHasFlag(t *testing.T) {
 	}
 }
 
+// BindKeyFlags defines only the keys asked for, and Load reads them.
+func TestBindKeyFlags(t *testing.T) {
+	clearEnv(t)
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	BindKeyFlags(fs, "solver.threads", "solver.tables_private")
+	if fs.Lookup("nats-url") != nil || fs.Lookup(ConfigFlag) != nil {
+		t.Error("flags of keys not asked for were defined")
+	}
+	if err := fs.Parse([]string{"--threads", "3", "--tables-private"}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load("", fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Solver.Threads != 3 || !c.Solver.TablesPrivate {
+		t.Fatalf("solver %+v", c.Solver)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("an unknown key did not panic")
+		}
+	}()
+	BindKeyFlags(fs, "solver.nosuch")
+}
+
 // A main may declare some standard flags itself; BindFlags keeps them and
 // Load still reads them.
 func TestBindFlagsKeepsExisting(t *testing.T) {

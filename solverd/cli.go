@@ -148,11 +148,9 @@ func solveCmd() *cobra.Command {
 	c.Flags().DurationVar(&timeout, "timeout", 0, "give up a state after this long, e.g. 30s (0: no limit)")
 	c.Flags().IntVar(&workers, "workers", 0, "states solved in parallel (0: one per core)")
 	goalVar(c, &goal)
-	d := config.Default()
-	c.Flags().Int("threads", d.Solver.Threads, "goroutines per pattern-database search: for a few long solves, e.g. 24-puzzles (0 or 1: one) [TESSERA_SOLVER_THREADS]")
-	c.Flags().String("tables-dir", d.Solver.TablesDir, "directory of precomputed tables [TESSERA_SOLVER_TABLES_DIR]")
-	c.Flags().String("tables", d.Solver.Tables, "table sets to load: auto, none, or names like 15-pdb-78 [TESSERA_SOLVER_TABLES]")
-	c.Flags().Bool("tables-private", d.Solver.TablesPrivate, "copy pattern databases into this process's huge-page memory: faster long searches [TESSERA_SOLVER_TABLES_PRIVATE]")
+	// The keys solve reads through config; its budget flags above are its
+	// own, per invocation.
+	config.BindKeyFlags(c.Flags(), "solver.threads", "solver.tables_dir", "solver.tables", "solver.tables_private")
 	return c
 }
 
