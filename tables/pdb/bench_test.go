@@ -186,14 +186,7 @@ func storedSolver(b *testing.B, dir string, pt Partition) (*Solver, []*PDB) {
 			}
 		}
 	}
-	s, err := NewSet(pdbs...)
-	if err != nil {
-		b.Fatal(err)
-	}
-	sv, err := NewSolver(s, true)
-	if err != nil {
-		b.Fatal(err)
-	}
+	sv := reflectingSolver(b, pdbs...)
 	if v := os.Getenv("PDB_PREFETCH"); v != "" {
 		sv.prefetch = v == "1"
 	}

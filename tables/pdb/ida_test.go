@@ -46,6 +46,20 @@ func isGoal(b []uint8) bool {
 	return b[len(b)-1] == 0
 }
 
+// reflectingSolver is the solver over pdbs with the reflected lookup.
+func reflectingSolver(tb testing.TB, pdbs ...*PDB) *Solver {
+	tb.Helper()
+	s, err := NewSet(pdbs...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sv, err := NewSolver(s, true)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return sv
+}
+
 // Every answer is replayed, and its length is the BFS distance.
 func TestSolverOptimal3x3(t *testing.T) {
 	tb, dist := bfsTable(t, 3, 3)
@@ -75,11 +89,7 @@ func TestSolverOptimal3x3(t *testing.T) {
 
 func TestSolverKorfQuick(t *testing.T) {
 	pdbs := partition(t, Partition555)
-	s, _ := NewSet(pdbs...)
-	sv, err := NewSolver(s, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sv := reflectingSolver(t, pdbs...)
 	quick := map[int]bool{1: true, 2: true, 5: true, 6: true, 9: true, 61: true, 65: true}
 	var nodes int64
 	for _, k := range readKorf(t) {
@@ -99,7 +109,7 @@ func TestSolverKorfQuick(t *testing.T) {
 	// A node budget stops the search with a proved lower bound.
 	k := readKorf(t)[2]
 	out, err := sv.Solve(k.Cells, search.Budget{MaxNodes: 1000})
-	if !errors.Is(err, search.ErrBudgetExceeded) || out.Nodes != 1000 || out.LowerBound < s.Heuristic(k.Cells) || out.LowerBound > k.Opt {
+	if !errors.Is(err, search.ErrBudgetExceeded) || out.Nodes != 1000 || out.LowerBound < sv.set.Heuristic(k.Cells) || out.LowerBound > k.Opt {
 		t.Fatalf("budget: %+v %v", out, err)
 	}
 	// Random boards: optimal lengths are not known, but answers replay.
@@ -139,14 +149,7 @@ func TestIncrementalRanks(t *testing.T) {
 			}
 			pdbs = append(pdbs, p)
 		}
-		s, err := NewSet(pdbs...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sv, err := NewSolver(s, true)
-		if err != nil {
-			t.Fatal(err)
-		}
+		sv := reflectingSolver(t, pdbs...)
 		n := c.w * c.h
 		k := &idaWork{Solver: sv}
 		for i := 0; i < n-1; i++ {
@@ -197,14 +200,7 @@ func TestSolverOptimal2x4(t *testing.T) {
 		w, h := wh[0], wh[1]
 		tb, dist := bfsTable(t, w, h)
 		pdbs := []*PDB{build(t, w, h, []uint8{1, 2, 3}, Options{}), build(t, w, h, []uint8{4, 5, 6, 7}, Options{})}
-		s, err := NewSet(pdbs...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sv, err := NewSolver(s, true)
-		if err != nil {
-			t.Fatal(err)
-		}
+		sv := reflectingSolver(t, pdbs...)
 		cells := make([]uint8, w*h)
 		for i := uint64(0); i < tb.Size(); i += 7 {
 			tb.Cells(i, cells)
@@ -228,11 +224,7 @@ func TestSolverParallel(t *testing.T) {
 	parAbove = 100
 	defer func() { parAbove = old }()
 	pdbs := partition(t, Partition555)
-	s, _ := NewSet(pdbs...)
-	sv, err := NewSolver(s, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sv := reflectingSolver(t, pdbs...)
 	ks := readKorf(t)
 	for _, id := range []int{1, 2, 5, 6, 9, 61, 65} {
 		k := ks[id-1]
@@ -254,7 +246,7 @@ func TestSolverParallel(t *testing.T) {
 	// Budgets stop every worker with a proved lower bound.
 	k := ks[0]
 	out, err := sv.SolveParallel(k.Cells, search.Budget{MaxNodes: 20000}, Unweighted, 2)
-	if !errors.Is(err, search.ErrBudgetExceeded) || out.LowerBound < s.Heuristic(k.Cells) || out.LowerBound > k.Opt ||
+	if !errors.Is(err, search.ErrBudgetExceeded) || out.LowerBound < sv.set.Heuristic(k.Cells) || out.LowerBound > k.Opt ||
 		out.Nodes < 20000 || out.Nodes > 20000+2*search.CheckEvery {
 		t.Fatalf("node budget: %+v %v", out, err)
 	}
