@@ -5,6 +5,15 @@ import (
 	"testing"
 )
 
+// tally counts one more pattern at distance d in a histogram.
+func tally(counts []int, d int) []int {
+	for d >= len(counts) {
+		counts = append(counts, 0)
+	}
+	counts[d]++
+	return counts
+}
+
 // TestWD1Golden checks the phase-1 walking distance against the seed: 40600
 // patterns with its one-axis histogram.
 func TestWD1Golden(t *testing.T) {
@@ -14,10 +23,7 @@ func TestWD1Golden(t *testing.T) {
 		if d == wd1None {
 			continue
 		}
-		for int(d) >= len(counts) {
-			counts = append(counts, 0)
-		}
-		counts[d]++
+		counts = tally(counts, int(d))
 	}
 	want := []int{1, 14, 211, 2749, 11376, 15627, 8986, 1360, 252, 24}
 	if !slices.Equal(counts, want) {
@@ -54,10 +60,7 @@ func TestWD2Golden(t *testing.T) {
 		if sw < tc {
 			continue // counted with its twin
 		}
-		for int(d) >= len(counts) {
-			counts = append(counts, 0)
-		}
-		counts[d]++
+		counts = tally(counts, int(d))
 	}
 	want := []int{1, 2, 27, 244, 2274, 15093, 51609, 46646, 5927, 31}
 	if !slices.Equal(counts, want) {
