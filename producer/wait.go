@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/store"
 )
 
@@ -55,8 +56,12 @@ func follow(ctx context.Context, st *store.Store, batch, total int64, quiet bool
 	for _, c := range d.Counts {
 		fmt.Fprintf(stdout, "%d %d\n", c.Length, c.Count)
 	}
-	fmt.Fprintf(stderr, "producer: batch %d done in %v: %d states: %d solved, %d budget_exceeded, %d invalid, %d unsolvable, %d failed",
-		batch, time.Since(start).Round(time.Millisecond), b.Done, b.Solved, b.BudgetExceeded, b.Invalid, b.Unsolvable, b.Failed)
+	fmt.Fprintf(stderr, "producer: batch %d done in %v: %d states", batch, time.Since(start).Round(time.Millisecond), b.Done)
+	sep := ":"
+	for i, n := range b.ByStatus() {
+		fmt.Fprintf(stderr, "%s %d %s", sep, n, result.Statuses()[i])
+		sep = ","
+	}
 	if d.Total > 0 {
 		fmt.Fprintf(stderr, "; optimal lengths: mean %.3f, max %d", d.Mean, d.Max)
 	}

@@ -11,10 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/result"
+
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/natstest"
 	"github.com/tessera-solver/tessera/internal/queue"
-	"github.com/tessera-solver/tessera/internal/solve"
 	"github.com/tessera-solver/tessera/internal/store"
 	"github.com/tessera-solver/tessera/internal/store/storetest"
 )
@@ -29,11 +30,11 @@ func cli(t *testing.T, ctx context.Context, args ...string) (code int, stdout, s
 func results(batch, seq int64, lengths ...int) job.Results {
 	rs := job.Results{V: job.Version, JobID: fmt.Sprintf("%d-%d", batch, seq), BatchID: batch, Puzzle: "sliding:3x3", FirstSeq: seq}
 	for i, l := range lengths {
-		r := solve.Result{Puzzle: "sliding:3x3", State: fmt.Sprint("s", seq+int64(i)), Solver: "test"}
+		r := result.Result{Puzzle: "sliding:3x3", State: fmt.Sprint("s", seq+int64(i)), Solver: "test"}
 		if l >= 0 {
-			r.Status, r.Length, r.Optimal, r.Moves = solve.StatusSolved, l, true, strings.TrimSpace(strings.Repeat("U ", l))
+			r.Status, r.Length, r.Optimal, r.Moves = result.StatusSolved, l, true, strings.TrimSpace(strings.Repeat("U ", l))
 		} else {
-			r.Status, r.Error = solve.StatusBudgetExceeded, "budget"
+			r.Status, r.Error = result.StatusBudgetExceeded, "budget"
 		}
 		rs.Results = append(rs.Results, r)
 	}

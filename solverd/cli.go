@@ -20,6 +20,7 @@ import (
 
 	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/search/bfs"
 	"github.com/tessera-solver/tessera/internal/solve"
 )
@@ -111,7 +112,7 @@ func solveCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			m, err := solve.ParseMode(mode)
+			m, err := result.ParseMode(mode)
 			if err != nil {
 				return usageError{err}
 			}
@@ -213,7 +214,7 @@ func (s *scanLines) next() (int, string, bool, error) {
 type solveTask struct {
 	line int
 	text string
-	out  chan solve.Result
+	out  chan result.Result
 }
 
 // solveStream solves states in parallel and prints results in input order.
@@ -244,7 +245,7 @@ func solveStream(ctx context.Context, spec puzzle.Spec, opt solve.Options, src l
 			if !ok {
 				return
 			}
-			t := &solveTask{line: line, text: text, out: make(chan solve.Result, 1)}
+			t := &solveTask{line: line, text: text, out: make(chan result.Result, 1)}
 			order <- t
 			tasks <- t
 		}
@@ -259,7 +260,7 @@ func solveStream(ctx context.Context, spec puzzle.Spec, opt solve.Options, src l
 		if err := enc.Encode(r); err != nil {
 			return fmt.Errorf("write result: %w", err)
 		}
-		if r.Status != solve.StatusSolved {
+		if r.Status != result.StatusSolved {
 			notSolved++
 			w.Flush()
 			// The reason already names its kind ("unsolvable: ..."): print it

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/solve"
 )
 
@@ -23,12 +24,12 @@ func solverd(t *testing.T, stdin string, args ...string) (code int, stdout, stde
 	return code, o.String(), e.String()
 }
 
-func results(t *testing.T, stdout string) []solve.Result {
+func results(t *testing.T, stdout string) []result.Result {
 	t.Helper()
-	var out []solve.Result
+	var out []result.Result
 	sc := bufio.NewScanner(strings.NewReader(stdout))
 	for sc.Scan() {
-		var r solve.Result
+		var r result.Result
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("stdout line %q: %v", sc.Text(), err)
 		}
@@ -77,15 +78,15 @@ func TestSolveArgsAndExitCodes(t *testing.T) {
 		t.Fatalf("%d results, want one per state:\n%s", len(rs), stdout)
 	}
 	want := []struct {
-		status solve.Status
+		status result.Status
 		length int
-	}{{solve.StatusSolved, 30}, {solve.StatusUnsolvable, 0}, {solve.StatusInvalid, 0}, {solve.StatusSolved, 1}}
+	}{{result.StatusSolved, 30}, {result.StatusUnsolvable, 0}, {result.StatusInvalid, 0}, {result.StatusSolved, 1}}
 	for i, w := range want {
 		r := rs[i]
 		if r.Status != w.status || r.Length != w.length {
 			t.Errorf("state %d: %s length %d, want %s %d (%s)", i+1, r.Status, r.Length, w.status, w.length, r.Error)
 		}
-		if r.Status == solve.StatusSolved {
+		if r.Status == result.StatusSolved {
 			st, err := puzzle.Parse(puzzle.Spec{Kind: puzzle.Sliding, Rows: 3, Cols: 3}, r.State)
 			if err != nil {
 				t.Fatal(err)
@@ -130,7 +131,7 @@ func TestSolveStdinOrder(t *testing.T) {
 			t.Errorf("result %d length %d, want %d", i, rs[i].Length, l)
 		}
 	}
-	if rs[2].Status != solve.StatusInvalid || !strings.Contains(stderr, "line 5: ") {
+	if rs[2].Status != result.StatusInvalid || !strings.Contains(stderr, "line 5: ") {
 		t.Errorf("junk on line 5: %+v, stderr %s", rs[2], stderr)
 	}
 }
@@ -144,7 +145,7 @@ func TestSolveBudgetAndFast(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stdout)
 	}
 	r := rs[0]
-	if r.Status != solve.StatusBudgetExceeded || r.Moves != "" || r.LowerBound < 41 || r.LowerBound > 57 || r.Nodes < 1000 {
+	if r.Status != result.StatusBudgetExceeded || r.Moves != "" || r.LowerBound < 41 || r.LowerBound > 57 || r.Nodes < 1000 {
 		t.Errorf("budget: %+v", r)
 	}
 	code, stdout, stderr := solverd(t, "", "solve", "-p", "15", "--mode", "fast", korf1)
@@ -176,7 +177,7 @@ func TestSwap(t *testing.T) {
 	}
 	// A goal with another number of ones is an invalid state, not a crash.
 	code, stdout, _ = solverd(t, "", "solve", "-p", "swap:3x3", "--goal", "000/011/000", "100/000/000")
-	if rs = results(t, stdout); code != exitRejected || rs[0].Status != solve.StatusInvalid || !strings.Contains(rs[0].Error, "ones") {
+	if rs = results(t, stdout); code != exitRejected || rs[0].Status != result.StatusInvalid || !strings.Contains(rs[0].Error, "ones") {
 		t.Errorf("goal with 2 ones: exit %d %+v", code, rs)
 	}
 	if code, _, _ := solverd(t, "", "solve", "-p", "8", "--goal", "1 2 3/4 5 6/7 8 0", "1 2 3/4 5 6/7 8 0"); code != exitUsage {
@@ -254,9 +255,9 @@ func TestUsage(t *testing.T) {
 func TestCapBudget(t *testing.T) {
 	var got solve.Options
 	f := capBudget(config.Solver{MaxNodes: 100, Timeout: time.Second, Threads: 2},
-		func(_ context.Context, _ puzzle.Spec, _ string, opt solve.Options) solve.Result {
+		func(_ context.Context, _ puzzle.Spec, _ string, opt solve.Options) result.Result {
 			got = opt
-			return solve.Result{}
+			return result.Result{}
 		})
 	for _, in := range []solve.Options{{}, {MaxNodes: 1000, Timeout: time.Minute}} {
 		f(context.Background(), puzzle.Spec{}, "", in)

@@ -14,6 +14,7 @@ import (
 	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/solve"
 	"github.com/tessera-solver/tessera/internal/worker"
 )
@@ -127,7 +128,7 @@ func workersOrCores(n int) int {
 // asking for more (or for no limit) gets the host's. Its search threads
 // are the host's too.
 func capBudget(s config.Solver, solveText worker.SolveFunc) worker.SolveFunc {
-	return func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) solve.Result {
+	return func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result {
 		if s.MaxNodes > 0 && (opt.MaxNodes == 0 || opt.MaxNodes > s.MaxNodes) {
 			opt.MaxNodes = s.MaxNodes
 		}

@@ -13,7 +13,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/natstest"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
-	"github.com/tessera-solver/tessera/internal/solve"
+	"github.com/tessera-solver/tessera/internal/result"
 )
 
 // The daemon solves a job published on a real (in-process) JetStream,
@@ -77,7 +77,7 @@ func TestDaemonSolvesAndDrains(t *testing.T) {
 		}
 	}
 	r8 := got["1-0"].Results
-	if len(r8) != 2 || r8[0].Status != solve.StatusSolved || r8[0].Length != 31 || r8[1].Status != solve.StatusUnsolvable {
+	if len(r8) != 2 || r8[0].Status != result.StatusSolved || r8[0].Length != 31 || r8[1].Status != result.StatusUnsolvable {
 		t.Fatalf("8-puzzle results %+v", r8)
 	}
 	st, _ := puzzle.Parse(puzzle.Spec{Kind: puzzle.Sliding, Rows: 3, Cols: 3}, states[0])
@@ -85,7 +85,7 @@ func TestDaemonSolvesAndDrains(t *testing.T) {
 		t.Error(err)
 	}
 	r15 := got["2-0"].Results
-	if len(r15) != 1 || r15[0].Status != solve.StatusBudgetExceeded || r15[0].Nodes < 2000 || r15[0].Nodes > 2000+70000 {
+	if len(r15) != 1 || r15[0].Status != result.StatusBudgetExceeded || r15[0].Nodes < 2000 || r15[0].Nodes > 2000+70000 {
 		t.Errorf("15-puzzle under the host's 2000-node cap: %+v", r15)
 	}
 

@@ -14,9 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/result"
+
 	"github.com/tessera-solver/tessera/internal/httpapi"
 	"github.com/tessera-solver/tessera/internal/job"
-	"github.com/tessera-solver/tessera/internal/solve"
 	"github.com/tessera-solver/tessera/internal/store"
 	"github.com/tessera-solver/tessera/internal/store/storetest"
 )
@@ -26,12 +27,12 @@ import (
 func results(puzzle string, batch, seq int64, lengths ...int) job.Results {
 	rs := job.Results{V: job.Version, JobID: fmt.Sprintf("%d-%d", batch, seq), BatchID: batch, Puzzle: puzzle, FirstSeq: seq}
 	for i, l := range lengths {
-		r := solve.Result{Puzzle: puzzle, State: fmt.Sprintf("state %d/%d", batch, seq+int64(i)), Solver: "test"}
+		r := result.Result{Puzzle: puzzle, State: fmt.Sprintf("state %d/%d", batch, seq+int64(i)), Solver: "test"}
 		if l >= 0 {
-			r.Status, r.Length, r.Optimal, r.LowerBound = solve.StatusSolved, l, true, l
+			r.Status, r.Length, r.Optimal, r.LowerBound = result.StatusSolved, l, true, l
 			r.Moves = strings.TrimSpace(strings.Repeat("R ", l))
 		} else {
-			r.Status, r.Error = solve.StatusBudgetExceeded, "node budget exhausted"
+			r.Status, r.Error = result.StatusBudgetExceeded, "node budget exhausted"
 		}
 		rs.Results = append(rs.Results, r)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/store"
 )
 
@@ -62,7 +63,7 @@ func writeTotals(m expo, totals []store.PuzzleTotals) {
 	m.family("tessera_solutions_total", "counter", "Rows stored in solutions, by puzzle and status (from the batch counters).")
 	for _, t := range totals {
 		for i, n := range t.ByStatus() {
-			m.sample("tessera_solutions_total", []string{"puzzle", t.Puzzle, "status", string(store.Statuses[i])}, float64(n))
+			m.sample("tessera_solutions_total", []string{"puzzle", t.Puzzle, "status", string(result.Statuses()[i])}, float64(n))
 		}
 	}
 }
@@ -73,7 +74,7 @@ func writeRecent(m expo, recent []store.Batch) {
 	for _, b := range recent {
 		id := strconv.FormatInt(b.ID, 10)
 		for i, n := range b.ByStatus() {
-			m.sample("tessera_batch_states", []string{"batch", id, "puzzle", b.Puzzle, "status", string(store.Statuses[i])}, float64(n))
+			m.sample("tessera_batch_states", []string{"batch", id, "puzzle", b.Puzzle, "status", string(result.Statuses()[i])}, float64(n))
 		}
 	}
 	m.family("tessera_batch_expected_states", "gauge",

@@ -7,11 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/result"
+
 	"github.com/tessera-solver/tessera/internal/ingest"
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/natstest"
 	"github.com/tessera-solver/tessera/internal/queue"
-	"github.com/tessera-solver/tessera/internal/solve"
 	"github.com/tessera-solver/tessera/internal/store/storetest"
 )
 
@@ -43,9 +44,9 @@ func BenchmarkIngestJetStream(b *testing.B) {
 		id, _ := st.CreateBatch(ctx, "8", "optimal", msgs*per)
 		for m := 0; m < msgs; m++ {
 			rs := job.Results{V: job.Version, JobID: fmt.Sprint(id, "-", m*per), BatchID: id, Puzzle: "sliding:3x3", FirstSeq: int64(m * per)}
-			rs.Results = make([]solve.Result, per)
+			rs.Results = make([]result.Result, per)
 			for i := range rs.Results {
-				rs.Results[i] = solve.Result{Puzzle: "sliding:3x3", State: "8 1 3/4 0 2/7 6 5", Status: solve.StatusSolved,
+				rs.Results[i] = result.Result{Puzzle: "sliding:3x3", State: "8 1 3/4 0 2/7 6 5", Status: result.StatusSolved,
 					Moves: "U L D R R U L D D R U L L U R D D L U R R D", Length: 22, Optimal: true, LowerBound: 22, Solver: "bfs-table"}
 			}
 			if err := queue.PublishResults(ctx, js, rs); err != nil {

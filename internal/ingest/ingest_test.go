@@ -12,9 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/result"
+
 	"github.com/tessera-solver/tessera/internal/ingest"
 	"github.com/tessera-solver/tessera/internal/job"
-	"github.com/tessera-solver/tessera/internal/solve"
 	"github.com/tessera-solver/tessera/internal/store"
 	"github.com/tessera-solver/tessera/internal/store/storetest"
 )
@@ -93,8 +94,8 @@ func (m *memMsg) InProgress() error { m.src.inProg.Add(1); return nil }
 func results(batch, seq int64, lengths ...int) job.Results {
 	rs := job.Results{V: job.Version, JobID: fmt.Sprintf("%d-%d", batch, seq), BatchID: batch, Puzzle: "sliding:3x3", FirstSeq: seq}
 	for i, l := range lengths {
-		rs.Results = append(rs.Results, solve.Result{Puzzle: "sliding:3x3", State: fmt.Sprint("s", seq+int64(i)),
-			Status: solve.StatusSolved, Length: l, Optimal: true, Solver: "test"})
+		rs.Results = append(rs.Results, result.Result{Puzzle: "sliding:3x3", State: fmt.Sprint("s", seq+int64(i)),
+			Status: result.StatusSolved, Length: l, Optimal: true, Solver: "test"})
 	}
 	return rs
 }

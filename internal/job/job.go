@@ -4,7 +4,7 @@
 package job
 
 import (
-	"github.com/tessera-solver/tessera/internal/solve"
+	"github.com/tessera-solver/tessera/internal/result"
 )
 
 // Version of the wire format. Bump it on any incompatible change.
@@ -31,10 +31,10 @@ type Job struct {
 // Results is one message on TESSERA_RESULTS: the answers to one Job, in the
 // order of its States (Results[i] has sequence FirstSeq+i).
 type Results struct {
-	V        int            `json:"v"`
-	JobID    string         `json:"job"`
-	BatchID  int64          `json:"batch"`
-	Puzzle   string         `json:"puzzle"`
-	FirstSeq int64          `json:"seq"`
-	Results  []solve.Result `json:"results"`
+	V        int             `json:"v"`
+	JobID    string          `json:"job"`
+	BatchID  int64           `json:"batch"`
+	Puzzle   string          `json:"puzzle"`
+	FirstSeq int64           `json:"seq"`
+	Results  []result.Result `json:"results"`
 }

@@ -2,11 +2,12 @@ package loopover
 
 import (
 	"fmt"
-	"github.com/tessera-solver/tessera/internal/puzzle"
 	"math/rand/v2"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tessera-solver/tessera/internal/puzzle"
 
 	"github.com/tessera-solver/tessera/internal/search"
 )

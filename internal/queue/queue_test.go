@@ -17,7 +17,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/natstest"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
-	"github.com/tessera-solver/tessera/internal/solve"
+	"github.com/tessera-solver/tessera/internal/result"
 )
 
 func setup(t *testing.T, c queue.Config) (context.Context, jetstream.JetStream) {
@@ -156,7 +156,7 @@ func TestPublishDeduplicates(t *testing.T) {
 		}
 	}
 	r := job.Results{JobID: j.ID, BatchID: 7, Puzzle: j.Puzzle, FirstSeq: 100,
-		Results: []solve.Result{{Puzzle: j.Puzzle, State: j.States[0], Status: solve.StatusSolved, Moves: "L", Length: 1}}}
+		Results: []result.Result{{Puzzle: j.Puzzle, State: j.States[0], Status: result.StatusSolved, Moves: "L", Length: 1}}}
 	for range 3 {
 		if err := queue.PublishResults(ctx, js, r); err != nil {
 			t.Fatal(err)
@@ -431,7 +431,7 @@ func TestPublishResultsSplitsLarge(t *testing.T) {
 	n := int(js.Conn().MaxPayload())/len(big)*3 + 7 // about three messages' worth
 	r := job.Results{JobID: "5-100", BatchID: 5, Puzzle: "15", FirstSeq: 100}
 	for i := range n {
-		r.Results = append(r.Results, solve.Result{Puzzle: "sliding:4x4", State: fmt.Sprint(i), Status: solve.StatusSolved, Moves: big})
+		r.Results = append(r.Results, result.Result{Puzzle: "sliding:4x4", State: fmt.Sprint(i), Status: result.StatusSolved, Moves: big})
 	}
 	for range 2 {
 		if err := queue.PublishResults(ctx, js, r); err != nil {

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/result"
+
 	"github.com/tessera-solver/tessera/internal/loopover"
 	"github.com/tessera-solver/tessera/internal/loopover/construct"
 	"github.com/tessera-solver/tessera/internal/loopover/twophase"
@@ -37,7 +39,7 @@ type loopoverIDA struct {
 //     for at most a second, then the constructive answer;
 //   - otherwise the constructive solver, whose answers are not proved
 //     optimal but never refused for the board's size.
-func (s *Solver) loopover(ctx context.Context, st puzzle.State, opt Options, r *Result) ([]puzzle.Move, error) {
+func (s *Solver) loopover(ctx context.Context, st puzzle.State, opt Options, r *result.Result) ([]puzzle.Move, error) {
 	spec := st.Spec
 	if spec.Cells() <= bfsMaxLoopoverCells {
 		return s.byTable(st, r)
@@ -57,14 +59,14 @@ func (s *Solver) loopover(ctx context.Context, st puzzle.State, opt Options, r *
 		r.Solver, r.Optimal, r.Nodes, r.LowerBound = "bfs-table", true, int64(len(moves)), len(moves)
 		return moves, nil
 	}
-	if opt.Mode == ModeFast && spec.Rows == 5 && spec.Cols == 5 {
+	if opt.Mode == result.ModeFast && spec.Rows == 5 && spec.Cols == 5 {
 		return s.twoPhase(ctx, st, opt, r)
 	}
 	lower := loopover.ShiftBound(spec.Rows, spec.Cols, st.Cells)
 	var nodes int64
 	if ida := s.loopoverSolver(spec); ida != nil {
 		b := budgetOf(ctx, opt)
-		if opt.Mode == ModeFast {
+		if opt.Mode == result.ModeFast {
 			b = capped(b, fastWindow)
 		}
 		out, err := ida.Solve(st.Cells, b)
@@ -72,7 +74,7 @@ func (s *Solver) loopover(ctx context.Context, st puzzle.State, opt Options, r *
 		if err == nil {
 			return ida.Moves(out.Path), nil
 		}
-		if !errors.Is(err, search.ErrBudgetExceeded) || opt.Mode != ModeFast {
+		if !errors.Is(err, search.ErrBudgetExceeded) || opt.Mode != result.ModeFast {
 			return nil, err
 		}
 		// Fast mode: the constructive answer, with the bound the search proved.
@@ -157,7 +159,7 @@ func budgetOf(ctx context.Context, opt Options) search.Budget {
 // 3×3-block phase and a finishing phase found within 300 ms (less when the
 // job's budget is tighter), over the loaded phase-1 table when there is
 // one.
-func (s *Solver) twoPhase(ctx context.Context, st puzzle.State, opt Options, r *Result) ([]puzzle.Move, error) {
+func (s *Solver) twoPhase(ctx context.Context, st puzzle.State, opt Options, r *result.Result) ([]puzzle.Move, error) {
 	tp, err := s.twoPhaseSolver()
 	if err != nil {
 		return nil, err

@@ -1,6 +1,6 @@
 // Package solve is the single entry point for solving: it picks the
 // algorithm per puzzle and mode, replays every answer against the input
-// before returning it, and fills in the Result of the design contract.
+// before returning it, and fills in the result.Result of the design contract.
 package solve
 
 import (
@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/result"
+
 	"github.com/tessera-solver/tessera/internal/loopover/twophase"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
@@ -18,28 +20,9 @@ import (
 	"github.com/tessera-solver/tessera/tables/pdb"
 )
 
-// Mode selects between proved-optimal and fast (possibly suboptimal) solving.
-type Mode string
-
-const (
-	ModeOptimal Mode = "optimal"
-	ModeFast    Mode = "fast"
-)
-
-// ParseMode reads "optimal" or "fast" ("" means optimal).
-func ParseMode(s string) (Mode, error) {
-	switch Mode(s) {
-	case ModeOptimal, "":
-		return ModeOptimal, nil
-	case ModeFast:
-		return ModeFast, nil
-	}
-	return "", fmt.Errorf("mode %q: want optimal or fast: %w", s, puzzle.ErrMalformed)
-}
-
 // Options bound one solve. Zero values mean "no limit".
 type Options struct {
-	Mode     Mode
+	Mode     result.Mode
 	MaxNodes int64
 	Timeout  time.Duration
 	// Goal replaces the standard goal of a swap board (same shape, same
@@ -107,14 +90,14 @@ var defaultSolver = New()
 
 // SolveText parses text as a state of spec and solves it with the
 // process-wide Solver.
-func SolveText(ctx context.Context, spec puzzle.Spec, text string, opt Options) Result {
+func SolveText(ctx context.Context, spec puzzle.Spec, text string, opt Options) result.Result {
 	return defaultSolver.SolveText(ctx, spec, text, opt)
 }
 
 // SolveText parses text as a state of spec and solves it. Input errors
-// become a Result with status invalid or unsolvable and the reason in Error;
+// become a result.Result with status invalid or unsolvable and the reason in Error;
 // it never panics on bad input.
-func (s *Solver) SolveText(ctx context.Context, spec puzzle.Spec, text string, opt Options) Result {
+func (s *Solver) SolveText(ctx context.Context, spec puzzle.Spec, text string, opt Options) result.Result {
 	st, err := puzzle.Parse(spec, text)
 	if err != nil {
 		return Rejected(spec, text, err)
@@ -122,12 +105,12 @@ func (s *Solver) SolveText(ctx context.Context, spec puzzle.Spec, text string, o
 	return s.Solve(ctx, st, opt)
 }
 
-// Rejected is the Result for input that could not be solved because it is
+// Rejected is the result.Result for input that could not be solved because it is
 // malformed or unsolvable.
-func Rejected(spec puzzle.Spec, text string, err error) Result {
-	r := Result{Puzzle: spec.String(), State: text, Status: StatusInvalid, Error: err.Error()}
+func Rejected(spec puzzle.Spec, text string, err error) result.Result {
+	r := result.Result{Puzzle: spec.String(), State: text, Status: result.StatusInvalid, Error: err.Error()}
 	if errors.Is(err, puzzle.ErrUnsolvable) {
-		r.Status = StatusUnsolvable
+		r.Status = result.StatusUnsolvable
 	}
 	return r
 }
@@ -135,9 +118,9 @@ func Rejected(spec puzzle.Spec, text string, err error) Result {
 // Solve solves a parsed state. The returned moves have been replayed
 // against st; an answer that fails the replay is reported as failed, never
 // as solved.
-func (s *Solver) Solve(ctx context.Context, st puzzle.State, opt Options) Result {
+func (s *Solver) Solve(ctx context.Context, st puzzle.State, opt Options) result.Result {
 	start := time.Now()
-	r := Result{Puzzle: st.Spec.String(), State: st.String()}
+	r := result.Result{Puzzle: st.Spec.String(), State: st.String()}
 	// Searches assume a solvable, well-formed board (IDA* on an unsolvable
 	// one never ends): check states that did not come through Parse.
 	if err := puzzle.Solvable(st); err != nil {
@@ -146,7 +129,7 @@ func (s *Solver) Solve(ctx context.Context, st puzzle.State, opt Options) Result
 	goal := st.Goal()
 	if opt.Goal != nil {
 		if err := puzzle.CheckGoal(st, *opt.Goal); err != nil {
-			r.Status, r.Error = StatusInvalid, err.Error()
+			r.Status, r.Error = result.StatusInvalid, err.Error()
 			return r
 		}
 		goal = *opt.Goal
@@ -155,27 +138,27 @@ func (s *Solver) Solve(ctx context.Context, st puzzle.State, opt Options) Result
 	r.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000
 	switch {
 	case errors.Is(err, search.ErrBudgetExceeded):
-		r.Status = StatusBudgetExceeded
+		r.Status = result.StatusBudgetExceeded
 		r.Error = fmt.Sprintf("%v after %d nodes; the optimal length is at least %d", err, r.Nodes, r.LowerBound)
 		return r
 	case errors.Is(err, puzzle.ErrUnsolvable):
-		r.Status, r.Error = StatusUnsolvable, err.Error()
+		r.Status, r.Error = result.StatusUnsolvable, err.Error()
 		return r
 	case errors.Is(err, puzzle.ErrMalformed):
-		r.Status, r.Error = StatusInvalid, err.Error()
+		r.Status, r.Error = result.StatusInvalid, err.Error()
 		return r
 	case err != nil:
-		r.Status, r.Error = StatusFailed, err.Error()
+		r.Status, r.Error = result.StatusFailed, err.Error()
 		return r
 	}
 	r.Moves = puzzle.FormatMoves(st.Spec, moves)
 	r.Length = len(moves)
 	if err := puzzle.VerifyTo(st, r.Moves, goal); err != nil {
 		// A solver bug: never hand out an answer that does not replay.
-		return Result{Puzzle: r.Puzzle, State: r.State, Status: StatusFailed, Nodes: r.Nodes, ElapsedMS: r.ElapsedMS,
+		return result.Result{Puzzle: r.Puzzle, State: r.State, Status: result.StatusFailed, Nodes: r.Nodes, ElapsedMS: r.ElapsedMS,
 			Solver: r.Solver, Error: fmt.Sprintf("internal error: %s answer failed verification: %v", r.Solver, err)}
 	}
-	r.Status = StatusSolved
+	r.Status = result.StatusSolved
 	if r.Optimal {
 		r.LowerBound = r.Length
 	}
@@ -184,7 +167,7 @@ func (s *Solver) Solve(ctx context.Context, st puzzle.State, opt Options) Result
 
 // dispatch picks the algorithm and fills Solver, Nodes, Optimal and
 // LowerBound of r.
-func (s *Solver) dispatch(ctx context.Context, st puzzle.State, opt Options, r *Result) ([]puzzle.Move, error) {
+func (s *Solver) dispatch(ctx context.Context, st puzzle.State, opt Options, r *result.Result) ([]puzzle.Move, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%w: %v", search.ErrBudgetExceeded, err)
 	}
@@ -202,7 +185,7 @@ func (s *Solver) dispatch(ctx context.Context, st puzzle.State, opt Options, r *
 	return nil, fmt.Errorf("%s: unknown puzzle kind: %w", st.Spec, puzzle.ErrMalformed)
 }
 
-func (s *Solver) byTable(st puzzle.State, r *Result) ([]puzzle.Move, error) {
+func (s *Solver) byTable(st puzzle.State, r *result.Result) ([]puzzle.Move, error) {
 	s.mu.Lock()
 	e, ok := s.tables[st.Spec]
 	if !ok {
@@ -236,12 +219,12 @@ func (s *Solver) slidingSearcher(spec puzzle.Spec) (*search.Sliding, error) {
 	return t, nil
 }
 
-func (s *Solver) slidingIDA(ctx context.Context, st puzzle.State, opt Options, r *Result) ([]puzzle.Move, error) {
+func (s *Solver) slidingIDA(ctx context.Context, st puzzle.State, opt Options, r *result.Result) ([]puzzle.Move, error) {
 	b := budgetOf(ctx, opt)
 	var out search.Outcome
 	var err error
 	if p := s.PDB(st.Spec); p != nil {
-		if opt.Mode == ModeFast {
+		if opt.Mode == result.ModeFast {
 			out, err = fastPDB(p, st.Cells, b, opt.Threads, r)
 		} else {
 			out, err = p.SolveParallel(st.Cells, b, pdb.Unweighted, opt.Threads)
@@ -253,7 +236,7 @@ func (s *Solver) slidingIDA(ctx context.Context, st puzzle.State, opt Options, r
 	if err != nil {
 		return nil, err
 	}
-	if opt.Mode == ModeFast {
+	if opt.Mode == result.ModeFast {
 		out, err = t.SolveWeighted(st.Cells, b, fastWeight)
 		r.Solver = t.Name() + "×1.5"
 	} else {
@@ -278,7 +261,7 @@ const fastWindow = 950 * time.Millisecond
 
 // fastPDB is anytime weighted IDA*: the heaviest weight under the job's
 // budget, then lighter ones while the window lasts, keeping the shortest.
-func fastPDB(p *pdb.Solver, cells []uint8, b search.Budget, threads int, r *Result) (search.Outcome, error) {
+func fastPDB(p *pdb.Solver, cells []uint8, b search.Budget, threads int, r *result.Result) (search.Outcome, error) {
 	// The window counts from the start, so a solve takes about a second
 	// in all unless the first answer alone takes longer.
 	until := time.Now().Add(fastWindow)
@@ -318,7 +301,7 @@ func fastPDB(p *pdb.Solver, cells []uint8, b search.Budget, threads int, r *Resu
 
 // pathMoves records a sliding search's outcome in r and converts its path
 // (tile directions, as puzzle.Dir numbers them) to moves.
-func pathMoves(out search.Outcome, err error, r *Result) ([]puzzle.Move, error) {
+func pathMoves(out search.Outcome, err error, r *result.Result) ([]puzzle.Move, error) {
 	r.Nodes, r.LowerBound, r.Optimal = out.Nodes, out.LowerBound, out.Optimal
 	if err != nil {
 		return nil, err
@@ -339,7 +322,7 @@ const maxSwapMoves = 5_000_000
 // before the move list, to refuse oversized answers cheaply.
 const swapCheckCells = 100 * 100
 
-func (s *Solver) swap(st puzzle.State, opt Options, r *Result) ([]puzzle.Move, error) {
+func (s *Solver) swap(st puzzle.State, opt Options, r *result.Result) ([]puzzle.Move, error) {
 	goal := st.Goal()
 	if opt.Goal != nil {
 		goal = *opt.Goal

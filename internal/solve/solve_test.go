@@ -3,13 +3,15 @@ package solve
 import (
 	"context"
 	"errors"
-	"github.com/tessera-solver/tessera/internal/loopover"
 	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tessera-solver/tessera/internal/loopover"
+	"github.com/tessera-solver/tessera/internal/result"
 
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search/bfs"
@@ -42,7 +44,7 @@ func TestSolvedAnswersAreOptimalAndReplay(t *testing.T) {
 		for range 50 {
 			st := puzzle.Random(sp, rng)
 			r := s.Solve(context.Background(), st, Options{})
-			if r.Status != StatusSolved || !r.Optimal || r.LowerBound != r.Length || r.Solver == "" {
+			if r.Status != result.StatusSolved || !r.Optimal || r.LowerBound != r.Length || r.Solver == "" {
 				t.Fatalf("%s %s: %+v", name, st, r)
 			}
 			if err := puzzle.Verify(st, r.Moves); err != nil {
@@ -65,11 +67,11 @@ func TestSlidingIDA(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := SolveText(context.Background(), sp, st.String(), Options{})
-	if r.Status != StatusSolved || r.Length != 57 || !r.Optimal || r.Nodes == 0 || !strings.HasPrefix(r.Solver, "ida*") {
+	if r.Status != result.StatusSolved || r.Length != 57 || !r.Optimal || r.Nodes == 0 || !strings.HasPrefix(r.Solver, "ida*") {
 		t.Fatalf("%+v", r)
 	}
-	f := SolveText(context.Background(), sp, st.String(), Options{Mode: ModeFast})
-	if f.Status != StatusSolved || f.Optimal || f.Length < 57 || f.LowerBound > 57 {
+	f := SolveText(context.Background(), sp, st.String(), Options{Mode: result.ModeFast})
+	if f.Status != result.StatusSolved || f.Optimal || f.Length < 57 || f.LowerBound > 57 {
 		t.Fatalf("fast: %+v", f)
 	}
 	if err := puzzle.Verify(st, f.Moves); err != nil {
@@ -91,7 +93,7 @@ func TestBudgetExceeded(t *testing.T) {
 		"cancelled": {cancelled(), Options{}},
 	} {
 		r := SolveText(tc.ctx, sp, korf1, tc.opt)
-		if r.Status != StatusBudgetExceeded || r.Moves != "" || r.Length != 0 || r.Optimal || r.LowerBound > 57 {
+		if r.Status != result.StatusBudgetExceeded || r.Moves != "" || r.Length != 0 || r.Optimal || r.LowerBound > 57 {
 			t.Errorf("%s: %+v", name, r)
 		}
 		if !strings.Contains(r.Error, "at least") {
@@ -113,16 +115,16 @@ func cancelled() context.Context {
 func TestRejected(t *testing.T) {
 	for _, tc := range []struct {
 		spec, state string
-		status      Status
+		status      result.Status
 		reason      string
 	}{
-		{"8", "1 2 3/4 5 6/8 7 0", StatusUnsolvable, "inversions"},
-		{"15", "1 2 3 4/5 6 7 8/9 10 11 12/13 15 14 0", StatusUnsolvable, "blank row"},
-		{"loopover:3x3", "2 1 3/4 5 6/7 8 9", StatusUnsolvable, "odd permutation"},
-		{"8", "1 2 3/4 5 6/7 8 8", StatusInvalid, "8"},
-		{"8", "1 2 3/4 5 6", StatusInvalid, "row"},
-		{"swap:2x2", "12/00", StatusInvalid, "2"},
-		{"8", "", StatusInvalid, ""},
+		{"8", "1 2 3/4 5 6/8 7 0", result.StatusUnsolvable, "inversions"},
+		{"15", "1 2 3 4/5 6 7 8/9 10 11 12/13 15 14 0", result.StatusUnsolvable, "blank row"},
+		{"loopover:3x3", "2 1 3/4 5 6/7 8 9", result.StatusUnsolvable, "odd permutation"},
+		{"8", "1 2 3/4 5 6/7 8 8", result.StatusInvalid, "8"},
+		{"8", "1 2 3/4 5 6", result.StatusInvalid, "row"},
+		{"swap:2x2", "12/00", result.StatusInvalid, "2"},
+		{"8", "", result.StatusInvalid, ""},
 	} {
 		r := SolveText(context.Background(), spec(t, tc.spec), tc.state, Options{})
 		if r.Status != tc.status || r.Error == "" || !strings.Contains(r.Error, tc.reason) || r.State != tc.state {
@@ -152,7 +154,7 @@ func TestLoopoverEverySize(t *testing.T) {
 				st = puzzle.RandomWalk(sp, rng, 8)
 			}
 			res := Default().Solve(context.Background(), st, Options{})
-			if res.Status != StatusSolved {
+			if res.Status != result.StatusSolved {
 				t.Fatalf("%s %s: %+v", sp, st, res)
 			}
 			wantOptimal := sp.Cells() <= 10 || noSearch == nil
@@ -171,8 +173,8 @@ func TestLoopoverEverySize(t *testing.T) {
 func TestLoopover5x5Fast(t *testing.T) {
 	sp := spec(t, "loopover:5x5")
 	st := puzzle.Random(sp, rand.New(rand.NewPCG(25, 25)))
-	r := New().Solve(context.Background(), st, Options{Mode: ModeFast})
-	if r.Status != StatusSolved || !strings.HasPrefix(r.Solver, "two-phase") || r.LowerBound < 10 || r.Length < r.LowerBound || r.Length > 60 {
+	r := New().Solve(context.Background(), st, Options{Mode: result.ModeFast})
+	if r.Status != result.StatusSolved || !strings.HasPrefix(r.Solver, "two-phase") || r.LowerBound < 10 || r.Length < r.LowerBound || r.Length > 60 {
 		t.Fatalf("%+v", r)
 	}
 }
@@ -183,11 +185,11 @@ func TestLoopoverBudget(t *testing.T) {
 	sp := spec(t, "loopover:4x4")
 	state := puzzle.Random(sp, rand.New(rand.NewPCG(16, 16))).String()
 	r := SolveText(context.Background(), sp, state, Options{MaxNodes: 100})
-	if r.Status != StatusBudgetExceeded || r.LowerBound == 0 || r.Moves != "" {
+	if r.Status != result.StatusBudgetExceeded || r.LowerBound == 0 || r.Moves != "" {
 		t.Fatalf("optimal under 100 nodes: %+v", r)
 	}
-	f := SolveText(context.Background(), sp, state, Options{Mode: ModeFast, MaxNodes: 100})
-	if f.Status != StatusSolved || f.Optimal || f.LowerBound < r.LowerBound || f.Solver != "loopover-construct" {
+	f := SolveText(context.Background(), sp, state, Options{Mode: result.ModeFast, MaxNodes: 100})
+	if f.Status != result.StatusSolved || f.Optimal || f.LowerBound < r.LowerBound || f.Solver != "loopover-construct" {
 		t.Fatalf("fast under 100 nodes: %+v", f)
 	}
 }
@@ -197,14 +199,14 @@ func TestSwapGoal(t *testing.T) {
 	st, _ := puzzle.Parse(sp, "100/000/001")
 	g, _ := puzzle.Parse(sp, "000/110/000")
 	r := New().Solve(context.Background(), st, Options{Goal: &g})
-	if r.Status != StatusSolved || r.Length != 3 {
+	if r.Status != result.StatusSolved || r.Length != 3 {
 		t.Fatalf("%+v", r)
 	}
 	if err := puzzle.VerifyTo(st, r.Moves, g); err != nil {
 		t.Fatal(err)
 	}
 	bad, _ := puzzle.Parse(sp, "000/111/000")
-	if r := New().Solve(context.Background(), st, Options{Goal: &bad}); r.Status != StatusInvalid {
+	if r := New().Solve(context.Background(), st, Options{Goal: &bad}); r.Status != result.StatusInvalid {
 		t.Errorf("goal with 3 ones: %+v", r)
 	}
 }
@@ -218,7 +220,7 @@ func TestSwapMoveCap(t *testing.T) {
 		c[len(c)/2+i] = 1
 	}
 	r := New().Solve(context.Background(), puzzle.State{Spec: sp, Cells: c}, Options{})
-	if r.Status != StatusBudgetExceeded || r.LowerBound <= maxSwapMoves || r.Moves != "" {
+	if r.Status != result.StatusBudgetExceeded || r.LowerBound <= maxSwapMoves || r.Moves != "" {
 		t.Fatalf("%+v", r)
 	}
 }
@@ -229,11 +231,11 @@ func TestSolveChecksUnparsedStates(t *testing.T) {
 	sp := spec(t, "15")
 	g := puzzle.Goal(sp)
 	g.Cells[0], g.Cells[1] = g.Cells[1], g.Cells[0]
-	if r := New().Solve(context.Background(), g, Options{}); r.Status != StatusUnsolvable {
+	if r := New().Solve(context.Background(), g, Options{}); r.Status != result.StatusUnsolvable {
 		t.Errorf("%+v", r)
 	}
 	bad := puzzle.State{Spec: sp, Cells: []uint8{1, 2, 3}}
-	if r := New().Solve(context.Background(), bad, Options{}); r.Status != StatusInvalid {
+	if r := New().Solve(context.Background(), bad, Options{}); r.Status != result.StatusInvalid {
 		t.Errorf("%+v", r)
 	}
 }
@@ -268,22 +270,22 @@ func TestLoadTables(t *testing.T) {
 	spec := puzzle.Spec{Kind: puzzle.Sliding, Rows: 4, Cols: 4}
 	text := "13 6 8 12/15 14 0 10/11 7 4 5/9 1 3 2" // Korf #1, 57 moves
 	r := s.SolveText(context.Background(), spec, text, Options{})
-	if r.Status != StatusSolved || r.Length != 57 || !r.Optimal || !strings.HasPrefix(r.Solver, "ida*(pdb") {
+	if r.Status != result.StatusSolved || r.Length != 57 || !r.Optimal || !strings.HasPrefix(r.Solver, "ida*(pdb") {
 		t.Fatalf("with tables: %+v", r)
 	}
 	// Threads split the search; the answer is as short.
-	if r2 := s.SolveText(context.Background(), spec, text, Options{Threads: 2}); r2.Status != StatusSolved || r2.Length != 57 || !r2.Optimal {
+	if r2 := s.SolveText(context.Background(), spec, text, Options{Threads: 2}); r2.Status != result.StatusSolved || r2.Length != 57 || !r2.Optimal {
 		t.Fatalf("two threads: %+v", r2)
 	}
 	// Fast mode over the tables: the anytime weights reach plain IDA*
 	// within the window on this instance, so the answer is optimal.
-	f := s.SolveText(context.Background(), spec, text, Options{Mode: ModeFast})
-	if f.Status != StatusSolved || f.Length != 57 || !f.Optimal {
+	f := s.SolveText(context.Background(), spec, text, Options{Mode: result.ModeFast})
+	if f.Status != result.StatusSolved || f.Length != 57 || !f.Optimal {
 		t.Fatalf("fast with tables: %+v", f)
 	}
 	// Under a tiny node budget only the heaviest weight's answer fits.
-	f = s.SolveText(context.Background(), spec, text, Options{Mode: ModeFast, MaxNodes: 2000})
-	if f.Status == StatusSolved && (f.Length < 57 || f.Optimal && f.Length != 57) {
+	f = s.SolveText(context.Background(), spec, text, Options{Mode: result.ModeFast, MaxNodes: 2000})
+	if f.Status == result.StatusSolved && (f.Length < 57 || f.Optimal && f.Length != 57) {
 		t.Fatalf("fast under budget: %+v", f)
 	}
 	if err := l.Close(); err != nil || s.PDB(spec) != nil {
@@ -319,11 +321,11 @@ func TestLoopoverFullTable(t *testing.T) {
 			st := puzzle.RandomWalk(sp, rng, 10)
 			r := s.Solve(context.Background(), st, Options{})
 			ida := New().Solve(context.Background(), st, Options{})
-			if r.Status != StatusSolved || !r.Optimal || r.Solver != "bfs-table" || r.Length != ida.Length || !ida.Optimal {
+			if r.Status != result.StatusSolved || !r.Optimal || r.Solver != "bfs-table" || r.Length != ida.Length || !ida.Optimal {
 				t.Fatalf("%s %s: table %+v, search %+v", sp, st, r, ida)
 			}
 		}
-		if r := s.Solve(context.Background(), puzzle.Random(sp, rng), Options{}); r.Status != StatusSolved || r.Length > 14 {
+		if r := s.Solve(context.Background(), puzzle.Random(sp, rng), Options{}); r.Status != result.StatusSolved || r.Length > 14 {
 			t.Fatalf("%s random: %+v (God's number of 3x4 is 14)", sp, r)
 		}
 	}

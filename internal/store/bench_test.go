@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/result"
+
 	"github.com/tessera-solver/tessera/internal/job"
-	"github.com/tessera-solver/tessera/internal/solve"
 	"github.com/tessera-solver/tessera/internal/store/storetest"
 )
 
@@ -38,9 +39,9 @@ func BenchmarkInsertResults(b *testing.B) {
 				batch := make([]job.Results, shape.msgs)
 				for m := range batch {
 					rs := job.Results{V: job.Version, JobID: fmt.Sprint(id, "-", seq), BatchID: id, Puzzle: "sliding:3x3", FirstSeq: seq}
-					rs.Results = make([]solve.Result, shape.per)
+					rs.Results = make([]result.Result, shape.per)
 					for i := range rs.Results {
-						rs.Results[i] = solve.Result{Puzzle: "sliding:3x3", State: "8 1 3/4 0 2/7 6 5", Status: solve.StatusSolved,
+						rs.Results[i] = result.Result{Puzzle: "sliding:3x3", State: "8 1 3/4 0 2/7 6 5", Status: result.StatusSolved,
 							Moves: moves, Length: 22, Optimal: true, LowerBound: 22, Nodes: 1, ElapsedMS: 0.002, Solver: "bfs-table"}
 					}
 					seq += int64(shape.per)

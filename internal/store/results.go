@@ -10,11 +10,12 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/tessera-solver/tessera/internal/result"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/tessera-solver/tessera/internal/job"
-	"github.com/tessera-solver/tessera/internal/solve"
 )
 
 // ValidateResults checks one results message before it is written. An
@@ -41,16 +42,14 @@ func ValidateResults(rs job.Results) error {
 	return nil
 }
 
-func validateResult(rs job.Results, r solve.Result) error {
-	switch r.Status {
-	case solve.StatusSolved, solve.StatusBudgetExceeded, solve.StatusInvalid, solve.StatusUnsolvable, solve.StatusFailed:
-	default:
+func validateResult(rs job.Results, r result.Result) error {
+	if !r.Status.Valid() {
 		return fmt.Errorf("status %q unknown: %w", r.Status, ErrRejected)
 	}
 	if rs.Puzzle == "" && r.Puzzle == "" {
 		return fmt.Errorf("no puzzle: %w", ErrRejected)
 	}
-	if r.Status == solve.StatusSolved && (r.Length < 0 || r.Length > math.MaxInt32) {
+	if r.Status == result.StatusSolved && (r.Length < 0 || r.Length > math.MaxInt32) {
 		return fmt.Errorf("length %d: %w", r.Length, ErrRejected)
 	}
 	if r.LowerBound < 0 || r.LowerBound > math.MaxInt32 {
@@ -92,7 +91,7 @@ CREATE TEMP TABLE tessera_staging (
 // the RETURNING rows only: a redelivered result inserts nothing and so
 // counts nothing. One statement, one round trip; data-modifying CTEs all
 // run, and each sees the rows ins returned.
-const insertFromStaging = `
+var insertFromStaging = `
 WITH ins AS (
     INSERT INTO solutions (batch_id, seq, puzzle, state, moves, length, optimal,
                            lower_bound, nodes, solve_ms, solver, status, error)
@@ -110,20 +109,12 @@ WITH ins AS (
     ON CONFLICT (puzzle, batch_id, length) DO UPDATE SET count = d.count + excluded.count
 ), progress AS (
     UPDATE batches AS b SET
-        solved          = b.solved + p.solved,
-        budget_exceeded = b.budget_exceeded + p.budget_exceeded,
-        invalid         = b.invalid + p.invalid,
-        unsolvable      = b.unsolvable + p.unsolvable,
-        failed          = b.failed + p.failed,
+        ` + statusSums + `,
         finished_at     = CASE WHEN b.finished_at IS NULL AND b.total IS NOT NULL AND b.done + p.n >= b.total
                                THEN now() ELSE b.finished_at END
     FROM (SELECT batch_id,
                  count(*) AS n,
-                 count(*) FILTER (WHERE status = 'solved') AS solved,
-                 count(*) FILTER (WHERE status = 'budget_exceeded') AS budget_exceeded,
-                 count(*) FILTER (WHERE status = 'invalid') AS invalid,
-                 count(*) FILTER (WHERE status = 'unsolvable') AS unsolvable,
-                 count(*) FILTER (WHERE status = 'failed') AS failed
+                 ` + statusFilters + `
           FROM ins GROUP BY batch_id) AS p
     WHERE b.id = p.batch_id
 )
@@ -216,8 +207,11 @@ func copyDirect(ctx context.Context, tx pgx.Tx, batch []job.Results, n int) (int
 		return 0, fmt.Errorf("release savepoint: %w", err)
 	}
 	c := countBatch(batch)
-	if _, err := tx.Exec(ctx, applyCounts, c.puzzle, c.distBatch, c.length, c.count,
-		c.batch, c.n, c.solved, c.budget, c.invalid, c.unsolvable, c.failed); err != nil {
+	args := []any{c.puzzle, c.distBatch, c.length, c.count, c.batch, c.n}
+	for _, a := range c.status {
+		args = append(args, a)
+	}
+	if _, err := tx.Exec(ctx, applyCounts, args...); err != nil {
 		return 0, fmt.Errorf("update counts: %w", rejected(err))
 	}
 	return n, nil
@@ -245,33 +239,53 @@ func insertStaged(ctx context.Context, tx pgx.Tx, batch []job.Results, n int) (i
 // applyCounts adds a batch's histogram and status counts (as parallel
 // arrays) to distance_counts and batches, like the tail of
 // insertFromStaging does from its RETURNING rows.
-const applyCounts = `
+var applyCounts = `
 WITH dist AS (
     INSERT INTO distance_counts AS d (puzzle, batch_id, length, count)
     SELECT * FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::bigint[])
     ON CONFLICT (puzzle, batch_id, length) DO UPDATE SET count = d.count + excluded.count
 )
 UPDATE batches AS b SET
-    solved          = b.solved + p.solved,
-    budget_exceeded = b.budget_exceeded + p.budget_exceeded,
-    invalid         = b.invalid + p.invalid,
-    unsolvable      = b.unsolvable + p.unsolvable,
-    failed          = b.failed + p.failed,
+    ` + statusSums + `,
     finished_at     = CASE WHEN b.finished_at IS NULL AND b.total IS NOT NULL AND b.done + p.n >= b.total
                            THEN now() ELSE b.finished_at END
-FROM unnest($5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[])
-     AS p(batch_id, n, solved, budget_exceeded, invalid, unsolvable, failed)
+FROM unnest($5::bigint[], $6::bigint[], ` + statusParams(7) + `)
+     AS p(batch_id, n, ` + statusColumns + `)
 WHERE b.id = p.batch_id`
+
+// The batches table has one counter column per status, named as the
+// status; these fragments spell them out from result.Statuses so that the
+// list is written once.
+var (
+	statusColumns = statusSQL(", ", func(s string, _ int) string { return s })
+	statusSums    = statusSQL(",\n    ", func(s string, _ int) string { return s + " = b." + s + " + p." + s })
+	statusFilters = statusSQL(",\n    ", func(s string, _ int) string {
+		return "count(*) FILTER (WHERE status = '" + s + "') AS " + s
+	})
+)
+
+func statusParams(first int) string {
+	return statusSQL(", ", func(_ string, i int) string { return fmt.Sprintf("$%d::bigint[]", first+i) })
+}
+
+func statusSQL(sep string, f func(status string, i int) string) string {
+	parts := make([]string, len(result.Statuses()))
+	for i, st := range result.Statuses() {
+		parts[i] = f(string(st), i)
+	}
+	return strings.Join(parts, sep)
+}
 
 // batchCounts is a batch's histogram and per-batch status counts as the
 // parallel arrays applyCounts takes, sorted by key so that concurrent
 // writers lock rows in the same order.
 type batchCounts struct {
-	puzzle                                                []string
-	distBatch                                             []int64
-	length                                                []int32
-	count                                                 []int64
-	batch, n, solved, budget, invalid, unsolvable, failed []int64
+	puzzle    []string
+	distBatch []int64
+	length    []int32
+	count     []int64
+	batch, n  []int64
+	status    [len(result.Counts{})][]int64 // one array per status, in result.Statuses order
 }
 
 func countBatch(batch []job.Results) batchCounts {
@@ -281,30 +295,23 @@ func countBatch(batch []job.Results) batchCounts {
 		length int
 	}
 	dist := map[dk]int64{}
-	prog := map[int64]*[6]int64{} // n, then one per status
+	type progress struct {
+		n      int64
+		counts result.Counts
+	}
+	prog := map[int64]*progress{}
 	for _, rs := range batch {
 		p := prog[rs.BatchID]
 		if p == nil {
-			p = new([6]int64)
+			p = new(progress)
 			prog[rs.BatchID] = p
 		}
 		for i := range rs.Results {
 			r := &rs.Results[i]
-			p[0]++
-			switch r.Status {
-			case solve.StatusSolved:
-				p[1]++
-				if r.Optimal {
-					dist[dk{rowPuzzle(&rs, r), rs.BatchID, r.Length}]++
-				}
-			case solve.StatusBudgetExceeded:
-				p[2]++
-			case solve.StatusInvalid:
-				p[3]++
-			case solve.StatusUnsolvable:
-				p[4]++
-			case solve.StatusFailed:
-				p[5]++
+			p.n++
+			p.counts.Add(r.Status, 1)
+			if r.Status == result.StatusSolved && r.Optimal {
+				dist[dk{rowPuzzle(&rs, r), rs.BatchID, r.Length}]++
 			}
 		}
 	}
@@ -330,17 +337,15 @@ func countBatch(batch []job.Results) batchCounts {
 	for _, id := range ids {
 		p := prog[id]
 		c.batch = append(c.batch, id)
-		c.n = append(c.n, p[0])
-		c.solved = append(c.solved, p[1])
-		c.budget = append(c.budget, p[2])
-		c.invalid = append(c.invalid, p[3])
-		c.unsolvable = append(c.unsolvable, p[4])
-		c.failed = append(c.failed, p[5])
+		c.n = append(c.n, p.n)
+		for i := range c.status {
+			c.status[i] = append(c.status[i], p.counts[i])
+		}
 	}
 	return c
 }
 
-func rowPuzzle(rs *job.Results, r *solve.Result) string {
+func rowPuzzle(rs *job.Results, r *result.Result) string {
 	if r.Puzzle != "" {
 		return r.Puzzle
 	}
@@ -373,7 +378,7 @@ func (r *resultRows) Values() ([]any, error) {
 	res := &rs.Results[r.i]
 	p := rowPuzzle(rs, res)
 	var moves, length, errText any // NULL unless set below
-	solved := res.Status == solve.StatusSolved
+	solved := res.Status == result.StatusSolved
 	if solved {
 		moves, length = res.Moves, int32(res.Length)
 	}

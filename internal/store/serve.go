@@ -5,20 +5,11 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/tessera-solver/tessera/internal/solve"
 )
 
 // Queries of `results serve` (internal/httpapi) that the CLI does not need.
 
-// Statuses are the result statuses in the order of the batches counter
-// columns and of ByStatus.
-var Statuses = []solve.Status{
-	solve.StatusSolved, solve.StatusBudgetExceeded, solve.StatusInvalid,
-	solve.StatusUnsolvable, solve.StatusFailed,
-}
-
-// ByStatus returns the batch's counters in the order of Statuses.
+// ByStatus returns the batch's counters in the order of result.Statuses.
 func (b Batch) ByStatus() []int64 {
 	return []int64{b.Solved, b.BudgetExceeded, b.Invalid, b.Unsolvable, b.Failed}
 }
@@ -35,7 +26,7 @@ type PuzzleTotals struct {
 	Failed         int64  `json:"failed"`
 }
 
-// ByStatus returns the summed counters in the order of Statuses.
+// ByStatus returns the summed counters in the order of result.Statuses.
 func (t PuzzleTotals) ByStatus() []int64 {
 	return []int64{t.Solved, t.BudgetExceeded, t.Invalid, t.Unsolvable, t.Failed}
 }

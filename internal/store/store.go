@@ -20,7 +20,7 @@ import (
 	"github.com/jackc/tern/v2/migrate"
 
 	"github.com/tessera-solver/tessera/internal/puzzle"
-	"github.com/tessera-solver/tessera/internal/solve"
+	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/migrations"
 )
 
@@ -182,7 +182,7 @@ func (s *Store) CreateBatch(ctx context.Context, puzzleSpec, mode string, total 
 	if err != nil {
 		return 0, fmt.Errorf("create batch: %w", err)
 	}
-	m, err := solve.ParseMode(mode)
+	m, err := result.ParseMode(mode)
 	if err != nil {
 		return 0, fmt.Errorf("create batch: %w", err)
 	}

@@ -14,8 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/result"
+
 	"github.com/tessera-solver/tessera/internal/job"
-	"github.com/tessera-solver/tessera/internal/solve"
 	"github.com/tessera-solver/tessera/internal/store"
 	"github.com/tessera-solver/tessera/internal/store/storetest"
 )
@@ -28,16 +29,16 @@ const p8 = "sliding:3x3"
 func res(batch, seq int64, lengths ...int) job.Results {
 	rs := job.Results{V: job.Version, JobID: fmt.Sprintf("%d-%d", batch, seq), BatchID: batch, Puzzle: p8, FirstSeq: seq}
 	for i, l := range lengths {
-		r := solve.Result{Puzzle: p8, State: fmt.Sprintf("state %d", seq+int64(i)), Solver: "bfs", Nodes: 10, ElapsedMS: 0.25}
+		r := result.Result{Puzzle: p8, State: fmt.Sprintf("state %d", seq+int64(i)), Solver: "bfs", Nodes: 10, ElapsedMS: 0.25}
 		switch {
 		case l >= 0:
-			r.Status, r.Length, r.Optimal, r.LowerBound = solve.StatusSolved, l, true, l
+			r.Status, r.Length, r.Optimal, r.LowerBound = result.StatusSolved, l, true, l
 			r.Moves = strings.TrimSpace(strings.Repeat("R ", l))
 		case l == -1:
-			r.Status, r.LowerBound, r.Error = solve.StatusBudgetExceeded, 20, "node budget exhausted"
+			r.Status, r.LowerBound, r.Error = result.StatusBudgetExceeded, 20, "node budget exhausted"
 			r.Optimal = true // must be ignored: only solved rows can be optimal
 		case l == -2:
-			r.Status, r.Length, r.Moves = solve.StatusSolved, 30, strings.TrimSpace(strings.Repeat("L ", 30))
+			r.Status, r.Length, r.Moves = result.StatusSolved, 30, strings.TrimSpace(strings.Repeat("L ", 30))
 		}
 		rs.Results = append(rs.Results, r)
 	}

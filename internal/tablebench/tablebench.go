@@ -17,6 +17,7 @@ import (
 
 	"github.com/tessera-solver/tessera/internal/instances"
 	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/search"
 	"github.com/tessera-solver/tessera/internal/solve"
 	"github.com/tessera-solver/tessera/tables"
@@ -311,9 +312,9 @@ func fast(ctx context.Context, dir, setName, spec string, ins []instances.Instan
 	var sum, opt int
 	for _, in := range ins {
 		t0 := time.Now()
-		res := s.Solve(ctx, puzzle.State{Spec: sp, Cells: in.Cells}, solve.Options{Mode: solve.ModeFast})
+		res := s.Solve(ctx, puzzle.State{Spec: sp, Cells: in.Cells}, solve.Options{Mode: result.ModeFast})
 		el := time.Since(t0)
-		if res.Status != solve.StatusSolved {
+		if res.Status != result.StatusSolved {
 			return r, fmt.Errorf("fast %s #%d: %s %s", spec, in.ID, res.Status, res.Error)
 		}
 		r.solved++

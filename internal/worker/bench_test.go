@@ -16,6 +16,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/natstest"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/solve"
 	"github.com/tessera-solver/tessera/internal/worker"
 )
@@ -59,8 +60,8 @@ func benchPipeline(b *testing.B, chunk, batch int) {
 	}
 	const state = "8 6 7/2 5 4/3 0 1"
 	moves := strings.TrimSpace(strings.Repeat("U L D R ", 8)) // a 31-move answer's size
-	cheap := func(_ context.Context, spec puzzle.Spec, text string, _ solve.Options) solve.Result {
-		return solve.Result{Puzzle: "sliding:3x3", State: text, Status: solve.StatusSolved, Moves: moves, Length: 31,
+	cheap := func(_ context.Context, spec puzzle.Spec, text string, _ solve.Options) result.Result {
+		return result.Result{Puzzle: "sliding:3x3", State: text, Status: result.StatusSolved, Moves: moves, Length: 31,
 			Optimal: true, LowerBound: 31, Nodes: 31, Solver: "bfs-table"}
 	}
 	wctx, wcancel := context.WithCancel(ctx)

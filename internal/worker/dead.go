@@ -8,10 +8,11 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/result"
+
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/tessera-solver/tessera/internal/queue"
-	"github.com/tessera-solver/tessera/internal/solve"
 )
 
 // deadRetry is the redelivery delay of an advisory whose handling failed
@@ -101,7 +102,7 @@ func recordOne(ctx context.Context, js jetstream.JetStream, jobs jetstream.Strea
 		}
 	} else {
 		reason := fmt.Sprintf("job %s gave up after %d deliveries: its workers crashed, hung or failed each time", d.job.ID, adv.Deliveries)
-		res := uniform(d.job, solve.StatusFailed, reason)
+		res := uniform(d.job, result.StatusFailed, reason)
 		storable(&res)
 		if err := queue.PublishResults(ctx, js, res); err != nil {
 			return err

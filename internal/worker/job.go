@@ -9,6 +9,7 @@ import (
 
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/solve"
 )
 
@@ -57,7 +58,7 @@ func decodeJob(data []byte) decoded {
 		d.invalid = fmt.Sprintf("job %s: %v", j.ID, err)
 		return d
 	}
-	mode, err := solve.ParseMode(j.Mode)
+	mode, err := result.ParseMode(j.Mode)
 	if err != nil {
 		d.invalid = fmt.Sprintf("job %s: %v", j.ID, err)
 		return d
@@ -84,11 +85,11 @@ func decodeJob(data []byte) decoded {
 }
 
 // uniform answers every state of j with the same status and reason.
-func uniform(j job.Job, status solve.Status, reason string) job.Results {
+func uniform(j job.Job, status result.Status, reason string) job.Results {
 	r := results(j)
-	r.Results = make([]solve.Result, len(j.States))
+	r.Results = make([]result.Result, len(j.States))
 	for i, s := range j.States {
-		r.Results[i] = solve.Result{Puzzle: r.Puzzle, State: s, Status: status, Error: reason}
+		r.Results[i] = result.Result{Puzzle: r.Puzzle, State: s, Status: status, Error: reason}
 	}
 	return r
 }

@@ -6,8 +6,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/tessera-solver/tessera/internal/result"
+
 	"github.com/tessera-solver/tessera/internal/job"
-	"github.com/tessera-solver/tessera/internal/solve"
 	"github.com/tessera-solver/tessera/internal/store"
 )
 
@@ -38,7 +39,7 @@ func TestDecodeJob(t *testing.T) {
 		}
 	}
 	d := decodeJob([]byte(cases[0].in))
-	if d.opt.Mode != solve.ModeFast || d.opt.MaxNodes != 5 || d.opt.Timeout.Milliseconds() != 20 || d.spec.Cells() != 9 {
+	if d.opt.Mode != result.ModeFast || d.opt.MaxNodes != 5 || d.opt.Timeout.Milliseconds() != 20 || d.spec.Cells() != 9 {
 		t.Errorf("options %+v spec %v", d.opt, d.spec)
 	}
 	if d := decodeJob([]byte(cases[len(cases)-3].in)); d.opt.Goal == nil || d.opt.Goal.String() != "01/01" {
@@ -47,7 +48,7 @@ func TestDecodeJob(t *testing.T) {
 }
 
 func TestStorable(t *testing.T) {
-	r := uniform(job.Job{ID: "1-0", BatchID: 1, Puzzle: "8\x00", States: []string{"ok", "a\xffb", "c\x00d"}}, solve.StatusInvalid, "bad \xfe")
+	r := uniform(job.Job{ID: "1-0", BatchID: 1, Puzzle: "8\x00", States: []string{"ok", "a\xffb", "c\x00d"}}, result.StatusInvalid, "bad \xfe")
 	storable(&r)
 	for _, s := range []string{r.Puzzle, r.Results[0].State, r.Results[1].State, r.Results[2].State, r.Results[1].Error} {
 		if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
@@ -81,7 +82,7 @@ func FuzzDecodeJob(f *testing.F) {
 				t.Fatalf("valid job with bad spec: %v", err)
 			}
 		}
-		r := uniform(j, solve.StatusInvalid, d.invalid)
+		r := uniform(j, result.StatusInvalid, d.invalid)
 		storable(&r)
 		if len(r.Results) != len(j.States) {
 			t.Fatalf("%d results for %d states", len(r.Results), len(j.States))

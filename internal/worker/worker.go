@@ -24,12 +24,13 @@ import (
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/solve"
 )
 
 // SolveFunc solves one state. Bad input must come back as a Result with
 // status invalid or unsolvable, not as a panic.
-type SolveFunc func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) solve.Result
+type SolveFunc func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result
 
 // Options configure Run. Zero values take the defaults noted.
 type Options struct {
@@ -250,7 +251,7 @@ func (r *runner) process(t *tracked) {
 		return
 	case d.invalid != "":
 		r.log.Warn("worker: invalid job", "job", d.job.ID, "reason", d.invalid)
-		if err := r.publish(uniform(d.job, solve.StatusInvalid, d.invalid)); err != nil {
+		if err := r.publish(uniform(d.job, result.StatusInvalid, d.invalid)); err != nil {
 			r.retry(t, meta, err)
 			return
 		}
@@ -289,19 +290,19 @@ func (r *runner) solveAll(t *tracked, d decoded, meta *jetstream.MsgMetadata) (j
 	t.beatFor(r.jobLimit(j, d.opt))
 	last := r.cc.MaxDeliver > 0 && meta.NumDelivered >= uint64(r.cc.MaxDeliver)
 	res := results(j)
-	res.Results = make([]solve.Result, len(j.States))
+	res.Results = make([]result.Result, len(j.States))
 	for i, s := range j.States {
 		out, err := r.solveOne(ctx, d.spec, s, d.opt)
 		if err != nil {
 			if !last {
 				return res, fmt.Errorf("job %s state %d: %w", j.ID, j.FirstSeq+int64(i), err)
 			}
-			out = solve.Result{Puzzle: res.Puzzle, State: s, Status: solve.StatusFailed,
+			out = result.Result{Puzzle: res.Puzzle, State: s, Status: result.StatusFailed,
 				Error: fmt.Sprintf("%v (delivery %d of %d)", err, meta.NumDelivered, r.cc.MaxDeliver)}
 		}
-		if !known(out.Status) {
+		if !out.Status.Valid() {
 			// The writer would reject the whole message over one row.
-			out = solve.Result{Puzzle: res.Puzzle, State: s, Status: solve.StatusFailed, Solver: out.Solver,
+			out = result.Result{Puzzle: res.Puzzle, State: s, Status: result.StatusFailed, Solver: out.Solver,
 				Error: fmt.Sprintf("internal error: solver returned status %q", out.Status)}
 		}
 		res.Results[i] = out
@@ -309,15 +310,7 @@ func (r *runner) solveAll(t *tracked, d decoded, meta *jetstream.MsgMetadata) (j
 	return res, nil
 }
 
-func known(s solve.Status) bool {
-	switch s {
-	case solve.StatusSolved, solve.StatusBudgetExceeded, solve.StatusInvalid, solve.StatusUnsolvable, solve.StatusFailed:
-		return true
-	}
-	return false
-}
-
-func (r *runner) solveOne(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) (res solve.Result, err error) {
+func (r *runner) solveOne(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) (res result.Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("solver panic: %v", p)

@@ -19,6 +19,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/natstest"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/solve"
 	"github.com/tessera-solver/tessera/internal/worker"
 )
@@ -150,8 +151,8 @@ func eventually(t *testing.T, what string, cond func() bool) {
 }
 
 // echo "solves" a state by returning its text reversed as the moves.
-func echo(_ context.Context, spec puzzle.Spec, text string, opt solve.Options) solve.Result {
-	return solve.Result{Puzzle: spec.String(), State: text, Status: solve.StatusSolved, Moves: "m:" + text, Length: len(text), Solver: "echo/" + string(opt.Mode)}
+func echo(_ context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result {
+	return result.Result{Puzzle: spec.String(), State: text, Status: result.StatusSolved, Moves: "m:" + text, Length: len(text), Solver: "echo/" + string(opt.Mode)}
 }
 
 func mkJob(batch, seq int64, states ...string) job.Job {
@@ -175,7 +176,7 @@ func TestJobFlowsToResults(t *testing.T) {
 	}
 	for i, s := range []string{"a", "bb", "ccc"} {
 		x := r.Results[i]
-		if x.State != s || x.Moves != "m:"+s || x.Status != solve.StatusSolved || x.Solver != "echo/fast" {
+		if x.State != s || x.Moves != "m:"+s || x.Status != result.StatusSolved || x.Solver != "echo/fast" {
 			t.Errorf("result %d: %+v", i, x)
 		}
 	}
@@ -222,10 +223,10 @@ func TestMalformedJobs(t *testing.T) {
 		for i, x := range r.Results {
 			switch {
 			case r.JobID == "9-5":
-				if x.Status != solve.StatusSolved {
+				if x.Status != result.StatusSolved {
 					t.Errorf("good job after malformed ones: %+v", x)
 				}
-			case x.Status != solve.StatusInvalid || x.Error == "" || x.State != fmt.Sprintf("s%d", r.FirstSeq+int64(i)):
+			case x.Status != result.StatusInvalid || x.Error == "" || x.State != fmt.Sprintf("s%d", r.FirstSeq+int64(i)):
 				t.Errorf("job %s result %d: %+v", r.JobID, i, x)
 			default:
 				invalid++
@@ -244,7 +245,7 @@ func TestMalformedJobs(t *testing.T) {
 func TestPanicRetriedThenRecorded(t *testing.T) {
 	e := newEnv(t, fastConfig())
 	var calls atomic.Int32
-	e.start(t, worker.Options{Workers: 1, Solve: func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) solve.Result {
+	e.start(t, worker.Options{Workers: 1, Solve: func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result {
 		if text == "boom" {
 			calls.Add(1)
 			panic("kaboom")
@@ -256,7 +257,7 @@ func TestPanicRetriedThenRecorded(t *testing.T) {
 	if n := calls.Load(); n != int32(e.cfg.MaxDeliver) {
 		t.Errorf("poison state tried %d times, want %d (MaxDeliver)", n, e.cfg.MaxDeliver)
 	}
-	want := []solve.Status{solve.StatusSolved, solve.StatusFailed, solve.StatusSolved}
+	want := []result.Status{result.StatusSolved, result.StatusFailed, result.StatusSolved}
 	for i, x := range got.Results {
 		if x.Status != want[i] {
 			t.Errorf("result %d: %+v, want %s", i, x, want[i])
@@ -278,7 +279,7 @@ func TestHungJobRecordedFailed(t *testing.T) {
 	release := make(chan struct{})
 	var calls atomic.Int32
 	e.start(t, worker.Options{Workers: 3, JobTimeout: 100 * time.Millisecond, DrainTimeout: 100 * time.Millisecond,
-		Solve: func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) solve.Result {
+		Solve: func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result {
 			if text == "hang" {
 				calls.Add(1)
 				<-release
@@ -292,7 +293,7 @@ func TestHungJobRecordedFailed(t *testing.T) {
 		t.Fatalf("results %+v", got)
 	}
 	for _, x := range got.Results {
-		if x.Status != solve.StatusFailed || !strings.Contains(x.Error, "deliveries") {
+		if x.Status != result.StatusFailed || !strings.Contains(x.Error, "deliveries") {
 			t.Errorf("result %+v, want failed after max deliveries", x)
 		}
 	}
@@ -310,7 +311,7 @@ func TestPublishFailureRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	var calls atomic.Int32
-	e.start(t, worker.Options{Workers: 1, Solve: func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) solve.Result {
+	e.start(t, worker.Options{Workers: 1, Solve: func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result {
 		calls.Add(1)
 		return echo(ctx, spec, text, opt)
 	}})
@@ -325,7 +326,7 @@ func TestPublishFailureRetried(t *testing.T) {
 	}
 	e.res = res
 	got := e.results(t, 1)[0]
-	if got.JobID != "4-0" || got.Results[0].Status != solve.StatusSolved {
+	if got.JobID != "4-0" || got.Results[0].Status != result.StatusSolved {
 		t.Errorf("results %+v", got)
 	}
 }
@@ -336,7 +337,7 @@ func TestPublishFailureRetried(t *testing.T) {
 func TestRedeliveredJobOneResults(t *testing.T) {
 	e := newEnv(t, queue.DefaultConfig())
 	var calls atomic.Int32
-	e.start(t, worker.Options{Workers: 1, Solve: func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) solve.Result {
+	e.start(t, worker.Options{Workers: 1, Solve: func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result {
 		calls.Add(1)
 		return echo(ctx, spec, text, opt)
 	}})
@@ -363,7 +364,7 @@ func TestDrainFinishesInFlight(t *testing.T) {
 	e := newEnv(t, queue.DefaultConfig())
 	started := make(chan struct{}, 4)
 	release := make(chan struct{})
-	e.start(t, worker.Options{Workers: 2, Solve: func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) solve.Result {
+	e.start(t, worker.Options{Workers: 2, Solve: func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result {
 		started <- struct{}{}
 		<-release
 		return echo(ctx, spec, text, opt)
@@ -404,10 +405,10 @@ func TestDrainDeadlineHandsBack(t *testing.T) {
 	e := newEnv(t, queue.DefaultConfig())
 	started := make(chan struct{}, 1)
 	e.start(t, worker.Options{Workers: 1, DrainTimeout: 50 * time.Millisecond,
-		Solve: func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) solve.Result {
+		Solve: func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result {
 			started <- struct{}{}
 			<-ctx.Done()
-			return solve.Result{Puzzle: spec.String(), State: text, Status: solve.StatusBudgetExceeded}
+			return result.Result{Puzzle: spec.String(), State: text, Status: result.StatusBudgetExceeded}
 		}})
 	e.publish(t, mkJob(7, 0, "slow"))
 	<-started
@@ -430,7 +431,7 @@ func TestDrainDeadlineHandsBack(t *testing.T) {
 	}
 	// A new worker picks it up at once (it was nak'ed, not left to time out).
 	e.start(t, worker.Options{Solve: echo})
-	if got := e.results(t, 1); got[0].Results[0].Status != solve.StatusSolved {
+	if got := e.results(t, 1); got[0].Results[0].Status != result.StatusSolved {
 		t.Errorf("after restart: %+v", got[0])
 	}
 }
@@ -444,7 +445,7 @@ func TestDrainStuckSolver(t *testing.T) {
 	defer close(release)
 	var once sync.Once
 	e.start(t, worker.Options{Workers: 1, DrainTimeout: 20 * time.Millisecond,
-		Solve: func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) solve.Result {
+		Solve: func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result {
 			once.Do(func() { started <- struct{}{} })
 			<-release
 			return echo(ctx, spec, text, opt)
@@ -475,7 +476,7 @@ func TestHeartbeatKeepsLongJob(t *testing.T) {
 	cfg.BackOff = nil
 	e := newEnv(t, cfg)
 	var calls atomic.Int32
-	e.start(t, worker.Options{Workers: 2, Solve: func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) solve.Result {
+	e.start(t, worker.Options{Workers: 2, Solve: func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result {
 		calls.Add(1)
 		time.Sleep(4 * cfg.AckWait)
 		return echo(ctx, spec, text, opt)
