@@ -32,7 +32,7 @@ bench: ## benchmarks behind docs/BENCHMARKS.md (long: builds every table, Korf's
 	TESSERA_TWOPHASE_DIR="$${TESSERA_SOLVER_TABLES_DIR:-$${XDG_CACHE_HOME:-$$HOME/.cache}/tessera/tables}" \
 		$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 120m ./internal/...
 	scripts/bench-pipeline.sh
-	$(GO) run ./solverd tables bench --doc docs/BENCHMARKS.md
+	$(GO) run ./internal/tablebench/datasheet --doc docs/BENCHMARKS.md
 
 lint: ## gofmt, go vet, staticcheck
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -41,7 +41,7 @@ lint: ## gofmt, go vet, staticcheck
 
 FUZZ := internal/puzzle:FuzzParse internal/puzzle:FuzzParseMoves internal/puzzle:FuzzParseSpec \
 	internal/puzzle:FuzzUnmarshalJSON internal/worker:FuzzDecodeJob internal/ingest:FuzzDecode \
-	producer:FuzzReadLines internal/search/bfs:FuzzSolve internal/transpose:FuzzSolve \
+	producer:FuzzReadLines internal/fulltable:FuzzSolve internal/swap:FuzzSolve \
 	tables:FuzzParseHeader
 FUZZTIME ?= 15s
 

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/fulltable"
 	"github.com/tessera-solver/tessera/internal/puzzle"
-	"github.com/tessera-solver/tessera/internal/search/bfs"
 	"github.com/tessera-solver/tessera/internal/store"
 	"github.com/tessera-solver/tessera/internal/store/storetest"
 )
@@ -121,7 +121,7 @@ func TestLocalEnumerateMatchesBFS(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	batch, hist := output(t, stdout)
-	table, err := bfs.Build(spec)
+	table, err := fulltable.Build(spec)
 	if err != nil {
 		t.Fatal(err)
 	}

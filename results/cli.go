@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tessera-solver/tessera/config"
+	"github.com/tessera-solver/tessera/internal/atomicfile"
 	"github.com/tessera-solver/tessera/internal/httpapi"
 	"github.com/tessera-solver/tessera/internal/ingest"
 	"github.com/tessera-solver/tessera/internal/queue"
@@ -192,35 +193,15 @@ func exportCmd() *cobra.Command {
 			}
 			// Written beside the target and renamed, so a failed export never
 			// leaves a truncated file under the requested name.
-			tmp, err := os.CreateTemp(dirOf(output), ".export-*")
-			if err != nil {
-				return fmt.Errorf("export: %w", err)
-			}
-			defer os.Remove(tmp.Name())
-			if err := st.Export(cmd.Context(), batch, tmp, f); err != nil {
-				tmp.Close()
-				return err
-			}
-			if err := tmp.Close(); err != nil {
-				return fmt.Errorf("export: %w", err)
-			}
-			if err := os.Rename(tmp.Name(), output); err != nil {
-				return fmt.Errorf("export: %w", err)
-			}
-			return nil
+			return atomicfile.Write(output, 0o644, func(w *os.File) error {
+				return st.Export(cmd.Context(), batch, w, f)
+			})
 		},
 	}
 	c.Flags().Int64Var(&batch, "batch", 0, "batch id")
 	c.Flags().StringVar(&format, "format", "csv", "csv or jsonl")
 	c.Flags().StringVarP(&output, "output", "o", "", "file to write (default stdout)")
 	return c
-}
-
-func dirOf(path string) string {
-	if i := strings.LastIndexByte(path, '/'); i >= 0 {
-		return path[:i+1]
-	}
-	return "."
 }
 
 func batchesCmd() *cobra.Command {

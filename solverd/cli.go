@@ -19,9 +19,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tessera-solver/tessera/config"
+	"github.com/tessera-solver/tessera/internal/fulltable"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
-	"github.com/tessera-solver/tessera/internal/search/bfs"
 	"github.com/tessera-solver/tessera/internal/solve"
 )
 
@@ -331,7 +331,7 @@ func bfsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			t, err := bfs.Build(spec)
+			t, err := fulltable.Build(spec)
 			if err != nil {
 				return err
 			}

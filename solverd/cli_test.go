@@ -49,7 +49,7 @@ func TestBFSPublished(t *testing.T) {
 		{"sliding:2x5", "sliding-2x5.txt"},
 		{"sliding:5x2", "sliding-2x5.txt"}, // a transposed board has the same counts
 	} {
-		want, err := os.ReadFile(filepath.Join("..", "internal", "search", "bfs", "testdata", tc.file))
+		want, err := os.ReadFile(filepath.Join("..", "internal", "fulltable", "testdata", tc.file))
 		if err != nil {
 			t.Fatal(err)
 		}

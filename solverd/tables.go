@@ -25,7 +25,7 @@ func tablesCmd() *cobra.Command {
 		Short: "Build, list, verify, push and pull the precomputed tables in the tables directory (--tables-dir)",
 	}
 	config.BindFlags(c.PersistentFlags())
-	c.AddCommand(tablesBuildCmd(), tablesListCmd(), tablesVerifyCmd(), tablesPushCmd(), tablesPullCmd(), tablesBenchCmd())
+	c.AddCommand(tablesBuildCmd(), tablesListCmd(), tablesVerifyCmd(), tablesPushCmd(), tablesPullCmd())
 	return c
 }
 

@@ -104,19 +104,3 @@ func TestTablesPushPull(t *testing.T) {
 		t.Fatalf("pull of a table the bucket lacks: exit %d %s", code, stderr)
 	}
 }
-
-func TestReplaceSection(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "B.md")
-	os.WriteFile(path, []byte("# Benchmarks\n\nold text\n"), 0o644)
-	if err := replaceSection(path, benchBegin+"\none\n"+benchEnd); err != nil {
-		t.Fatal(err)
-	}
-	if err := replaceSection(path, benchBegin+"\ntwo\n"+benchEnd); err != nil {
-		t.Fatal(err)
-	}
-	b, _ := os.ReadFile(path)
-	s := string(b)
-	if !strings.Contains(s, "old text") || strings.Contains(s, "one") || strings.Count(s, "two") != 1 || strings.Count(s, benchBegin) != 1 {
-		t.Fatalf("document:\n%s", s)
-	}
-}

@@ -26,6 +26,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/tessera-solver/tessera/internal/atomicfile"
 )
 
 // FormatVersion is the version of the file layout above.
@@ -115,30 +117,13 @@ func Write(dir string, m Meta, payload []byte) (string, Meta, error) {
 		return "", m, fmt.Errorf("table %s: %w", m.Name, err)
 	}
 	path := filepath.Join(dir, m.FileName())
-	tmp, err := os.CreateTemp(dir, "."+m.FileName()+".tmp-*")
-	if err != nil {
-		return "", m, fmt.Errorf("table %s: %w", m.Name, err)
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	_, err = tmp.Write(head)
-	if err == nil {
-		_, err = tmp.Write(payload)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o444)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err == nil {
-		err = syncDir(dir)
-	}
+	err = atomicfile.Write(path, 0o444, func(f *os.File) error {
+		if _, err := f.Write(head); err != nil {
+			return err
+		}
+		_, err := f.Write(payload)
+		return err
+	})
 	if err != nil {
 		return "", m, fmt.Errorf("write table %s: %w", m.Name, err)
 	}
@@ -159,15 +144,6 @@ func header(m Meta) ([]byte, error) {
 	pad := (PageAlign - b.Len()%PageAlign) % PageAlign
 	b.Write(make([]byte, pad))
 	return b.Bytes(), nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // parseHeader reads the header at the start of data and returns the Meta

@@ -7,8 +7,19 @@ import (
 	"testing"
 )
 
+func TestEmbedded(t *testing.T) {
+	k := Korf100()
+	if len(k) != 100 || k[0].Opt != 57 || len(k[0].Cells) != 16 {
+		t.Fatalf("korf100: %d instances, first %+v", len(k), k[0])
+	}
+	k24 := KorfFelner24()
+	if len(k24) != 50 || len(k24[0].Cells) != 25 {
+		t.Fatalf("korf-felner-24: %d instances, first %+v", len(k24), k24[0])
+	}
+}
+
 func TestRead(t *testing.T) {
-	ins, err := Read("../search/testdata/korf100.tsv")
+	ins, err := Read("korf100.tsv")
 	if err != nil || len(ins) != 100 || ins[0].Opt != 57 || len(ins[0].Cells) != 16 {
 		t.Fatalf("korf100: %d instances, %v", len(ins), err)
 	}

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tessera-solver/tessera/internal/fulltable"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
-	"github.com/tessera-solver/tessera/internal/search/bfs"
 )
 
 func spec(r, c int) puzzle.Spec { return puzzle.Spec{Kind: puzzle.Loopover, Rows: r, Cols: c} }
@@ -62,7 +62,7 @@ func TestOptimalAgainstBFS(t *testing.T) {
 	}{{spec(2, 2), false}, {spec(2, 3), false}, {spec(3, 2), false}, {spec(3, 3), false}, {spec(2, 4), false}, {spec(4, 2), false},
 		{spec(2, 5), false}, {spec(5, 2), false}, {spec(2, 3), true}, {spec(3, 3), true}, {spec(2, 4), true}, {spec(5, 2), true}} {
 		sp := c.sp
-		tb, err := bfs.Build(sp)
+		tb, err := fulltable.Build(sp)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -227,12 +227,12 @@ func TestMalformed(t *testing.T) {
 // original; the cheap bound never exceeds the BFS distance.
 func TestTransposeAndShiftBound(t *testing.T) {
 	for _, sp := range []puzzle.Spec{spec(2, 3), spec(3, 3), spec(2, 4), spec(4, 2), spec(2, 5)} {
-		tb, err := bfs.Build(sp)
+		tb, err := fulltable.Build(sp)
 		if err != nil {
 			t.Fatal(err)
 		}
 		tsp := spec(sp.Cols, sp.Rows)
-		tt, err := bfs.Build(tsp)
+		tt, err := fulltable.Build(tsp)
 		if err != nil {
 			t.Fatal(err)
 		}

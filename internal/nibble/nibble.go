@@ -1,5 +1,5 @@
 // Package nibble holds the primitives of the 4-bit-entry tables that the
-// parallel BFS builders share (internal/search/bfs, the Loopover phase-1
+// parallel BFS builders share (internal/fulltable, the Loopover phase-1
 // table): sixteen entries to a uint64 word, 15 meaning "not reached".
 package nibble
 

@@ -1,5 +1,5 @@
-// Package search holds the search algorithms: IDA* for optimal solving
-// with incremental admissible heuristics, under budgets.
+// Package search holds what every search shares: the Budget it runs
+// under, the Outcome it proves and the per-node budget Gate.
 package search
 
 import (
@@ -62,24 +62,25 @@ func (b Budget) FirstCheck(every int64) int64 {
 	return b.NextCheck(0, every)
 }
 
-// budgetGate turns a Budget into a single per-node comparison: the search
-// calls expired() only when nodes reach next.
-type budgetGate struct {
+// Gate turns a Budget into a single per-node comparison: the search
+// calls Expired only when its node count reaches Next.
+type Gate struct {
 	b    Budget
-	next int64
+	Next int64
 	done bool
 }
 
-func newGate(b Budget) budgetGate {
-	return budgetGate{b: b, next: b.FirstCheck(CheckEvery)}
+// NewGate is the gate of b, armed for the first check.
+func NewGate(b Budget) Gate {
+	return Gate{b: b, Next: b.FirstCheck(CheckEvery)}
 }
 
 // arm sets the next check. MaxNodes nodes may be expanded; the check
 // fires on the one after them.
-func (g *budgetGate) arm(nodes int64) { g.next = g.b.NextCheck(nodes, CheckEvery) }
+func (g *Gate) arm(nodes int64) { g.Next = g.b.NextCheck(nodes, CheckEvery) }
 
-// expired is called when nodes ≥ next; it re-arms or reports exhaustion.
-func (g *budgetGate) expired(nodes int64) bool {
+// Expired is called when nodes ≥ Next; it re-arms or reports exhaustion.
+func (g *Gate) Expired(nodes int64) bool {
 	if g.done || g.b.Exhausted(nodes) {
 		g.done = true
 		return true
@@ -87,3 +88,8 @@ func (g *budgetGate) expired(nodes int64) bool {
 	g.arm(nodes)
 	return false
 }
+
+// ErrNoSolution means the search space was exhausted: the state cannot reach
+// the goal (callers check solvability first, so this signals a bug or
+// unchecked input).
+var ErrNoSolution = errors.New("no solution exists")

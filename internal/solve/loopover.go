@@ -9,12 +9,12 @@ import (
 
 	"github.com/tessera-solver/tessera/internal/result"
 
+	"github.com/tessera-solver/tessera/internal/fulltable"
 	"github.com/tessera-solver/tessera/internal/loopover"
 	"github.com/tessera-solver/tessera/internal/loopover/construct"
 	"github.com/tessera-solver/tessera/internal/loopover/twophase"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
-	"github.com/tessera-solver/tessera/internal/search/bfs"
 )
 
 // bfsMaxLoopoverCells: Loopover boards up to 2×5 (10! states) build their
@@ -91,7 +91,7 @@ func (s *Solver) loopover(ctx context.Context, st puzzle.State, opt Options, r *
 }
 
 // fullTable is the loaded distance table of spec or of its transpose.
-func (s *Solver) fullTable(spec puzzle.Spec) (t *bfs.Table, transposed bool) {
+func (s *Solver) fullTable(spec puzzle.Spec) (t *fulltable.Table, transposed bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if t := s.full[spec]; t != nil {
@@ -103,7 +103,7 @@ func (s *Solver) fullTable(spec puzzle.Spec) (t *bfs.Table, transposed bool) {
 
 // UseFull makes spec (and its transpose) answer from a distance table over
 // every state, loaded by the caller, which keeps it mapped while s is in use.
-func (s *Solver) UseFull(spec puzzle.Spec, t *bfs.Table) {
+func (s *Solver) UseFull(spec puzzle.Spec, t *fulltable.Table) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.full[spec] = t

@@ -10,14 +10,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/sliding"
+
 	"github.com/tessera-solver/tessera/internal/result"
 
+	"github.com/tessera-solver/tessera/internal/fulltable"
 	"github.com/tessera-solver/tessera/internal/loopover/twophase"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
-	"github.com/tessera-solver/tessera/internal/search/bfs"
-	"github.com/tessera-solver/tessera/internal/transpose"
-	"github.com/tessera-solver/tessera/tables/pdb"
+	"github.com/tessera-solver/tessera/internal/sliding/pdb"
+	"github.com/tessera-solver/tessera/internal/swap"
 )
 
 // Options bound one solve. Zero values mean "no limit".
@@ -47,10 +49,10 @@ const fastWeight = 6
 // use New. It is safe for concurrent use.
 type Solver struct {
 	mu      sync.Mutex
-	sliding map[puzzle.Spec]*search.Sliding
+	sliding map[puzzle.Spec]*sliding.Searcher
 	tables  map[puzzle.Spec]*tableEntry
 	pdbs    map[puzzle.Spec]*pdb.Solver
-	full    map[puzzle.Spec]*bfs.Table // loaded distance-table files
+	full    map[puzzle.Spec]*fulltable.Table // loaded distance-table files
 	lo      map[puzzle.Spec]*loopoverIDA
 	tp      *twophase.Solver // 5×5 Loopover over a loaded phase-1 table
 	tpOnce  sync.Once
@@ -60,14 +62,14 @@ type Solver struct {
 
 type tableEntry struct {
 	once sync.Once
-	t    *bfs.Table
+	t    *fulltable.Table
 	err  error
 }
 
 // New returns a Solver with empty caches.
 func New() *Solver {
-	return &Solver{sliding: map[puzzle.Spec]*search.Sliding{}, tables: map[puzzle.Spec]*tableEntry{},
-		pdbs: map[puzzle.Spec]*pdb.Solver{}, full: map[puzzle.Spec]*bfs.Table{}, lo: map[puzzle.Spec]*loopoverIDA{}}
+	return &Solver{sliding: map[puzzle.Spec]*sliding.Searcher{}, tables: map[puzzle.Spec]*tableEntry{},
+		pdbs: map[puzzle.Spec]*pdb.Solver{}, full: map[puzzle.Spec]*fulltable.Table{}, lo: map[puzzle.Spec]*loopoverIDA{}}
 }
 
 // UsePDB makes optimal solves of spec use IDA* over pattern databases
@@ -193,7 +195,7 @@ func (s *Solver) byTable(st puzzle.State, r *result.Result) ([]puzzle.Move, erro
 		s.tables[st.Spec] = e
 	}
 	s.mu.Unlock()
-	e.once.Do(func() { e.t, e.err = bfs.Build(st.Spec) })
+	e.once.Do(func() { e.t, e.err = fulltable.Build(st.Spec) })
 	if e.err != nil {
 		return nil, fmt.Errorf("distance table %s: %w", st.Spec, e.err)
 	}
@@ -205,13 +207,13 @@ func (s *Solver) byTable(st puzzle.State, r *result.Result) ([]puzzle.Move, erro
 	return moves, nil
 }
 
-func (s *Solver) slidingSearcher(spec puzzle.Spec) (*search.Sliding, error) {
+func (s *Solver) slidingSearcher(spec puzzle.Spec) (*sliding.Searcher, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if t, ok := s.sliding[spec]; ok {
 		return t, nil
 	}
-	t, err := search.NewSliding(spec.Cols, spec.Rows)
+	t, err := sliding.NewSearcher(spec.Cols, spec.Rows)
 	if err != nil {
 		return nil, err
 	}
@@ -330,7 +332,7 @@ func (s *Solver) swap(st puzzle.State, opt Options, r *result.Result) ([]puzzle.
 	r.Solver = "matching"
 	rows, cols := st.Spec.Rows, st.Spec.Cols
 	if st.Spec.Cells() >= swapCheckCells {
-		d, err := transpose.Distance(rows, cols, st.Cells, goal.Cells)
+		d, err := swap.Distance(rows, cols, st.Cells, goal.Cells)
 		if err != nil {
 			return nil, err
 		}
@@ -340,7 +342,7 @@ func (s *Solver) swap(st puzzle.State, opt Options, r *result.Result) ([]puzzle.
 				search.ErrBudgetExceeded, d, maxSwapMoves)
 		}
 	}
-	moves, err := transpose.Solve(rows, cols, st.Cells, goal.Cells)
+	moves, err := swap.Solve(rows, cols, st.Cells, goal.Cells)
 	if err != nil {
 		return nil, err
 	}

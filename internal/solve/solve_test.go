@@ -13,8 +13,8 @@ import (
 	"github.com/tessera-solver/tessera/internal/loopover"
 	"github.com/tessera-solver/tessera/internal/result"
 
+	"github.com/tessera-solver/tessera/internal/fulltable"
 	"github.com/tessera-solver/tessera/internal/puzzle"
-	"github.com/tessera-solver/tessera/internal/search/bfs"
 	"github.com/tessera-solver/tessera/tables/catalog"
 )
 
@@ -34,10 +34,10 @@ func TestSolvedAnswersAreOptimalAndReplay(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, name := range []string{"sliding:3x3", "sliding:2x4", "sliding:3x2", "loopover:2x2", "loopover:3x3", "loopover:2x4", "swap:4x4", "swap:3x5"} {
 		sp := spec(t, name)
-		var table *bfs.Table
+		var table *fulltable.Table
 		if sp.Kind != puzzle.Swap {
 			var err error
-			if table, err = bfs.Build(sp); err != nil {
+			if table, err = fulltable.Build(sp); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tessera-solver/tessera/internal/fulltable"
 	"github.com/tessera-solver/tessera/internal/loopover/twophase"
 	"github.com/tessera-solver/tessera/internal/puzzle"
-	"github.com/tessera-solver/tessera/internal/search/bfs"
+	"github.com/tessera-solver/tessera/internal/sliding/pdb"
 	"github.com/tessera-solver/tessera/tables/catalog"
-	"github.com/tessera-solver/tessera/tables/pdb"
 )
 
 // Default is the process-wide Solver behind SolveText: load tables into it
@@ -25,7 +25,7 @@ type Loaded struct {
 	closers []func() error
 	solver  *Solver
 	used    map[puzzle.Spec]*pdb.Solver
-	full    map[puzzle.Spec]*bfs.Table
+	full    map[puzzle.Spec]*fulltable.Table
 	tp      *twophase.Solver
 }
 
@@ -70,7 +70,7 @@ func (l *Loaded) Close() error {
 // the process's own huge-page memory instead of sharing the mapped files
 // (faster search on large tables; see tables.Table.Private).
 func (s *Solver) LoadTables(dir, want string, private bool) (*Loaded, error) {
-	l := &Loaded{solver: s, used: map[puzzle.Spec]*pdb.Solver{}, full: map[puzzle.Spec]*bfs.Table{}}
+	l := &Loaded{solver: s, used: map[puzzle.Spec]*pdb.Solver{}, full: map[puzzle.Spec]*fulltable.Table{}}
 	var sets []catalog.Set
 	for _, name := range strings.Split(want, ",") {
 		switch name = strings.TrimSpace(name); name {

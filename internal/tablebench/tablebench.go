@@ -1,6 +1,6 @@
 // Package tablebench measures the precomputed tables and the solvers over
 // them, and renders the datasheet section of docs/BENCHMARKS.md. It is
-// what `solverd tables bench` (run by `make bench`) executes.
+// what `go run ./internal/tablebench/datasheet` (run by `make bench`) executes.
 package tablebench
 
 import (
@@ -19,10 +19,10 @@ import (
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/search"
+	"github.com/tessera-solver/tessera/internal/sliding/pdb"
 	"github.com/tessera-solver/tessera/internal/solve"
 	"github.com/tessera-solver/tessera/tables"
 	"github.com/tessera-solver/tessera/tables/catalog"
-	"github.com/tessera-solver/tessera/tables/pdb"
 )
 
 // Config says what to measure.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/tessera-solver/tessera/internal/instances"
 	"github.com/tessera-solver/tessera/internal/search"
-	"github.com/tessera-solver/tessera/tables/pdb"
+	"github.com/tessera-solver/tessera/internal/sliding/pdb"
 )
 
 // korf and optimal24 are the loops of the 15- and 24-puzzle rows; an 8-puzzle set stands in

@@ -20,6 +20,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/tessera-solver/tessera/internal/atomicfile"
 	"github.com/tessera-solver/tessera/tables"
 )
 
@@ -169,55 +170,32 @@ func (s *Store) Pull(ctx context.Context, dir, fileName string) (path string, er
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", wrap(err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+fileName+".pull-*")
-	if err != nil {
-		return "", wrap(err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	// The object store checks its own digest at the end of the read; that
-	// only proves the bytes are the ones uploaded, hence the table check.
-	if _, err := io.Copy(tmp, res); err != nil {
-		return "", wrap(err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return "", wrap(err)
-	}
-	if err := tmp.Close(); err != nil {
-		return "", wrap(err)
-	}
-	m, err := tables.ReadMeta(tmp.Name())
-	if err != nil {
-		return "", wrap(err)
-	}
-	if m.FileName() != fileName {
-		return "", wrap(fmt.Errorf("object holds table %s: %w", m.FileName(), tables.ErrBadTable))
-	}
-	if sum := info.Metadata[metaSHA]; sum != "" && sum != m.SHA256 {
-		return "", wrap(fmt.Errorf("object metadata says payload SHA-256 %s, header says %s: %w", sum, m.SHA256, tables.ErrBadTable))
-	}
-	t, err := tables.Open(tmp.Name(), m, true)
-	if err != nil {
-		return "", wrap(err)
-	}
-	if err := t.Close(); err != nil {
-		return "", wrap(err)
-	}
-	// Tables are read-only on disk like the ones tables.Write makes.
-	if err := os.Chmod(tmp.Name(), 0o444); err != nil {
-		return "", wrap(err)
-	}
 	path = filepath.Join(dir, fileName)
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	err = atomicfile.Write(path, 0o444, func(tmp *os.File) error {
+		// The object store checks its own digest at the end of the read;
+		// that only proves the bytes are the ones uploaded, hence the
+		// table check before the file takes its name.
+		if _, err := io.Copy(tmp, res); err != nil {
+			return err
+		}
+		m, err := tables.ReadMeta(tmp.Name())
+		if err != nil {
+			return err
+		}
+		if m.FileName() != fileName {
+			return fmt.Errorf("object holds table %s: %w", m.FileName(), tables.ErrBadTable)
+		}
+		if sum := info.Metadata[metaSHA]; sum != "" && sum != m.SHA256 {
+			return fmt.Errorf("object metadata says payload SHA-256 %s, header says %s: %w", sum, m.SHA256, tables.ErrBadTable)
+		}
+		t, err := tables.Open(tmp.Name(), m, true)
+		if err != nil {
+			return err
+		}
+		return t.Close()
+	})
+	if err != nil {
 		return "", wrap(err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync() // make the rename durable; best effort where unsupported
-		d.Close()
 	}
 	return path, nil
 }

@@ -2,7 +2,7 @@
 // can build, groups them into the sets a solver loads together, and
 // builds and opens them by name. It is what `solverd tables build NAME`
 // and the solver's start-up read; the builders themselves live beside
-// their puzzles (tables/pdb for sliding pattern databases).
+// their puzzles (internal/sliding/pdb for sliding pattern databases).
 package catalog
 
 import (
@@ -14,11 +14,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/fulltable"
 	"github.com/tessera-solver/tessera/internal/loopover/twophase"
 	"github.com/tessera-solver/tessera/internal/puzzle"
-	"github.com/tessera-solver/tessera/internal/search/bfs"
+	"github.com/tessera-solver/tessera/internal/sliding/pdb"
 	"github.com/tessera-solver/tessera/tables"
-	"github.com/tessera-solver/tessera/tables/pdb"
 )
 
 // Table is one buildable table.
@@ -82,7 +82,7 @@ func twoPhaseSet() Set {
 // board, named like "loopover-3x4-bfs".
 func fullSet(spec puzzle.Spec, about, cost string) Set {
 	name := fmt.Sprintf("%s-%dx%d-bfs", spec.Kind, spec.Rows, spec.Cols)
-	entries, err := bfs.States(spec)
+	entries, err := fulltable.States(spec)
 	if err != nil {
 		panic(err) // the catalogue lists supported boards only
 	}
@@ -91,7 +91,7 @@ func fullSet(spec puzzle.Spec, about, cost string) Set {
 		Tables: []Table{{Meta: m, Set: name, Cost: cost, full: spec}}}
 }
 
-// bfsGenerator versions the full-table builder (internal/search/bfs): bump
+// bfsGenerator versions the full-table builder (internal/fulltable): bump
 // it when the index or the entries change meaning.
 const bfsGenerator = 1
 
@@ -192,7 +192,7 @@ func Build(ctx context.Context, dir string, t Table, progress Progress) (string,
 		return path, m, nil
 	}
 	if t.full.Kind != 0 {
-		tb, err := bfs.BuildContext(ctx, t.full)
+		tb, err := fulltable.BuildContext(ctx, t.full)
 		if err != nil {
 			return "", tables.Meta{}, fmt.Errorf("build %s: %w", t.Meta.Name, err)
 		}
@@ -281,7 +281,7 @@ func OpenSliding(dir string, s Set, private bool) (*pdb.Solver, func() error, er
 // OpenFull maps the distance table of a full set from dir. A missing or
 // mismatching file is refused with the command that builds it. Close the
 // returned closer when the table is no longer used.
-func OpenFull(dir string, s Set) (*bfs.Table, func() error, error) {
+func OpenFull(dir string, s Set) (*fulltable.Table, func() error, error) {
 	if s.full.Kind == 0 {
 		return nil, nil, fmt.Errorf("table set %s is not a full distance table", s.Name)
 	}
@@ -290,7 +290,7 @@ func OpenFull(dir string, s Set) (*bfs.Table, func() error, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("table set %s: %w", s.Name, err)
 	}
-	t, err := bfs.FromPayload(s.full, f.Data, f.Meta.Counts)
+	t, err := fulltable.FromPayload(s.full, f.Data, f.Meta.Counts)
 	if err != nil {
 		f.Close()
 		return nil, nil, fmt.Errorf("table set %s: %w (rebuild it with: %s)", s.Name, err, s.BuildCommand())

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tessera-solver/tessera/internal/fulltable"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
-	"github.com/tessera-solver/tessera/internal/search/bfs"
 	"github.com/tessera-solver/tessera/tables"
 )
 
@@ -72,7 +72,7 @@ func TestBuildOpenSolve(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Korf #1, optimal length 57 (internal/search/testdata/korf100.tsv).
+		// Korf #1, optimal length 57 (internal/instances/testdata/korf100.tsv).
 		cells := []uint8{13, 6, 8, 12, 15, 14, 0, 10, 11, 7, 4, 5, 9, 1, 3, 2}
 		out, err := sv.Solve(cells, search.Budget{})
 		if err != nil {
@@ -108,7 +108,7 @@ func TestFullTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer closer()
-	mem, err := bfs.Build(sp)
+	mem, err := fulltable.Build(sp)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,497 @@
+package fulltable
+
+import (
+	"math/bits"
+
+	"github.com/tessera-solver/tessera/internal/puzzle"
+)
+
+// MaxCells is the largest board Build accepts: 12! = 479,001,600 fits a
+// uint32 rank and a 240 MB nibble table.
+const MaxCells = 12
+
+// space is the perfect index of one puzzle's reachable states. Every index
+// in [0, size) is a reachable state and every reachable state has exactly
+// one index, so the table has no holes and no "unreachable" entries.
+//
+// Sliding: index = blank·stride + lehmer(tiles)>>1, where tiles is the
+// sequence of the N−1 tiles in row-major order skipping the blank and
+// stride = (N−1)!/2. Moving the blank sideways leaves that sequence
+// unchanged, so horizontal neighbours are index ± stride. For a fixed blank
+// cell only one parity of the tile sequence is reachable, and the two
+// sequences with ranks 2k and 2k+1 differ by swapping the last two tiles
+// (opposite parities): dropping the last bit is a bijection.
+//
+// Loopover: index = lehmer(cells), halved the same way when both sides are
+// odd (every move is then an odd-length cycle, an even permutation, and
+// exactly the even permutations are reachable); otherwise all N! are.
+type space struct {
+	w, h, n   int
+	sliding   bool
+	half      bool   // loopover: odd×odd, only even permutations
+	size      uint64 // number of indices = reachable states
+	stride    uint32 // sliding: (N−1)!/2 indices per blank cell
+	fact      [MaxCells + 1]uint32
+	recip     [MaxCells + 1]uint64 // ⌈2⁶⁴/k!⌉: r/k! = high word of r·recip for 32-bit r
+	strideRec uint64               // ⌈2⁶⁴/stride⌉, the same for the blank's cell
+	tilePar   [MaxCells]uint8      // sliding: reachable tile-sequence parity per blank cell
+	goal      [MaxCells]uint8
+	goalIndex uint64
+	moves     []puzzle.Move // loopover: the distinct generators, in a fixed order
+	window    [][2]int      // loopover: first and last cell each move changes
+	src       []board       // loopover: after move i, cell j holds the piece from cell src[i][j]
+}
+
+func newSpace(sp puzzle.Spec) *space {
+	s := &space{w: sp.Cols, h: sp.Rows, n: sp.Cells(), sliding: sp.Kind == puzzle.Sliding}
+	s.fact[0] = 1
+	for i := 1; i <= MaxCells; i++ {
+		s.fact[i] = s.fact[i-1] * uint32(i)
+	}
+	for i := 2; i <= MaxCells; i++ { // 0! = 1! = 1: divide special-cases them
+		s.recip[i] = ^uint64(0)/uint64(s.fact[i]) + 1
+	}
+	if s.sliding {
+		s.stride = s.fact[s.n-1] / 2
+		s.strideRec = ^uint64(0)/uint64(s.stride) + 1
+		s.size = uint64(s.n) * uint64(s.stride)
+		last := s.n - 1
+		for b := 0; b < s.n; b++ {
+			// Each move swaps the blank with a neighbour: the parity of the
+			// whole arrangement (blank = largest value) tracks the parity of
+			// the blank's grid distance to its goal cell. The blank is
+			// inverted with every tile after it, N−1−b of them.
+			dist := abs(b/s.w-last/s.w) + abs(b%s.w-last%s.w)
+			s.tilePar[b] = uint8((dist + last - b) & 1)
+		}
+		for i := 0; i < last; i++ {
+			s.goal[i] = uint8(i + 1)
+		}
+	} else {
+		s.half = s.w&1 == 1 && s.h&1 == 1
+		s.size = uint64(s.fact[s.n])
+		if s.half {
+			s.size /= 2
+		}
+		for i := 0; i < s.n; i++ {
+			s.goal[i] = uint8(i + 1)
+		}
+		// A 2-cell line has one shift: left and right are the same move.
+		for r := 0; r < s.h; r++ {
+			s.moves = append(s.moves, puzzle.Move{Dir: puzzle.Right, Line: r})
+			s.window = append(s.window, [2]int{r * s.w, r*s.w + s.w - 1})
+			if s.w > 2 {
+				s.moves = append(s.moves, puzzle.Move{Dir: puzzle.Left, Line: r})
+				s.window = append(s.window, [2]int{r * s.w, r*s.w + s.w - 1})
+			}
+		}
+		for c := 0; c < s.w; c++ {
+			s.moves = append(s.moves, puzzle.Move{Dir: puzzle.Down, Line: c})
+			s.window = append(s.window, [2]int{c, (s.h-1)*s.w + c})
+			if s.h > 2 {
+				s.moves = append(s.moves, puzzle.Move{Dir: puzzle.Up, Line: c})
+				s.window = append(s.window, [2]int{c, (s.h-1)*s.w + c})
+			}
+		}
+		// Each move as a map of source cells: labelling a board with its
+		// own cell numbers and shifting it yields the map.
+		for _, m := range s.moves {
+			var b board
+			for i := range b {
+				b[i] = uint8(i)
+			}
+			s.shift(&b, m)
+			s.src = append(s.src, b)
+		}
+	}
+	var g board
+	copy(g[:], s.goal[:s.n])
+	s.goalIndex = s.rank(&g)
+	return s
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// board is a fixed-size cell buffer so the hot loops never allocate.
+type board [MaxCells]uint8
+
+// rank is the index of a reachable board (see space).
+func (s *space) rank(c *board) uint64 {
+	if s.sliding {
+		return s.rankSliding(c)
+	}
+	return s.rankLoopover(c)
+}
+
+// rankSliding: Lehmer code of the tile sequence; a tile's digit is the
+// number of smaller tiles not yet seen, counted with one popcount.
+func (s *space) rankSliding(c *board) uint64 {
+	var used uint32
+	var r uint32
+	blank, k := 0, s.n-2
+	for i := 0; i < s.n; i++ {
+		v := c[i]
+		if v == 0 {
+			blank = i
+			continue
+		}
+		v--
+		less := uint32(v) - uint32(bits.OnesCount32(used&(1<<(v&31)-1)))
+		r += less * s.fact[k]
+		used |= 1 << (v & 31)
+		k--
+	}
+	return uint64(blank)*uint64(s.stride) + uint64(r>>1)
+}
+
+func (s *space) rankLoopover(c *board) uint64 {
+	var used uint32
+	var r uint32
+	for i, k := 0, s.n-1; i < s.n; i, k = i+1, k-1 {
+		v := c[i] - 1
+		less := uint32(v) - uint32(bits.OnesCount32(used&(1<<(v&31)-1)))
+		r += less * s.fact[k]
+		used |= 1 << (v & 31)
+	}
+	if s.half {
+		r >>= 1
+	}
+	return uint64(r)
+}
+
+// divide returns r / k! and r mod k! without a hardware divide: a 32-bit
+// numerator times the 64-bit rounded-up reciprocal gives the exact
+// quotient in the high word (Lemire, Kaser & Kurz 2019).
+func (s *space) divide(r uint32, k int) (q, rem uint32) {
+	if k < 2 {
+		return r, 0
+	}
+	hi, _ := bits.Mul64(uint64(r), s.recip[k])
+	q = uint32(hi)
+	return q, r - q*s.fact[k]
+}
+
+// blankSplit divides a sliding index (< 2³²) into the blank's cell and the
+// halved tile rank, by the same reciprocal trick.
+func (s *space) blankSplit(idx uint64) (blank, rest uint32) {
+	hi, _ := bits.Mul64(idx, s.strideRec)
+	blank = uint32(hi)
+	return blank, uint32(idx) - blank*s.stride
+}
+
+// identity lists the values 0..15 as nibbles, lowest first: unranking
+// takes the d-th remaining value and closes the gap with two shifts.
+const identity = 0xFEDCBA9876543210
+
+// take removes and returns the d-th nibble of the list.
+func take(list *uint64, d uint32) uint8 {
+	sh := (d << 2) & 63
+	v := uint8(*list>>sh) & 15
+	low := uint64(1)<<sh - 1
+	*list = *list&low | (*list>>4)&^low
+	return v
+}
+
+// unrank writes the board of index idx into c.
+func (s *space) unrank(idx uint64, c *board) {
+	if s.sliding {
+		s.unrankSliding(idx, c)
+		return
+	}
+	s.unrankLoopover(idx, c)
+}
+
+func (s *space) unrankSliding(idx uint64, c *board) {
+	q, rem := s.blankSplit(idx)
+	blank, r := int(q), rem<<1
+	var seq board
+	m := s.n - 1 // tiles
+	list := uint64(identity)
+	var par, d uint32
+	for k := 0; k < m; k++ {
+		d, r = s.divide(r, m-1-k)
+		par ^= d
+		seq[k] = take(&list, d) + 1
+	}
+	if uint8(par&1) != s.tilePar[blank] {
+		seq[m-2], seq[m-1] = seq[m-1], seq[m-2]
+	}
+	j := 0
+	for i := 0; i < s.n; i++ {
+		if i == blank {
+			c[i] = 0
+			continue
+		}
+		c[i] = seq[j]
+		j++
+	}
+}
+
+func (s *space) unrankLoopover(idx uint64, c *board) {
+	r := uint32(idx)
+	if s.half {
+		r <<= 1
+	}
+	list := uint64(identity)
+	var par, d uint32
+	for k := 0; k < s.n; k++ {
+		d, r = s.divide(r, s.n-1-k)
+		par ^= d
+		c[k] = take(&list, d) + 1
+	}
+	if s.half && par&1 == 1 {
+		c[s.n-2], c[s.n-1] = c[s.n-1], c[s.n-2]
+	}
+}
+
+// check reports whether cells is a well-formed board of the space (right
+// length, a permutation of the right values) and whether it is reachable.
+func (s *space) check(cells []uint8) (b board, wellFormed, reachable bool) {
+	if len(cells) != s.n {
+		return b, false, false
+	}
+	var seen uint32
+	lo := uint8(1)
+	if s.sliding {
+		lo = 0
+	}
+	for i, v := range cells {
+		if v < lo || int(v-lo) >= s.n || seen&(1<<(v-lo)) != 0 {
+			return b, false, false
+		}
+		seen |= 1 << (v - lo)
+		b[i] = v
+	}
+	if s.sliding {
+		blank, inv := 0, 0
+		for i := 0; i < s.n; i++ {
+			if b[i] == 0 {
+				blank = i
+				continue
+			}
+			for j := i + 1; j < s.n; j++ {
+				if b[j] != 0 && b[j] < b[i] {
+					inv++
+				}
+			}
+		}
+		return b, true, uint8(inv&1) == s.tilePar[blank]
+	}
+	if !s.half {
+		return b, true, true
+	}
+	inv := 0
+	for i := 0; i < s.n; i++ {
+		for j := i + 1; j < s.n; j++ {
+			if b[j] < b[i] {
+				inv++
+			}
+		}
+	}
+	return b, true, inv&1 == 0
+}
+
+// blankOf is the blank's cell of a sliding board.
+func (s *space) blankOf(c *board) int {
+	for i := 0; i < s.n; i++ {
+		if c[i] == 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// slidingTarget is the blank's new cell when the tile moving in direction
+// d slides into it, or −1 when no tile can.
+func (s *space) slidingTarget(blank int, d puzzle.Dir) int {
+	r, c := blank/s.w, blank%s.w
+	switch d {
+	case puzzle.Up: // the tile below moves up
+		if r+1 < s.h {
+			return blank + s.w
+		}
+	case puzzle.Down:
+		if r > 0 {
+			return blank - s.w
+		}
+	case puzzle.Left: // the tile to the right moves left
+		if c+1 < s.w {
+			return blank + 1
+		}
+	case puzzle.Right:
+		if c > 0 {
+			return blank - 1
+		}
+	}
+	return -1
+}
+
+// shift applies a Loopover move to c in place.
+func (s *space) shift(c *board, m puzzle.Move) {
+	w, h := s.w, s.h
+	switch m.Dir {
+	case puzzle.Left: // every cell takes its right neighbour's piece
+		base := m.Line * w
+		t := c[base]
+		copy(c[base:base+w-1], c[base+1:base+w])
+		c[base+w-1] = t
+	case puzzle.Right:
+		base := m.Line * w
+		t := c[base+w-1]
+		copy(c[base+1:base+w], c[base:base+w-1])
+		c[base] = t
+	case puzzle.Up: // every cell takes the piece below it
+		col := m.Line
+		t := c[col]
+		for r := 0; r+1 < h; r++ {
+			c[r*w+col] = c[(r+1)*w+col]
+		}
+		c[(h-1)*w+col] = t
+	case puzzle.Down:
+		col := m.Line
+		t := c[(h-1)*w+col]
+		for r := h - 1; r > 0; r-- {
+			c[r*w+col] = c[(r-1)*w+col]
+		}
+		c[col] = t
+	}
+}
+
+// unshift undoes shift.
+func (s *space) unshift(c *board, m puzzle.Move) {
+	m.Dir = m.Dir.Opposite()
+	s.shift(c, m)
+}
+
+// maxDegree bounds the neighbours of a state: 4 sliding moves, or two
+// shifts per row and column of a 12-cell Loopover board.
+const maxDegree = 16
+
+// neighbours writes the indices of the states one move from c (whose index
+// is idx) into out and returns how many there are. c is left unchanged.
+func (s *space) neighbours(c *board, idx uint64, out *[maxDegree]uint64) int {
+	k := 0
+	if s.sliding {
+		q, _ := s.blankSplit(idx)
+		blank := int(q)
+		st := uint64(s.stride)
+		col, row := blank%s.w, blank/s.w
+		// Sideways the tile sequence is unchanged: only the blank term moves.
+		if col+1 < s.w {
+			out[k] = idx + st
+			k++
+		}
+		if col > 0 {
+			out[k] = idx - st
+			k++
+		}
+		if row+1 < s.h {
+			t := blank + s.w
+			c[blank], c[t] = c[t], 0
+			out[k] = s.rankSliding(c)
+			c[t], c[blank] = c[blank], 0
+			k++
+		}
+		if row > 0 {
+			t := blank - s.w
+			c[blank], c[t] = c[t], 0
+			out[k] = s.rankSliding(c)
+			c[t], c[blank] = c[blank], 0
+			k++
+		}
+		return k
+	}
+	var p prefix
+	s.prepare(c, &p)
+	for i := range s.moves {
+		out[k] = s.rankMoved(c, &p, i)
+		k++
+	}
+	return k
+}
+
+// touches reports whether any neighbour of c (index idx) has table entry
+// want; it stops at the first, which is what makes pulling cheap once the
+// frontier is large. get reads an entry.
+func (s *space) touches(c *board, idx uint64, want uint8, get func(uint64) uint8) bool {
+	if s.sliding {
+		q, _ := s.blankSplit(idx)
+		blank := int(q)
+		st := uint64(s.stride)
+		col, row := blank%s.w, blank/s.w
+		if col+1 < s.w && get(idx+st) == want {
+			return true
+		}
+		if col > 0 && get(idx-st) == want {
+			return true
+		}
+		for _, t := range [2]int{blank + s.w, blank - s.w} {
+			if (t > blank && row+1 < s.h) || (t < blank && row > 0) {
+				c[blank], c[t] = c[t], 0
+				n := s.rankSliding(c)
+				c[t], c[blank] = c[blank], 0
+				if get(n) == want {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	var p prefix
+	s.prepare(c, &p)
+	for i := range s.moves {
+		if get(s.rankMoved(c, &p, i)) == want {
+			return true
+		}
+	}
+	return false
+}
+
+// prefix is a Loopover board's Lehmer code split by position, so that a
+// move's neighbour is ranked by recomputing only the cells it changes: a
+// digit counts smaller values after its cell, and a move permutes the
+// values inside its window, so the digits before and after it stay put.
+type prefix struct {
+	pre   [MaxCells + 1]uint32 // Σ digit·weight over the cells before i
+	after [MaxCells + 1]uint32 // mask of the values in cells ≥ i
+}
+
+func (s *space) prepare(c *board, p *prefix) {
+	var digit [MaxCells]uint32
+	var m uint32
+	p.after[s.n] = 0
+	for i := s.n - 1; i >= 0; i-- {
+		v := c[i] - 1
+		digit[i] = uint32(bits.OnesCount32(m & (1<<(v&31) - 1)))
+		m |= 1 << (v & 31)
+		p.after[i] = m
+	}
+	p.pre[0] = 0
+	for i := 0; i < s.n; i++ {
+		p.pre[i+1] = p.pre[i] + digit[i]*s.fact[s.n-1-i]
+	}
+}
+
+// rankMoved is the rank of the board that move i makes of the prepared
+// board c, without making it: only the cells inside the move's window get
+// new digits, read through the move's source map.
+func (s *space) rankMoved(c *board, p *prefix, i int) uint64 {
+	a, b := s.window[i][0], s.window[i][1]
+	src := &s.src[i]
+	r := p.pre[a] + p.pre[s.n] - p.pre[b+1]
+	m := p.after[b+1]
+	for j := b; j >= a; j-- {
+		v := c[src[j]] - 1
+		r += uint32(bits.OnesCount32(m&(1<<(v&31)-1))) * s.fact[s.n-1-j]
+		m |= 1 << (v & 31)
+	}
+	if s.half {
+		r >>= 1
+	}
+	return uint64(r)
+}

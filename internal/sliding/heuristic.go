@@ -1,0 +1,286 @@
+// Package sliding solves sliding-tile boards: admissible lower bounds
+// (Manhattan distance, exact linear conflict, walking distance, inversion
+// distance) and IDA* over them; the pattern-database builder and search
+// live in the subpackage pdb. Tables are flat arrays built once and shared
+// read-only.
+package sliding
+
+import (
+	"sync"
+)
+
+// The helpers below evaluate a whole sliding board (cells row-major, 0 the
+// blank, goal 1..N−1 then the blank). They are for search roots and tests;
+// the IDA* updates the same quantities incrementally per move.
+
+// goalRC is the goal row and column of tile t on a board w wide.
+func goalRC(t, w int) (int, int) { return (t - 1) / w, (t - 1) % w }
+
+// ManhattanAxes returns the vertical and horizontal parts of the Manhattan
+// distance (blank excluded).
+func ManhattanAxes(w, h int, cells []uint8) (v, hz int) {
+	for i, t := range cells {
+		if t == 0 {
+			continue
+		}
+		gr, gc := goalRC(int(t), w)
+		v += abs(i/w - gr)
+		hz += abs(i%w - gc)
+	}
+	return v, hz
+}
+
+// Manhattan is the sum of the tiles' grid distances to their goal cells.
+func Manhattan(w, h int, cells []uint8) int {
+	v, hz := ManhattanAxes(w, h, cells)
+	return v + hz
+}
+
+// LinearConflictAxes returns the extra vertical moves forced by row
+// conflicts and the extra horizontal moves forced by column conflicts.
+//
+// Within one line, the tiles already in their goal line that stay in it
+// keep their relative order, so they form an increasing subsequence of goal
+// positions; every other tile of that set must leave the line and come
+// back, two moves across the line. The exact count per line is therefore
+// 2 × (tiles in their goal line − longest increasing subsequence of their
+// goal positions). The greedy "remove the tile with most conflicts" of the
+// seed text can exceed this and is not admissible.
+func LinearConflictAxes(w, h int, cells []uint8) (rows, cols int) {
+	var seq [maxLine]int8
+	for r := 0; r < h; r++ {
+		n := 0
+		for c := 0; c < w; c++ {
+			t := int(cells[r*w+c])
+			if t == 0 {
+				continue
+			}
+			if gr, gc := goalRC(t, w); gr == r {
+				seq[n] = int8(gc)
+				n++
+			}
+		}
+		rows += 2 * (n - lis(seq[:n]))
+	}
+	for c := 0; c < w; c++ {
+		n := 0
+		for r := 0; r < h; r++ {
+			t := int(cells[r*w+c])
+			if t == 0 {
+				continue
+			}
+			if gr, gc := goalRC(t, w); gc == c {
+				seq[n] = int8(gr)
+				n++
+			}
+		}
+		cols += 2 * (n - lis(seq[:n]))
+	}
+	return rows, cols
+}
+
+// maxLine bounds the cells of one line (boards are at most 8×8).
+const maxLine = 8
+
+// RowConflict is the exact linear-conflict count of row r (in moves).
+func RowConflict(w int, cells []uint8, r int) int {
+	var seq [maxLine]int8
+	n := 0
+	for c := 0; c < w; c++ {
+		t := int(cells[r*w+c])
+		if t == 0 {
+			continue
+		}
+		if gr, gc := goalRC(t, w); gr == r {
+			seq[n] = int8(gc)
+			n++
+		}
+	}
+	return 2 * (n - lis(seq[:n]))
+}
+
+// ColConflict is the exact linear-conflict count of column c (in moves).
+func ColConflict(w, h int, cells []uint8, c int) int {
+	var seq [maxLine]int8
+	n := 0
+	for r := 0; r < h; r++ {
+		t := int(cells[r*w+c])
+		if t == 0 {
+			continue
+		}
+		if gr, gc := goalRC(t, w); gc == c {
+			seq[n] = int8(gr)
+			n++
+		}
+	}
+	return 2 * (n - lis(seq[:n]))
+}
+
+// lis is the length of the longest strictly increasing subsequence
+// (patience sorting; lines hold at most 8 values).
+func lis(s []int8) int {
+	var tails [maxLine]int8
+	n := 0
+	for _, x := range s {
+		i := 0
+		for i < n && tails[i] < x {
+			i++
+		}
+		tails[i] = x
+		if i == n {
+			n++
+		}
+	}
+	return n
+}
+
+// LinearConflict is Manhattan distance's companion term: extra moves forced
+// by tiles that must pass each other within their goal row or column.
+func LinearConflict(w, h int, cells []uint8) int {
+	r, c := LinearConflictAxes(w, h, cells)
+	return r + c
+}
+
+// InversionBound turns an inversion count into a lower bound on moves along
+// one axis. A move along that axis makes the moving tile jump over `span`
+// others (w−1 for vertical moves on a board w wide), so it changes the
+// inversion count by one of ±span, ±(span−2), …: at most span, and always
+// with the parity of span. k moves fix inv inversions only if k·span ≥ inv
+// and, when span is odd, k ≡ inv (mod 2); the least such k is the bound.
+// (takaken's 15-puzzle formula inv/3 + inv%3 is the span = 3 case.)
+func InversionBound(inv, span int) int {
+	k := (inv + span - 1) / span
+	if span%2 == 1 && (k-inv)%2 != 0 {
+		k++
+	}
+	return k
+}
+
+// InversionAxes returns the vertical and horizontal inversion counts.
+// Vertical: tiles read row-major, ordered by goal index (their number).
+// Horizontal: tiles read column-major, ordered by their goal cell read
+// column-major, so that horizontal moves play the role vertical ones do.
+func InversionAxes(w, h int, cells []uint8) (v, hz int) {
+	n := w * h
+	for i := 0; i < n; i++ {
+		a := cells[i]
+		if a == 0 {
+			continue
+		}
+		for j := i + 1; j < n; j++ {
+			if b := cells[j]; b != 0 && b < a {
+				v++
+			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		a := cells[(i%h)*w+i/h]
+		if a == 0 {
+			continue
+		}
+		ra := ColumnRank(int(a), w, h)
+		for j := i + 1; j < n; j++ {
+			b := cells[(j%h)*w+j/h]
+			if b != 0 && ColumnRank(int(b), w, h) < ra {
+				hz++
+			}
+		}
+	}
+	return v, hz
+}
+
+// ColumnRank is the index of tile t's goal cell in column-major order.
+func ColumnRank(t, w, h int) int {
+	gr, gc := goalRC(t, w)
+	return gc*h + gr
+}
+
+// InversionDistance is takaken's ID generalised to any board: the bounds of
+// the two axes added (vertical and horizontal moves are disjoint).
+func InversionDistance(w, h int, cells []uint8) int {
+	v, hz := InversionAxes(w, h, cells)
+	return InversionBound(v, w-1) + InversionBound(hz, h-1)
+}
+
+// WDSupported reports whether a walking-distance table for `lines` lines of
+// `perLine` cells is small enough to build on demand (at most a few hundred
+// thousand patterns). 5×5 has 65.6 M patterns and 5 lines of 4 has 6 M:
+// those axes use Manhattan + linear conflict instead.
+func WDSupported(lines, perLine int) bool {
+	return lines >= 2 && perLine >= 2 && perLine <= wdMaxPerLine &&
+		(lines <= 4 || (lines == 5 && perLine <= 3))
+}
+
+var (
+	wdMu    sync.Mutex
+	wdCache = map[[2]int]*WD{}
+)
+
+// SharedWD returns the process-wide walking-distance table for the shape,
+// building it on first use (milliseconds for the supported shapes). It
+// returns nil when the shape is not supported.
+func SharedWD(lines, perLine int) *WD {
+	if !WDSupported(lines, perLine) {
+		return nil
+	}
+	wdMu.Lock()
+	defer wdMu.Unlock()
+	k := [2]int{lines, perLine}
+	if t, ok := wdCache[k]; ok {
+		return t
+	}
+	t, err := NewWD(lines, perLine)
+	if err != nil {
+		return nil // unreachable: shape checked above
+	}
+	wdCache[k] = t
+	return t
+}
+
+// WalkingAxes returns the vertical and horizontal walking distances of a
+// board, or ok=false for an axis whose table is not supported.
+func WalkingAxes(w, h int, cells []uint8) (v, hz int, vok, hok bool) {
+	if t := SharedWD(h, w); t != nil {
+		if p, err := t.Index(lineAndGoal(w, h, cells, true)); err == nil {
+			v, vok = int(t.Dist[p]), true
+		}
+	}
+	if t := SharedWD(w, h); t != nil {
+		if p, err := t.Index(lineAndGoal(w, h, cells, false)); err == nil {
+			hz, hok = int(t.Dist[p]), true
+		}
+	}
+	return v, hz, vok, hok
+}
+
+// lineAndGoal lists each tile's current and goal line along an axis and the
+// blank's line (rows when vertical, columns otherwise).
+func lineAndGoal(w, h int, cells []uint8, vertical bool) ([]int, []int, int) {
+	line := make([]int, 0, len(cells))
+	goal := make([]int, 0, len(cells))
+	blank := 0
+	for i, t := range cells {
+		r, c := i/w, i%w
+		if t == 0 {
+			blank = c
+			if vertical {
+				blank = r
+			}
+			continue
+		}
+		gr, gc := goalRC(int(t), w)
+		if vertical {
+			line, goal = append(line, r), append(goal, gr)
+		} else {
+			line, goal = append(line, c), append(goal, gc)
+		}
+	}
+	return line, goal, blank
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

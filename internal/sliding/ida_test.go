@@ -1,0 +1,102 @@
+package sliding
+
+import (
+	"testing"
+	"time"
+
+	"github.com/tessera-solver/tessera/internal/instances"
+	"github.com/tessera-solver/tessera/internal/search"
+)
+
+func replay(w int, cells []uint8, path []uint8) []uint8 {
+	b := append([]uint8(nil), cells...)
+	blank := 0
+	for i, v := range b {
+		if v == 0 {
+			blank = i
+		}
+	}
+	for _, d := range path {
+		var src int
+		switch d {
+		case tileUp:
+			src = blank + w
+		case tileDown:
+			src = blank - w
+		case tileLeft:
+			src = blank + 1
+		case tileRight:
+			src = blank - 1
+		}
+		b[blank], b[src] = b[src], 0
+		blank = src
+	}
+	return b
+}
+
+// korfQuick are instances that need under two million nodes: enough to
+// catch a heuristic or search regression in a unit test.
+var korfQuick = map[int]bool{1: true, 2: true, 5: true, 6: true, 9: true, 61: true, 65: true}
+
+func TestKorfQuickOptimal(t *testing.T) {
+	s, err := NewSearcher(4, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range instances.Korf100() {
+		if !korfQuick[k.ID] {
+			continue
+		}
+		out, err := s.Solve(k.Cells, search.Budget{})
+		if err != nil {
+			t.Fatalf("#%d: %v", k.ID, err)
+		}
+		if !solved(replay(4, k.Cells, out.Path)) {
+			t.Fatalf("#%d: answer does not reach the goal", k.ID)
+		}
+		if len(out.Path) != k.Opt || !out.Optimal || out.LowerBound != k.Opt {
+			t.Errorf("#%d: length %d optimal %v lb %d, published optimum %d", k.ID, len(out.Path), out.Optimal, out.LowerBound, k.Opt)
+		}
+	}
+}
+
+func solved(b []uint8) bool {
+	for i := 0; i < len(b)-1; i++ {
+		if b[i] != uint8(i+1) {
+			return false
+		}
+	}
+	return b[len(b)-1] == 0
+}
+
+// BenchmarkKorf100 solves all of Korf's 100 optimally on one goroutine and
+// reports the totals behind docs/BENCHMARKS.md:
+//
+//	go test -run '^$' -bench Korf100 -benchtime 1x ./internal/search
+func BenchmarkKorf100(b *testing.B) {
+	s, err := NewSearcher(4, 4)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ks := instances.Korf100()
+	var nodes int64
+	var cpu time.Duration
+	for i := 0; i < b.N; i++ {
+		nodes = 0
+		t0 := time.Now()
+		for _, k := range ks {
+			out, err := s.Solve(k.Cells, search.Budget{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(out.Path) != k.Opt || !solved(replay(4, k.Cells, out.Path)) {
+				b.Fatalf("#%d: length %d, want %d", k.ID, len(out.Path), k.Opt)
+			}
+			nodes += out.Nodes
+		}
+		cpu = time.Since(t0)
+	}
+	b.ReportMetric(float64(nodes), "nodes")
+	b.ReportMetric(cpu.Seconds(), "s/100")
+	b.ReportMetric(float64(nodes)/cpu.Seconds()/1e6, "Mnodes/s")
+}

@@ -1,0 +1,265 @@
+package pdb
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tessera-solver/tessera/internal/instances"
+	"github.com/tessera-solver/tessera/internal/search"
+)
+
+// BenchmarkBuild builds the 15-puzzle partitions on every core and reports
+// build time, the builder's arrays and the heap it allocated:
+//
+//	go test -run '^$' -bench Build -benchtime 1x ./internal/sliding/pdb
+func BenchmarkBuild(b *testing.B) {
+	for _, pt := range []Partition{Partition555, Partition663} {
+		b.Run(pt.Name, func(b *testing.B) {
+			var work, tab uint64
+			var states uint64
+			var ms0, ms1 runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&ms0)
+			t0 := time.Now()
+			for i := 0; i < b.N; i++ {
+				_, sts, err := BuildPartition(context.Background(), pt, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				work, tab, states = 0, 0, 0
+				for _, st := range sts {
+					work = max(work, st.WorkBytes) // one build at a time
+					tab += st.TableBytes
+					states += st.States
+				}
+			}
+			el := time.Since(t0)
+			runtime.ReadMemStats(&ms1)
+			b.ReportMetric(el.Seconds()/float64(b.N), "s/build")
+			b.ReportMetric(float64(tab)/1e6, "table-MB")
+			b.ReportMetric(float64(work+tab)/1e6, "peak-arrays-MB")
+			b.ReportMetric(float64(ms1.TotalAlloc-ms0.TotalAlloc)/float64(b.N)/1e6, "alloc-MB/build")
+			b.ReportMetric(float64(states), "states")
+		})
+	}
+}
+
+// BenchmarkKorf100 solves Korf's 100 optimally on one goroutine with
+// IDA* over the 5-5-5 and 6-6-3 sets, with and without the reflected
+// lookup. The tables are built before the timer starts. Compare with
+// go test -run '^$' -bench Korf100 -benchtime 1x ./internal/search (WD+ID).
+//
+//	go test -run '^$' -bench Korf100 -benchtime 1x ./internal/sliding/pdb
+func BenchmarkKorf100(b *testing.B) {
+	ks := instances.Korf100()
+	for _, pt := range []Partition{Partition555, Partition663} {
+		pdbs, _, err := BuildPartition(context.Background(), pt, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, err := NewSet(pdbs...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, reflect := range []bool{false, true} {
+			sv, err := NewSolver(s, reflect)
+			if err != nil {
+				b.Fatal(err)
+			}
+			name := pt.Name
+			if reflect {
+				name += "+reflect"
+			}
+			b.Run(name, func(b *testing.B) {
+				var nodes int64
+				var el time.Duration
+				for i := 0; i < b.N; i++ {
+					t0 := time.Now()
+					nodes = korfPass(b, sv, ks)
+					el = time.Since(t0)
+				}
+				b.ReportMetric(float64(nodes), "nodes")
+				b.ReportMetric(el.Seconds(), "s/100")
+				b.ReportMetric(float64(nodes)/el.Seconds()/1e6, "Mnodes/s")
+			})
+		}
+	}
+}
+
+// BenchmarkKorf100Stored solves Korf's 100 (or the first $PDB_KORF_N)
+// with the tables stored in $TESSERA_TABLES_DIR (default: the user cache,
+// where `solverd tables build` writes), with reflection, after one
+// untimed pass that brings the mapped pages in ($PDB_NO_WARM skips it). A
+// set whose files are missing is skipped; 78 needs `solverd tables build
+// 15-pdb-78`. $PDB_FSM_L=n replaces the pruning machine by one of the
+// duplicates up to n moves (2: only a move undone). cpu-s/op is user and
+// system time, steadier than wall time on a shared machine.
+//
+//	go test -run '^$' -bench Korf100Stored/78 -benchtime 1x -count 5 ./internal/sliding/pdb
+func BenchmarkKorf100Stored(b *testing.B) {
+	ks := instances.Korf100()
+	if v := os.Getenv("PDB_KORF_N"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > len(ks) {
+			b.Fatalf("PDB_KORF_N=%q", v)
+		}
+		ks = ks[:n]
+	}
+	dir := storedDir(b)
+	for _, pt := range []Partition{Partition663, Partition78, Partition555} {
+		b.Run(pt.Name, func(b *testing.B) {
+			sv, _ := storedSolver(b, dir, pt)
+			if os.Getenv("PDB_NO_WARM") == "" {
+				korfPass(b, sv, ks)
+			}
+			b.ResetTimer()
+			var nodes int64
+			cpu0 := cpuTime()
+			for i := 0; i < b.N; i++ {
+				nodes = korfPass(b, sv, ks)
+			}
+			b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+			el := b.Elapsed() / time.Duration(b.N)
+			b.ReportMetric(float64(nodes), "nodes")
+			b.ReportMetric(el.Seconds(), "s/op")
+			b.ReportMetric(float64(el.Nanoseconds())/float64(nodes), "ns/node")
+		})
+	}
+}
+
+// korfPass solves 15-puzzle instances with sv, checks every answer's
+// length and replay, and returns the nodes spent.
+func korfPass(b *testing.B, sv *Solver, ks []instances.Instance) (nodes int64) {
+	for _, k := range ks {
+		out, err := sv.Solve(k.Cells, search.Budget{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(out.Path) != k.Opt || !isGoal(replay(4, k.Cells, out.Path)) {
+			b.Fatalf("#%d: %d moves, optimum %d", k.ID, len(out.Path), k.Opt)
+		}
+		nodes += out.Nodes
+	}
+	return nodes
+}
+
+// storedDir is where the Stored benchmarks find tables:
+// $TESSERA_TABLES_DIR, else the user cache, where `solverd tables build`
+// writes.
+func storedDir(b *testing.B) string {
+	if dir := os.Getenv("TESSERA_TABLES_DIR"); dir != "" {
+		return dir
+	}
+	c, err := os.UserCacheDir()
+	if err != nil {
+		b.Skip(err)
+	}
+	return filepath.Join(c, "tessera", "tables")
+}
+
+// storedSolver maps pt's tables from dir (skipping the benchmark when one
+// is missing; they are closed when it ends) and returns the solver over
+// them with reflection. $PDB_FSM_L=n replaces its pruning machine by one
+// of the duplicates up to n moves (experiments). $PDB_PRIVATE=1 copies the
+// tables into huge-page memory (PDB.Private); $PDB_PREFETCH=0 or 1 forces
+// prefetching off or on.
+func storedSolver(b *testing.B, dir string, pt Partition) (*Solver, []*PDB) {
+	pdbs, err := OpenPartition(dir, pt, false)
+	if err != nil {
+		b.Skip(err)
+	}
+	b.Cleanup(func() {
+		for _, p := range pdbs {
+			p.Close()
+		}
+	})
+	if os.Getenv("PDB_PRIVATE") != "" {
+		for _, p := range pdbs {
+			if err := p.Private(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	sv := reflectingSolver(b, pdbs...)
+	if v := os.Getenv("PDB_PREFETCH"); v != "" {
+		sv.prefetch = v == "1"
+	}
+	if v := os.Getenv("PDB_FSM_L"); v != "" {
+		L, err := strconv.Atoi(v)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sv.fsm = newFSM(duplicateStrings(L))
+	}
+	return sv, pdbs
+}
+
+// cpuTime is the process's user and system time: less disturbed than wall
+// time by other jobs on a shared machine.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkBuildStored builds one table of a partition ($PDB_BUILD, e.g.
+// 15-pdb-78-b or 24-pdb-6666-a; skipped when unset) on $PDB_BUILD_WORKERS
+// goroutines (default every core) and compares it byte for byte with the
+// stored table when the cache holds it. cpu-s/op is user and system time.
+//
+//	PDB_BUILD=15-pdb-78-b go test -run '^$' -bench BuildStored -benchtime 1x ./internal/sliding/pdb
+func BenchmarkBuildStored(b *testing.B) {
+	name := os.Getenv("PDB_BUILD")
+	if name == "" {
+		b.Skip("PDB_BUILD unset")
+	}
+	var pt Partition
+	idx := -1
+	for _, q := range []Partition{Partition78, Partition6666, Partition663, Partition555} {
+		for i := range q.Patterns {
+			if q.TableName(i) == name {
+				pt, idx = q, i
+			}
+		}
+	}
+	if idx < 0 {
+		b.Fatalf("PDB_BUILD=%q: no such table", name)
+	}
+	var opt Options
+	if v := os.Getenv("PDB_BUILD_WORKERS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			b.Fatal(err)
+		}
+		opt.Workers = n
+	}
+	var p *PDB
+	var st Stats
+	cpu0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		var err error
+		if p, st, err = Build(context.Background(), pt.W, pt.H, pt.Patterns[idx], opt); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric((b.Elapsed() / time.Duration(b.N)).Seconds(), "s/op")
+	b.ReportMetric(float64(st.States), "states")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(st.States), "ns/state")
+	if c, err := os.UserCacheDir(); err == nil {
+		if q, err := Open(filepath.Join(c, "tessera", "tables"), name, pt.W, pt.H, pt.Patterns[idx], false); err == nil {
+			if string(q.Data()) != string(p.Data()) {
+				b.Errorf("%s differs from the stored table", name)
+			}
+			q.Close()
+		}
+	}
+}
