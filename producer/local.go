@@ -45,7 +45,7 @@ func startLocal(ctx context.Context, cfg config.Config, qcfg queue.Config, st *s
 			l.stop()
 		}
 	}()
-	if l.tables, err = solve.Default().LoadTables(cfg.Solver.TablesDir, cfg.Solver.Tables, cfg.Solver.TablesPrivate); err != nil {
+	if l.tables, err = solve.Tables(cfg.Solver.TablesDir, cfg.Solver.Tables, cfg.Solver.TablesPrivate); err != nil {
 		return nil, fmt.Errorf("local pipeline: %w", err)
 	}
 	for _, n := range l.tables.Notices {
@@ -71,10 +71,11 @@ func startLocal(ctx context.Context, cfg config.Config, qcfg queue.Config, st *s
 	if err != nil {
 		return nil, err
 	}
+	solver := solve.New(l.tables.Registry())
 	runCtx, cancel := context.WithCancel(ctx)
 	l.cancel = cancel
 	l.start(runCtx, "solver workers", func(ctx context.Context) error {
-		return worker.Run(ctx, js, worker.Options{Workers: cfg.Solver.Workers, Queue: &qcfg, Log: log})
+		return worker.Run(ctx, js, worker.Options{Workers: cfg.Solver.Workers, Queue: &qcfg, Log: log, Solve: solver.SolveText})
 	})
 	l.start(runCtx, "results writer", func(ctx context.Context) error {
 		return ingest.Run(ctx, src, st, ingest.Options{FetchBatch: cfg.Results.FetchBatch, FetchWait: cfg.Results.FetchWait, Logger: log})

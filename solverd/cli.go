@@ -46,10 +46,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(solveCmd(), verifyCmd(), bfsCmd(), scrambleCmd())
-	for _, c := range extraCommands {
-		root.AddCommand(c())
-	}
+	// Every command, in the order of `solverd --help`.
+	root.AddCommand(solveCmd(), verifyCmd(), bfsCmd(), scrambleCmd(), runCmd(), tablesCmd())
 	// Flag errors of every subcommand are usage errors (exit 2).
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	err := root.Execute()
@@ -66,9 +64,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	return exitRejected
 }
-
-// extraCommands lets other files of this main (the daemon) add commands.
-var extraCommands []func() *cobra.Command
 
 type usageError struct{ error }
 
@@ -124,7 +119,7 @@ func solveCmd() *cobra.Command {
 			if opt.Goal, err = goalFlag(spec, goal); err != nil {
 				return err
 			}
-			loaded, err := loadTables(cfg.Solver, spec.String(), func(s string) { fmt.Fprintln(c.ErrOrStderr(), "solverd:", s) })
+			loaded, solver, err := loadTables(cfg.Solver, spec.String(), func(s string) { fmt.Fprintln(c.ErrOrStderr(), "solverd:", s) })
 			if err != nil {
 				return err
 			}
@@ -140,7 +135,7 @@ func solveCmd() *cobra.Command {
 			if workers <= 0 {
 				workers = runtime.GOMAXPROCS(0)
 			}
-			return solveStream(ctx, spec, opt, src, workers, c.OutOrStdout(), c.ErrOrStderr())
+			return solveStream(ctx, solver, spec, opt, src, workers, c.OutOrStdout(), c.ErrOrStderr())
 		},
 	}
 	puzzleFlag(c, &p)
@@ -219,7 +214,7 @@ type solveTask struct {
 
 // solveStream solves states in parallel and prints results in input order.
 // A bounded window of pending tasks keeps memory flat on huge inputs.
-func solveStream(ctx context.Context, spec puzzle.Spec, opt solve.Options, src lineSource, workers int, stdout, stderr io.Writer) error {
+func solveStream(ctx context.Context, solver *solve.Solver, spec puzzle.Spec, opt solve.Options, src lineSource, workers int, stdout, stderr io.Writer) error {
 	tasks := make(chan *solveTask)
 	order := make(chan *solveTask, 4*workers)
 	var wg sync.WaitGroup
@@ -228,7 +223,7 @@ func solveStream(ctx context.Context, spec puzzle.Spec, opt solve.Options, src l
 		go func() {
 			defer wg.Done()
 			for t := range tasks {
-				t.out <- solve.SolveText(ctx, spec, t.text, opt)
+				t.out <- solver.SolveText(ctx, spec, t.text, opt)
 			}
 		}()
 	}

@@ -19,8 +19,6 @@ import (
 	"github.com/tessera-solver/tessera/internal/worker"
 )
 
-func init() { extraCommands = append(extraCommands, runCmd) }
-
 // runCmd is the daemon: a durable pull consumer on TESSERA_JOBS that solves
 // jobs and publishes their results until SIGTERM, then drains.
 func runCmd() *cobra.Command {
@@ -43,13 +41,13 @@ func runCmd() *cobra.Command {
 			defer stop()
 			log := slog.New(slog.NewTextHandler(c.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelInfo}))
 			startupPull(ctx, cfg, log)
-			loaded, err := loadTables(cfg.Solver, "", func(s string) { log.Info(s) })
+			loaded, solver, err := loadTables(cfg.Solver, "", func(s string) { log.Info(s) })
 			if err != nil {
 				return err
 			}
 			defer loaded.Close()
 			logTables(log, loaded, cfg.Solver.TablesDir)
-			return daemon(ctx, cfg, log)
+			return daemon(ctx, cfg, solver, log)
 		},
 	}
 	config.BindFlags(c.Flags())
@@ -58,11 +56,11 @@ func runCmd() *cobra.Command {
 
 // daemon connects (retrying while NATS is not up yet: a daemon may start
 // before its server), ensures the streams and runs the worker loop.
-func daemon(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+func daemon(ctx context.Context, cfg config.Config, solver *solve.Solver, log *slog.Logger) error {
 	qc := queue.WithDeliveries(cfg.NATS.MaxDeliver, cfg.NATS.AckWait)
 	delay := 100 * time.Millisecond
 	for {
-		err := serve(ctx, cfg, qc, log)
+		err := serve(ctx, cfg, qc, solver, log)
 		if err == nil || !errConnect(err) {
 			return err
 		}
@@ -90,7 +88,7 @@ func errConnect(err error) bool {
 	return ok
 }
 
-func serve(ctx context.Context, cfg config.Config, qc queue.Config, log *slog.Logger) error {
+func serve(ctx context.Context, cfg config.Config, qc queue.Config, solver *solve.Solver, log *slog.Logger) error {
 	nc, err := queue.Connect(cfg.NATS.URL, "tessera-solverd")
 	if err != nil {
 		return connectError{err}
@@ -107,7 +105,7 @@ func serve(ctx context.Context, cfg config.Config, qc queue.Config, log *slog.Lo
 	err = worker.Run(ctx, js, worker.Options{
 		Workers: cfg.Solver.Workers,
 		Queue:   &qc,
-		Solve:   capBudget(cfg.Solver, solve.SolveText),
+		Solve:   capBudget(cfg.Solver, solver.SolveText),
 		Log:     log,
 	})
 	if derr := nc.Drain(); derr != nil && err == nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/result"
+	"github.com/tessera-solver/tessera/internal/solve"
 )
 
 // The daemon solves a job published on a real (in-process) JetStream,
@@ -29,7 +30,9 @@ func TestDaemonSolvesAndDrains(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- daemon(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
+	go func() {
+		done <- daemon(ctx, cfg, solve.New(solve.NewRegistry(solve.Builtin()...)), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	}()
 
 	js, err := queue.New(nc)
 	if err != nil {
@@ -107,7 +110,7 @@ func TestDaemonWaitsForNATS(t *testing.T) {
 	cfg.NATS.URL = "nats://127.0.0.1:1" // nothing listens there
 	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
 	defer cancel()
-	if err := daemon(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+	if err := daemon(ctx, cfg, solve.New(solve.NewRegistry(solve.Builtin()...)), slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
 		t.Errorf("daemon stopped while retrying: %v", err)
 	}
 }

@@ -16,8 +16,6 @@ import (
 	"github.com/tessera-solver/tessera/tables/catalog"
 )
 
-func init() { extraCommands = append(extraCommands, tablesCmd) }
-
 // tablesCmd manages the precomputed tables of this host (solver.tables_dir).
 func tablesCmd() *cobra.Command {
 	c := &cobra.Command{

@@ -115,3 +115,17 @@ func ReadMeta(path string) (Meta, error) {
 	}
 	return m, nil
 }
+
+// Check reads the header of the table file at path and checks it against
+// want as Open does, without mapping the payload: a start-up check for
+// tables that are mapped later, on first use.
+func Check(path string, want Meta) error {
+	m, err := ReadMeta(path)
+	if err == nil {
+		err = sameIdentity(m, want)
+	}
+	if err != nil {
+		return fmt.Errorf("table %s (%s): %w; rebuild it with: %s", want.Name, path, err, want.RebuildHint())
+	}
+	return nil
+}

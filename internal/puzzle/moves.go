@@ -393,6 +393,24 @@ func VerifyTo(s State, moves string, goal State) error {
 	if err != nil {
 		return err
 	}
+	return replay(s, ms, goal)
+}
+
+// VerifyMoves replays a move list on a copy of s and returns nil iff it
+// ends at goal; errors as Verify's. It is how a solver's answer is checked
+// before it is formatted.
+func VerifyMoves(s State, ms []Move, goal State) error {
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	if err := CheckGoal(s, goal); err != nil {
+		return err
+	}
+	return replay(s, ms, goal)
+}
+
+// replay applies ms to a copy of s and compares the result with goal.
+func replay(s State, ms []Move, goal State) error {
 	c := s.Clone()
 	if err := c.ApplyMoves(ms); err != nil {
 		return fmt.Errorf("%s: %w", s.Spec, err)

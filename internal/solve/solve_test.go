@@ -12,11 +12,15 @@ import (
 
 	"github.com/tessera-solver/tessera/internal/loopover"
 	"github.com/tessera-solver/tessera/internal/result"
+	"github.com/tessera-solver/tessera/internal/swap"
 
 	"github.com/tessera-solver/tessera/internal/fulltable"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/tables/catalog"
 )
+
+// builtin is a Solver over the algorithms that need no table file.
+var builtin = New(NewRegistry(Builtin()...))
 
 func spec(t *testing.T, s string) puzzle.Spec {
 	t.Helper()
@@ -30,7 +34,7 @@ func spec(t *testing.T, s string) puzzle.Spec {
 // Every solved answer replays, and on boards small enough for BFS its
 // length is the exact distance.
 func TestSolvedAnswersAreOptimalAndReplay(t *testing.T) {
-	s := New()
+	s := builtin
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, name := range []string{"sliding:3x3", "sliding:2x4", "sliding:3x2", "loopover:2x2", "loopover:3x3", "loopover:2x4", "swap:4x4", "swap:3x5"} {
 		sp := spec(t, name)
@@ -66,11 +70,11 @@ func TestSlidingIDA(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := SolveText(context.Background(), sp, st.String(), Options{})
+	r := builtin.SolveText(context.Background(), sp, st.String(), Options{})
 	if r.Status != result.StatusSolved || r.Length != 57 || !r.Optimal || r.Nodes == 0 || !strings.HasPrefix(r.Solver, "ida*") {
 		t.Fatalf("%+v", r)
 	}
-	f := SolveText(context.Background(), sp, st.String(), Options{Mode: result.ModeFast})
+	f := builtin.SolveText(context.Background(), sp, st.String(), Options{Mode: result.ModeFast})
 	if f.Status != result.StatusSolved || f.Optimal || f.Length < 57 || f.LowerBound > 57 {
 		t.Fatalf("fast: %+v", f)
 	}
@@ -92,7 +96,7 @@ func TestBudgetExceeded(t *testing.T) {
 		"timeout":   {context.Background(), Options{Timeout: time.Microsecond}},
 		"cancelled": {cancelled(), Options{}},
 	} {
-		r := SolveText(tc.ctx, sp, korf1, tc.opt)
+		r := builtin.SolveText(tc.ctx, sp, korf1, tc.opt)
 		if r.Status != result.StatusBudgetExceeded || r.Moves != "" || r.Length != 0 || r.Optimal || r.LowerBound > 57 {
 			t.Errorf("%s: %+v", name, r)
 		}
@@ -100,7 +104,7 @@ func TestBudgetExceeded(t *testing.T) {
 			t.Errorf("%s: reason %q does not give the bound", name, r.Error)
 		}
 	}
-	r := SolveText(context.Background(), sp, korf1, Options{MaxNodes: 5000})
+	r := builtin.SolveText(context.Background(), sp, korf1, Options{MaxNodes: 5000})
 	if r.LowerBound < 41 || r.Nodes < 5000 {
 		t.Errorf("lower bound %d after %d nodes: the first iteration alone proves 41", r.LowerBound, r.Nodes)
 	}
@@ -126,7 +130,7 @@ func TestRejected(t *testing.T) {
 		{"swap:2x2", "12/00", result.StatusInvalid, "2"},
 		{"8", "", result.StatusInvalid, ""},
 	} {
-		r := SolveText(context.Background(), spec(t, tc.spec), tc.state, Options{})
+		r := builtin.SolveText(context.Background(), spec(t, tc.spec), tc.state, Options{})
 		if r.Status != tc.status || r.Error == "" || !strings.Contains(r.Error, tc.reason) || r.State != tc.state {
 			t.Errorf("%s %q: %+v", tc.spec, tc.state, r)
 		}
@@ -153,7 +157,7 @@ func TestLoopoverEverySize(t *testing.T) {
 				// table file quick in the test (5×5 random states take hours).
 				st = puzzle.RandomWalk(sp, rng, 8)
 			}
-			res := Default().Solve(context.Background(), st, Options{})
+			res := builtin.Solve(context.Background(), st, Options{})
 			if res.Status != result.StatusSolved {
 				t.Fatalf("%s %s: %+v", sp, st, res)
 			}
@@ -173,7 +177,7 @@ func TestLoopoverEverySize(t *testing.T) {
 func TestLoopover5x5Fast(t *testing.T) {
 	sp := spec(t, "loopover:5x5")
 	st := puzzle.Random(sp, rand.New(rand.NewPCG(25, 25)))
-	r := New().Solve(context.Background(), st, Options{Mode: result.ModeFast})
+	r := builtin.Solve(context.Background(), st, Options{Mode: result.ModeFast})
 	if r.Status != result.StatusSolved || !strings.HasPrefix(r.Solver, "two-phase") || r.LowerBound < 10 || r.Length < r.LowerBound || r.Length > 60 {
 		t.Fatalf("%+v", r)
 	}
@@ -184,11 +188,11 @@ func TestLoopover5x5Fast(t *testing.T) {
 func TestLoopoverBudget(t *testing.T) {
 	sp := spec(t, "loopover:4x4")
 	state := puzzle.Random(sp, rand.New(rand.NewPCG(16, 16))).String()
-	r := SolveText(context.Background(), sp, state, Options{MaxNodes: 100})
+	r := builtin.SolveText(context.Background(), sp, state, Options{MaxNodes: 100})
 	if r.Status != result.StatusBudgetExceeded || r.LowerBound == 0 || r.Moves != "" {
 		t.Fatalf("optimal under 100 nodes: %+v", r)
 	}
-	f := SolveText(context.Background(), sp, state, Options{Mode: result.ModeFast, MaxNodes: 100})
+	f := builtin.SolveText(context.Background(), sp, state, Options{Mode: result.ModeFast, MaxNodes: 100})
 	if f.Status != result.StatusSolved || f.Optimal || f.LowerBound < r.LowerBound || f.Solver != "loopover-construct" {
 		t.Fatalf("fast under 100 nodes: %+v", f)
 	}
@@ -198,7 +202,7 @@ func TestSwapGoal(t *testing.T) {
 	sp := spec(t, "swap:3x3")
 	st, _ := puzzle.Parse(sp, "100/000/001")
 	g, _ := puzzle.Parse(sp, "000/110/000")
-	r := New().Solve(context.Background(), st, Options{Goal: &g})
+	r := builtin.Solve(context.Background(), st, Options{Goal: &g})
 	if r.Status != result.StatusSolved || r.Length != 3 {
 		t.Fatalf("%+v", r)
 	}
@@ -206,7 +210,7 @@ func TestSwapGoal(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad, _ := puzzle.Parse(sp, "000/111/000")
-	if r := New().Solve(context.Background(), st, Options{Goal: &bad}); r.Status != result.StatusInvalid {
+	if r := builtin.Solve(context.Background(), st, Options{Goal: &bad}); r.Status != result.StatusInvalid {
 		t.Errorf("goal with 3 ones: %+v", r)
 	}
 }
@@ -219,8 +223,8 @@ func TestSwapMoveCap(t *testing.T) {
 	for i := range c[len(c)/2:] { // the ones last: every one travels far
 		c[len(c)/2+i] = 1
 	}
-	r := New().Solve(context.Background(), puzzle.State{Spec: sp, Cells: c}, Options{})
-	if r.Status != result.StatusBudgetExceeded || r.LowerBound <= maxSwapMoves || r.Moves != "" {
+	r := builtin.Solve(context.Background(), puzzle.State{Spec: sp, Cells: c}, Options{})
+	if r.Status != result.StatusBudgetExceeded || r.LowerBound <= swap.MaxMoves || r.Moves != "" {
 		t.Fatalf("%+v", r)
 	}
 }
@@ -231,11 +235,11 @@ func TestSolveChecksUnparsedStates(t *testing.T) {
 	sp := spec(t, "15")
 	g := puzzle.Goal(sp)
 	g.Cells[0], g.Cells[1] = g.Cells[1], g.Cells[0]
-	if r := New().Solve(context.Background(), g, Options{}); r.Status != result.StatusUnsolvable {
+	if r := builtin.Solve(context.Background(), g, Options{}); r.Status != result.StatusUnsolvable {
 		t.Errorf("%+v", r)
 	}
 	bad := puzzle.State{Spec: sp, Cells: []uint8{1, 2, 3}}
-	if r := New().Solve(context.Background(), bad, Options{}); r.Status != result.StatusInvalid {
+	if r := builtin.Solve(context.Background(), bad, Options{}); r.Status != result.StatusInvalid {
 		t.Errorf("%+v", r)
 	}
 }
@@ -246,15 +250,14 @@ func TestSolveChecksUnparsedStates(t *testing.T) {
 // with the same optimal length as walking distance gives.
 func TestLoadTables(t *testing.T) {
 	dir := t.TempDir()
-	s := New()
-	l, err := s.LoadTables(dir, "auto", false)
+	l, err := Tables(dir, "auto", false)
 	if err != nil || len(l.Sets) != 0 || len(l.Notices) == 0 || !strings.Contains(l.Notices[0].Text, "solverd tables build 15-pdb-78") {
 		t.Fatalf("auto on empty dir: %+v, %v", l, err)
 	}
-	if _, err := s.LoadTables(dir, "15-pdb-555", false); err == nil || !strings.Contains(err.Error(), "solverd tables build 15-pdb-555") {
+	if _, err := Tables(dir, "15-pdb-555", false); err == nil || !strings.Contains(err.Error(), "solverd tables build 15-pdb-555") {
 		t.Fatalf("missing named set: %v", err)
 	}
-	if _, err := s.LoadTables(dir, "15-pdb-nope", false); err == nil {
+	if _, err := Tables(dir, "15-pdb-nope", false); err == nil {
 		t.Fatal("unknown set accepted")
 	}
 	set, _ := catalog.LookupSet("15-pdb-555")
@@ -263,35 +266,40 @@ func TestLoadTables(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	l, err = s.LoadTables(dir, "auto", false)
+	l, err = Tables(dir, "auto", false)
 	if err != nil || len(l.Sets) != 1 || l.Sets[0] != "15-pdb-555" {
 		t.Fatalf("auto: %+v, %v", l, err)
 	}
-	spec := puzzle.Spec{Kind: puzzle.Sliding, Rows: 4, Cols: 4}
+	s := New(l.Registry())
+	// Tables are mapped on the first request they serve, not at start.
+	if r := s.SolveText(context.Background(), spec(t, "8"), "1 2 3/4 5 6/7 0 8", Options{}); r.Status != result.StatusSolved || len(l.closers) != 0 {
+		t.Fatalf("an 8-puzzle mapped the 15-puzzle tables (%d mapped): %+v", len(l.closers), r)
+	}
+	sp := puzzle.Spec{Kind: puzzle.Sliding, Rows: 4, Cols: 4}
 	text := "13 6 8 12/15 14 0 10/11 7 4 5/9 1 3 2" // Korf #1, 57 moves
-	r := s.SolveText(context.Background(), spec, text, Options{})
-	if r.Status != result.StatusSolved || r.Length != 57 || !r.Optimal || !strings.HasPrefix(r.Solver, "ida*(pdb") {
-		t.Fatalf("with tables: %+v", r)
+	r := s.SolveText(context.Background(), sp, text, Options{})
+	if r.Status != result.StatusSolved || r.Length != 57 || !r.Optimal || !strings.HasPrefix(r.Solver, "ida*(pdb") || len(l.closers) != 1 {
+		t.Fatalf("with tables (%d mapped): %+v", len(l.closers), r)
 	}
 	// Threads split the search; the answer is as short.
-	if r2 := s.SolveText(context.Background(), spec, text, Options{Threads: 2}); r2.Status != result.StatusSolved || r2.Length != 57 || !r2.Optimal {
+	if r2 := s.SolveText(context.Background(), sp, text, Options{Threads: 2}); r2.Status != result.StatusSolved || r2.Length != 57 || !r2.Optimal {
 		t.Fatalf("two threads: %+v", r2)
 	}
 	// Fast mode over the tables: the anytime weights reach plain IDA*
 	// within the window on this instance, so the answer is optimal.
-	f := s.SolveText(context.Background(), spec, text, Options{Mode: result.ModeFast})
+	f := s.SolveText(context.Background(), sp, text, Options{Mode: result.ModeFast})
 	if f.Status != result.StatusSolved || f.Length != 57 || !f.Optimal {
 		t.Fatalf("fast with tables: %+v", f)
 	}
 	// Under a tiny node budget only the heaviest weight's answer fits.
-	f = s.SolveText(context.Background(), spec, text, Options{Mode: result.ModeFast, MaxNodes: 2000})
+	f = s.SolveText(context.Background(), sp, text, Options{Mode: result.ModeFast, MaxNodes: 2000})
 	if f.Status == result.StatusSolved && (f.Length < 57 || f.Optimal && f.Length != 57) {
 		t.Fatalf("fast under budget: %+v", f)
 	}
-	if err := l.Close(); err != nil || s.PDB(spec) != nil {
-		t.Fatalf("after Close the unmapped tables are still in use (%v)", err)
+	if err := l.Close(); err != nil || len(l.closers) != 0 {
+		t.Fatalf("Close left %d tables mapped (%v)", len(l.closers), err)
 	}
-	wd := s.SolveText(context.Background(), spec, text, Options{})
+	wd := builtin.SolveText(context.Background(), sp, text, Options{})
 	if wd.Length != r.Length || strings.HasPrefix(wd.Solver, "ida*(pdb") {
 		t.Fatalf("without tables: %+v", wd)
 	}
@@ -310,8 +318,8 @@ func TestLoopoverFullTable(t *testing.T) {
 	if _, _, err := catalog.Build(context.Background(), dir, set.Tables[0], nil); err != nil {
 		t.Fatal(err)
 	}
-	s := New()
-	l, err := s.LoadTables(dir, "auto", false)
+	l, err := Tables(dir, "auto", false)
+	s := New(l.Registry())
 	if err != nil || !slices.Contains(l.Sets, "loopover-3x4-bfs") {
 		t.Fatalf("auto: %+v, %v", l, err)
 	}
@@ -320,7 +328,7 @@ func TestLoopoverFullTable(t *testing.T) {
 		for i := 0; i < 50; i++ {
 			st := puzzle.RandomWalk(sp, rng, 10)
 			r := s.Solve(context.Background(), st, Options{})
-			ida := New().Solve(context.Background(), st, Options{})
+			ida := builtin.Solve(context.Background(), st, Options{})
 			if r.Status != result.StatusSolved || !r.Optimal || r.Solver != "bfs-table" || r.Length != ida.Length || !ida.Optimal {
 				t.Fatalf("%s %s: table %+v, search %+v", sp, st, r, ida)
 			}
@@ -332,7 +340,7 @@ func TestLoopoverFullTable(t *testing.T) {
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if r := s.Solve(context.Background(), puzzle.RandomWalk(puzzle.Spec{Kind: puzzle.Loopover, Rows: 3, Cols: 4}, rng, 6), Options{}); r.Solver == "bfs-table" {
-		t.Fatal("the unmapped table is still in use after Close")
+	if r := builtin.Solve(context.Background(), puzzle.RandomWalk(puzzle.Spec{Kind: puzzle.Loopover, Rows: 3, Cols: 4}, rng, 6), Options{}); r.Solver == "bfs-table" {
+		t.Fatal("a 12-cell board answered from a table without one loaded")
 	}
 }

@@ -4,29 +4,25 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
-	"github.com/tessera-solver/tessera/internal/fulltable"
-	"github.com/tessera-solver/tessera/internal/loopover/twophase"
 	"github.com/tessera-solver/tessera/internal/puzzle"
-	"github.com/tessera-solver/tessera/internal/sliding/pdb"
+	"github.com/tessera-solver/tessera/internal/search"
 	"github.com/tessera-solver/tessera/tables/catalog"
 )
 
-// Default is the process-wide Solver behind SolveText: load tables into it
-// at start.
-func Default() *Solver { return defaultSolver }
-
-// Loaded reports what LoadTables did.
+// Loaded is the table sets chosen for a process: their registry entries
+// (each set is mapped on the first request it serves) and what to tell the
+// operator.
 type Loaded struct {
-	Sets []string // sets now in use, e.g. "15-pdb-78"
+	Sets []string // sets in use, e.g. "15-pdb-78"
 	// Notices name, per puzzle, the best set when it is missing, with the
 	// command that builds it: for the operator, not errors.
 	Notices []Notice
+	entries []Entry
+
+	mu      sync.Mutex
 	closers []func() error
-	solver  *Solver
-	used    map[puzzle.Spec]*pdb.Solver
-	full    map[puzzle.Spec]*fulltable.Table
-	tp      *twophase.Solver
 }
 
 // Notice is advice about one puzzle's tables.
@@ -35,42 +31,16 @@ type Notice struct {
 	Text   string
 }
 
-// Close stops the Solver using the loaded tables and unmaps them. No solve
-// may be running on them.
-func (l *Loaded) Close() error {
-	l.solver.mu.Lock()
-	for spec, sv := range l.used {
-		if l.solver.pdbs[spec] == sv {
-			delete(l.solver.pdbs, spec)
-		}
-	}
-	for spec, t := range l.full {
-		if l.solver.full[spec] == t {
-			delete(l.solver.full, spec)
-		}
-	}
-	if l.tp != nil && l.solver.tp == l.tp {
-		l.solver.tp = nil
-	}
-	l.used, l.full, l.tp = nil, nil, nil
-	l.solver.mu.Unlock()
-	var errs []error
-	for _, c := range l.closers {
-		errs = append(errs, c())
-	}
-	l.closers = nil
-	return errors.Join(errs...)
-}
-
-// LoadTables maps table sets from dir and makes s use them. want is a
-// comma-separated list: "auto" loads the best complete set of each puzzle
-// and notes the better ones that are missing; "none" loads nothing; a set
-// name loads that set, and a missing or damaged one is an error naming
-// the command that builds it. private copies the pattern databases into
-// the process's own huge-page memory instead of sharing the mapped files
-// (faster search on large tables; see tables.Table.Private).
-func (s *Solver) LoadTables(dir, want string, private bool) (*Loaded, error) {
-	l := &Loaded{solver: s, used: map[puzzle.Spec]*pdb.Solver{}, full: map[puzzle.Spec]*fulltable.Table{}}
+// Tables chooses table sets in dir. want is a comma-separated list: "auto"
+// takes the best complete set of each puzzle and notes the better ones
+// that are missing; "none" takes nothing; a set name takes that set. The
+// headers of every chosen table are checked now, so a missing or damaged
+// file is an error at start naming the command that builds it; the
+// payloads are mapped only when a request needs them. private copies the
+// pattern databases into the process's own huge-page memory instead of
+// sharing the mapped files (see tables.Table.Private).
+func Tables(dir, want string, private bool) (*Loaded, error) {
+	l := &Loaded{}
 	var sets []catalog.Set
 	for _, name := range strings.Split(want, ",") {
 		switch name = strings.TrimSpace(name); name {
@@ -86,50 +56,52 @@ func (s *Solver) LoadTables(dir, want string, private bool) (*Loaded, error) {
 			sets = append(sets, set)
 		}
 	}
+	served := map[string]bool{}
 	for _, set := range sets {
-		spec, err := puzzle.ParseSpec(set.Puzzle)
-		if err != nil {
-			l.Close()
-			return nil, fmt.Errorf("table set %s: %w", set.Name, err)
-		}
-		if l.used[spec] != nil || l.full[spec] != nil || set.TwoPhase() && l.tp != nil {
+		if served[set.Puzzle] {
 			continue // an earlier (better or explicitly named) set serves this puzzle
 		}
-		if set.TwoPhase() {
-			tp, closer, err := catalog.OpenTwoPhase(dir, set)
-			if err != nil {
-				l.Close()
-				return nil, err
-			}
-			s.UseTwoPhase(tp)
-			l.tp = tp
-			l.Sets = append(l.Sets, set.Name)
-			l.closers = append(l.closers, closer)
-			continue
-		}
-		if set.Full() {
-			t, closer, err := catalog.OpenFull(dir, set)
-			if err != nil {
-				l.Close()
-				return nil, err
-			}
-			s.UseFull(spec, t)
-			l.full[spec] = t
-			l.Sets = append(l.Sets, set.Name)
-			l.closers = append(l.closers, closer)
-			continue
-		}
-		sv, closer, err := catalog.OpenSliding(dir, set, private)
-		if err != nil {
-			l.Close()
+		served[set.Puzzle] = true
+		if err := set.Check(dir); err != nil {
 			return nil, err
 		}
-		s.UsePDB(spec, sv)
-		l.used[spec] = sv
 		l.Sets = append(l.Sets, set.Name)
-		l.closers = append(l.closers, closer)
+		l.entries = append(l.entries, Entry{Name: "table set " + set.Name, Serves: set.Serves,
+			New: func(puzzle.Spec) (search.Algorithm, error) { return l.open(dir, set, private) }})
 	}
 	return l, nil
+}
+
+// open maps set once per shape it serves; a Loopover table serving both
+// orientations is mapped twice, which shares the same page cache.
+func (l *Loaded) open(dir string, set catalog.Set, private bool) (search.Algorithm, error) {
+	alg, closer, err := set.Open(dir, private)
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	l.closers = append(l.closers, closer)
+	l.mu.Unlock()
+	return alg, nil
+}
+
+// Registry is the standard registry of a process: the chosen sets first
+// (in the order named; the best first under "auto"), then Builtin.
+func (l *Loaded) Registry() *Registry {
+	return NewRegistry(append(append([]Entry(nil), l.entries...), Builtin()...)...)
+}
+
+// Close unmaps every table mapped so far. No solve may be running on them,
+// nor start after.
+func (l *Loaded) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var errs []error
+	for _, c := range l.closers {
+		errs = append(errs, c())
+	}
+	l.closers = nil
+	return errors.Join(errs...)
 }
 
 // missingBetter notes each puzzle whose best set is not complete in dir.

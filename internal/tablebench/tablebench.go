@@ -298,12 +298,12 @@ type fastResult struct {
 // fast runs the solve facade's fast mode with only the named set loaded,
 // so it measures what a worker does (and every answer is replayed).
 func fast(ctx context.Context, dir, setName, spec string, ins []instances.Instance) (fastResult, error) {
-	s := solve.New()
-	l, err := s.LoadTables(dir, setName, false)
+	l, err := solve.Tables(dir, setName, false)
 	if err != nil {
 		return fastResult{}, err
 	}
 	defer l.Close()
+	s := solve.New(l.Registry())
 	sp, err := puzzle.ParseSpec(spec)
 	if err != nil {
 		return fastResult{}, err

@@ -59,7 +59,8 @@ type Options struct {
 	// Queue holds the consumer settings Run ensures at start (default
 	// queue.DefaultConfig()).
 	Queue *queue.Config
-	// Solve solves one state (default solve.SolveText).
+	// Solve solves one state (required; usually a solve.Solver's
+	// SolveText, built by the main from its registry).
 	Solve SolveFunc
 	// NoDeadLetters leaves out the dead-letter handler (RecordExhausted),
 	// for a process that must not run it.
@@ -87,9 +88,6 @@ func (o *Options) defaults() {
 	if o.Queue == nil {
 		c := queue.DefaultConfig()
 		o.Queue = &c
-	}
-	if o.Solve == nil {
-		o.Solve = solve.SolveText
 	}
 	if o.Log == nil {
 		o.Log = slog.Default()
@@ -124,6 +122,9 @@ type runner struct {
 // DrainTimeout are handed back and their solves cancelled. It returns nil
 // after a clean drain.
 func Run(ctx context.Context, js jetstream.JetStream, opts Options) error {
+	if opts.Solve == nil {
+		return errors.New("worker: Options.Solve is required")
+	}
 	opts.defaults()
 	cons, err := queue.EnsureJobsConsumer(ctx, js, *opts.Queue)
 	if err != nil {

@@ -17,6 +17,8 @@ import (
 	"github.com/tessera-solver/tessera/internal/fulltable"
 	"github.com/tessera-solver/tessera/internal/loopover/twophase"
 	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/result"
+	"github.com/tessera-solver/tessera/internal/search"
 	"github.com/tessera-solver/tessera/internal/sliding/pdb"
 	"github.com/tessera-solver/tessera/tables"
 )
@@ -28,14 +30,12 @@ type Table struct {
 	// Cost is a rough figure for the operator before a long build.
 	Cost string
 
-	partition pdb.Partition
-	index     int
-	full      puzzle.Spec // a distance table over every state of this board (Kind 0: a PDB)
-	twoPhase  bool        // the 5×5 Loopover two-phase solver's phase-1 table
+	kind  kind
+	index int // the table's place in its set
 }
 
 // Set is a group of tables loaded together: the disjoint patterns of one
-// additive heuristic.
+// additive heuristic, or a single table.
 type Set struct {
 	Name   string // e.g. "15-pdb-78"
 	Puzzle string // canonical spec, e.g. "sliding:4x4"
@@ -46,9 +46,24 @@ type Set struct {
 	// them: no start-up notice when they are missing.
 	Optional bool
 
-	partition pdb.Partition
-	full      puzzle.Spec
-	twoPhase  bool
+	kind kind
+}
+
+// kind is what the catalogue needs of a family of tables: how to build one
+// table's payload, what the builder holds, which solves a loaded set
+// serves and how to open it into a solver. Each family implements it once
+// (pdbKind, fullKind, twoPhaseKind), so nothing else branches on families.
+type kind interface {
+	// build computes table i of the set: its payload and, for tables whose
+	// header carries one, the depth histogram.
+	build(ctx context.Context, i int, progress Progress) (payload []byte, counts []int64, err error)
+	// buildMemory is the memory the builder of table i holds (bytes).
+	buildMemory(i int, m tables.Meta) uint64
+	// serves reports whether the loaded set answers spec in mode.
+	serves(spec puzzle.Spec, mode result.Mode) bool
+	// open maps the set's tables from dir and returns the solver over them
+	// and the closer that unmaps them.
+	open(dir string, s Set, private bool) (search.Algorithm, func() error, error)
 }
 
 // Sets is every known set, best first within each puzzle: the first one
@@ -73,9 +88,10 @@ func twoPhaseSet() Set {
 	spec := puzzle.Spec{Kind: puzzle.Loopover, Rows: 5, Cols: 5}
 	m := tables.Meta{Name: name, Puzzle: spec.String(), Pattern: twophase.Phase1Pattern, Encoding: twophase.Phase1Encoding,
 		Entries: twophase.Phase1Entries, Generator: twophase.Phase1Generator}
-	return Set{Name: name, Puzzle: spec.String(), Optional: true, twoPhase: true,
+	k := twoPhaseKind{}
+	return Set{Name: name, Puzzle: spec.String(), Optional: true, kind: k,
 		About:  "5x5 Loopover two-phase, phase 1: six-piece PDB (27.5 instead of 30.1 moves per random state in 300 ms)",
-		Tables: []Table{{Meta: m, Set: name, Cost: "≈1 min on 2 cores, 130 MB", twoPhase: true}}}
+		Tables: []Table{{Meta: m, Set: name, Cost: "≈1 min on 2 cores, 64 MB", kind: k}}}
 }
 
 // fullSet is the one-table set of a distance table over every state of a
@@ -86,21 +102,23 @@ func fullSet(spec puzzle.Spec, about, cost string) Set {
 	if err != nil {
 		panic(err) // the catalogue lists supported boards only
 	}
-	m := tables.Meta{Name: name, Puzzle: spec.String(), Pattern: "all", Encoding: "u4", Entries: entries, Generator: bfsGenerator}
-	return Set{Name: name, Puzzle: spec.String(), About: about, Optional: true, full: spec,
-		Tables: []Table{{Meta: m, Set: name, Cost: cost, full: spec}}}
+	m := tables.Meta{Name: name, Puzzle: spec.String(), Pattern: "all", Encoding: "u4", Entries: entries, Generator: fullGenerator}
+	k := fullKind{spec}
+	return Set{Name: name, Puzzle: spec.String(), About: about, Optional: true, kind: k,
+		Tables: []Table{{Meta: m, Set: name, Cost: cost, kind: k}}}
 }
 
-// bfsGenerator versions the full-table builder (internal/fulltable): bump
+// fullGenerator versions the full-table builder (internal/fulltable): bump
 // it when the index or the entries change meaning.
-const bfsGenerator = 1
+const fullGenerator = 1
 
 func slidingSet(pt pdb.Partition, about, cost string) Set {
-	s := Set{Name: pt.Prefix + "-" + pt.Name, About: about, partition: pt}
+	k := pdbKind{pt}
+	s := Set{Name: pt.Prefix + "-" + pt.Name, About: about, kind: k}
 	for i, tiles := range pt.Patterns {
 		m := pdb.MetaFor(pt.TableName(i), pt.W, pt.H, tiles)
 		s.Puzzle = m.Puzzle
-		s.Tables = append(s.Tables, Table{Meta: m, Set: s.Name, Cost: cost, partition: pt, index: i})
+		s.Tables = append(s.Tables, Table{Meta: m, Set: s.Name, Cost: cost, kind: k, index: i})
 	}
 	return s
 }
@@ -178,47 +196,18 @@ func Build(ctx context.Context, dir string, t Table, progress Progress) (string,
 		return "", tables.Meta{}, fmt.Errorf("build %s: %w", t.Meta.Name, err)
 	}
 	t0 := time.Now()
-	if t.twoPhase {
-		payload, counts, err := twophase.BuildPhase1(ctx, progress)
-		if err != nil {
-			return "", tables.Meta{}, fmt.Errorf("build %s: %w", t.Meta.Name, err)
-		}
-		m := t.Meta
-		m.BuildMS, m.Counts = time.Since(t0).Milliseconds(), counts
-		path, m, err := tables.Write(dir, m, payload)
-		if err != nil {
-			return "", m, fmt.Errorf("build %s: %w", t.Meta.Name, err)
-		}
-		return path, m, nil
-	}
-	if t.full.Kind != 0 {
-		tb, err := fulltable.BuildContext(ctx, t.full)
-		if err != nil {
-			return "", tables.Meta{}, fmt.Errorf("build %s: %w", t.Meta.Name, err)
-		}
-		m := t.Meta
-		m.BuildMS, m.Counts = time.Since(t0).Milliseconds(), tb.Counts
-		path, m, err := tables.Write(dir, m, tb.Payload())
-		if err != nil {
-			return "", m, fmt.Errorf("build %s: %w", t.Meta.Name, err)
-		}
-		if progress != nil {
-			progress(m.Entries, m.Entries)
-		}
-		return path, m, nil
-	}
-	opt := pdb.Options{}
-	if progress != nil {
-		opt.Progress = func(_ int, placed, entries uint64) { progress(placed, entries) }
-	}
-	pt := t.partition
-	p, _, err := pdb.Build(ctx, pt.W, pt.H, pt.Patterns[t.index], opt)
+	payload, counts, err := t.kind.build(ctx, t.index, progress)
 	if err != nil {
 		return "", tables.Meta{}, fmt.Errorf("build %s: %w", t.Meta.Name, err)
 	}
-	path, m, err := p.Write(dir, t.Meta.Name, time.Since(t0).Milliseconds())
+	m := t.Meta
+	m.BuildMS, m.Counts = time.Since(t0).Milliseconds(), counts
+	path, m, err := tables.Write(dir, m, payload)
 	if err != nil {
 		return "", m, fmt.Errorf("build %s: %w", t.Meta.Name, err)
+	}
+	if progress != nil {
+		progress(m.Entries, m.Entries)
 	}
 	return path, m, nil
 }
@@ -236,95 +225,41 @@ func (s Set) Complete(dir string) bool {
 // BuildCommand is what an operator runs to build s.
 func (s Set) BuildCommand() string { return "solverd tables build " + s.Name }
 
-// OpenSliding maps the tables of a sliding set from dir (checking their
-// headers, not their checksums: `tables verify` does that) and returns
-// the IDA* solver over them. A missing or mismatching file is refused with
-// the command that builds it. With private the tables are copied into
-// the process's own huge-page memory (tables.Table.Private): faster
-// search, no sharing. Close the returned closer when done.
+// Check reads the headers of s's tables in dir (not their payloads) and
+// refuses a missing, foreign or damaged file with the command that
+// builds it: what a solver checks at start before it maps the tables on
+// first use.
+func (s Set) Check(dir string) error {
+	for _, t := range s.Tables {
+		if err := tables.Check(t.Path(dir), t.Meta); err != nil {
+			return fmt.Errorf("table set %s: %w", s.Name, err)
+		}
+	}
+	return nil
+}
+
+// Serves reports whether s, loaded, answers puzzle spec in mode.
+func (s Set) Serves(spec puzzle.Spec, mode result.Mode) bool { return s.kind.serves(spec, mode) }
+
+// Open maps the tables of s from dir (checking their headers, not their
+// checksums: `tables verify` does that) and returns the solver over them.
+// A missing or mismatching file is refused with the command that builds
+// it. With private the tables are copied into the process's own huge-page
+// memory (tables.Table.Private): faster search, no sharing. Call the
+// returned closer when the solver is no longer used.
+func (s Set) Open(dir string, private bool) (search.Algorithm, func() error, error) {
+	return s.kind.open(dir, s, private)
+}
+
+// OpenSliding is Open of a pattern-database set, typed for the benchmarks
+// that drive the search directly.
 func OpenSliding(dir string, s Set, private bool) (*pdb.Solver, func() error, error) {
-	if s.partition.W == 0 {
+	k, ok := s.kind.(pdbKind)
+	if !ok {
 		return nil, nil, fmt.Errorf("table set %s is not a sliding-puzzle set", s.Name)
 	}
-	pdbs, err := pdb.OpenPartition(dir, s.partition, false)
-	if err != nil {
-		return nil, nil, fmt.Errorf("table set %s: %w (build it with: %s)", s.Name, err, s.BuildCommand())
-	}
-	closeAll := func() error {
-		var first error
-		for _, p := range pdbs {
-			if err := p.Close(); err != nil && first == nil {
-				first = err
-			}
-		}
-		return first
-	}
-	if private {
-		for _, p := range pdbs {
-			if err := p.Private(); err != nil {
-				closeAll()
-				return nil, nil, fmt.Errorf("table set %s: %w", s.Name, err)
-			}
-		}
-	}
-	set, err := pdb.NewSet(pdbs...)
-	if err == nil {
-		var sv *pdb.Solver
-		if sv, err = pdb.NewSolver(set, true); err == nil {
-			return sv, closeAll, nil
-		}
-	}
-	closeAll()
-	return nil, nil, fmt.Errorf("table set %s: %w", s.Name, err)
+	return k.openSolver(dir, s, private)
 }
-
-// OpenFull maps the distance table of a full set from dir. A missing or
-// mismatching file is refused with the command that builds it. Close the
-// returned closer when the table is no longer used.
-func OpenFull(dir string, s Set) (*fulltable.Table, func() error, error) {
-	if s.full.Kind == 0 {
-		return nil, nil, fmt.Errorf("table set %s is not a full distance table", s.Name)
-	}
-	want := s.Tables[0].Meta
-	f, err := tables.Open(s.Tables[0].Path(dir), want, false)
-	if err != nil {
-		return nil, nil, fmt.Errorf("table set %s: %w", s.Name, err)
-	}
-	t, err := fulltable.FromPayload(s.full, f.Data, f.Meta.Counts)
-	if err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("table set %s: %w (rebuild it with: %s)", s.Name, err, s.BuildCommand())
-	}
-	return t, f.Close, nil
-}
-
-// OpenTwoPhase maps the phase-1 table of the 5×5 Loopover two-phase
-// solver from dir and returns the solver over it. A missing or mismatching
-// file is refused with the command that builds it. Close the returned
-// closer when the solver is no longer used.
-func OpenTwoPhase(dir string, s Set) (*twophase.Solver, func() error, error) {
-	if !s.twoPhase {
-		return nil, nil, fmt.Errorf("table set %s is not a two-phase table", s.Name)
-	}
-	f, err := tables.Open(s.Tables[0].Path(dir), s.Tables[0].Meta, false)
-	if err != nil {
-		return nil, nil, fmt.Errorf("table set %s: %w", s.Name, err)
-	}
-	sv, err := twophase.New(f.Data)
-	if err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("table set %s: %w (rebuild it with: %s)", s.Name, err, s.BuildCommand())
-	}
-	return sv, f.Close, nil
-}
-
-// TwoPhase reports whether s is the 5×5 Loopover two-phase table (open it
-// with OpenTwoPhase).
-func (s Set) TwoPhase() bool { return s.twoPhase }
-
-// Full reports whether s is a distance table over a whole state space
-// (open it with OpenFull) rather than pattern databases (OpenSliding).
-func (s Set) Full() bool { return s.full.Kind != 0 }
 
 // Preferred is, for each puzzle with a set, the best set complete in dir
 // (nil entries are left out). Puzzles are in catalogue order.
@@ -342,13 +277,4 @@ func Preferred(dir string) []Set {
 }
 
 // BuildMemory is the memory the builder of t holds (bytes).
-func (t Table) BuildMemory() uint64 {
-	if t.full.Kind != 0 {
-		return (t.Meta.Entries + 1) / 2 // the nibble table is all the builder holds
-	}
-	if t.twoPhase {
-		return t.Meta.Entries // the packed table and the payload copy, 4 bits each
-	}
-	pt := t.partition
-	return pdb.BuildMemory(pt.W, pt.H, len(pt.Patterns[t.index]))
-}
+func (t Table) BuildMemory() uint64 { return t.kind.buildMemory(t.index, t.Meta) }

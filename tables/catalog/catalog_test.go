@@ -93,21 +93,22 @@ func TestBuildOpenSolve(t *testing.T) {
 func TestFullTable(t *testing.T) {
 	sp := puzzle.Spec{Kind: puzzle.Loopover, Rows: 3, Cols: 3} // the catalogue's 3x4 takes a minute
 	set := fullSet(sp, "test", "instant")
-	if !set.Full() || !set.Optional || set.Name != "loopover-3x3-bfs" {
+	if _, full := set.kind.(fullKind); !full || !set.Optional || set.Name != "loopover-3x3-bfs" {
 		t.Fatalf("set %+v", set)
 	}
 	dir := t.TempDir()
-	if _, _, err := OpenFull(dir, set); err == nil || !strings.Contains(err.Error(), "solverd tables build loopover-3x3-bfs") {
+	if _, _, err := set.Open(dir, false); err == nil || !strings.Contains(err.Error(), "solverd tables build loopover-3x3-bfs") {
 		t.Fatalf("open missing: %v", err)
 	}
 	if _, m, err := Build(context.Background(), dir, set.Tables[0], nil); err != nil || len(m.Counts) == 0 {
 		t.Fatalf("build: %+v %v", m, err)
 	}
-	ft, closer, err := OpenFull(dir, set)
+	alg, closer, err := set.Open(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer closer()
+	ft := alg.(transposingTable).t
 	mem, err := fulltable.Build(sp)
 	if err != nil {
 		t.Fatal(err)
@@ -120,7 +121,8 @@ func TestFullTable(t *testing.T) {
 	}
 	for _, name := range []string{"loopover-3x4-bfs", "loopover-2x6-bfs"} {
 		s, ok := LookupSet(name)
-		if !ok || !s.Full() || s.Tables[0].Meta.Entries != 479001600 {
+		_, full := s.kind.(fullKind)
+		if !ok || !full || s.Tables[0].Meta.Entries != 479001600 {
 			t.Errorf("%s: %+v", name, s)
 		}
 	}

@@ -1,0 +1,69 @@
+package pdb
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tessera-solver/tessera/internal/result"
+	"github.com/tessera-solver/tessera/internal/search"
+	"github.com/tessera-solver/tessera/internal/sliding"
+)
+
+// fastWeights are the heuristic weights (sixteenths) of the fast mode,
+// tried in turn: each lighter weight finds shorter answers for more
+// nodes, and the last is plain (optimal) IDA*.
+var fastWeights = []int{24, 23, 22, 21, 20, 18, Unweighted}
+
+// Answer solves req by IDA* over the set: proved optimal on req.Threads
+// goroutines, or in fast mode anytime weighted IDA*.
+func (sv *Solver) Answer(req search.Request) (search.Answer, error) {
+	if req.Mode == result.ModeFast {
+		return sv.fast(req)
+	}
+	out, err := sv.SolveParallel(req.State.Cells, req.Budget, Unweighted, req.Threads)
+	return sliding.PathAnswer(out, sv.Name()), err
+}
+
+// fast is anytime weighted IDA*: the heaviest weight under the job's
+// budget, then lighter ones while search.FastWindow lasts, keeping the
+// shortest answer.
+func (sv *Solver) fast(req search.Request) (search.Answer, error) {
+	b := req.Budget
+	// The window counts from the start, so a solve takes about a second
+	// in all unless the first answer alone takes longer.
+	until := time.Now().Add(search.FastWindow)
+	best, err := sv.SolveParallel(req.State.Cells, b, fastWeights[0], req.Threads)
+	name := weighted(sv.Name(), fastWeights[0])
+	if err != nil {
+		return sliding.PathAnswer(best, name), err
+	}
+	if !b.Deadline.IsZero() && b.Deadline.Before(until) {
+		until = b.Deadline
+	}
+	for _, w := range fastWeights[1:] {
+		lb := b
+		lb.Deadline = until
+		if b.MaxNodes > 0 {
+			if lb.MaxNodes = b.MaxNodes - best.Nodes; lb.MaxNodes <= 0 {
+				break
+			}
+		}
+		out, err := sv.SolveParallel(req.State.Cells, lb, w, req.Threads)
+		best.Nodes += out.Nodes
+		if err != nil {
+			break // out of time or nodes: keep the best so far
+		}
+		if len(out.Path) < len(best.Path) || out.Optimal {
+			nodes := best.Nodes
+			best, best.Nodes = out, nodes
+			name = weighted(sv.Name(), w)
+			if out.Optimal {
+				name = sv.Name()
+				break
+			}
+		}
+	}
+	return sliding.PathAnswer(best, name), nil
+}
+
+func weighted(name string, w16 int) string { return fmt.Sprintf("%s×%g", name, float64(w16)/16) }

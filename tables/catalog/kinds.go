@@ -1,0 +1,155 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/tessera-solver/tessera/internal/fulltable"
+	"github.com/tessera-solver/tessera/internal/loopover"
+	"github.com/tessera-solver/tessera/internal/loopover/twophase"
+	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/result"
+	"github.com/tessera-solver/tessera/internal/search"
+	"github.com/tessera-solver/tessera/internal/sliding/pdb"
+	"github.com/tessera-solver/tessera/tables"
+)
+
+// pdbKind: the additive pattern databases of one sliding partition,
+// searched by IDA* with the reflected lookup, in both modes.
+type pdbKind struct{ pt pdb.Partition }
+
+func (k pdbKind) build(ctx context.Context, i int, progress Progress) ([]byte, []int64, error) {
+	opt := pdb.Options{}
+	if progress != nil {
+		opt.Progress = func(_ int, placed, entries uint64) { progress(placed, entries) }
+	}
+	p, _, err := pdb.Build(ctx, k.pt.W, k.pt.H, k.pt.Patterns[i], opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p.Data(), nil, nil
+}
+
+func (k pdbKind) buildMemory(i int, _ tables.Meta) uint64 {
+	return pdb.BuildMemory(k.pt.W, k.pt.H, len(k.pt.Patterns[i]))
+}
+
+func (k pdbKind) serves(spec puzzle.Spec, _ result.Mode) bool {
+	return spec == puzzle.Spec{Kind: puzzle.Sliding, Rows: k.pt.H, Cols: k.pt.W}
+}
+
+func (k pdbKind) open(dir string, s Set, private bool) (search.Algorithm, func() error, error) {
+	return k.openSolver(dir, s, private)
+}
+
+func (k pdbKind) openSolver(dir string, s Set, private bool) (*pdb.Solver, func() error, error) {
+	pdbs, err := pdb.OpenPartition(dir, k.pt, false)
+	if err != nil {
+		return nil, nil, fmt.Errorf("table set %s: %w (build it with: %s)", s.Name, err, s.BuildCommand())
+	}
+	closeAll := func() error {
+		var errs []error
+		for _, p := range pdbs {
+			errs = append(errs, p.Close())
+		}
+		return errors.Join(errs...)
+	}
+	if private {
+		for _, p := range pdbs {
+			if err := p.Private(); err != nil {
+				closeAll()
+				return nil, nil, fmt.Errorf("table set %s: %w", s.Name, err)
+			}
+		}
+	}
+	set, err := pdb.NewSet(pdbs...)
+	if err == nil {
+		var sv *pdb.Solver
+		if sv, err = pdb.NewSolver(set, true); err == nil {
+			return sv, closeAll, nil
+		}
+	}
+	closeAll()
+	return nil, nil, fmt.Errorf("table set %s: %w", s.Name, err)
+}
+
+// fullKind: the distance of every state of one board, answered by
+// descent; a Loopover table serves the transposed board too.
+type fullKind struct{ spec puzzle.Spec }
+
+func (k fullKind) build(ctx context.Context, _ int, _ Progress) ([]byte, []int64, error) {
+	t, err := fulltable.BuildContext(ctx, k.spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t.Payload(), t.Counts, nil
+}
+
+// buildMemory: the nibble table is all the builder holds.
+func (k fullKind) buildMemory(_ int, m tables.Meta) uint64 { return (m.Entries + 1) / 2 }
+
+func (k fullKind) serves(spec puzzle.Spec, _ result.Mode) bool {
+	return spec == k.spec || k.spec.Kind == puzzle.Loopover && spec == transposed(k.spec)
+}
+
+func (k fullKind) open(dir string, s Set, _ bool) (search.Algorithm, func() error, error) {
+	f, err := tables.Open(s.Tables[0].Path(dir), s.Tables[0].Meta, false)
+	if err != nil {
+		return nil, nil, fmt.Errorf("table set %s: %w", s.Name, err)
+	}
+	t, err := fulltable.FromPayload(k.spec, f.Data, f.Meta.Counts)
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("table set %s: %w (rebuild it with: %s)", s.Name, err, s.BuildCommand())
+	}
+	return transposingTable{t}, f.Close, nil
+}
+
+// transposingTable answers a Loopover board of the table's shape directly
+// and one of the transposed shape through loopover.Transpose.
+type transposingTable struct{ t *fulltable.Table }
+
+func (tt transposingTable) Answer(req search.Request) (search.Answer, error) {
+	sp := req.State.Spec
+	if sp == tt.t.Spec {
+		return tt.t.Answer(req)
+	}
+	r := req
+	r.State = puzzle.State{Spec: tt.t.Spec, Cells: loopover.Transpose(sp.Rows, sp.Cols, req.State.Cells)}
+	a, err := tt.t.Answer(r)
+	a.Moves = loopover.TransposeMoves(a.Moves)
+	return a, err
+}
+
+func transposed(sp puzzle.Spec) puzzle.Spec {
+	return puzzle.Spec{Kind: sp.Kind, Rows: sp.Cols, Cols: sp.Rows}
+}
+
+// twoPhaseKind: the phase-1 table of the 5×5 Loopover two-phase solver,
+// which answers fast-mode requests.
+type twoPhaseKind struct{}
+
+func (twoPhaseKind) build(ctx context.Context, _ int, progress Progress) ([]byte, []int64, error) {
+	return twophase.BuildPhase1(ctx, progress)
+}
+
+// buildMemory: the packed table and the payload copy, 4 bits each.
+func (twoPhaseKind) buildMemory(_ int, m tables.Meta) uint64 { return m.Entries }
+
+func (twoPhaseKind) serves(spec puzzle.Spec, mode result.Mode) bool {
+	return mode == result.ModeFast && spec == puzzle.Spec{Kind: puzzle.Loopover, Rows: 5, Cols: 5}
+}
+
+func (twoPhaseKind) open(dir string, s Set, _ bool) (search.Algorithm, func() error, error) {
+	f, err := tables.Open(s.Tables[0].Path(dir), s.Tables[0].Meta, false)
+	if err != nil {
+		return nil, nil, fmt.Errorf("table set %s: %w", s.Name, err)
+	}
+	sv, err := twophase.New(f.Data)
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("table set %s: %w (rebuild it with: %s)", s.Name, err, s.BuildCommand())
+	}
+	return sv, f.Close, nil
+}
