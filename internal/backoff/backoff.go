@@ -79,8 +79,8 @@ func Permanent(err error) error {
 
 // Retry calls f until it returns nil, an error marked Permanent (returned
 // without the mark), or ctx ends (f's last error is returned: callers that
-// care tell the cases apart by ctx.Err()). f is always called at least
-// once. Before each wait, onRetry (if not nil) is told the number of the
+// care tell the cases apart by ctx.Err()). f is always called once, and
+// again only while ctx is live. Before each wait, onRetry (if not nil) is told the number of the
 // attempt that failed, the delay about to be waited and the error; it is
 // not called once ctx has ended, so a stop does not log a spurious retry.
 func Retry(ctx context.Context, p Policy, f func() error, onRetry func(attempt int, delay time.Duration, err error)) error {
@@ -109,13 +109,14 @@ func Retry(ctx context.Context, p Policy, f func() error, onRetry func(attempt i
 	}
 }
 
-// Sleep waits d or until ctx ends; it reports whether the whole d passed.
+// Sleep waits d or until ctx ends; it reports whether to go on: d passed
+// and ctx is still live (when both happen at once, select may pick either).
 func Sleep(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
-		return true
+		return ctx.Err() == nil
 	case <-ctx.Done():
 		return false
 	}

@@ -201,4 +201,7 @@ func TestSleep(t *testing.T) {
 	if Sleep(ctx, time.Hour) {
 		t.Error("Sleep on a cancelled context reported the hour passed")
 	}
+	if Sleep(ctx, 0) {
+		t.Error("Sleep(0) on a cancelled context said to go on")
+	}
 }
