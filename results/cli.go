@@ -19,6 +19,7 @@ import (
 
 	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/internal/atomicfile"
+	"github.com/tessera-solver/tessera/internal/backoff"
 	"github.com/tessera-solver/tessera/internal/httpapi"
 	"github.com/tessera-solver/tessera/internal/ingest"
 	"github.com/tessera-solver/tessera/internal/queue"
@@ -428,21 +429,14 @@ func reportProgress(ctx context.Context, in *ingest.Ingester, log *slog.Logger, 
 // retry runs f until it succeeds or ctx ends, waiting 100 ms, 200 ms, ...
 // up to 5 s between attempts and logging each failure.
 func retry(ctx context.Context, log *slog.Logger, what string, f func() error) error {
-	delay := 100 * time.Millisecond
-	for {
-		err := f()
-		if err == nil {
-			return nil
-		}
-		if ctx.Err() != nil {
-			return fmt.Errorf("%s: %w", what, err)
-		}
+	err := backoff.Retry(ctx, startBackoff, f, func(_ int, delay time.Duration, err error) {
 		log.Warn(what+" failed; retrying", "err", err, "delay", delay)
-		select {
-		case <-time.After(delay):
-		case <-ctx.Done():
-			return fmt.Errorf("%s: %w", what, err)
-		}
-		delay = min(2*delay, 5*time.Second)
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
 	}
+	return nil
 }
+
+// startBackoff paces the waits for PostgreSQL and NATS at start.
+var startBackoff = backoff.Policy{Min: 100 * time.Millisecond, Max: 5 * time.Second}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tessera-solver/tessera/config"
+	"github.com/tessera-solver/tessera/internal/backoff"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/result"
@@ -58,26 +59,26 @@ func runCmd() *cobra.Command {
 // before its server), ensures the streams and runs the worker loop.
 func daemon(ctx context.Context, cfg config.Config, solver *solve.Solver, log *slog.Logger) error {
 	qc := queue.WithDeliveries(cfg.NATS.MaxDeliver, cfg.NATS.AckWait)
-	delay := 100 * time.Millisecond
-	for {
+	err := backoff.Retry(ctx, connectBackoff, func() error {
 		err := serve(ctx, cfg, qc, solver, log)
-		if err == nil || !errConnect(err) {
-			return err
+		if err != nil && !errConnect(err) {
+			return backoff.Permanent(err)
 		}
-		if ctx.Err() != nil {
-			// Told to stop while still waiting for NATS: a clean stop, even
-			// when the signal lands during a connection attempt.
-			return nil
-		}
+		return err
+	}, func(_ int, delay time.Duration, err error) {
 		log.Warn("NATS not reachable; retrying", "url", cfg.NATS.URL, "err", err, "delay", delay)
-		select {
-		case <-time.After(delay):
-		case <-ctx.Done():
-			return nil
-		}
-		delay = min(2*delay, 5*time.Second)
+	})
+	if errConnect(err) {
+		// Retry gives up on a connection error only when told to stop
+		// while still waiting for NATS: a clean stop, even when the signal
+		// lands during a connection attempt.
+		return nil
 	}
+	return err
 }
+
+// connectBackoff paces the connection attempts: 100 ms doubling to 5 s.
+var connectBackoff = backoff.Policy{Min: 100 * time.Millisecond, Max: 5 * time.Second}
 
 type connectError struct{ error }
 

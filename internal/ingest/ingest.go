@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/backoff"
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/store"
 )
@@ -144,27 +145,28 @@ func (in *Ingester) add(f func(*Stats)) {
 // write failures are retried with growing delays, never returned.
 func (in *Ingester) Run(ctx context.Context) error {
 	log := in.opt.Logger
-	delay := in.opt.MinBackoff
 	for ctx.Err() == nil {
-		msgs, err := in.src.Fetch(ctx, in.opt.FetchBatch, in.opt.FetchWait)
+		var msgs []Msg
+		err := backoff.Retry(ctx, in.policy(), func() error {
+			var err error
+			msgs, err = in.src.Fetch(ctx, in.opt.FetchBatch, in.opt.FetchWait)
+			if errors.Is(err, ErrClosed) {
+				return backoff.Permanent(err)
+			}
+			return err
+		}, func(_ int, delay time.Duration, err error) {
+			in.add(func(s *Stats) { s.Retries++ })
+			log.Warn("fetch results failed; retrying", "err", err, "delay", delay)
+		})
 		if err != nil {
 			if ctx.Err() != nil {
 				nakAll(msgs)
 				break
 			}
-			if errors.Is(err, ErrClosed) {
-				in.process(ctx, msgs)
-				return nil
-			}
-			in.add(func(s *Stats) { s.Retries++ })
-			log.Warn("fetch results failed; retrying", "err", err, "delay", delay)
-			if !sleep(ctx, delay) {
-				break
-			}
-			delay = min(2*delay, in.opt.MaxBackoff)
-			continue
+			// Retry gives up otherwise only on ErrClosed.
+			in.process(ctx, msgs)
+			return nil
 		}
-		delay = in.opt.MinBackoff
 		if len(msgs) == 0 {
 			in.add(func(s *Stats) { s.FetchEmpty++ })
 			continue
@@ -241,43 +243,15 @@ func (in *Ingester) write(ctx context.Context, batch []pending) {
 		rs[i] = p.rs
 		rows += len(p.rs.Results)
 	}
-	delay := in.opt.MinBackoff
-	for attempt := 1; ; attempt++ {
-		n, err := in.sink.InsertResults(ctx, rs)
-		if err == nil {
-			for _, p := range batch {
-				if aerr := p.msg.Ack(); aerr != nil {
-					in.add(func(s *Stats) { s.AckErrors++ })
-					in.opt.Logger.Warn("ack failed; the message will come back and be skipped", "job", p.rs.JobID, "err", aerr)
-				}
-			}
-			var snap Stats
-			in.add(func(s *Stats) {
-				s.Messages += int64(len(batch))
-				s.Rows += int64(rows)
-				s.Inserted += int64(n)
-				s.Batches++
-				snap = *s
-			})
-			if in.opt.OnCommit != nil {
-				in.opt.OnCommit(snap)
-			}
-			return
-		}
-		if ctx.Err() != nil {
-			nakAll(msgsOf(batch))
-			return
-		}
+	var n int
+	err := backoff.Retry(ctx, in.policy(), func() error {
+		var err error
+		n, err = in.sink.InsertResults(ctx, rs)
 		if errors.Is(err, store.ErrRejected) {
-			if len(batch) == 1 {
-				in.reject(batch[0].msg, err)
-				return
-			}
-			for i := range batch {
-				in.write(ctx, batch[i:i+1])
-			}
-			return
+			return backoff.Permanent(err)
 		}
+		return err
+	}, func(attempt int, delay time.Duration, err error) {
 		in.add(func(s *Stats) { s.Retries++ })
 		in.opt.Logger.Warn("write results failed; retrying", "messages", len(batch), "rows", rows,
 			"attempt", attempt, "delay", delay, "err", err)
@@ -286,12 +260,44 @@ func (in *Ingester) write(ctx context.Context, batch []pending) {
 				_ = ip.InProgress() // best effort: at worst the message is redelivered and skipped
 			}
 		}
-		if !sleep(ctx, delay) {
-			nakAll(msgsOf(batch))
+	})
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		nakAll(msgsOf(batch))
+		return
+	default: // Retry gives up otherwise only on store.ErrRejected.
+		if len(batch) == 1 {
+			in.reject(batch[0].msg, err)
 			return
 		}
-		delay = min(2*delay, in.opt.MaxBackoff)
+		for i := range batch {
+			in.write(ctx, batch[i:i+1])
+		}
+		return
 	}
+	for _, p := range batch {
+		if aerr := p.msg.Ack(); aerr != nil {
+			in.add(func(s *Stats) { s.AckErrors++ })
+			in.opt.Logger.Warn("ack failed; the message will come back and be skipped", "job", p.rs.JobID, "err", aerr)
+		}
+	}
+	var snap Stats
+	in.add(func(s *Stats) {
+		s.Messages += int64(len(batch))
+		s.Rows += int64(rows)
+		s.Inserted += int64(n)
+		s.Batches++
+		snap = *s
+	})
+	if in.opt.OnCommit != nil {
+		in.opt.OnCommit(snap)
+	}
+}
+
+// policy paces the retries of a failed fetch or write.
+func (in *Ingester) policy() backoff.Policy {
+	return backoff.Policy{Min: in.opt.MinBackoff, Max: in.opt.MaxBackoff}
 }
 
 func msgsOf(batch []pending) []Msg {
@@ -307,17 +313,5 @@ func msgsOf(batch []pending) []Msg {
 func nakAll(msgs []Msg) {
 	for _, m := range msgs {
 		_ = m.Nak()
-	}
-}
-
-// sleep waits d or until ctx is done; it reports whether d passed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/tessera-solver/tessera/internal/backoff"
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 )
@@ -138,6 +139,9 @@ type inflight struct {
 // Publisher gives up.
 const publishTries = 5
 
+// publishBackoff paces the republishing of a job: 100 ms more per try.
+var publishBackoff = backoff.Policy{Min: 100 * time.Millisecond, Max: 5 * time.Second, Linear: true}
+
 // NewPublisher returns a Publisher keeping at most window publishes in
 // flight (256 when window < 1).
 func NewPublisher(js jetstream.JetStream, window int) *Publisher {
@@ -216,9 +220,7 @@ func (p *Publisher) waitOldest(ctx context.Context) error {
 		}
 		// Retrying only the failed message reorders it after later ones;
 		// job order carries no meaning, and the msg id keeps it single.
-		select {
-		case <-time.After(time.Duration(in.tries) * 100 * time.Millisecond):
-		case <-ctx.Done():
+		if !backoff.Sleep(ctx, publishBackoff.Delay(in.tries)) {
 			return fmt.Errorf("publish job %s: %w", id, ctx.Err())
 		}
 		return p.send(in)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/tessera-solver/tessera/internal/backoff"
 	"github.com/tessera-solver/tessera/internal/queue"
 )
 
@@ -41,22 +42,21 @@ func RecordExhausted(ctx context.Context, js jetstream.JetStream, c queue.Config
 	if err != nil {
 		return fmt.Errorf("dead letters: stream %s: %w", queue.JobsStream, err)
 	}
-	failures := 0
 	for ctx.Err() == nil {
-		msgs, err := queue.Fetch(ctx, cons, 16, 2*time.Second)
-		if err != nil {
-			if ctx.Err() != nil {
-				break
-			}
-			failures++
+		var msgs []jetstream.Msg
+		err := backoff.Retry(ctx, pullBackoff, func() error {
+			var err error
+			msgs, err = queue.Fetch(ctx, cons, 16, 2*time.Second)
+			return err
+		}, func(_ int, _ time.Duration, err error) {
 			log.Warn("dead letters: pull failed", "err", err)
-			sleep(ctx, min(time.Duration(failures)*100*time.Millisecond, 5*time.Second))
 			if again, cerr := queue.EnsureDeadConsumer(ctx, js, c); cerr == nil {
 				cons = again // it may have been deleted
 			}
-			continue
+		})
+		if err != nil {
+			break // Retry gives up only when ctx ended
 		}
-		failures = 0
 		for _, m := range msgs {
 			if err := recordOne(ctx, js, jobs, m); err != nil {
 				log.Warn("dead letters: advisory handling failed, retrying", "err", err)

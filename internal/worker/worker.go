@@ -21,6 +21,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/tessera-solver/tessera/internal/backoff"
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
@@ -186,18 +187,20 @@ func Run(ctx context.Context, js jetstream.JetStream, opts Options) error {
 
 // loop is one worker: pull when idle, process, repeat until ctx is done.
 func (r *runner) loop(ctx context.Context, id int) {
-	failures := 0
 	cons := r.cons
 	for ctx.Err() == nil {
-		// The pull uses r.hard, not ctx: cancelling a pull in flight would
-		// strand the messages the server is sending until their ack wait
-		// passes. It ends within PollWait anyway.
-		msgs, err := queue.Fetch(r.hard, cons, r.opts.Batch, r.opts.PollWait)
-		if err != nil {
-			if r.hard.Err() != nil {
-				return
+		var msgs []jetstream.Msg
+		err := backoff.Retry(ctx, pullBackoff, func() error {
+			// The pull uses r.hard, not ctx: cancelling a pull in flight
+			// would strand the messages the server is sending until their
+			// ack wait passes. It ends within PollWait anyway.
+			var err error
+			msgs, err = queue.Fetch(r.hard, cons, r.opts.Batch, r.opts.PollWait)
+			if err != nil && r.hard.Err() != nil {
+				return backoff.Permanent(err)
 			}
-			failures++
+			return err
+		}, func(_ int, _ time.Duration, err error) {
 			r.log.Warn("worker: pull failed", "worker", id, "err", err)
 			// A deleted consumer shows as "consumer deleted" or, for the
 			// next pull, "no responders": put it back (it is idempotent,
@@ -205,10 +208,10 @@ func (r *runner) loop(ctx context.Context, id int) {
 			if c, cerr := queue.EnsureJobsConsumer(r.hard, r.js, *r.opts.Queue); cerr == nil {
 				cons = c
 			}
-			sleep(ctx, min(time.Duration(failures)*100*time.Millisecond, 5*time.Second))
-			continue
+		})
+		if err != nil {
+			return // stopping: Retry gives up only when ctx or r.hard ended
 		}
-		failures = 0
 		held := make([]*tracked, len(msgs))
 		for i, m := range msgs {
 			held[i] = r.beats.add(m)
@@ -349,7 +352,7 @@ func (r *runner) publish(res job.Results) error {
 // retry hands the job back with a delay growing with its delivery count;
 // after MaxDeliver deliveries the dead-letter handler records it failed.
 func (r *runner) retry(t *tracked, meta *jetstream.MsgMetadata, cause error) {
-	delay := r.opts.RetryDelay << min(meta.NumDelivered-1, 6)
+	delay := backoff.Policy{Min: r.opts.RetryDelay, Max: 64 * r.opts.RetryDelay}.Delay(int(meta.NumDelivered))
 	r.log.Warn("worker: job handed back for retry", "seq", meta.Sequence.Stream,
 		"delivery", meta.NumDelivered, "delay", delay, "err", cause)
 	r.settle(t, func() error { return t.msg.NakWithDelay(delay) })
@@ -363,9 +366,6 @@ func (r *runner) settle(t *tracked, f func() error) {
 	}
 }
 
-func sleep(ctx context.Context, d time.Duration) {
-	select {
-	case <-ctx.Done():
-	case <-time.After(d):
-	}
-}
+// pullBackoff paces the pulls after a failed one (NATS down, consumer
+// deleted): 100 ms longer each time, up to 5 s.
+var pullBackoff = backoff.Policy{Min: 100 * time.Millisecond, Max: 5 * time.Second, Linear: true}
