@@ -164,15 +164,6 @@ func EnvName(key string) string {
 	return EnvPrefix + "_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
 }
 
-// FlagName is the command-line flag of a key ("solver.max_nodes" →
-// "budget-nodes"), or "" for an unknown key.
-func FlagName(key string) string {
-	if i := keyIndex(key); i >= 0 {
-		return keys[i].flag
-	}
-	return ""
-}
-
 // keyIndex is the index in keys of the key named name, or −1.
 func keyIndex(name string) int {
 	return slices.IndexFunc(keys, func(k key) bool { return k.name == name })

@@ -143,9 +143,9 @@ func TestEveryKeyFromEnv(t *testing.T) {
 func TestEveryKeyHasFlag(t *testing.T) {
 	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
 	BindFlags(fs)
-	for _, k := range Keys() {
-		if fs.Lookup(FlagName(k)) == nil {
-			t.Errorf("key %s has no flag", k)
+	for _, k := range keys {
+		if fs.Lookup(k.flag) == nil {
+			t.Errorf("key %s has no flag", k.name)
 		}
 	}
 	for _, name := range []string{"nats-url", "database-url", "workers", "mode", "budget-nodes", "timeout", "config"} {

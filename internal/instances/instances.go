@@ -1,6 +1,6 @@
 // Package instances reads benchmark corpora with published optimal
-// lengths (Korf's 100, Korf and Felner's 50): one reader for the tests,
-// the benchmarks and the table datasheet. Both corpora are embedded.
+// lengths (Korf's 100, Korf and Felner's 50), embedded: one source for the
+// tests, the benchmarks and the table datasheet.
 package instances
 
 import (
@@ -9,7 +9,6 @@ import (
 	_ "embed"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 )
@@ -44,16 +43,7 @@ func mustParse(name string, data []byte) []Instance {
 	return out
 }
 
-// Read reads id<TAB>optimal<TAB>state lines (# comments) from a file.
-func Read(path string) ([]Instance, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("benchmark instances: %w", err)
-	}
-	defer f.Close()
-	return parse(path, f)
-}
-
+// parse reads id<TAB>optimal<TAB>state lines (# comments).
 func parse(name string, r io.Reader) ([]Instance, error) {
 	var out []Instance
 	sc := bufio.NewScanner(r)

@@ -1,8 +1,6 @@
 package instances
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -18,15 +16,9 @@ func TestEmbedded(t *testing.T) {
 	}
 }
 
-func TestRead(t *testing.T) {
-	ins, err := Read("korf100.tsv")
-	if err != nil || len(ins) != 100 || ins[0].Opt != 57 || len(ins[0].Cells) != 16 {
-		t.Fatalf("korf100: %d instances, %v", len(ins), err)
-	}
-	bad := filepath.Join(t.TempDir(), "bad.tsv")
+func TestParseRefusals(t *testing.T) {
 	for _, text := range []string{"1\t57\n", "x\t57\t1 2 3 0\n", "1\t57\t1 2 x 0\n"} {
-		os.WriteFile(bad, []byte(text), 0o644)
-		if _, err := Read(bad); err == nil || !strings.Contains(err.Error(), "bad.tsv:1") {
+		if _, err := parse("bad.tsv", strings.NewReader(text)); err == nil || !strings.Contains(err.Error(), "bad.tsv:1") {
 			t.Errorf("%q: %v", text, err)
 		}
 	}

@@ -50,16 +50,6 @@ func (c *Counts) Add(s Status, n int64) {
 	}
 }
 
-// Of is the count of status s.
-func (c *Counts) Of(s Status) int64 {
-	for i, t := range statuses {
-		if s == t {
-			return c[i]
-		}
-	}
-	return 0
-}
-
 // Mode selects between proved-optimal and fast (possibly suboptimal) solving.
 type Mode string
 

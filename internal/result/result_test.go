@@ -18,8 +18,8 @@ func TestStatusesAndCounts(t *testing.T) {
 		t.Error("an unknown status is valid")
 	}
 	for i, s := range Statuses() {
-		if c.Of(s) != int64(i+1) {
-			t.Errorf("count of %s = %d, want %d", s, c.Of(s), i+1)
+		if c[i] != int64(i+1) {
+			t.Errorf("count of %s = %d, want %d", s, c[i], i+1)
 		}
 	}
 	if len(c) != len(Statuses()) {
