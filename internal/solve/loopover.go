@@ -26,7 +26,7 @@ const bfsMaxLoopoverCells = 10
 // when its walking-distance tables are too large to build in memory.
 type loopoverIDA struct {
 	once sync.Once
-	s    *loopover.Solver
+	s    loopover.Optimal
 }
 
 // loopover picks the solver of a Loopover board, best first:
@@ -113,7 +113,7 @@ func (s *Solver) UseFull(spec puzzle.Spec, t *fulltable.Table) {
 // in about a second with its pattern database, 3×5 and 2×6 in about half
 // a second, 5×5 in milliseconds), or nil for boards left to the
 // constructive solver.
-func (s *Solver) loopoverSolver(spec puzzle.Spec) *loopover.Solver {
+func (s *Solver) loopoverSolver(spec puzzle.Spec) loopover.Optimal {
 	s.mu.Lock()
 	e, ok := s.lo[spec]
 	if !ok {
@@ -129,7 +129,7 @@ func (s *Solver) loopoverSolver(spec puzzle.Spec) *loopover.Solver {
 		_, e1 := loopover.WDSize(spec.Rows, spec.Cols)
 		_, e2 := loopover.WDSize(spec.Cols, spec.Rows)
 		if e1 == nil && e2 == nil || spec.Rows == 5 && spec.Cols == 5 {
-			e.s, _ = loopover.NewSolver(spec.Rows, spec.Cols)
+			e.s, _ = loopover.NewOptimal(spec.Rows, spec.Cols)
 			if e.s != nil {
 				e.s.Prepare()
 			}
