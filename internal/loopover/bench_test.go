@@ -23,7 +23,7 @@ import (
 func BenchmarkRandom4x4(b *testing.B) {
 	const states = 200
 	sp := spec(4, 4)
-	s, err := NewSolver(4, 4)
+	s, err := NewOptimal(4, 4)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func cpuTime() time.Duration {
 //
 //	go test -run '^$' -bench Walk5x5 -benchtime 1x -timeout 30m ./internal/loopover
 func BenchmarkWalk5x5(b *testing.B) {
-	s, err := NewSolver(5, 5)
+	s, err := NewOptimal(5, 5)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func BenchmarkWalk5x5(b *testing.B) {
 
 // solveAll solves every state of set optimally: total nodes and moves, and
 // the slowest solve.
-func solveAll(b *testing.B, s *Solver, set [][]uint8) (nodes, moves int64, worst time.Duration) {
+func solveAll(b *testing.B, s Optimal, set [][]uint8) (nodes, moves int64, worst time.Duration) {
 	for _, c := range set {
 		t0 := time.Now()
 		out, err := s.Solve(c, search.Budget{})

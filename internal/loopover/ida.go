@@ -1,6 +1,8 @@
-// Package loopover solves Loopover boards: IDA* with walking-distance
-// bounds for the boards it can solve optimally, on a flat board of piece
-// numbers with allocation-free moves. It is pure: no I/O.
+// Package loopover solves Loopover boards optimally: IDA* with
+// walking-distance or enhanced-Manhattan bounds for any shape (Solver),
+// and a specialised 4×4 search with a pattern database (Solver44), on
+// boards with allocation-free moves; NewOptimal chooses by shape. It is
+// pure: no I/O.
 package loopover
 
 import (
@@ -31,10 +33,10 @@ const (
 	parCols         // odd rows, even columns: column shifts are odd
 )
 
-// Solver is optimal IDA* for one board shape with the sum of the two
-// walking-distance bounds; on 4×4 maxed with a six-piece pattern database
-// (pdb44.go, built once per process on first use). It is immutable and
-// safe for concurrent use.
+// Solver is optimal IDA* for any board shape with the sum of the two
+// axes' walking-distance bounds or, where those tables do not fit, of
+// their enhanced Manhattan distances. It is immutable and safe for
+// concurrent use. NewOptimal chooses it or, for 4×4, Solver44.
 type Solver struct {
 	r, c, n int
 	rows    *WD // lines = rows, labels = goal rows: bounds column shifts
@@ -51,14 +53,6 @@ type Solver struct {
 	maxRun     [2][2]int          // per axis and direction: unit shifts worth making in a row
 	movPar     [2]int             // per axis: the permutation parity of one shift
 	mv         [4 * MaxSide]lineShift
-	// 4×4 only: the specialised search's move lists and pattern-database
-	// translates.
-	is44     bool
-	succ     [17 * 3]succ44
-	images   [16]pdbImage
-	order    []uint8    // image slots consulted, in order
-	pieceImg [16]uint32 // per piece: the forward slots in use that read it
-	lineImg  [8]uint32  // per line (rows, then columns): the inverse slots in use that read a cell of it
 }
 
 // lineShift is what one move changes: the cells of its line, in the order
@@ -73,23 +67,25 @@ type lineShift struct {
 // are a shift or a mask away.
 const colMask = 7
 
-// NewSolver builds the walking-distance tables for rows×cols (in memory,
-// milliseconds for 4×4; the 4×4 pattern database is built on the first
-// Solve or Heuristic, under a second). Boards whose tables would be too
-// large are refused with an error.
-func NewSolver(rows, cols int) (*Solver, error) { return newSolver(rows, cols, false) }
+// NewWDSolver is the search over rows×cols with walking-distance bounds
+// (tables in memory, milliseconds for 4×4, about half a second for 3×5);
+// boards whose tables would be too large are refused with an error.
+func NewWDSolver(rows, cols int) (*Solver, error) { return newSolver(rows, cols, false) }
 
-// newSolver with forceEMD uses the displacement tables even where walking
-// distance fits (the tests check them on boards with full BFS tables).
-func newSolver(rows, cols int, forceEMD bool) (*Solver, error) {
+// NewEMDSolver is the search over rows×cols with the enhanced Manhattan
+// distance: weaker than walking distance, but its tables fit boards
+// whose walking-distance tables do not (5×5: 126^4 patterns).
+func NewEMDSolver(rows, cols int) (*Solver, error) { return newSolver(rows, cols, true) }
+
+// newSolver is NewEMDSolver if emd, else NewWDSolver (the tests check
+// both bounds on boards with full BFS tables).
+func newSolver(rows, cols int, emd bool) (*Solver, error) {
 	if rows < 2 || cols < 2 || rows > MaxSide || cols > MaxSide {
 		return nil, fmt.Errorf("loopover %dx%d: sides must be 2..%d: %w", rows, cols, MaxSide, puzzle.ErrMalformed)
 	}
 	s := &Solver{r: rows, c: cols, n: rows * cols}
-	_, e1 := WDSize(rows, cols)
-	_, e2 := WDSize(cols, rows)
 	var err error
-	if e1 == nil && e2 == nil && !forceEMD {
+	if !emd {
 		if s.rows, err = NewWD(rows, cols); err != nil {
 			return nil, fmt.Errorf("loopover %dx%d: %w", rows, cols, err)
 		}
@@ -97,13 +93,11 @@ func newSolver(rows, cols int, forceEMD bool) (*Solver, error) {
 			return nil, fmt.Errorf("loopover %dx%d: %w", rows, cols, err)
 		}
 	} else {
-		// Walking distance does not fit (5×5: 126^4 patterns): the weaker
-		// enhanced Manhattan distance does.
 		if s.emdR, err = NewEMD(rows, cols); err != nil {
-			return nil, fmt.Errorf("loopover %dx%d: %v; %w", rows, cols, e1, err)
+			return nil, fmt.Errorf("loopover %dx%d: %w", rows, cols, err)
 		}
 		if s.emdC, err = NewEMD(cols, rows); err != nil {
-			return nil, fmt.Errorf("loopover %dx%d: %v; %w", rows, cols, e2, err)
+			return nil, fmt.Errorf("loopover %dx%d: %w", rows, cols, err)
 		}
 	}
 	switch {
@@ -141,26 +135,15 @@ func newSolver(rows, cols int, forceEMD bool) (*Solver, error) {
 	}
 	addLines(axisRow, rows, cols, func(r, c int) int { return r*cols + c })
 	addLines(axisCol, cols, rows, func(c, r int) int { return r*cols + c })
-	if s.emdR == nil {
-		s.init44()
-	}
 	return s, nil
 }
 
-// Prepare builds now any table the solver would otherwise build on its
-// first Solve or Heuristic: on 4×4 the pattern database (under a second,
-// once per process). Optional.
-func (s *Solver) Prepare() {
-	if s.is44 {
-		pdb44()
-	}
-}
+// Prepare does nothing: the constructor built every table. It is there
+// for Optimal.
+func (s *Solver) Prepare() {}
 
 // Name describes the heuristic, for a Result's solver field.
 func (s *Solver) Name() string {
-	if s.is44 {
-		return "ida*(loopover-wd+pdb6)"
-	}
 	if s.emdR != nil {
 		return "ida*(loopover-emd)"
 	}
@@ -263,14 +246,7 @@ func (s *Solver) Heuristic(cells []uint8) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	h := s.hval(b.hr, b.hc, b.par)
-	if s.is44 {
-		cw, pw := words44(&b)
-		var v slotVals
-		p := s.pdbBound(pdb44(), cw, pw, 1<<30, &v)
-		h = max(h, p+(p^b.par)&1)
-	}
-	return h, nil
+	return s.hval(b.hr, b.hc, b.par), nil
 }
 
 type work struct {
@@ -283,9 +259,6 @@ type work struct {
 	check   int64
 	budget  search.Budget
 	stopped bool
-	pdb     *pdbTable
-	buf     *buf44 // 4×4: slot values per depth and kid
-	rootV   slotVals
 }
 
 func (w *work) expired() bool {
@@ -306,16 +279,16 @@ func (s *Solver) Solve(cells []uint8, bud search.Budget) (search.Outcome, error)
 		return search.Outcome{}, err
 	}
 	w := &work{Solver: s, b: b, budget: bud, check: bud.FirstCheck(search.CheckEvery)}
-	h0 := s.hval(b.hr, b.hc, b.par)
-	var cw, pw uint64
-	if s.is44 {
-		w.pdb = pdb44()
-		w.buf = bufPool.Get().(*buf44)
-		defer bufPool.Put(w.buf)
-		cw, pw = words44(&b)
-		p := s.pdbBound(w.pdb, cw, pw, 1<<30, &w.rootV)
-		h0 = max(h0, p+(p^b.par)&1)
-	}
+	return w.deepen(s.hval(b.hr, b.hc, b.par), func() (int, bool) {
+		return w.dfs(0, b.rc, b.cc, b.hr, b.hc, b.par, 0xff, 0)
+	})
+}
+
+// deepen runs the iterations of IDA* from bound h0, each a call of iter
+// (the search from the root under w.bound), until one finds the goal or
+// the budget stops it. Shared by the general and the 4×4 search so that
+// both report bounds and nodes alike.
+func (w *work) deepen(h0 int, iter func() (int, bool)) (search.Outcome, error) {
 	w.bound = h0
 	lower := h0
 	for {
@@ -323,17 +296,8 @@ func (s *Solver) Solve(cells []uint8, bud search.Budget) (search.Outcome, error)
 			w.path = make([]uint8, w.bound+1)
 		}
 		w.path = w.path[:w.bound+1]
-		if s.is44 && len(w.buf.kv) < w.bound+1 {
-			w.buf.kv = make([][16]slotVals, w.bound+8)
-		}
 		w.next = 1 << 30
-		var d int
-		var ok bool
-		if s.is44 {
-			d, ok = w.dfs44(0, cw, pw, pack44(&b.rc), pack44(&b.cc), b.hr, b.hc, b.par, 16, 0, &w.rootV, 1<<32-1)
-		} else {
-			d, ok = w.dfs(0, b.rc, b.cc, b.hr, b.hc, b.par, 0xff, 0)
-		}
+		d, ok := iter()
 		if ok {
 			return search.Outcome{Path: append([]uint8(nil), w.path[:d]...), Nodes: w.nodes, LowerBound: d, Optimal: true}, nil
 		}

@@ -1,9 +1,6 @@
 package loopover
 
-import (
-	"math/bits"
-	"sync"
-)
+import "math/bits"
 
 // The 4×4 search: the board is two nibble words, cell → piece and piece →
 // cell (the latter is the inverse's cells), so that a move is a few
@@ -12,7 +9,7 @@ import (
 // columns are packed a byte each. The bound is the walking distance
 // (rows + columns, parity-rounded) maxed with the pattern database over
 // image slots: bit 5 of a slot is the transposed board, bit 4 the
-// inverse, bits 0..3 the translate (Solver.images).
+// inverse, bits 0..3 the translate (Solver44.images).
 
 // succ44 lists the moves allowed after a move (16: at the root) that
 // ended a run of 1 or 2 unit shifts, by the rules of the general search.
@@ -34,73 +31,12 @@ type kid44 struct {
 // moves by at most one per move, so most need no read, see dfs44); with
 // 16+16 translates nodes drop by a quarter but the time does not, and
 // with fewer than 6+6 it rises.
-var imageOrder = func() []uint8 {
+func imageOrder() []uint8 {
 	var o []uint8
 	for t := uint8(0); t < 8; t++ {
 		o = append(o, t, t|32)
 	}
 	return o
-}()
-
-func (s *Solver) init44() {
-	if s.r != 4 || s.c != 4 {
-		return
-	}
-	s.is44 = true
-	for last := 0; last <= 16; last++ {
-		for run := 0; run < 3; run++ {
-			sl := &s.succ[last*3+run]
-			for m := 0; m < 16; m++ {
-				ax, ln, dr := s.axis[m], s.line[m], s.dir[m]
-				nrun := 1
-				if last < 16 && ax == s.axis[last] {
-					if ln < s.line[last] {
-						continue
-					}
-					if ln == s.line[last] {
-						if dr != s.dir[last] {
-							continue
-						}
-						nrun = run + 1
-					}
-				}
-				if nrun > s.maxRun[ax][dr] {
-					continue
-				}
-				sl.m[sl.n], sl.nrun[sl.n] = uint8(m), uint8(nrun)
-				sl.n++
-			}
-		}
-	}
-	// Translates in an order that prunes early: the pattern's own
-	// placement, then ones that overlap it least.
-	for t, d := range [16][2]int{{0, 0}, {2, 2}, {0, 2}, {2, 0}, {1, 1}, {3, 3}, {1, 3}, {3, 1}, {0, 1}, {2, 3}, {1, 0}, {3, 2}, {0, 3}, {2, 1}, {3, 0}, {1, 2}} {
-		s.images[t] = newImage(d[0], d[1])
-	}
-	if len(imageOrder) > maxSlots {
-		panic("loopover: more image slots than maxSlots")
-	}
-	s.order = imageOrder
-	// What each slot in use reads, as pieces (forward) or cells (inverse)
-	// of the untransposed board; bit si for the slot order[si].
-	for si, j := range s.order {
-		set := s.images[j&15].set
-		for p := 0; p < 16; p++ {
-			if set>>p&1 == 0 {
-				continue
-			}
-			q := p
-			if j&32 != 0 {
-				q = p%4*4 + p/4
-			}
-			if j&16 == 0 {
-				s.pieceImg[q] |= 1 << si
-			} else {
-				s.lineImg[q/4] |= 1 << si
-				s.lineImg[4+q%4] |= 1 << si
-			}
-		}
-	}
 }
 
 // maxSlots bounds the image slots in use; slotVals holds a value per slot
@@ -142,7 +78,7 @@ func slotWords(pos, cells uint64) [4]uint64 {
 
 // pdbBound is the largest pattern-database value over the slots in use,
 // stopping once it exceeds limit; v receives the values read.
-func (s *Solver) pdbBound(tb *pdbTable, cells, pos uint64, limit int, v *slotVals) int {
+func (s *Solver44) pdbBound(tb *pdbTable, cells, pos uint64, limit int, v *slotVals) int {
 	ws := slotWords(pos, cells)
 	best := 0
 	for si, j := range s.order {
@@ -160,7 +96,7 @@ func (s *Solver) pdbBound(tb *pdbTable, cells, pos uint64, limit int, v *slotVal
 
 // piecesAff is the set of forward slots that read a piece of the nibble
 // mask of moved pieces.
-func (s *Solver) piecesAff(mask uint64) uint32 {
+func (s *Solver44) piecesAff(mask uint64) uint32 {
 	var a uint32
 	for mask != 0 {
 		a |= s.pieceImg[bits.TrailingZeros64(mask)>>2]
@@ -181,16 +117,7 @@ func movedCol(col uint64) uint64 {
 
 // dfs44 explores below a node at depth g. pv holds the node's slot
 // values, exact where pe has the bit and otherwise upper bounds.
-
-// buf44 is a search's per-depth, per-kid slot values, pooled: a fresh
-// one per solve would make many small solves allocation-bound.
-type buf44 struct {
-	kv [][16]slotVals
-}
-
-var bufPool = sync.Pool{New: func() any { return new(buf44) }}
-
-func (w *work) dfs44(g int, cells, pos uint64, rc, cc uint32, hr, hc, par int, last, run int, pv *slotVals, pe uint32) (int, bool) {
+func (w *work44) dfs44(g int, cells, pos uint64, rc, cc uint32, hr, hc, par int, last, run int, pv *slotVals, pe uint32) (int, bool) {
 	if w.visit() {
 		return 0, false
 	}
@@ -199,9 +126,9 @@ func (w *work) dfs44(g int, cells, pos uint64, rc, cc uint32, hr, hc, par int, l
 	}
 	// Children within the walking-distance bound, those whose bound
 	// dropped first (as in dfs).
-	s := w.Solver
+	s := w.s
 	sl := &s.succ[last*3+run]
-	rt, ct := s.rows, s.cols
+	rt, ct := w.rows, w.cols
 	var kids [16]kid44
 	nk, down := 0, 0
 	for j := 0; j < sl.n; j++ {

@@ -141,7 +141,7 @@ func TestOptimal4x4Ball(t *testing.T) {
 		depth = 5
 	}
 	sp := spec(4, 4)
-	s, err := NewSolver(4, 4)
+	s, err := NewSolver44()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestOptimal4x4Ball(t *testing.T) {
 // the proved lower bound.
 func TestRandom4x4(t *testing.T) {
 	sp := spec(4, 4)
-	s, err := NewSolver(4, 4)
+	s, err := NewSolver44()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func TestRandom4x4(t *testing.T) {
 }
 
 func TestMalformed(t *testing.T) {
-	s, err := NewSolver(3, 3)
+	s, err := NewOptimal(3, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +218,7 @@ func TestMalformed(t *testing.T) {
 			t.Errorf("%v: %v, want malformed", c, err)
 		}
 	}
-	if _, err := NewSolver(8, 8); err == nil {
+	if _, err := NewOptimal(8, 8); err == nil {
 		t.Error("8x8 walking-distance tables should be refused as too large")
 	}
 }
@@ -261,7 +261,7 @@ func TestTransposeAndShiftBound(t *testing.T) {
 // placement was reached: the table starts zeroed), and every value fits
 // its nibble.
 func TestPDB44Table(t *testing.T) {
-	tb := pdb44()
+	tb := buildPDB44()
 	var counts [16]int
 	for r := 0; r < pdbPlacements; r++ {
 		counts[tb.nib[r>>1]>>(r&1*4)&15]++
@@ -273,13 +273,13 @@ func TestPDB44Table(t *testing.T) {
 }
 
 // slotValue reads image slot j (any of the 64) of a board.
-func slotValue(s *Solver, j uint8, cells []uint8) int {
-	b, err := s.root(cells)
+func slotValue(s *Solver44, j uint8, cells []uint8) int {
+	b, err := s.wd.root(cells)
 	if err != nil {
 		panic(err)
 	}
 	cw, pw := words44(&b)
-	return int(pdb44().get(s.images[j&15].index(slotWords(pw, cw)[j>>4&3])))
+	return int(s.table().get(s.images[j&15].index(slotWords(pw, cw)[j>>4&3])))
 }
 
 // Every image slot is the table's value on the board relabelled by its
@@ -290,22 +290,21 @@ func slotValue(s *Solver, j uint8, cells []uint8) int {
 // skipping rests on these; admissibility then follows from the ball.
 func TestPDB44Slots(t *testing.T) {
 	sp := spec(4, 4)
-	s, err := NewSolver(4, 4)
+	s, err := NewSolver44()
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A solver whose slots include the inverse ones, for their tables.
-	def := imageOrder
-	imageOrder = nil
+	var order []uint8
 	for j := uint8(0); j < 16; j++ {
-		imageOrder = append(imageOrder, j, j|16)
+		order = append(order, j, j|16)
 	}
-	all, err := NewSolver(4, 4)
-	imageOrder = def
+	all, err := newSolver44(order)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tb := pdb44()
+	tb := s.table()
+	all.pdbOnce.Do(func() { all.pdb = tb }) // the same table: no second build
 	rng := rand.New(rand.NewPCG(44, 6))
 	for n := 0; n < 200; n++ {
 		cells := randomState(sp, rng)
@@ -354,7 +353,7 @@ func TestPDB44Slots(t *testing.T) {
 					moved |= 1 << (4 * (cells[c] - 1))
 				}
 			}
-			for _, s := range []*Solver{s, all} {
+			for _, s := range []*Solver44{s, all} {
 				touched := s.lineImg[m>>1] | s.piecesAff(moved)
 				for si, j := range s.order {
 					a, b := slotValue(s, j, cells), slotValue(s, j, st.Cells)
@@ -375,12 +374,14 @@ func TestPDB44Slots(t *testing.T) {
 // random states far beyond the ball.
 func TestPDB44AgainstWD(t *testing.T) {
 	sp := spec(4, 4)
-	s, err := NewSolver(4, 4)
+	s, err := NewSolver44()
 	if err != nil {
 		t.Fatal(err)
 	}
-	wd := *s
-	wd.is44 = false
+	wd, err := NewWDSolver(4, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
 	rng := rand.New(rand.NewPCG(6, 44))
 	n := 8
 	if testing.Short() {
@@ -407,7 +408,7 @@ func TestPDB44AgainstWD(t *testing.T) {
 // within a modest budget to at most their length, and the bound is
 // admissible on the 4×4 ball (where walking distance is the norm).
 func TestEMDSearch(t *testing.T) {
-	s, err := NewSolver(5, 5)
+	s, err := NewOptimal(5, 5)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,6 @@
 package loopover
 
-import (
-	"math/bits"
-	"sync"
-)
+import "math/bits"
 
 // The 4×4 pattern database: for every placement of six pieces (the other
 // ten unlabelled), the least number of moves of any kind that brings those
@@ -19,17 +16,6 @@ var pdbPattern = [6]uint8{0, 1, 2, 3, 4, 5}
 
 // pdbPlacements is the number of placements of the six pieces.
 const pdbPlacements = 16 * 15 * 14 * 13 * 12 * 11
-
-var (
-	pdbOnce sync.Once
-	pdbTab  *pdbTable
-)
-
-// pdb44 is the table, built on first use (under a second, 2.9 MB kept).
-func pdb44() *pdbTable {
-	pdbOnce.Do(func() { pdbTab = buildPDB44() })
-	return pdbTab
-}
 
 // pdbTable holds the distances two to a byte, indexed by the rank of the
 // placement: the search reads it at random, so the smaller the better it

@@ -17,7 +17,7 @@ import (
 // constructive answer); otherwise the constructive solver, whose answers
 // are not proved optimal but never refused for the board's size.
 type loopoverAlg struct {
-	ida *loopover.Solver // nil: construction only
+	ida loopover.Optimal // nil: construction only
 }
 
 // newLoopover prepares the optimal search of spec where it pays: walking
@@ -33,7 +33,7 @@ func newLoopover(spec puzzle.Spec) (search.Algorithm, error) {
 			return loopoverAlg{}, nil
 		}
 	}
-	s, err := loopover.NewSolver(spec.Rows, spec.Cols)
+	s, err := loopover.NewOptimal(spec.Rows, spec.Cols)
 	if err != nil {
 		// No optimal search for this shape: every board still gets the
 		// constructive answer.

@@ -1,0 +1,167 @@
+package loopover
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/search"
+)
+
+// Solver44 is optimal IDA* for the 4×4 board: the walking-distance bound
+// maxed with a six-piece pattern database over translates and transposes
+// of the pattern (pdb44.go), on a board packed into nibble words
+// (ida44.go). The database belongs to the solver value and is built by
+// Prepare or the first Solve or Heuristic (under a second, 2.9 MB kept),
+// so a process that never solves 4×4 never builds it. Safe for concurrent
+// use.
+type Solver44 struct {
+	// wd is the general walking-distance solver of 4×4, whose tables,
+	// root, parity rule and move codes this one shares.
+	wd       *Solver
+	succ     [17 * 3]succ44
+	images   [16]pdbImage
+	order    []uint8    // image slots consulted, in order
+	pieceImg [16]uint32 // per piece: the forward slots in use that read it
+	lineImg  [8]uint32  // per line (rows, then columns): the inverse slots in use that read a cell of it
+
+	pdbOnce sync.Once
+	pdb     *pdbTable
+	// bufs pools *buf44: a fresh one per solve would make many small
+	// solves allocation-bound.
+	bufs sync.Pool
+}
+
+// buf44 is a search's slot values per depth and kid.
+type buf44 struct {
+	kv [][16]slotVals
+}
+
+// work44 is one 4×4 search: the general search's counters and path, and
+// the pattern database's per-depth values.
+type work44 struct {
+	work
+	s     *Solver44
+	pdb   *pdbTable
+	buf   *buf44
+	rootV slotVals
+}
+
+// NewSolver44 builds the 4×4 walking-distance tables and move lists
+// (milliseconds); the pattern database waits for Prepare or first use.
+func NewSolver44() (*Solver44, error) { return newSolver44(imageOrder()) }
+
+// newSolver44 consults the image slots of order (the tests widen it).
+func newSolver44(order []uint8) (*Solver44, error) {
+	if len(order) > maxSlots {
+		return nil, fmt.Errorf("loopover 4x4: %d image slots, at most %d", len(order), maxSlots)
+	}
+	wd, err := NewWDSolver(4, 4)
+	if err != nil {
+		return nil, err
+	}
+	s := &Solver44{wd: wd, order: order}
+	s.bufs.New = func() any { return new(buf44) }
+	for last := 0; last <= 16; last++ {
+		for run := 0; run < 3; run++ {
+			sl := &s.succ[last*3+run]
+			for m := 0; m < 16; m++ {
+				ax, ln, dr := wd.axis[m], wd.line[m], wd.dir[m]
+				nrun := 1
+				if last < 16 && ax == wd.axis[last] {
+					if ln < wd.line[last] {
+						continue
+					}
+					if ln == wd.line[last] {
+						if dr != wd.dir[last] {
+							continue
+						}
+						nrun = run + 1
+					}
+				}
+				if nrun > wd.maxRun[ax][dr] {
+					continue
+				}
+				sl.m[sl.n], sl.nrun[sl.n] = uint8(m), uint8(nrun)
+				sl.n++
+			}
+		}
+	}
+	// Translates in an order that prunes early: the pattern's own
+	// placement, then ones that overlap it least.
+	for t, d := range [16][2]int{{0, 0}, {2, 2}, {0, 2}, {2, 0}, {1, 1}, {3, 3}, {1, 3}, {3, 1}, {0, 1}, {2, 3}, {1, 0}, {3, 2}, {0, 3}, {2, 1}, {3, 0}, {1, 2}} {
+		s.images[t] = newImage(d[0], d[1])
+	}
+	// What each slot in use reads, as pieces (forward) or cells (inverse)
+	// of the untransposed board; bit si for the slot order[si].
+	for si, j := range s.order {
+		set := s.images[j&15].set
+		for p := 0; p < 16; p++ {
+			if set>>p&1 == 0 {
+				continue
+			}
+			q := p
+			if j&32 != 0 {
+				q = p%4*4 + p/4
+			}
+			if j&16 == 0 {
+				s.pieceImg[q] |= 1 << si
+			} else {
+				s.lineImg[q/4] |= 1 << si
+				s.lineImg[4+q%4] |= 1 << si
+			}
+		}
+	}
+	return s, nil
+}
+
+// Prepare builds the pattern database now rather than on the first Solve
+// or Heuristic. Optional.
+func (s *Solver44) Prepare() { s.table() }
+
+// table is the pattern database, built on first use.
+func (s *Solver44) table() *pdbTable {
+	s.pdbOnce.Do(func() { s.pdb = buildPDB44() })
+	return s.pdb
+}
+
+// Name describes the heuristic, for a Result's solver field.
+func (s *Solver44) Name() string { return "ida*(loopover-wd+pdb6)" }
+
+// Moves converts a path of move codes to puzzle moves.
+func (s *Solver44) Moves(path []uint8) []puzzle.Move { return s.wd.Moves(path) }
+
+// Heuristic is the admissible bound the search uses for cells (1..16).
+func (s *Solver44) Heuristic(cells []uint8) (int, error) {
+	b, err := s.wd.root(cells)
+	if err != nil {
+		return 0, err
+	}
+	h := s.wd.hval(b.hr, b.hc, b.par)
+	cw, pw := words44(&b)
+	var v slotVals
+	p := s.pdbBound(s.table(), cw, pw, 1<<30, &v)
+	return max(h, p+(p^b.par)&1), nil
+}
+
+// Solve runs IDA* from cells (1..16 row-major) to the goal, as
+// Solver.Solve does.
+func (s *Solver44) Solve(cells []uint8, bud search.Budget) (search.Outcome, error) {
+	b, err := s.wd.root(cells)
+	if err != nil {
+		return search.Outcome{}, err
+	}
+	w := &work44{work: work{Solver: s.wd, b: b, budget: bud, check: bud.FirstCheck(search.CheckEvery)}, s: s, pdb: s.table()}
+	w.buf = s.bufs.Get().(*buf44)
+	defer s.bufs.Put(w.buf)
+	cw, pw := words44(&b)
+	p := s.pdbBound(w.pdb, cw, pw, 1<<30, &w.rootV)
+	h0 := max(s.wd.hval(b.hr, b.hc, b.par), p+(p^b.par)&1)
+	rc, cc := pack44(&b.rc), pack44(&b.cc)
+	return w.deepen(h0, func() (int, bool) {
+		if len(w.buf.kv) < w.bound+1 {
+			w.buf.kv = make([][16]slotVals, w.bound+8)
+		}
+		return w.dfs44(0, cw, pw, rc, cc, b.hr, b.hc, b.par, 16, 0, &w.rootV, 1<<32-1)
+	})
+}
