@@ -277,7 +277,7 @@ func service(ctx context.Context, cfg config.Config, st *store.Store, log *slog.
 
 	var src ingest.Source
 	err := retry(ctx, log, "connect to NATS", func() error {
-		nc, err := queue.Connect(cfg.NATS.URL, "tessera-results")
+		nc, err := queue.Connect(cfg.NATS.URL, "tessera-results", natsAuth(cfg.NATS))
 		if err != nil {
 			return err
 		}
@@ -440,3 +440,13 @@ func retry(ctx context.Context, log *slog.Logger, what string, f func() error) e
 
 // startBackoff paces the waits for PostgreSQL and NATS at start.
 var startBackoff = backoff.Policy{Min: 100 * time.Millisecond, Max: 5 * time.Second}
+
+// natsAuth is the nats.* authentication and TLS keys as queue.Connect
+// takes them.
+func natsAuth(n config.NATS) queue.Auth {
+	return queue.Auth{
+		User: n.User, Password: n.Password, Token: n.Token,
+		NKeyFile: n.NKeyFile, CredsFile: n.CredsFile,
+		TLSCAFile: n.TLSCAFile, TLSCertFile: n.TLSCertFile, TLSKeyFile: n.TLSKeyFile,
+	}
+}

@@ -90,7 +90,7 @@ func errConnect(err error) bool {
 }
 
 func serve(ctx context.Context, cfg config.Config, qc queue.Config, solver *solve.Solver, log *slog.Logger) error {
-	nc, err := queue.Connect(cfg.NATS.URL, "tessera-solverd")
+	nc, err := queue.Connect(cfg.NATS.URL, "tessera-solverd", natsAuth(cfg.NATS))
 	if err != nil {
 		return connectError{err}
 	}
@@ -136,5 +136,15 @@ func capBudget(s config.Solver, solveText worker.SolveFunc) worker.SolveFunc {
 		}
 		opt.Threads = s.Threads
 		return solveText(ctx, spec, text, opt)
+	}
+}
+
+// natsAuth is the nats.* authentication and TLS keys as queue.Connect
+// takes them.
+func natsAuth(n config.NATS) queue.Auth {
+	return queue.Auth{
+		User: n.User, Password: n.Password, Token: n.Token,
+		NKeyFile: n.NKeyFile, CredsFile: n.CredsFile,
+		TLSCAFile: n.TLSCAFile, TLSCertFile: n.TLSCertFile, TLSKeyFile: n.TLSKeyFile,
 	}
 }
