@@ -189,7 +189,7 @@ func produce(ctx context.Context, f flags, seedSet bool, cfg config.Config, stdi
 	if err != nil {
 		return err
 	}
-	st, err := store.Open(ctx, dbURL)
+	st, err := store.Open(ctx, dbURL, store.WithPassword(cfg.Database.Password))
 	if err != nil {
 		return err
 	}

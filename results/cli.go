@@ -79,7 +79,7 @@ func setup(cmd *cobra.Command) (config.Config, *store.Store, error) {
 	if err != nil {
 		return cfg, nil, err
 	}
-	st, err := store.Open(cmd.Context(), url)
+	st, err := store.Open(cmd.Context(), url, store.WithPassword(cfg.Database.Password))
 	return cfg, st, err
 }
 
