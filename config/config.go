@@ -167,7 +167,7 @@ const (
 )
 
 // secretUsage ends the usage of every secret flag.
-const secretUsage = "; a secret: prefer the variable or a file to the command line, which ps shows"
+const secretUsage = "; a secret: prefer the variable or the config file to this flag, which ps shows"
 
 // keys lists every configuration key. A default is set for each of them:
 // viper ignores an environment variable whose key has no default.
