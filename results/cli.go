@@ -24,6 +24,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/httpauth"
 	"github.com/tessera-solver/tessera/internal/ingest"
 	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/redact"
 	"github.com/tessera-solver/tessera/internal/store"
 )
 
@@ -293,7 +294,7 @@ func service(ctx context.Context, cfg config.Config, st *store.Store, log *slog.
 	if err != nil {
 		return err
 	}
-	log.Info("consuming results", "nats", cfg.NATS.URL, "fetch_batch", cfg.Results.FetchBatch)
+	log.Info("consuming results", "nats", redact.URL(cfg.NATS.URL), "fetch_batch", cfg.Results.FetchBatch)
 
 	in := ingest.New(src, st, ingest.Options{
 		FetchBatch: cfg.Results.FetchBatch,
