@@ -7,6 +7,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -17,6 +18,8 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
+
+	"github.com/tessera-solver/tessera/internal/redact"
 )
 
 // DefaultFile is read when no config path is given and it exists in the
@@ -40,9 +43,28 @@ type Config struct {
 // NATS is the JetStream connection. Stream and subject names are fixed
 // (internal/queue): every process of a deployment must agree on them.
 type NATS struct {
+	// URL is one server URL or a comma-separated list. It may hold
+	// credentials (nats://user:password@host, nats://token@host); the
+	// keys below are the way that keeps them out of the URL. A URL's own
+	// credentials win over them.
 	URL        string        `mapstructure:"url"`
 	MaxDeliver int           `mapstructure:"max_deliver"` // deliveries of one job before it is recorded as failed
 	AckWait    time.Duration `mapstructure:"ack_wait"`
+
+	// At most one way to authenticate: User and Password, Token, NKeyFile
+	// (a file holding an nkey seed, SU…) or CredsFile (a .creds file: user
+	// JWT and nkey seed, as `nsc` writes it).
+	User      string `mapstructure:"user"`
+	Password  string `mapstructure:"password"` // secret
+	Token     string `mapstructure:"token"`    // secret
+	NKeyFile  string `mapstructure:"nkey_file"`
+	CredsFile string `mapstructure:"creds_file"`
+	// TLS: TLSCAFile verifies the server (else the system roots; a tls://
+	// URL or a server requiring TLS turns it on); TLSCertFile and
+	// TLSKeyFile are a client certificate for servers that verify clients.
+	TLSCAFile   string `mapstructure:"tls_ca_file"`
+	TLSCertFile string `mapstructure:"tls_cert_file"`
+	TLSKeyFile  string `mapstructure:"tls_key_file"`
 }
 
 // Database is the PostgreSQL the results service writes.
@@ -51,6 +73,11 @@ type Database struct {
 	// "the local server": the one scripts/pg-local.sh reports (see
 	// docs/PIPELINE-store.md); the mains resolve it, config does not.
 	URL string `mapstructure:"url"`
+	// Password, when set, replaces the URL's password (secret). Load
+	// fills it from PasswordFile (first line) when that is set; the two
+	// keys are exclusive.
+	Password     string `mapstructure:"password"`
+	PasswordFile string `mapstructure:"password_file"`
 }
 
 // Solver bounds the solving done by solverd and producer --local.
@@ -83,6 +110,9 @@ type Results struct {
 	FetchBatch int           `mapstructure:"fetch_batch"` // result messages per transaction, at most
 	FetchWait  time.Duration `mapstructure:"fetch_wait"`  // longest wait for a batch to fill
 	HTTPAddr   string        `mapstructure:"http_addr"`   // results serve
+	// HTTPToken, when set, is the bearer token results serve requires on
+	// every endpoint but /healthz (secret).
+	HTTPToken string `mapstructure:"http_token"`
 }
 
 // Producer tunes the producer.
@@ -102,7 +132,9 @@ func Default() Config {
 	c.Solver.Tables = "auto"
 	c.Results.FetchBatch = 1000
 	c.Results.FetchWait = time.Second
-	c.Results.HTTPAddr = ":8080"
+	// Loopback only: the API and /metrics are unauthenticated unless
+	// results.http_token is set, so exposing them is an explicit choice.
+	c.Results.HTTPAddr = "127.0.0.1:8080"
 	return c
 }
 
@@ -122,28 +154,52 @@ type key struct {
 	flag  string // flag name
 	usage string
 	get   func(*Config) any
+	kind  kind
 }
+
+// kind says how a key's value may be printed.
+type kind int
+
+const (
+	kindPlain  kind = iota
+	kindSecret      // never printed: no --help default, masked in dumps and errors
+	kindURL         // printed through redact.URL (it may hold credentials)
+)
+
+// secretUsage ends the usage of every secret flag.
+const secretUsage = "; a secret: prefer the variable or the config file to this flag, which ps shows"
 
 // keys lists every configuration key. A default is set for each of them:
 // viper ignores an environment variable whose key has no default.
 var keys = []key{
-	{"nats.url", "nats-url", "NATS server URL(s), comma separated", func(c *Config) any { return &c.NATS.URL }},
-	{"nats.max_deliver", "nats-max-deliver", "deliveries of a job before it is recorded as failed", func(c *Config) any { return &c.NATS.MaxDeliver }},
-	{"nats.ack_wait", "nats-ack-wait", "time a consumer has to acknowledge a message", func(c *Config) any { return &c.NATS.AckWait }},
-	{"database.url", "database-url", "PostgreSQL URL (empty: the local server of scripts/pg-local.sh)", func(c *Config) any { return &c.Database.URL }},
-	{"solver.workers", "workers", "states solved in parallel (0: one per core)", func(c *Config) any { return &c.Solver.Workers }},
-	{"solver.mode", "mode", "optimal (proved shortest) or fast (short, not proved)", func(c *Config) any { return &c.Solver.Mode }},
-	{"solver.max_nodes", "budget-nodes", "give up a state after this many search nodes (0: no limit)", func(c *Config) any { return &c.Solver.MaxNodes }},
-	{"solver.timeout", "timeout", "give up a state after this long, e.g. 30s (0: no limit)", func(c *Config) any { return &c.Solver.Timeout }},
-	{"solver.threads", "threads", "goroutines per pattern-database search, for a few long solves such as 24-puzzles (0 or 1: one)", func(c *Config) any { return &c.Solver.Threads }},
-	{"solver.tables_dir", "tables-dir", "directory of precomputed tables", func(c *Config) any { return &c.Solver.TablesDir }},
-	{"solver.tables", "tables", "table sets to load: auto, none, or names like 15-pdb-78 (comma separated)", func(c *Config) any { return &c.Solver.Tables }},
-	{"solver.tables_bucket", "tables-bucket", "JetStream Object Store bucket to pull missing tables from (empty: never pull)", func(c *Config) any { return &c.Solver.TablesBucket }},
-	{"solver.tables_private", "tables-private", "copy pattern databases into this process's huge-page memory: ~12% faster 24-puzzle search, not shared between processes", func(c *Config) any { return &c.Solver.TablesPrivate }},
-	{"results.fetch_batch", "fetch-batch", "result messages written per transaction, at most", func(c *Config) any { return &c.Results.FetchBatch }},
-	{"results.fetch_wait", "fetch-wait", "longest wait for a batch of results to fill", func(c *Config) any { return &c.Results.FetchWait }},
-	{"results.http_addr", "http-addr", "listen address of results serve", func(c *Config) any { return &c.Results.HTTPAddr }},
-	{"producer.chunk_size", "chunk-size", "states per job message (0: chosen per puzzle)", func(c *Config) any { return &c.Producer.ChunkSize }},
+	{"nats.url", "nats-url", "NATS server URL(s), comma separated", func(c *Config) any { return &c.NATS.URL }, kindURL},
+	{"nats.max_deliver", "nats-max-deliver", "deliveries of a job before it is recorded as failed", func(c *Config) any { return &c.NATS.MaxDeliver }, kindPlain},
+	{"nats.ack_wait", "nats-ack-wait", "time a consumer has to acknowledge a message", func(c *Config) any { return &c.NATS.AckWait }, kindPlain},
+	{"nats.user", "nats-user", "NATS user name (with nats.password)", func(c *Config) any { return &c.NATS.User }, kindPlain},
+	{"nats.password", "nats-password", "NATS password" + secretUsage, func(c *Config) any { return &c.NATS.Password }, kindSecret},
+	{"nats.token", "nats-token", "NATS authentication token" + secretUsage, func(c *Config) any { return &c.NATS.Token }, kindSecret},
+	{"nats.nkey_file", "nats-nkey-file", "file holding the NATS nkey seed (SU...) to sign the server's challenge with", func(c *Config) any { return &c.NATS.NKeyFile }, kindPlain},
+	{"nats.creds_file", "nats-creds-file", "NATS credentials file (user JWT and nkey seed, as nsc writes it)", func(c *Config) any { return &c.NATS.CredsFile }, kindPlain},
+	{"nats.tls_ca_file", "nats-tls-ca-file", "PEM CA certificate(s) that verify the NATS server (empty: the system roots)", func(c *Config) any { return &c.NATS.TLSCAFile }, kindPlain},
+	{"nats.tls_cert_file", "nats-tls-cert-file", "PEM client certificate for NATS TLS (with nats.tls_key_file)", func(c *Config) any { return &c.NATS.TLSCertFile }, kindPlain},
+	{"nats.tls_key_file", "nats-tls-key-file", "PEM private key of the NATS client certificate", func(c *Config) any { return &c.NATS.TLSKeyFile }, kindPlain},
+	{"database.url", "database-url", "PostgreSQL URL (empty: the local server of scripts/pg-local.sh)", func(c *Config) any { return &c.Database.URL }, kindURL},
+	{"database.password", "database-password", "PostgreSQL password, replacing the URL's" + secretUsage, func(c *Config) any { return &c.Database.Password }, kindSecret},
+	{"database.password_file", "database-password-file", "file whose first line is the PostgreSQL password", func(c *Config) any { return &c.Database.PasswordFile }, kindPlain},
+	{"solver.workers", "workers", "states solved in parallel (0: one per core)", func(c *Config) any { return &c.Solver.Workers }, kindPlain},
+	{"solver.mode", "mode", "optimal (proved shortest) or fast (short, not proved)", func(c *Config) any { return &c.Solver.Mode }, kindPlain},
+	{"solver.max_nodes", "budget-nodes", "give up a state after this many search nodes (0: no limit)", func(c *Config) any { return &c.Solver.MaxNodes }, kindPlain},
+	{"solver.timeout", "timeout", "give up a state after this long, e.g. 30s (0: no limit)", func(c *Config) any { return &c.Solver.Timeout }, kindPlain},
+	{"solver.threads", "threads", "goroutines per pattern-database search, for a few long solves such as 24-puzzles (0 or 1: one)", func(c *Config) any { return &c.Solver.Threads }, kindPlain},
+	{"solver.tables_dir", "tables-dir", "directory of precomputed tables", func(c *Config) any { return &c.Solver.TablesDir }, kindPlain},
+	{"solver.tables", "tables", "table sets to load: auto, none, or names like 15-pdb-78 (comma separated)", func(c *Config) any { return &c.Solver.Tables }, kindPlain},
+	{"solver.tables_bucket", "tables-bucket", "JetStream Object Store bucket to pull missing tables from (empty: never pull)", func(c *Config) any { return &c.Solver.TablesBucket }, kindPlain},
+	{"solver.tables_private", "tables-private", "copy pattern databases into this process's huge-page memory: ~12% faster 24-puzzle search, not shared between processes", func(c *Config) any { return &c.Solver.TablesPrivate }, kindPlain},
+	{"results.fetch_batch", "fetch-batch", "result messages written per transaction, at most", func(c *Config) any { return &c.Results.FetchBatch }, kindPlain},
+	{"results.fetch_wait", "fetch-wait", "longest wait for a batch of results to fill", func(c *Config) any { return &c.Results.FetchWait }, kindPlain},
+	{"results.http_addr", "http-addr", "listen address of results serve (0.0.0.0:8080 or :8080: every interface)", func(c *Config) any { return &c.Results.HTTPAddr }, kindPlain},
+	{"results.http_token", "http-token", "bearer token results serve requires on every endpoint but /healthz (empty: none)" + secretUsage, func(c *Config) any { return &c.Results.HTTPToken }, kindSecret},
+	{"producer.chunk_size", "chunk-size", "states per job message (0: chosen per puzzle)", func(c *Config) any { return &c.Producer.ChunkSize }, kindPlain},
 }
 
 // ConfigFlag names the flag holding the config file path.
@@ -206,6 +262,11 @@ func bindFlag(fs *pflag.FlagSet, k key, d *Config) {
 		return
 	}
 	usage := k.usage + " [" + EnvName(k.name) + "]"
+	if k.kind == kindSecret {
+		// A secret's flag shows no default, whatever Default() says.
+		fs.String(k.flag, "", usage)
+		return
+	}
 	switch p := k.get(d).(type) {
 	case *string:
 		fs.String(k.flag, *p, usage)
@@ -275,13 +336,56 @@ func Load(path string, fs *pflag.FlagSet) (Config, error) {
 	var c Config
 	// UnmarshalExact is a second guard: a key that slipped past the check
 	// above (e.g. a scalar where a section belongs) still fails loudly.
+	// Its messages quote the values they could not decode: mask secrets.
 	if err := v.UnmarshalExact(&c); err != nil {
-		return Config{}, fmt.Errorf("config: %w", err)
+		return Config{}, redact.Error(fmt.Errorf("config: %w", err), rawSecrets(v)...)
 	}
 	if err := c.Validate(); err != nil {
 		return Config{}, err
 	}
+	if c.Database.PasswordFile != "" {
+		if c.Database.Password != "" {
+			return Config{}, &KeyError{Key: "database.password_file", Msg: "conflicts with database.password: set one"}
+		}
+		pw, err := readPasswordFile(c.Database.PasswordFile)
+		if err != nil {
+			return Config{}, &KeyError{Key: "database.password_file", Msg: err.Error()}
+		}
+		c.Database.Password = pw
+	}
 	return c, nil
+}
+
+// rawSecrets is every secret value v holds, as text, with the credentials
+// inside its URL keys.
+func rawSecrets(v *viper.Viper) []string {
+	var out []string
+	for _, k := range keys {
+		raw := fmt.Sprint(v.Get(k.name))
+		switch k.kind {
+		case kindSecret:
+			out = append(out, raw)
+		case kindURL:
+			out = append(out, redact.Secrets(raw)...)
+		}
+	}
+	return out
+}
+
+// readPasswordFile returns the first line of path (Docker and Kubernetes
+// secrets end it with a newline or not). Its errors name the file, never
+// its content.
+func readPasswordFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	line = strings.TrimSuffix(line, "\r")
+	if line == "" {
+		return "", fmt.Errorf("%s: empty first line", path)
+	}
+	return line, nil
 }
 
 func derefAny(p any) any {
@@ -355,6 +459,40 @@ func (c Config) Validate() error {
 			}
 		}
 	}
+	var methods []string
+	switch {
+	case c.NATS.User != "" && c.NATS.Password == "":
+		bad("nats.password", "required with nats.user")
+	case c.NATS.User == "" && c.NATS.Password != "":
+		bad("nats.user", "required with nats.password")
+	case c.NATS.User != "":
+		methods = append(methods, "nats.user")
+	}
+	for _, m := range []struct{ key, val string }{
+		{"nats.token", c.NATS.Token}, {"nats.nkey_file", c.NATS.NKeyFile}, {"nats.creds_file", c.NATS.CredsFile},
+	} {
+		if m.val != "" {
+			methods = append(methods, m.key)
+		}
+	}
+	if len(methods) > 1 {
+		bad(methods[1], "conflicts with %s: configure one way to authenticate to NATS", methods[0])
+	}
+	if (c.NATS.TLSCertFile == "") != (c.NATS.TLSKeyFile == "") {
+		bad("nats.tls_key_file", "nats.tls_cert_file and nats.tls_key_file go together")
+	}
+	for _, f := range []struct{ key, path string }{
+		{"nats.nkey_file", c.NATS.NKeyFile}, {"nats.creds_file", c.NATS.CredsFile},
+		{"nats.tls_ca_file", c.NATS.TLSCAFile}, {"nats.tls_cert_file", c.NATS.TLSCertFile},
+		{"nats.tls_key_file", c.NATS.TLSKeyFile}, {"database.password_file", c.Database.PasswordFile},
+	} {
+		if f.path == "" {
+			continue
+		}
+		if _, err := os.Stat(f.path); err != nil {
+			bad(f.key, "%v", err)
+		}
+	}
 	if c.NATS.MaxDeliver < 1 {
 		bad("nats.max_deliver", "want at least 1, got %d", c.NATS.MaxDeliver)
 	}
@@ -406,18 +544,54 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
+// checkURL reports a URL that does not parse or has the wrong scheme. Its
+// messages show the URL redacted, never as given, and never url.Parse's own
+// error, which quotes it raw.
 func checkURL(s string, schemes ...string) error {
+	shown := redact.URL(s)
 	u, err := url.Parse(s)
 	if err != nil {
-		return fmt.Errorf("%q is not a URL", s)
+		return fmt.Errorf("%q is not a URL", shown)
 	}
 	for _, sc := range schemes {
 		if strings.EqualFold(u.Scheme, sc) {
 			if u.Host == "" && sc != "postgres" && sc != "postgresql" {
-				return fmt.Errorf("%q has no host", s)
+				return fmt.Errorf("%q has no host", shown)
 			}
 			return nil
 		}
 	}
-	return fmt.Errorf("%q: want scheme %s", s, strings.Join(schemes, ", "))
+	return fmt.Errorf("%q: want scheme %s", shown, strings.Join(schemes, ", "))
 }
+
+// Redacted returns c with every secret masked and the credentials inside
+// its URLs masked (redact.URL): what may be printed.
+func (c Config) Redacted() Config {
+	for _, k := range keys {
+		p, ok := k.get(&c).(*string)
+		if !ok || *p == "" {
+			continue
+		}
+		switch k.kind {
+		case kindSecret:
+			*p = redact.Mask
+		case kindURL:
+			*p = redact.URL(*p)
+		}
+	}
+	return c
+}
+
+// plainConfig is Config without its methods, to print it without
+// recursing into String.
+type plainConfig Config
+
+// String prints the redacted configuration (fmt's %v and %+v use it), so
+// a Config dumped into a log or an error shows no secret.
+func (c Config) String() string { return fmt.Sprintf("%+v", plainConfig(c.Redacted())) }
+
+// GoString is String for %#v.
+func (c Config) GoString() string { return "config.Config" + c.String() }
+
+// LogValue makes slog print the redacted configuration.
+func (c Config) LogValue() slog.Value { return slog.StringValue(c.String()) }

@@ -2,6 +2,8 @@ package config
 
 import (
 	"errors"
+	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,7 +55,8 @@ func TestDefaults(t *testing.T) {
 		t.Fatalf("Load with nothing set = %+v, want Default() %+v", c, d)
 	}
 	if d.NATS.URL != "nats://127.0.0.1:4222" || d.NATS.MaxDeliver != 5 || d.NATS.AckWait != 30*time.Second ||
-		d.Database.URL != "" || d.Solver.Mode != "optimal" || d.Results.FetchBatch != 1000 || d.Results.HTTPAddr != ":8080" {
+		d.Database.URL != "" || d.Solver.Mode != "optimal" || d.Results.FetchBatch != 1000 || d.Results.HTTPAddr != "127.0.0.1:8080" ||
+		d.NATS.Password != "" || d.Results.HTTPToken != "" {
 		t.Fatalf("unexpected defaults %+v", d)
 	}
 	if err := d.Validate(); err != nil {
@@ -104,37 +107,42 @@ results:
 
 // Every key can be set from its environment variable: viper ignores
 // variables of keys without a default, so this catches a missing default.
+// One key at a time (with the partner some keys require), since the ways
+// to authenticate exclude each other.
 func TestEveryKeyFromEnv(t *testing.T) {
+	file := writeFile(t, "f", "pw\n")
 	values := map[string]string{
 		"nats.url":         "nats://e:1",
 		"nats.max_deliver": "2", "nats.ack_wait": "2s", "database.url": "postgres://e/d",
+		"nats.user": "u", "nats.password": "p", "nats.token": "t", "nats.nkey_file": file, "nats.creds_file": file,
+		"nats.tls_ca_file": file, "nats.tls_cert_file": file, "nats.tls_key_file": file,
+		"database.password": "p", "database.password_file": file,
 		"solver.workers": "2", "solver.mode": "fast", "solver.max_nodes": "2", "solver.timeout": "2s", "solver.threads": "2",
 		"solver.tables_dir": "/e", "solver.tables": "none", "solver.tables_bucket": "b", "solver.tables_private": "true",
 		"results.fetch_batch": "2", "results.fetch_wait": "2s",
-		"results.http_addr": ":2", "producer.chunk_size": "2",
+		"results.http_addr": ":2", "results.http_token": "t", "producer.chunk_size": "2",
 	}
-	clearEnv(t)
-	for _, k := range Keys() {
-		v, ok := values[k]
-		if !ok {
-			t.Fatalf("test lacks a value for key %s", k)
-		}
-		t.Setenv(EnvName(k), v)
-	}
-	c, err := Load("", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c == Default() {
-		t.Fatal("environment ignored")
+	partner := map[string]string{
+		"nats.user": "nats.password", "nats.password": "nats.user",
+		"nats.tls_cert_file": "nats.tls_key_file", "nats.tls_key_file": "nats.tls_cert_file",
 	}
 	d := Default()
-	for _, k := range Keys() {
-		// Compare field by field through the key table.
-		for _, kk := range keys {
-			if kk.name == k && derefAny(kk.get(&c)) == derefAny(kk.get(&d)) {
-				t.Errorf("%s: %s=%s ignored", k, EnvName(k), values[k])
-			}
+	for _, k := range keys {
+		v, ok := values[k.name]
+		if !ok {
+			t.Fatalf("test lacks a value for key %s", k.name)
+		}
+		clearEnv(t)
+		t.Setenv(EnvName(k.name), v)
+		if p := partner[k.name]; p != "" {
+			t.Setenv(EnvName(p), values[p])
+		}
+		c, err := Load("", nil)
+		if err != nil {
+			t.Fatalf("%s=%s: %v", EnvName(k.name), v, err)
+		}
+		if derefAny(k.get(&c)) == derefAny(k.get(&d)) {
+			t.Errorf("%s: %s=%s ignored", k.name, EnvName(k.name), v)
 		}
 	}
 }
@@ -302,6 +310,114 @@ func TestValidate(t *testing.T) {
 	err := c.Validate()
 	if err == nil || !strings.Contains(err.Error(), "solver.mode") || !strings.Contains(err.Error(), "results.fetch_batch") {
 		t.Fatalf("err = %v, want both keys", err)
+	}
+}
+
+// Secrets never show: not as a --help default, not in a dumped Config,
+// not in Load's or Validate's errors, whichever way they came in.
+func TestSecretsNotPrinted(t *testing.T) {
+	clearEnv(t)
+	const pw, tok, dbpw, http = "natsPW-7c1f", "natsTOK-93ab", "dbPW-51e0", "httpTOK-c4d2"
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	BindFlags(fs)
+	for _, k := range keys {
+		if f := fs.Lookup(k.flag); k.kind == kindSecret && f.DefValue != "" {
+			t.Errorf("--%s shows a default", k.flag)
+		}
+	}
+	if err := fs.Parse([]string{"--nats-url=nats://alice:" + pw + "@h:4222", "--database-password=" + dbpw, "--http-token=" + http}); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TESSERA_DATABASE_URL", "postgres://bob:"+dbpw+"@db/t")
+	c, err := Load("", fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.NATS.Token = tok // not valid with a URL password, but this is about printing
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v %+v %#v %s\n", c, c, c, c)
+	slog.New(slog.NewTextHandler(&b, nil)).Info("cfg", "config", c)
+	fmt.Fprint(&b, c.Redacted().NATS, c.Redacted().Database, c.Redacted().Results)
+	fs.SetOutput(&b)
+	fs.PrintDefaults()
+	if !strings.Contains(b.String(), "--nats-password string") {
+		t.Errorf("flags not printed:\n%s", b.String())
+	}
+	for _, sec := range []string{pw, tok, dbpw, http} {
+		if strings.Contains(b.String(), sec) {
+			t.Errorf("%s printed:\n%s", sec, b.String())
+		}
+	}
+	if !strings.Contains(b.String(), "alice:xxxxx@h:4222") {
+		t.Errorf("redacted URL not shown:\n%s", b.String())
+	}
+
+	// Errors: bad URLs (parsable or not), and a secret of the wrong type.
+	for _, tc := range []struct{ env, val, key string }{
+		{"TESSERA_DATABASE_URL", "mysql://root:" + dbpw + "@db/x", "database.url"},
+		{"TESSERA_DATABASE_URL", "postgres://root:" + dbpw + "@db:5432:1/x%zz", "database.url"},
+		{"TESSERA_NATS_URL", "http://tok" + tok + "@h", "nats.url"},
+		{"TESSERA_NATS_URL", "nats://u:" + pw + "@h:port/%zz", "nats.url"},
+	} {
+		clearEnv(t)
+		t.Setenv(tc.env, tc.val)
+		_, err := Load("", nil)
+		if err == nil || !strings.Contains(err.Error(), tc.key) {
+			t.Errorf("%s=%s: err = %v, want it to name %s", tc.env, tc.val, err, tc.key)
+			continue
+		}
+		for _, sec := range []string{pw, tok, dbpw} {
+			if strings.Contains(err.Error(), sec) {
+				t.Errorf("%s=...: error shows the secret: %v", tc.env, err)
+			}
+		}
+	}
+	clearEnv(t)
+	p := writeFile(t, "t.yaml", "nats:\n  password: ["+pw+"]\n")
+	if _, err := Load(p, nil); err == nil || strings.Contains(err.Error(), pw) {
+		t.Errorf("a list as nats.password: err = %v", err)
+	}
+}
+
+func TestAuthValidation(t *testing.T) {
+	file := writeFile(t, "seed", "SU...")
+	for _, tc := range []struct {
+		name string
+		mod  func(*Config)
+		want string
+	}{
+		{"user alone", func(c *Config) { c.NATS.User = "u" }, "nats.password: required with nats.user"},
+		{"password alone", func(c *Config) { c.NATS.Password = "p" }, "nats.user: required"},
+		{"token and user", func(c *Config) { c.NATS.User, c.NATS.Password, c.NATS.Token = "u", "p", "t" }, "nats.token: conflicts with nats.user"},
+		{"nkey and creds", func(c *Config) { c.NATS.NKeyFile, c.NATS.CredsFile = file, file }, "nats.creds_file: conflicts with nats.nkey_file"},
+		{"cert alone", func(c *Config) { c.NATS.TLSCertFile = file }, "nats.tls_key_file:"},
+		{"missing ca", func(c *Config) { c.NATS.TLSCAFile = file + ".nope" }, "nats.tls_ca_file:"},
+		{"missing password file", func(c *Config) { c.Database.PasswordFile = file + ".nope" }, "database.password_file:"},
+	} {
+		c := Default()
+		tc.mod(&c)
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// database.password_file is read by Load; it excludes database.password.
+func TestPasswordFile(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("TESSERA_DATABASE_PASSWORD_FILE", writeFile(t, "pw", "s3cret\r\nignored\n"))
+	c, err := Load("", nil)
+	if err != nil || c.Database.Password != "s3cret" {
+		t.Fatalf("password %q, err %v", c.Database.Password, err)
+	}
+	t.Setenv("TESSERA_DATABASE_PASSWORD", "other")
+	if _, err := Load("", nil); err == nil || !strings.Contains(err.Error(), "database.password_file: conflicts") {
+		t.Fatalf("both set: err = %v", err)
+	}
+	t.Setenv("TESSERA_DATABASE_PASSWORD", "")
+	t.Setenv("TESSERA_DATABASE_PASSWORD_FILE", writeFile(t, "empty", "\n"))
+	if _, err := Load("", nil); err == nil || !strings.Contains(err.Error(), "database.password_file:") {
+		t.Fatalf("empty file: err = %v", err)
 	}
 }
 

@@ -189,7 +189,7 @@ func produce(ctx context.Context, f flags, seedSet bool, cfg config.Config, stdi
 	if err != nil {
 		return err
 	}
-	st, err := store.Open(ctx, dbURL)
+	st, err := store.Open(ctx, dbURL, store.WithPassword(cfg.Database.Password))
 	if err != nil {
 		return err
 	}
@@ -213,7 +213,7 @@ func produce(ctx context.Context, f flags, seedSet bool, cfg config.Config, stdi
 		defer pipeline.stop()
 		nc = pipeline.nc
 	} else {
-		if nc, err = queue.Connect(cfg.NATS.URL, "tessera-producer"); err != nil {
+		if nc, err = queue.Connect(cfg.NATS.URL, "tessera-producer", natsAuth(cfg.NATS)); err != nil {
 			return err
 		}
 		defer nc.Close()
@@ -302,4 +302,14 @@ func newBar(quiet bool, w io.Writer, total int64, what string) *progressbar.Prog
 		progressbar.OptionSetWidth(30),
 		progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }),
 	)
+}
+
+// natsAuth is the nats.* authentication and TLS keys as queue.Connect
+// takes them.
+func natsAuth(n config.NATS) queue.Auth {
+	return queue.Auth{
+		User: n.User, Password: n.Password, Token: n.Token,
+		NKeyFile: n.NKeyFile, CredsFile: n.CredsFile,
+		TLSCAFile: n.TLSCAFile, TLSCertFile: n.TLSCertFile, TLSKeyFile: n.TLSKeyFile,
+	}
 }

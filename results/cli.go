@@ -21,8 +21,10 @@ import (
 	"github.com/tessera-solver/tessera/internal/atomicfile"
 	"github.com/tessera-solver/tessera/internal/backoff"
 	"github.com/tessera-solver/tessera/internal/httpapi"
+	"github.com/tessera-solver/tessera/internal/httpauth"
 	"github.com/tessera-solver/tessera/internal/ingest"
 	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/redact"
 	"github.com/tessera-solver/tessera/internal/store"
 )
 
@@ -79,7 +81,7 @@ func setup(cmd *cobra.Command) (config.Config, *store.Store, error) {
 	if err != nil {
 		return cfg, nil, err
 	}
-	st, err := store.Open(cmd.Context(), url)
+	st, err := store.Open(cmd.Context(), url, store.WithPassword(cfg.Database.Password))
 	return cfg, st, err
 }
 
@@ -277,7 +279,7 @@ func service(ctx context.Context, cfg config.Config, st *store.Store, log *slog.
 
 	var src ingest.Source
 	err := retry(ctx, log, "connect to NATS", func() error {
-		nc, err := queue.Connect(cfg.NATS.URL, "tessera-results")
+		nc, err := queue.Connect(cfg.NATS.URL, "tessera-results", natsAuth(cfg.NATS))
 		if err != nil {
 			return err
 		}
@@ -292,7 +294,7 @@ func service(ctx context.Context, cfg config.Config, st *store.Store, log *slog.
 	if err != nil {
 		return err
 	}
-	log.Info("consuming results", "nats", cfg.NATS.URL, "fetch_batch", cfg.Results.FetchBatch)
+	log.Info("consuming results", "nats", redact.URL(cfg.NATS.URL), "fetch_batch", cfg.Results.FetchBatch)
 
 	in := ingest.New(src, st, ingest.Options{
 		FetchBatch: cfg.Results.FetchBatch,
@@ -313,11 +315,13 @@ func serveCmd() *cobra.Command {
 		Use:   "serve",
 		Short: "Serve /healthz, /metrics, a JSON API and a status page on results.http_addr until SIGTERM",
 		Long: "Migrates the schema (retrying until PostgreSQL answers; requests get 503 meanwhile),\n" +
-			"then serves on --http-addr (results.http_addr, default :8080):\n" +
+			"then serves on --http-addr (results.http_addr, default 127.0.0.1:8080, this host only):\n" +
 			"  GET /healthz, /metrics (Prometheus), /api/batches[?limit=N], /api/batches/{id},\n" +
 			"  /api/batches/{id}/distribution, /api/puzzles/{puzzle}/distribution,\n" +
 			"  /api/scrambles?puzzle=P&length=L[&limit=N], and / (status page, ?batch=ID).\n" +
-			"Read-only; run it beside `results run`. See docs/PIPELINE-store.md.",
+			"With results.http_token (TESSERA_RESULTS_HTTP_TOKEN) set, every endpoint but /healthz\n" +
+			"requires \"Authorization: Bearer <token>\" (401 without it).\n" +
+			"Read-only; run it beside `results run`. See docs/PIPELINE-store.md and docs/SECURITY.md.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, st, err := setup(cmd)
@@ -325,7 +329,7 @@ func serveCmd() *cobra.Command {
 				return err
 			}
 			defer st.Close()
-			return serve(cmd.Context(), cfg.Results.HTTPAddr, st, logger(cmd.ErrOrStderr()))
+			return serve(cmd.Context(), cfg.Results.HTTPAddr, cfg.Results.HTTPToken, st, logger(cmd.ErrOrStderr()))
 		},
 	}
 }
@@ -334,8 +338,9 @@ func serveCmd() *cobra.Command {
 // fails at once), answers 503 while it migrates the schema (retrying until
 // PostgreSQL answers, as `results run` does), then serves internal/httpapi
 // until ctx is cancelled and shuts down gracefully: in-flight requests get
-// up to 10 s to finish.
-func serve(ctx context.Context, addr string, st *store.Store, log *slog.Logger) error {
+// up to 10 s to finish. A non-empty token guards every endpoint but
+// /healthz (internal/httpauth).
+func serve(ctx context.Context, addr, token string, st *store.Store, log *slog.Logger) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
@@ -343,13 +348,13 @@ func serve(ctx context.Context, addr string, st *store.Store, log *slog.Logger) 
 	var ready atomic.Bool
 	api := httpapi.New(st, log)
 	srv := &http.Server{
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		Handler: httpauth.Bearer(token, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if !ready.Load() {
 				http.Error(w, "starting: migrating the database schema", http.StatusServiceUnavailable)
 				return
 			}
 			api.ServeHTTP(w, r)
-		}),
+		}), "/healthz"),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      time.Minute,
@@ -359,7 +364,14 @@ func serve(ctx context.Context, addr string, st *store.Store, log *slog.Logger) 
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	log.Info("serving", "addr", ln.Addr().String())
+	auth := "bearer token"
+	if token == "" {
+		auth = "none"
+		if !loopback(ln.Addr()) {
+			log.Warn("serving the API and /metrics without authentication on a non-loopback address; set results.http_token", "addr", ln.Addr().String())
+		}
+	}
+	log.Info("serving", "addr", ln.Addr().String(), "auth", auth)
 
 	stop := func() error {
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -385,6 +397,13 @@ func serve(ctx context.Context, addr string, st *store.Store, log *slog.Logger) 
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// loopback reports whether a listener's address is reachable only from
+// this host.
+func loopback(a net.Addr) bool {
+	t, ok := a.(*net.TCPAddr)
+	return ok && t.IP.IsLoopback()
 }
 
 // resultsSource ensures the streams and the durable results consumer and
@@ -440,3 +459,13 @@ func retry(ctx context.Context, log *slog.Logger, what string, f func() error) e
 
 // startBackoff paces the waits for PostgreSQL and NATS at start.
 var startBackoff = backoff.Policy{Min: 100 * time.Millisecond, Max: 5 * time.Second}
+
+// natsAuth is the nats.* authentication and TLS keys as queue.Connect
+// takes them.
+func natsAuth(n config.NATS) queue.Auth {
+	return queue.Auth{
+		User: n.User, Password: n.Password, Token: n.Token,
+		NKeyFile: n.NKeyFile, CredsFile: n.CredsFile,
+		TLSCAFile: n.TLSCAFile, TLSCertFile: n.TLSCertFile, TLSKeyFile: n.TLSKeyFile,
+	}
+}

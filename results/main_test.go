@@ -43,7 +43,8 @@ func results(batch, seq int64, lengths ...int) job.Results {
 
 // isolate keeps the caller's TESSERA_* settings and ./tessera.yaml out.
 func isolate(t *testing.T) {
-	for _, k := range []string{"TESSERA_DATABASE_URL", "TESSERA_NATS_URL", "TESSERA_CONFIG", "DATABASE_URL"} {
+	for _, k := range []string{"TESSERA_DATABASE_URL", "TESSERA_NATS_URL", "TESSERA_CONFIG", "DATABASE_URL",
+		"TESSERA_RESULTS_HTTP_TOKEN", "TESSERA_DATABASE_PASSWORD", "TESSERA_NATS_PASSWORD", "TESSERA_NATS_TOKEN"} {
 		t.Setenv(k, "")
 		os.Unsetenv(k)
 	}

@@ -40,12 +40,13 @@ var servingAddr = regexp.MustCompile(`msg=serving addr=(\S+)`)
 
 // startServe runs `results serve` on a free port and returns its base URL,
 // its log and its exit code channel.
-func startServe(t *testing.T, ctx context.Context, dbURL string) (string, *syncBuffer, <-chan int) {
+func startServe(t *testing.T, ctx context.Context, dbURL string, args ...string) (string, *syncBuffer, <-chan int) {
 	t.Helper()
 	stderr := &syncBuffer{}
 	exit := make(chan int, 1)
+	args = append([]string{"serve", "--database-url=" + dbURL, "--http-addr=127.0.0.1:0"}, args...)
 	go func() {
-		exit <- run(ctx, []string{"serve", "--database-url=" + dbURL, "--http-addr=127.0.0.1:0"}, io.Discard, stderr)
+		exit <- run(ctx, args, io.Discard, stderr)
 	}()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -66,7 +67,20 @@ func startServe(t *testing.T, ctx context.Context, dbURL string) (string, *syncB
 
 func httpGet(t *testing.T, url string) (int, string) {
 	t.Helper()
-	resp, err := http.Get(url)
+	return httpGetAuth(t, url, "")
+}
+
+// httpGetAuth is httpGet with an Authorization header (none when empty).
+func httpGetAuth(t *testing.T, url, auth string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatalf("GET %s: %v", url, err)
 	}
@@ -158,5 +172,44 @@ func TestServeUnready(t *testing.T) {
 	code, _, e := cli(t, context.Background(), "serve", "--database-url=postgres://127.0.0.1:1/x", "--http-addr=127.0.0.1:99999")
 	if code != exitError || !strings.Contains(e, "serve:") {
 		t.Errorf("bad address: exit %d %q", code, e)
+	}
+}
+
+// With results.http_token set, every endpoint but /healthz wants the
+// bearer token: the API, the status page and /metrics.
+func TestServeToken(t *testing.T) {
+	isolate(t)
+	const token = "http-token-5b7e19"
+	t.Setenv("TESSERA_RESULTS_HTTP_TOKEN", token)
+	u := storetest.SchemaURL(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	base, stderr, exit := startServe(t, ctx, u)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		code, body := httpGet(t, base+"/healthz") // open, no token
+		if code == 200 && body == "ok\n" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("healthz: %d %q\n%s", code, body, stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, path := range []string{"/api/batches", "/metrics", "/", "/api/puzzles/8/distribution"} {
+		if code, _ := httpGet(t, base+path); code != http.StatusUnauthorized {
+			t.Errorf("GET %s without a token: %d, want 401", path, code)
+		}
+		if code, _ := httpGetAuth(t, base+path, "Bearer wrong"); code != http.StatusUnauthorized {
+			t.Errorf("GET %s with a wrong token: %d, want 401", path, code)
+		}
+		if code, body := httpGetAuth(t, base+path, "Bearer "+token); code != 200 {
+			t.Errorf("GET %s with the token: %d %s", path, code, body)
+		}
+	}
+	cancel()
+	<-exit
+	if !strings.Contains(stderr.String(), "auth=\"bearer token\"") || strings.Contains(stderr.String(), token) {
+		t.Errorf("log should say a token is required, never show it:\n%s", stderr.String())
 	}
 }

@@ -36,6 +36,12 @@ const (
 var errRejected = errors.New("some input was not solved")
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runContext(context.Background(), args, stdin, stdout, stderr)
+}
+
+// runContext is run under ctx: `solverd run` stops when ctx ends as on
+// SIGTERM (tests run the daemon in-process this way).
+func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := &cobra.Command{
 		Use:           "solverd",
 		Short:         "Solve sliding-tile, Loopover and swap puzzles; run the JetStream solver daemon",
@@ -50,7 +56,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.AddCommand(solveCmd(), verifyCmd(), bfsCmd(), scrambleCmd(), runCmd(), tablesCmd())
 	// Flag errors of every subcommand are usage errors (exit 2).
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	err := root.Execute()
+	err := root.ExecuteContext(ctx)
 	switch {
 	case err == nil:
 		return exitOK

@@ -15,6 +15,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/backoff"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/redact"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/solve"
 	"github.com/tessera-solver/tessera/internal/worker"
@@ -38,7 +39,7 @@ func runCmd() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+			ctx, stop := signal.NotifyContext(c.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			log := slog.New(slog.NewTextHandler(c.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelInfo}))
 			startupPull(ctx, cfg, log)
@@ -66,7 +67,7 @@ func daemon(ctx context.Context, cfg config.Config, solver *solve.Solver, log *s
 		}
 		return err
 	}, func(_ int, delay time.Duration, err error) {
-		log.Warn("NATS not reachable; retrying", "url", cfg.NATS.URL, "err", err, "delay", delay)
+		log.Warn("NATS not reachable; retrying", "url", redact.URL(cfg.NATS.URL), "err", err, "delay", delay)
 	})
 	if errConnect(err) {
 		// Retry gives up on a connection error only when told to stop
@@ -90,7 +91,7 @@ func errConnect(err error) bool {
 }
 
 func serve(ctx context.Context, cfg config.Config, qc queue.Config, solver *solve.Solver, log *slog.Logger) error {
-	nc, err := queue.Connect(cfg.NATS.URL, "tessera-solverd")
+	nc, err := queue.Connect(cfg.NATS.URL, "tessera-solverd", natsAuth(cfg.NATS))
 	if err != nil {
 		return connectError{err}
 	}
@@ -102,7 +103,7 @@ func serve(ctx context.Context, cfg config.Config, qc queue.Config, solver *solv
 	if err := queue.EnsureStreams(ctx, js, qc); err != nil {
 		return connectError{fmt.Errorf("ensure streams: %w", err)}
 	}
-	log.Info("solving jobs", "nats", cfg.NATS.URL, "workers", workersOrCores(cfg.Solver.Workers))
+	log.Info("solving jobs", "nats", redact.URL(cfg.NATS.URL), "workers", workersOrCores(cfg.Solver.Workers))
 	err = worker.Run(ctx, js, worker.Options{
 		Workers: cfg.Solver.Workers,
 		Queue:   &qc,
@@ -136,5 +137,15 @@ func capBudget(s config.Solver, solveText worker.SolveFunc) worker.SolveFunc {
 		}
 		opt.Threads = s.Threads
 		return solveText(ctx, spec, text, opt)
+	}
+}
+
+// natsAuth is the nats.* authentication and TLS keys as queue.Connect
+// takes them.
+func natsAuth(n config.NATS) queue.Auth {
+	return queue.Auth{
+		User: n.User, Password: n.Password, Token: n.Token,
+		NKeyFile: n.NKeyFile, CredsFile: n.CredsFile,
+		TLSCAFile: n.TLSCAFile, TLSCertFile: n.TLSCertFile, TLSKeyFile: n.TLSKeyFile,
 	}
 }

@@ -28,7 +28,7 @@ func openBucket(ctx context.Context, cfg config.Config) (*tablestore.Store, func
 	if bucket == "" {
 		bucket = defaultBucket
 	}
-	nc, err := queue.Connect(cfg.NATS.URL, "tessera-solverd-tables")
+	nc, err := queue.Connect(cfg.NATS.URL, "tessera-solverd-tables", natsAuth(cfg.NATS))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -28,14 +28,27 @@ func Server(t testing.TB) (url string, nc *nats.Conn) {
 // restart or inspect it). It is shut down in t.Cleanup.
 func Start(t testing.TB) *server.Server {
 	t.Helper()
-	s, err := server.NewServer(&server.Options{
+	return StartWith(t, nil)
+}
+
+// StartWith is Start with the server's options changed by configure
+// (nil: none) before it starts, e.g. to require authentication (Users,
+// Nkeys, Authorization, TrustedOperators) or TLS (TLSConfig). Clients then
+// need the matching credentials: connect with queue.Connect.
+func StartWith(t testing.TB, configure func(*server.Options)) *server.Server {
+	t.Helper()
+	opts := &server.Options{
 		Host:      "127.0.0.1",
 		Port:      server.RANDOM_PORT,
 		JetStream: true,
 		StoreDir:  t.TempDir(),
 		NoLog:     true,
 		NoSigs:    true,
-	})
+	}
+	if configure != nil {
+		configure(opts)
+	}
+	s, err := server.NewServer(opts)
 	if err != nil {
 		t.Fatalf("natstest: new server: %v", err)
 	}

@@ -163,16 +163,6 @@ func AckDeadline(cc jetstream.ConsumerConfig, n uint64) time.Duration {
 	return cc.AckWait
 }
 
-// Connect dials a NATS server by URL with settings suited to a daemon:
-// named connection, unlimited reconnects.
-func Connect(url, name string) (*nats.Conn, error) {
-	nc, err := nats.Connect(url, nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second))
-	if err != nil {
-		return nil, fmt.Errorf("connect to NATS at %s: %w", url, err)
-	}
-	return nc, nil
-}
-
 // publishAckTimeout bounds how long an async publish waits for the
 // server's PubAck before it counts as failed (and is retried).
 const publishAckTimeout = 10 * time.Second

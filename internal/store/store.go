@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/tern/v2/migrate"
 
 	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/redact"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/migrations"
 )
@@ -45,22 +46,41 @@ type Store struct {
 	pool *pool
 }
 
+// Option changes how Open connects.
+type Option func(*pgx.ConnConfig)
+
+// WithPassword sets the password, replacing the URL's ("" changes
+// nothing): the database.password key, so that the URL need not hold it.
+func WithPassword(password string) Option {
+	return func(c *pgx.ConnConfig) {
+		if password != "" {
+			c.Password = password
+		}
+	}
+}
+
 // Open prepares a connection pool for url (a libpq URL or key=value
 // string; extra parameters such as search_path=... are sent to the server
-// at connection start). It does not connect: the first query does, so a
+// at connection start; sslmode, sslrootcert, sslcert and sslkey choose
+// TLS as libpq does). It does not connect: the first query does, so a
 // daemon can start before its database and retry. ctx is unused for now.
-func Open(_ context.Context, url string) (*Store, error) {
+// Its errors never show a password, whether url parses or not.
+func Open(_ context.Context, url string, opts ...Option) (*Store, error) {
 	if url == "" {
 		return nil, fmt.Errorf("open database: empty URL: %w", ErrNoDatabase)
 	}
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
-		// pgx redacts the password in its message.
-		return nil, fmt.Errorf("open database: %w", err)
+		// pgx redacts the password of the URL it quotes, on a best-effort
+		// basis it documents; the wrapped parse error may still quote it.
+		return nil, redact.Error(fmt.Errorf("open database: %w", err), redact.Secrets(url)...)
+	}
+	for _, o := range opts {
+		o(cfg)
 	}
 	p, err := newPool(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("open database: %w", err)
+		return nil, redact.Error(fmt.Errorf("open database: %w", err), append(redact.Secrets(url), cfg.Password)...)
 	}
 	return &Store{pool: p}, nil
 }

@@ -4,6 +4,7 @@ package testenv
 
 import (
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -21,4 +22,41 @@ func MainWithoutTables(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// Known secrets that the commands' leak tests feed them through flags,
+// variables and files. Distinct and unusual, so that finding one in an
+// output can only mean it leaked.
+const (
+	NATSPassword = "natsPW-q7x1v9"
+	NATSToken    = "natsTOK-k2m9w4"
+	DBPassword   = "dbPW-z4r8j6"
+	HTTPToken    = "httpTOK-p3v6s2"
+)
+
+// NoSecrets fails t if out (what a command printed, named what) holds any
+// of the known secrets.
+func NoSecrets(t testing.TB, what, out string) {
+	t.Helper()
+	for _, s := range []string{NATSPassword, NATSToken, DBPassword, HTTPToken} {
+		if strings.Contains(out, s) {
+			t.Errorf("%s: output shows secret %q:\n%s", what, s, out)
+		}
+	}
+}
+
+// ClearConfigEnv hides every TESSERA_* variable and DATABASE_URL of the
+// caller's environment from t, and moves it to an empty directory (no
+// ./tessera.yaml). TESSERA_SOLVER_TABLES_DIR is kept: MainWithoutTables
+// sets it.
+func ClearConfigEnv(t *testing.T) {
+	t.Helper()
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if (strings.HasPrefix(k, "TESSERA_") && k != "TESSERA_SOLVER_TABLES_DIR") || k == "DATABASE_URL" {
+			t.Setenv(k, "")
+			os.Unsetenv(k)
+		}
+	}
+	t.Chdir(t.TempDir())
 }

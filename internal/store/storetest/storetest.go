@@ -16,6 +16,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/tessera-solver/tessera/internal/redact"
 	"github.com/tessera-solver/tessera/internal/store"
 )
 
@@ -51,7 +52,7 @@ func SchemaURL(t testing.TB) string {
 	defer cancel()
 	conn, err := pgx.Connect(ctx, base)
 	if err != nil {
-		t.Fatalf("connect to test PostgreSQL %s: %v\n(set TEST_DATABASE_URL, or run scripts/pg-local.sh and export its URL)", redacted(base), err)
+		t.Fatalf("connect to test PostgreSQL %s: %v\n(set TEST_DATABASE_URL, or run scripts/pg-local.sh and export its URL)", redact.URL(base), err)
 	}
 	defer conn.Close(ctx)
 	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
@@ -109,15 +110,5 @@ func Open(t testing.TB) *store.Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close) // runs before the schema is dropped
-	return s
-}
-
-func redacted(s string) string {
-	if u, err := url.Parse(s); err == nil && u.User != nil {
-		if _, ok := u.User.Password(); ok {
-			u.User = url.UserPassword(u.User.Username(), "xxxxx")
-		}
-		return u.String()
-	}
 	return s
 }
