@@ -3,6 +3,7 @@ package fulltable
 import (
 	"math/bits"
 
+	"github.com/tessera-solver/tessera/internal/perm"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 )
 
@@ -25,13 +26,22 @@ const MaxCells = 12
 // Loopover: index = lehmer(cells), halved the same way when both sides are
 // odd (every move is then an odd-length cycle, an even permutation, and
 // exactly the even permutations are reachable); otherwise all N! are.
+//
+// Both Lehmer codes are perm.Full ranks (of the N−1 tiles, or of the N
+// pieces, values shifted to start at 0). Only the cold rankLoopover calls
+// perm; the BFS's hot paths are specialised and take perm's multipliers
+// (mul) and digit: rankSliding skips the blank while it ranks, rankMoved
+// reranks only the cells a move changes, and the unranks divide by
+// reciprocals (no hardware divide) and get the parity as they go.
 type space struct {
 	w, h, n   int
 	sliding   bool
-	half      bool   // loopover: odd×odd, only even permutations
-	size      uint64 // number of indices = reachable states
-	stride    uint32 // sliding: (N−1)!/2 indices per blank cell
-	fact      [MaxCells + 1]uint32
+	half      bool                 // loopover: odd×odd, only even permutations
+	size      uint64               // number of indices = reachable states
+	stride    uint32               // sliding: (N−1)!/2 indices per blank cell
+	perm      perm.Partial         // the Lehmer code: of the tiles (sliding), of the pieces (loopover)
+	mul       [16]uint32           // perm's multipliers (12! < 2³²: the hot sums stay 32-bit); 16 for masked indexes
+	fact      [MaxCells + 1]uint32 // k!: the divisors of the unranks
 	recip     [MaxCells + 1]uint64 // ⌈2⁶⁴/k!⌉: r/k! = high word of r·recip for 32-bit r
 	strideRec uint64               // ⌈2⁶⁴/stride⌉, the same for the blank's cell
 	tilePar   [MaxCells]uint8      // sliding: reachable tile-sequence parity per blank cell
@@ -50,6 +60,14 @@ func newSpace(sp puzzle.Spec) *space {
 	}
 	for i := 2; i <= MaxCells; i++ { // 0! = 1! = 1: divide special-cases them
 		s.recip[i] = ^uint64(0)/uint64(s.fact[i]) + 1
+	}
+	if s.sliding {
+		s.perm = perm.Full(s.n - 1)
+	} else {
+		s.perm = perm.Full(s.n)
+	}
+	for i := range s.perm.N() {
+		s.mul[i] = uint32(s.perm.Mul(i))
 	}
 	if s.sliding {
 		s.stride = s.fact[s.n-1] / 2
@@ -128,12 +146,12 @@ func (s *space) rank(c *board) uint64 {
 	return s.rankLoopover(c)
 }
 
-// rankSliding: Lehmer code of the tile sequence; a tile's digit is the
-// number of smaller tiles not yet seen, counted with one popcount.
+// rankSliding: perm's Lehmer code of the tile sequence, fused with the
+// pass that finds the blank and skips it (a hot path: vertical moves).
 func (s *space) rankSliding(c *board) uint64 {
 	var used uint32
 	var r uint32
-	blank, k := 0, s.n-2
+	blank, j := 0, 0
 	for i := 0; i < s.n; i++ {
 		v := c[i]
 		if v == 0 {
@@ -141,27 +159,23 @@ func (s *space) rankSliding(c *board) uint64 {
 			continue
 		}
 		v--
-		less := uint32(v) - uint32(bits.OnesCount32(used&(1<<(v&31)-1)))
-		r += less * s.fact[k]
+		r += perm.Digit(used, v) * s.mul[j&15]
 		used |= 1 << (v & 31)
-		k--
+		j++
 	}
 	return uint64(blank)*uint64(s.stride) + uint64(r>>1)
 }
 
 func (s *space) rankLoopover(c *board) uint64 {
-	var used uint32
-	var r uint32
-	for i, k := 0, s.n-1; i < s.n; i, k = i+1, k-1 {
-		v := c[i] - 1
-		less := uint32(v) - uint32(bits.OnesCount32(used&(1<<(v&31)-1)))
-		r += less * s.fact[k]
-		used |= 1 << (v & 31)
+	var v board
+	for i := 0; i < s.n; i++ {
+		v[i] = c[i] - 1
 	}
+	r := s.perm.Rank(v[:s.n])
 	if s.half {
 		r >>= 1
 	}
-	return uint64(r)
+	return r
 }
 
 // divide returns r / k! and r mod k! without a hardware divide: a 32-bit
@@ -184,19 +198,6 @@ func (s *space) blankSplit(idx uint64) (blank, rest uint32) {
 	return blank, uint32(idx) - blank*s.stride
 }
 
-// identity lists the values 0..15 as nibbles, lowest first: unranking
-// takes the d-th remaining value and closes the gap with two shifts.
-const identity = 0xFEDCBA9876543210
-
-// take removes and returns the d-th nibble of the list.
-func take(list *uint64, d uint32) uint8 {
-	sh := (d << 2) & 63
-	v := uint8(*list>>sh) & 15
-	low := uint64(1)<<sh - 1
-	*list = *list&low | (*list>>4)&^low
-	return v
-}
-
 // unrank writes the board of index idx into c.
 func (s *space) unrank(idx uint64, c *board) {
 	if s.sliding {
@@ -211,12 +212,12 @@ func (s *space) unrankSliding(idx uint64, c *board) {
 	blank, r := int(q), rem<<1
 	var seq board
 	m := s.n - 1 // tiles
-	list := uint64(identity)
+	list := uint64(perm.Identity)
 	var par, d uint32
 	for k := 0; k < m; k++ {
 		d, r = s.divide(r, m-1-k)
 		par ^= d
-		seq[k] = take(&list, d) + 1
+		seq[k] = perm.Take(&list, d) + 1
 	}
 	if uint8(par&1) != s.tilePar[blank] {
 		seq[m-2], seq[m-1] = seq[m-1], seq[m-2]
@@ -237,12 +238,12 @@ func (s *space) unrankLoopover(idx uint64, c *board) {
 	if s.half {
 		r <<= 1
 	}
-	list := uint64(identity)
+	list := uint64(perm.Identity)
 	var par, d uint32
 	for k := 0; k < s.n; k++ {
 		d, r = s.divide(r, s.n-1-k)
 		par ^= d
-		c[k] = take(&list, d) + 1
+		c[k] = perm.Take(&list, d) + 1
 	}
 	if s.half && par&1 == 1 {
 		c[s.n-2], c[s.n-1] = c[s.n-1], c[s.n-2]
@@ -467,13 +468,13 @@ func (s *space) prepare(c *board, p *prefix) {
 	p.after[s.n] = 0
 	for i := s.n - 1; i >= 0; i-- {
 		v := c[i] - 1
-		digit[i] = uint32(bits.OnesCount32(m & (1<<(v&31) - 1)))
+		digit[i] = uint32(bits.OnesCount32(m & (1<<(v&31) - 1))) // counted from the right: not perm.Digit
 		m |= 1 << (v & 31)
 		p.after[i] = m
 	}
 	p.pre[0] = 0
 	for i := 0; i < s.n; i++ {
-		p.pre[i+1] = p.pre[i] + digit[i]*s.fact[s.n-1-i]
+		p.pre[i+1] = p.pre[i] + digit[i]*s.mul[i&15]
 	}
 }
 
@@ -487,7 +488,7 @@ func (s *space) rankMoved(c *board, p *prefix, i int) uint64 {
 	m := p.after[b+1]
 	for j := b; j >= a; j-- {
 		v := c[src[j]] - 1
-		r += uint32(bits.OnesCount32(m&(1<<(v&31)-1))) * s.fact[s.n-1-j]
+		r += uint32(bits.OnesCount32(m&(1<<(v&31)-1))) * s.mul[j&15]
 		m |= 1 << (v & 31)
 	}
 	if s.half {

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tessera-solver/tessera/internal/perm"
 )
 
 // The build is a breadth-first search over abstract states (placement of
@@ -341,7 +343,9 @@ const claimBatch = 256
 // placement is what the expansion of a placement's states shares. A
 // scan meets placements in rank order, and consecutive ones mostly share
 // their leading digits: load keeps each digit's prefix and redoes only
-// the digits that changed.
+// the digits that changed. It is perm.Partial.Unrank (same multipliers,
+// same picks) made incremental: a full unrank per placement would redo
+// every digit's division.
 type placement struct {
 	r     uint64           // rank
 	s     uint64           // r × free: the number of its first state
@@ -368,7 +372,7 @@ func (b *builder) load(pl *placement, r uint64) {
 		}
 		i--
 	} else {
-		pl.list[0] = 0xfedcba9876543210
+		pl.list[0] = perm.Identity
 	}
 	used, base := pl.used[i], pl.base[i]
 	if p.g.n <= 16 {
@@ -377,10 +381,7 @@ func (b *builder) load(pl *placement, r uint64) {
 			pl.used[i], pl.base[i], pl.list[i] = used, base, list
 			d := (r - base) / p.mul[i]
 			base += d * p.mul[i]
-			sh := d * 4 & 63
-			c := uint8(list >> sh & 15)
-			low := uint64(1)<<sh - 1
-			list = list&low | list>>4&^low
+			c := perm.Take(&list, uint32(d))
 			pl.ps[i] = c
 			pl.at[c&31] = uint8(i)
 			used |= 1 << c
@@ -393,11 +394,7 @@ func (b *builder) load(pl *placement, r uint64) {
 			pl.used[i], pl.base[i] = used, base
 			d := (r - base) / p.mul[i]
 			base += d * p.mul[i]
-			f := p.g.all &^ used
-			for ; d > 0; d-- {
-				f &= f - 1
-			}
-			c := uint8(bits.TrailingZeros32(f))
+			c := perm.Nth(p.g.all&^used, uint32(d))
 			pl.ps[i] = c
 			pl.at[c&31] = uint8(i)
 			used |= 1 << c

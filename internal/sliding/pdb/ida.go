@@ -18,7 +18,9 @@ import (
 // Per node the search touches one entry per side (direct, reflected) per
 // child: only the moved tile's pattern changes, and its rank is updated
 // from the parent's rank with table-driven steps instead of being
-// recomputed. All children's entries are loaded before any is descended
+// recomputed (perm.Partial.Rank would cost k popcounts and multiplies per
+// child; a step is a few table reads). The steps are made of the pattern's
+// perm multipliers, so the ranks are perm's. All children's entries are loaded before any is descended
 // into, so their cache misses overlap. Move sequences that a shorter or
 // lexicographically smaller equivalent sequence replaces are pruned by a
 // finite-state machine (see fsm.go).
@@ -74,7 +76,6 @@ type pattern struct {
 	k      int
 	tiles  [MaxCells]uint8
 	rtiles [MaxCells]uint8
-	mul    [MaxCells]uint64
 }
 
 // maxPatterns is how many tables a Solver combines.
@@ -110,7 +111,7 @@ func NewSolver(s *Set, reflect bool) (*Solver, error) {
 		if p.size > 1<<32 {
 			return nil, fmt.Errorf("pdb search: table of %d entries, ranks must fit 32 bits", p.size)
 		}
-		pt := pattern{data: p.data, k: p.k, mul: p.mul}
+		pt := pattern{data: p.data, k: p.k}
 		copy(pt.tiles[:], p.tiles)
 		if s.square {
 			copy(pt.rtiles[:], s.rtiles[j])
@@ -275,29 +276,26 @@ type idaWork struct {
 	reported int64 // nodes added to par.nodes so far
 }
 
+// rankDirect and rankReflected rank pattern j at the start of a search
+// (the search then steps the ranks by move, with steps made of the same
+// perm multipliers).
 func (k *idaWork) rankDirect(j int) uint64 {
 	p := &k.pats[j]
-	var used uint32
-	var r uint64
+	var ps [MaxCells]uint8
 	for i := 0; i < p.k; i++ {
-		c := k.pos[p.tiles[i]&31] & 31
-		r += uint64(uint32(c)-uint32(bits.OnesCount32(used&(1<<c-1)))) * p.mul[i]
-		used |= 1 << c
+		ps[i] = k.pos[p.tiles[i]&31]
 	}
-	return r
+	return k.set.pdbs[j].rank(&ps)
 }
 
 func (k *idaWork) rankReflected(j int) uint64 {
 	p := &k.pats[j]
 	tr := &k.set.transpose
-	var used uint32
-	var r uint64
+	var ps [MaxCells]uint8
 	for i := 0; i < p.k; i++ {
-		c := tr[k.pos[p.rtiles[i]&31]&31] & 31
-		r += uint64(uint32(c)-uint32(bits.OnesCount32(used&(1<<c-1)))) * p.mul[i]
-		used |= 1 << c
+		ps[i] = tr[k.pos[p.rtiles[i]&31]&31]
 	}
-	return r
+	return k.set.pdbs[j].rank(&ps)
 }
 
 // Solve runs IDA* from cells (row-major, 0 the blank) to the goal. When

@@ -23,11 +23,11 @@ package pdb
 
 import (
 	"fmt"
-	"math/bits"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/tessera-solver/tessera/internal/perm"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/tables"
 )
@@ -106,11 +106,15 @@ func (g *geom) fill(seed, free uint32) uint32 {
 type PDB struct {
 	g     geom
 	k     int
-	tiles []uint8          // the pattern, in rank order
-	mul   [MaxCells]uint64 // rank multiplier of digit i: (N−1−i)!/(N−k)!
-	size  uint64           // N!/(N−k)!
-	data  []byte           // one entry per rank
-	table *tables.Table    // non-nil when mapped from a file
+	tiles []uint8 // the pattern, in rank order
+	// The index is the k-of-N partial permutation rank of the pattern's
+	// cells; mul is a copy of its multipliers (N−1−i)!/(N−k)! for the
+	// builder's and the search's rank steppers.
+	perm  perm.Partial
+	mul   [perm.MaxN]uint64
+	size  uint64        // N!/(N−k)!
+	data  []byte        // one entry per rank
+	table *tables.Table // non-nil when mapped from a file
 }
 
 // newPDB checks the pattern and prepares the ranking; data is left nil.
@@ -131,11 +135,9 @@ func newPDB(w, h int, tiles []uint8) (*PDB, error) {
 		seen |= 1 << t
 	}
 	p := &PDB{g: g, k: k, tiles: append([]uint8(nil), tiles...)}
-	p.mul[k-1] = 1
-	for i := k - 2; i >= 0; i-- {
-		p.mul[i] = p.mul[i+1] * uint64(g.n-1-i)
-	}
-	p.size = p.mul[0] * uint64(g.n)
+	p.perm = perm.NewPartial(g.n, k)
+	p.mul = p.perm.Muls()
+	p.size = p.perm.Size()
 	return p, nil
 }
 
@@ -151,46 +153,18 @@ func (p *PDB) Data() []byte { return p.data }
 
 // rank is the index of a placement (cells of the pattern's tiles in
 // pattern order).
-func (p *PDB) rank(ps *[MaxCells]uint8) uint64 {
-	var used uint32
-	var r uint64
-	for i := 0; i < p.k; i++ {
-		c := ps[i] & 31
-		below := used & (1<<c - 1)
-		r += uint64(uint32(c)-uint32(bits.OnesCount32(below))) * p.mul[i]
-		used |= 1 << c
-	}
-	return r
-}
+func (p *PDB) rank(ps *[MaxCells]uint8) uint64 { return p.perm.Rank(ps[:p.k]) }
 
 // unrank writes the placement of rank r into ps and returns its cell set.
-func (p *PDB) unrank(r uint64, ps *[MaxCells]uint8) uint32 {
-	var used uint32
-	for i := 0; i < p.k; i++ {
-		d := r / p.mul[i]
-		r -= d * p.mul[i]
-		free := p.g.all &^ used
-		for ; d > 0; d-- {
-			free &= free - 1
-		}
-		c := uint8(bits.TrailingZeros32(free))
-		ps[i] = c
-		used |= 1 << c
-	}
-	return used
-}
+func (p *PDB) unrank(r uint64, ps *[MaxCells]uint8) uint32 { return p.perm.Unrank(r, ps[:p.k]) }
 
 // Rank is the entry index of the pattern's placement in pos.
 func (p *PDB) Rank(pos *Positions) uint64 {
-	var used uint32
-	var r uint64
+	var ps [MaxCells]uint8
 	for i, t := range p.tiles {
-		c := pos[t&31] & 31
-		below := used & (1<<c - 1)
-		r += uint64(uint32(c)-uint32(bits.OnesCount32(below))) * p.mul[i]
-		used |= 1 << c
+		ps[i] = pos[t&31]
 	}
-	return r
+	return p.rank(&ps)
 }
 
 // LookupPos is the entry of the placement in pos. It does not allocate.
