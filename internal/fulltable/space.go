@@ -34,26 +34,26 @@ const MaxCells = 12
 // reranks only the cells a move changes, and the unranks divide by
 // reciprocals (no hardware divide) and get the parity as they go.
 type space struct {
-	w, h, n   int
-	sliding   bool
-	half      bool                 // loopover: odd×odd, only even permutations
-	size      uint64               // number of indices = reachable states
-	stride    uint32               // sliding: (N−1)!/2 indices per blank cell
-	perm      perm.Partial         // the Lehmer code: of the tiles (sliding), of the pieces (loopover)
-	mul       [16]uint32           // perm's multipliers (12! < 2³²: the hot sums stay 32-bit); 16 for masked indexes
-	fact      [MaxCells + 1]uint32 // k!: the divisors of the unranks
-	recip     [MaxCells + 1]uint64 // ⌈2⁶⁴/k!⌉: r/k! = high word of r·recip for 32-bit r
-	strideRec uint64               // ⌈2⁶⁴/stride⌉, the same for the blank's cell
-	tilePar   [MaxCells]uint8      // sliding: reachable tile-sequence parity per blank cell
-	goal      [MaxCells]uint8
-	goalIndex uint64
-	moves     []puzzle.Move // loopover: the distinct generators, in a fixed order
-	window    [][2]int      // loopover: first and last cell each move changes
-	src       []board       // loopover: after move i, cell j holds the piece from cell src[i][j]
+	rows, cols, n int
+	sliding       bool
+	half          bool                 // loopover: odd×odd, only even permutations
+	size          uint64               // number of indices = reachable states
+	stride        uint32               // sliding: (N−1)!/2 indices per blank cell
+	perm          perm.Partial         // the Lehmer code: of the tiles (sliding), of the pieces (loopover)
+	mul           [16]uint32           // perm's multipliers (12! < 2³²: the hot sums stay 32-bit); 16 for masked indexes
+	fact          [MaxCells + 1]uint32 // k!: the divisors of the unranks
+	recip         [MaxCells + 1]uint64 // ⌈2⁶⁴/k!⌉: r/k! = high word of r·recip for 32-bit r
+	strideRec     uint64               // ⌈2⁶⁴/stride⌉, the same for the blank's cell
+	tilePar       [MaxCells]uint8      // sliding: reachable tile-sequence parity per blank cell
+	goal          [MaxCells]uint8
+	goalIndex     uint64
+	moves         []puzzle.Move // loopover: the distinct generators, in a fixed order
+	window        [][2]int      // loopover: first and last cell each move changes
+	src           []board       // loopover: after move i, cell j holds the piece from cell src[i][j]
 }
 
 func newSpace(sp puzzle.Spec) *space {
-	s := &space{w: sp.Cols, h: sp.Rows, n: sp.Cells(), sliding: sp.Kind == puzzle.Sliding}
+	s := &space{rows: sp.Rows, cols: sp.Cols, n: sp.Cells(), sliding: sp.Kind == puzzle.Sliding}
 	s.fact[0] = 1
 	for i := 1; i <= MaxCells; i++ {
 		s.fact[i] = s.fact[i-1] * uint32(i)
@@ -79,14 +79,14 @@ func newSpace(sp puzzle.Spec) *space {
 			// whole arrangement (blank = largest value) tracks the parity of
 			// the blank's grid distance to its goal cell. The blank is
 			// inverted with every tile after it, N−1−b of them.
-			dist := abs(b/s.w-last/s.w) + abs(b%s.w-last%s.w)
+			dist := abs(b/s.cols-last/s.cols) + abs(b%s.cols-last%s.cols)
 			s.tilePar[b] = uint8((dist + last - b) & 1)
 		}
 		for i := 0; i < last; i++ {
 			s.goal[i] = uint8(i + 1)
 		}
 	} else {
-		s.half = s.w&1 == 1 && s.h&1 == 1
+		s.half = s.cols&1 == 1 && s.rows&1 == 1
 		s.size = uint64(s.fact[s.n])
 		if s.half {
 			s.size /= 2
@@ -95,20 +95,20 @@ func newSpace(sp puzzle.Spec) *space {
 			s.goal[i] = uint8(i + 1)
 		}
 		// A 2-cell line has one shift: left and right are the same move.
-		for r := 0; r < s.h; r++ {
+		for r := 0; r < s.rows; r++ {
 			s.moves = append(s.moves, puzzle.Move{Dir: puzzle.Right, Line: r})
-			s.window = append(s.window, [2]int{r * s.w, r*s.w + s.w - 1})
-			if s.w > 2 {
+			s.window = append(s.window, [2]int{r * s.cols, r*s.cols + s.cols - 1})
+			if s.cols > 2 {
 				s.moves = append(s.moves, puzzle.Move{Dir: puzzle.Left, Line: r})
-				s.window = append(s.window, [2]int{r * s.w, r*s.w + s.w - 1})
+				s.window = append(s.window, [2]int{r * s.cols, r*s.cols + s.cols - 1})
 			}
 		}
-		for c := 0; c < s.w; c++ {
+		for c := 0; c < s.cols; c++ {
 			s.moves = append(s.moves, puzzle.Move{Dir: puzzle.Down, Line: c})
-			s.window = append(s.window, [2]int{c, (s.h-1)*s.w + c})
-			if s.h > 2 {
+			s.window = append(s.window, [2]int{c, (s.rows-1)*s.cols + c})
+			if s.rows > 2 {
 				s.moves = append(s.moves, puzzle.Move{Dir: puzzle.Up, Line: c})
-				s.window = append(s.window, [2]int{c, (s.h-1)*s.w + c})
+				s.window = append(s.window, [2]int{c, (s.rows-1)*s.cols + c})
 			}
 		}
 		// Each move as a map of source cells: labelling a board with its
@@ -310,18 +310,18 @@ func (s *space) blankOf(c *board) int {
 // slidingTarget is the blank's new cell when the tile moving in direction
 // d slides into it, or −1 when no tile can.
 func (s *space) slidingTarget(blank int, d puzzle.Dir) int {
-	r, c := blank/s.w, blank%s.w
+	r, c := blank/s.cols, blank%s.cols
 	switch d {
 	case puzzle.Up: // the tile below moves up
-		if r+1 < s.h {
-			return blank + s.w
+		if r+1 < s.rows {
+			return blank + s.cols
 		}
 	case puzzle.Down:
 		if r > 0 {
-			return blank - s.w
+			return blank - s.cols
 		}
 	case puzzle.Left: // the tile to the right moves left
-		if c+1 < s.w {
+		if c+1 < s.cols {
 			return blank + 1
 		}
 	case puzzle.Right:
@@ -334,30 +334,30 @@ func (s *space) slidingTarget(blank int, d puzzle.Dir) int {
 
 // shift applies a Loopover move to c in place.
 func (s *space) shift(c *board, m puzzle.Move) {
-	w, h := s.w, s.h
+	rows, cols := s.rows, s.cols
 	switch m.Dir {
 	case puzzle.Left: // every cell takes its right neighbour's piece
-		base := m.Line * w
+		base := m.Line * cols
 		t := c[base]
-		copy(c[base:base+w-1], c[base+1:base+w])
-		c[base+w-1] = t
+		copy(c[base:base+cols-1], c[base+1:base+cols])
+		c[base+cols-1] = t
 	case puzzle.Right:
-		base := m.Line * w
-		t := c[base+w-1]
-		copy(c[base+1:base+w], c[base:base+w-1])
+		base := m.Line * cols
+		t := c[base+cols-1]
+		copy(c[base+1:base+cols], c[base:base+cols-1])
 		c[base] = t
 	case puzzle.Up: // every cell takes the piece below it
 		col := m.Line
 		t := c[col]
-		for r := 0; r+1 < h; r++ {
-			c[r*w+col] = c[(r+1)*w+col]
+		for r := 0; r+1 < rows; r++ {
+			c[r*cols+col] = c[(r+1)*cols+col]
 		}
-		c[(h-1)*w+col] = t
+		c[(rows-1)*cols+col] = t
 	case puzzle.Down:
 		col := m.Line
-		t := c[(h-1)*w+col]
-		for r := h - 1; r > 0; r-- {
-			c[r*w+col] = c[(r-1)*w+col]
+		t := c[(rows-1)*cols+col]
+		for r := rows - 1; r > 0; r-- {
+			c[r*cols+col] = c[(r-1)*cols+col]
 		}
 		c[col] = t
 	}
@@ -381,9 +381,9 @@ func (s *space) neighbours(c *board, idx uint64, out *[maxDegree]uint64) int {
 		q, _ := s.blankSplit(idx)
 		blank := int(q)
 		st := uint64(s.stride)
-		col, row := blank%s.w, blank/s.w
+		col, row := blank%s.cols, blank/s.cols
 		// Sideways the tile sequence is unchanged: only the blank term moves.
-		if col+1 < s.w {
+		if col+1 < s.cols {
 			out[k] = idx + st
 			k++
 		}
@@ -391,15 +391,15 @@ func (s *space) neighbours(c *board, idx uint64, out *[maxDegree]uint64) int {
 			out[k] = idx - st
 			k++
 		}
-		if row+1 < s.h {
-			t := blank + s.w
+		if row+1 < s.rows {
+			t := blank + s.cols
 			c[blank], c[t] = c[t], 0
 			out[k] = s.rankSliding(c)
 			c[t], c[blank] = c[blank], 0
 			k++
 		}
 		if row > 0 {
-			t := blank - s.w
+			t := blank - s.cols
 			c[blank], c[t] = c[t], 0
 			out[k] = s.rankSliding(c)
 			c[t], c[blank] = c[blank], 0
@@ -424,15 +424,15 @@ func (s *space) touches(c *board, idx uint64, want uint8, get func(uint64) uint8
 		q, _ := s.blankSplit(idx)
 		blank := int(q)
 		st := uint64(s.stride)
-		col, row := blank%s.w, blank/s.w
-		if col+1 < s.w && get(idx+st) == want {
+		col, row := blank%s.cols, blank/s.cols
+		if col+1 < s.cols && get(idx+st) == want {
 			return true
 		}
 		if col > 0 && get(idx-st) == want {
 			return true
 		}
-		for _, t := range [2]int{blank + s.w, blank - s.w} {
-			if (t > blank && row+1 < s.h) || (t < blank && row > 0) {
+		for _, t := range [2]int{blank + s.cols, blank - s.cols} {
+			if (t > blank && row+1 < s.rows) || (t < blank && row > 0) {
 				c[blank], c[t] = c[t], 0
 				n := s.rankSliding(c)
 				c[t], c[blank] = c[blank], 0

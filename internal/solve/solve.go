@@ -40,10 +40,10 @@ type Options struct {
 // in memory on first use (sliding 2×5 has 1.8 M states: under a second).
 const bfsMaxCells = 10
 
-// fastWeight is the fast mode's heuristic weight in quarters (1.5×): it
-// cuts 15-puzzle nodes by orders of magnitude for answers a few percent
-// longer than optimal.
-const fastWeight = 6
+// fastWeight is the fast mode's heuristic weight (1.5×): it cuts
+// 15-puzzle nodes by orders of magnitude for answers a few percent longer
+// than optimal.
+const fastWeight search.Weight = 24
 
 // Solver caches the per-shape search tables. The zero value is not usable;
 // use New. It is safe for concurrent use.
@@ -213,7 +213,7 @@ func (s *Solver) slidingSearcher(spec puzzle.Spec) (*sliding.Searcher, error) {
 	if t, ok := s.sliding[spec]; ok {
 		return t, nil
 	}
-	t, err := sliding.NewSearcher(spec.Cols, spec.Rows)
+	t, err := sliding.NewSearcher(spec.Rows, spec.Cols)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +229,7 @@ func (s *Solver) slidingIDA(ctx context.Context, st puzzle.State, opt Options, r
 		if opt.Mode == result.ModeFast {
 			out, err = fastPDB(p, st.Cells, b, opt.Threads, r)
 		} else {
-			out, err = p.SolveParallel(st.Cells, b, pdb.Unweighted, opt.Threads)
+			out, err = p.SolveParallel(st.Cells, b, search.Unweighted, opt.Threads)
 			r.Solver = p.Name()
 		}
 		return pathMoves(out, err, r)
@@ -251,7 +251,7 @@ func (s *Solver) slidingIDA(ctx context.Context, st puzzle.State, opt Options, r
 // fastWeights are the heuristic weights (sixteenths) of the fast mode
 // over pattern databases, tried in turn: each lighter weight finds shorter
 // answers for more nodes, and the last is plain (optimal) IDA*.
-var fastWeights = []int{24, 23, 22, 21, 20, 18, pdb.Unweighted}
+var fastWeights = []search.Weight{24, 23, 22, 21, 20, 18, search.Unweighted}
 
 // fastWindow is how long the fast mode keeps looking for shorter answers,
 // counted from the start: the 24-puzzle's fast answers (weight 1.5) come
@@ -268,7 +268,7 @@ func fastPDB(p *pdb.Solver, cells []uint8, b search.Budget, threads int, r *resu
 	// in all unless the first answer alone takes longer.
 	until := time.Now().Add(fastWindow)
 	best, err := p.SolveParallel(cells, b, fastWeights[0], threads)
-	r.Solver = fmt.Sprintf("%s×%g", p.Name(), float64(fastWeights[0])/16)
+	r.Solver = fmt.Sprintf("%s×%g", p.Name(), float64(fastWeights[0])/search.WeightDen)
 	if err != nil {
 		return best, err
 	}
@@ -291,7 +291,7 @@ func fastPDB(p *pdb.Solver, cells []uint8, b search.Budget, threads int, r *resu
 		if len(out.Path) < len(best.Path) || out.Optimal {
 			nodes := best.Nodes
 			best, best.Nodes = out, nodes
-			r.Solver = fmt.Sprintf("%s×%g", p.Name(), float64(w)/16)
+			r.Solver = fmt.Sprintf("%s×%g", p.Name(), float64(w)/search.WeightDen)
 			if out.Optimal {
 				r.Solver = p.Name()
 				break

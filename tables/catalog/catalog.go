@@ -98,7 +98,7 @@ const bfsGenerator = 1
 func slidingSet(pt pdb.Partition, about, cost string) Set {
 	s := Set{Name: pt.Prefix + "-" + pt.Name, About: about, partition: pt}
 	for i, tiles := range pt.Patterns {
-		m := pdb.MetaFor(pt.TableName(i), pt.W, pt.H, tiles)
+		m := pdb.MetaFor(pt.TableName(i), pt.Rows, pt.Cols, tiles)
 		s.Puzzle = m.Puzzle
 		s.Tables = append(s.Tables, Table{Meta: m, Set: s.Name, Cost: cost, partition: pt, index: i})
 	}
@@ -212,7 +212,7 @@ func Build(ctx context.Context, dir string, t Table, progress Progress) (string,
 		opt.Progress = func(_ int, placed, entries uint64) { progress(placed, entries) }
 	}
 	pt := t.partition
-	p, _, err := pdb.Build(ctx, pt.W, pt.H, pt.Patterns[t.index], opt)
+	p, _, err := pdb.Build(ctx, pt.Rows, pt.Cols, pt.Patterns[t.index], opt)
 	if err != nil {
 		return "", tables.Meta{}, fmt.Errorf("build %s: %w", t.Meta.Name, err)
 	}
@@ -243,7 +243,7 @@ func (s Set) BuildCommand() string { return "solverd tables build " + s.Name }
 // the process's own huge-page memory (tables.Table.Private): faster
 // search, no sharing. Close the returned closer when done.
 func OpenSliding(dir string, s Set, private bool) (*pdb.Solver, func() error, error) {
-	if s.partition.W == 0 {
+	if s.partition.Rows == 0 {
 		return nil, nil, fmt.Errorf("table set %s is not a sliding-puzzle set", s.Name)
 	}
 	pdbs, err := pdb.OpenPartition(dir, s.partition, false)
@@ -350,5 +350,5 @@ func (t Table) BuildMemory() uint64 {
 		return t.Meta.Entries // the packed table and the payload copy, 4 bits each
 	}
 	pt := t.partition
-	return pdb.BuildMemory(pt.W, pt.H, len(pt.Patterns[t.index]))
+	return pdb.BuildMemory(pt.Rows, pt.Cols, len(pt.Patterns[t.index]))
 }

@@ -57,11 +57,11 @@ type Options struct {
 	chunkWords uint64 // tests: smaller chunks, so small builds interleave
 }
 
-// Build computes the database of pattern tiles (in rank order) on a
-// w-wide, h-high board.
-func Build(ctx context.Context, w, h int, tiles []uint8, opt Options) (*PDB, Stats, error) {
+// Build computes the database of pattern tiles (in rank order) on a board
+// of rows × cols cells.
+func Build(ctx context.Context, rows, cols int, tiles []uint8, opt Options) (*PDB, Stats, error) {
 	t0 := time.Now()
-	p, err := newPDB(w, h, tiles)
+	p, err := newPDB(rows, cols, tiles)
 	if err != nil {
 		return nil, Stats{}, err
 	}
@@ -69,7 +69,7 @@ func Build(ctx context.Context, w, h int, tiles []uint8, opt Options) (*PDB, Sta
 	st, err := b.run(ctx, opt)
 	st.Elapsed = time.Since(t0)
 	if err != nil {
-		return nil, st, fmt.Errorf("pdb %s pattern %s: %w", MetaFor("x", w, h, tiles).Puzzle, PatternString(tiles), err)
+		return nil, st, fmt.Errorf("pdb %s pattern %s: %w", MetaFor("x", rows, cols, tiles).Puzzle, PatternString(tiles), err)
 	}
 	p.data = b.dist
 	return p, st, nil
@@ -220,7 +220,7 @@ func (b *builder) initSteps() {
 	p := b.p
 	for i := 0; i < p.k; i++ {
 		b.horiz[i] = p.mul[i] * b.free
-		b.vert[i] = uint64(p.g.w) * b.horiz[i]
+		b.vert[i] = uint64(p.g.cols) * b.horiz[i]
 	}
 	for i := 0; i < p.k; i++ {
 		for u := 0; u < p.k; u++ {
@@ -258,10 +258,10 @@ func (b *builder) initRegions() {
 // placements with free states each.
 func stateWords(entries, free uint64) uint64 { return (entries*free + 31) / 32 }
 
-// BuildMemory is what building the table of a k-tile pattern on a w×h
-// board holds: the state array plus the entries.
-func BuildMemory(w, h, k int) uint64 {
-	n := w * h
+// BuildMemory is what building the table of a k-tile pattern on a board
+// of rows × cols cells holds: the state array plus the entries.
+func BuildMemory(rows, cols, k int) uint64 {
+	n := rows * cols
 	entries := uint64(1)
 	for i := 0; i < k; i++ {
 		entries *= uint64(n - i)
@@ -422,12 +422,12 @@ const maxSucc = 4 * MaxCells
 //
 // The successor's rank is the placement's, stepped as in the search: a
 // horizontal move changes only the tile's digit, by one; a vertical move
-// changes it by w less the earlier tiles it jumps over, and each later
+// changes it by cols less the earlier tiles it jumps over, and each later
 // tile it jumps over by one.
 func (b *builder) successors(pl *placement, blank uint8, out *[maxSucc]uint64) int {
 	g := &b.p.g
 	region := g.fill(1<<(blank&31), pl.free)
-	border := (region<<1&g.notCol0 | region>>1&g.notColW | region<<g.w | region>>g.w) & pl.occ
+	border := (region<<1&g.notCol0 | region>>1&g.notColW | region<<g.cols | region>>g.cols) & pl.occ
 	n := 0
 	for border != 0 {
 		from := uint32(bits.TrailingZeros32(border))

@@ -56,34 +56,34 @@ func PositionsOf(cells []uint8, pos *Positions) {
 
 // geom is the board shape shared by the builder and the lookups.
 type geom struct {
-	w, h, n int
-	all     uint32           // every cell
-	notCol0 uint32           // cells not in the first column
-	notColW uint32           // cells not in the last column
-	nb      [MaxCells]uint32 // neighbours of each cell
+	rows, cols, n int
+	all           uint32           // every cell
+	notCol0       uint32           // cells not in the first column
+	notColW       uint32           // cells not in the last column
+	nb            [MaxCells]uint32 // neighbours of each cell
 }
 
-func newGeom(w, h int) (geom, error) {
-	g := geom{w: w, h: h, n: w * h}
-	if w < 2 || h < 2 || g.n > MaxCells {
-		return g, fmt.Errorf("pdb: %dx%d board unsupported (at most %d cells, sides at least 2)", h, w, MaxCells)
+func newGeom(rows, cols int) (geom, error) {
+	g := geom{rows: rows, cols: cols, n: rows * cols}
+	if rows < 2 || cols < 2 || g.n > MaxCells {
+		return g, fmt.Errorf("pdb: %dx%d board unsupported (at most %d cells, sides at least 2)", rows, cols, MaxCells)
 	}
 	g.all = 1<<g.n - 1
 	for c := 0; c < g.n; c++ {
-		r, col := c/w, c%w
+		r, col := c/cols, c%cols
 		if col != 0 {
 			g.notCol0 |= 1 << c
 			g.nb[c] |= 1 << (c - 1)
 		}
-		if col != w-1 {
+		if col != cols-1 {
 			g.notColW |= 1 << c
 			g.nb[c] |= 1 << (c + 1)
 		}
 		if r > 0 {
-			g.nb[c] |= 1 << (c - w)
+			g.nb[c] |= 1 << (c - cols)
 		}
-		if r < h-1 {
-			g.nb[c] |= 1 << (c + w)
+		if r < rows-1 {
+			g.nb[c] |= 1 << (c + cols)
 		}
 	}
 	return g, nil
@@ -93,7 +93,7 @@ func newGeom(w, h int) (geom, error) {
 func (g *geom) fill(seed, free uint32) uint32 {
 	x := seed
 	for {
-		y := (x | x<<1&g.notCol0 | x>>1&g.notColW | x<<g.w | x>>g.w) & free
+		y := (x | x<<1&g.notCol0 | x>>1&g.notColW | x<<g.cols | x>>g.cols) & free
 		if y == x {
 			return x
 		}
@@ -118,8 +118,8 @@ type PDB struct {
 }
 
 // newPDB checks the pattern and prepares the ranking; data is left nil.
-func newPDB(w, h int, tiles []uint8) (*PDB, error) {
-	g, err := newGeom(w, h)
+func newPDB(rows, cols int, tiles []uint8) (*PDB, error) {
+	g, err := newGeom(rows, cols)
 	if err != nil {
 		return nil, err
 	}
@@ -198,18 +198,18 @@ func PatternString(tiles []uint8) string {
 	return strings.Join(s, ",")
 }
 
-// MetaFor is the identity of the table of pattern tiles on a w-wide,
-// h-high board under name (e.g. "15-pdb-555-a"); Bytes and SHA256 are
-// left for tables.Write.
-func MetaFor(name string, w, h int, tiles []uint8) tables.Meta {
-	n := w * h
+// MetaFor is the identity of the table of pattern tiles on a board of
+// rows × cols cells under name (e.g. "15-pdb-555-a"); Bytes and SHA256
+// are left for tables.Write.
+func MetaFor(name string, rows, cols int, tiles []uint8) tables.Meta {
+	n := rows * cols
 	entries := uint64(1)
 	for i := 0; i < len(tiles); i++ {
 		entries *= uint64(n - i)
 	}
 	return tables.Meta{
 		Name:      name,
-		Puzzle:    puzzle.Spec{Kind: puzzle.Sliding, Rows: h, Cols: w}.String(),
+		Puzzle:    puzzle.Spec{Kind: puzzle.Sliding, Rows: rows, Cols: cols}.String(),
 		Pattern:   PatternString(tiles),
 		Encoding:  "u8",
 		Entries:   entries,
@@ -219,20 +219,20 @@ func MetaFor(name string, w, h int, tiles []uint8) tables.Meta {
 
 // Write stores the table in dir as name, atomically (see tables.Write).
 func (p *PDB) Write(dir, name string, buildMS int64) (string, tables.Meta, error) {
-	m := MetaFor(name, p.g.w, p.g.h, p.tiles)
+	m := MetaFor(name, p.g.rows, p.g.cols, p.tiles)
 	m.BuildMS = buildMS
 	return tables.Write(dir, m, p.data)
 }
 
-// Open maps the table name of pattern tiles on a w×h board from dir. With
+// Open maps the table name of pattern tiles on a rows × cols board from dir. With
 // verify the payload's checksum is checked (a full read). A missing,
 // foreign or corrupt file is refused with the command that rebuilds it.
-func Open(dir, name string, w, h int, tiles []uint8, verify bool) (*PDB, error) {
-	p, err := newPDB(w, h, tiles)
+func Open(dir, name string, rows, cols int, tiles []uint8, verify bool) (*PDB, error) {
+	p, err := newPDB(rows, cols, tiles)
 	if err != nil {
 		return nil, err
 	}
-	want := MetaFor(name, w, h, tiles)
+	want := MetaFor(name, rows, cols, tiles)
 	t, err := tables.Open(filepath.Join(dir, want.FileName()), want, verify)
 	if err != nil {
 		return nil, err
