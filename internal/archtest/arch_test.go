@@ -16,6 +16,7 @@ var pure = []string{
 	"github.com/tessera-solver/tessera/internal/solve/...",
 	"github.com/tessera-solver/tessera/internal/transpose/...",
 	"github.com/tessera-solver/tessera/internal/loopover/...",
+	"github.com/tessera-solver/tessera/internal/perm/...",
 	"github.com/tessera-solver/tessera/tables/...",
 }
 

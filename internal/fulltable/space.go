@@ -3,6 +3,7 @@ package fulltable
 import (
 	"math/bits"
 
+	"github.com/tessera-solver/tessera/internal/perm"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 )
 
@@ -25,31 +26,48 @@ const MaxCells = 12
 // Loopover: index = lehmer(cells), halved the same way when both sides are
 // odd (every move is then an odd-length cycle, an even permutation, and
 // exactly the even permutations are reachable); otherwise all N! are.
+//
+// Both Lehmer codes are perm.Full ranks (of the N−1 tiles, or of the N
+// pieces, values shifted to start at 0). Only the cold rankLoopover calls
+// perm; the BFS's hot paths are specialised and take perm's multipliers
+// (mul) and digit: rankSliding skips the blank while it ranks, rankMoved
+// reranks only the cells a move changes, and the unranks divide by
+// reciprocals (no hardware divide) and get the parity as they go.
 type space struct {
-	w, h, n   int
-	sliding   bool
-	half      bool   // loopover: odd×odd, only even permutations
-	size      uint64 // number of indices = reachable states
-	stride    uint32 // sliding: (N−1)!/2 indices per blank cell
-	fact      [MaxCells + 1]uint32
-	recip     [MaxCells + 1]uint64 // ⌈2⁶⁴/k!⌉: r/k! = high word of r·recip for 32-bit r
-	strideRec uint64               // ⌈2⁶⁴/stride⌉, the same for the blank's cell
-	tilePar   [MaxCells]uint8      // sliding: reachable tile-sequence parity per blank cell
-	goal      [MaxCells]uint8
-	goalIndex uint64
-	moves     []puzzle.Move // loopover: the distinct generators, in a fixed order
-	window    [][2]int      // loopover: first and last cell each move changes
-	src       []board       // loopover: after move i, cell j holds the piece from cell src[i][j]
+	rows, cols, n int
+	sliding       bool
+	half          bool                 // loopover: odd×odd, only even permutations
+	size          uint64               // number of indices = reachable states
+	stride        uint32               // sliding: (N−1)!/2 indices per blank cell
+	perm          perm.Partial         // the Lehmer code: of the tiles (sliding), of the pieces (loopover)
+	mul           [16]uint32           // perm's multipliers (12! < 2³²: the hot sums stay 32-bit); 16 for masked indexes
+	fact          [MaxCells + 1]uint32 // k!: the divisors of the unranks
+	recip         [MaxCells + 1]uint64 // ⌈2⁶⁴/k!⌉: r/k! = high word of r·recip for 32-bit r
+	strideRec     uint64               // ⌈2⁶⁴/stride⌉, the same for the blank's cell
+	tilePar       [MaxCells]uint8      // sliding: reachable tile-sequence parity per blank cell
+	goal          [MaxCells]uint8
+	goalIndex     uint64
+	moves         []puzzle.Move // loopover: the distinct generators, in a fixed order
+	window        [][2]int      // loopover: first and last cell each move changes
+	src           []board       // loopover: after move i, cell j holds the piece from cell src[i][j]
 }
 
 func newSpace(sp puzzle.Spec) *space {
-	s := &space{w: sp.Cols, h: sp.Rows, n: sp.Cells(), sliding: sp.Kind == puzzle.Sliding}
+	s := &space{rows: sp.Rows, cols: sp.Cols, n: sp.Cells(), sliding: sp.Kind == puzzle.Sliding}
 	s.fact[0] = 1
 	for i := 1; i <= MaxCells; i++ {
 		s.fact[i] = s.fact[i-1] * uint32(i)
 	}
 	for i := 2; i <= MaxCells; i++ { // 0! = 1! = 1: divide special-cases them
 		s.recip[i] = ^uint64(0)/uint64(s.fact[i]) + 1
+	}
+	if s.sliding {
+		s.perm = perm.Full(s.n - 1)
+	} else {
+		s.perm = perm.Full(s.n)
+	}
+	for i := range s.perm.N() {
+		s.mul[i] = uint32(s.perm.Mul(i))
 	}
 	if s.sliding {
 		s.stride = s.fact[s.n-1] / 2
@@ -61,14 +79,14 @@ func newSpace(sp puzzle.Spec) *space {
 			// whole arrangement (blank = largest value) tracks the parity of
 			// the blank's grid distance to its goal cell. The blank is
 			// inverted with every tile after it, N−1−b of them.
-			dist := abs(b/s.w-last/s.w) + abs(b%s.w-last%s.w)
+			dist := abs(b/s.cols-last/s.cols) + abs(b%s.cols-last%s.cols)
 			s.tilePar[b] = uint8((dist + last - b) & 1)
 		}
 		for i := 0; i < last; i++ {
 			s.goal[i] = uint8(i + 1)
 		}
 	} else {
-		s.half = s.w&1 == 1 && s.h&1 == 1
+		s.half = s.cols&1 == 1 && s.rows&1 == 1
 		s.size = uint64(s.fact[s.n])
 		if s.half {
 			s.size /= 2
@@ -77,20 +95,20 @@ func newSpace(sp puzzle.Spec) *space {
 			s.goal[i] = uint8(i + 1)
 		}
 		// A 2-cell line has one shift: left and right are the same move.
-		for r := 0; r < s.h; r++ {
+		for r := 0; r < s.rows; r++ {
 			s.moves = append(s.moves, puzzle.Move{Dir: puzzle.Right, Line: r})
-			s.window = append(s.window, [2]int{r * s.w, r*s.w + s.w - 1})
-			if s.w > 2 {
+			s.window = append(s.window, [2]int{r * s.cols, r*s.cols + s.cols - 1})
+			if s.cols > 2 {
 				s.moves = append(s.moves, puzzle.Move{Dir: puzzle.Left, Line: r})
-				s.window = append(s.window, [2]int{r * s.w, r*s.w + s.w - 1})
+				s.window = append(s.window, [2]int{r * s.cols, r*s.cols + s.cols - 1})
 			}
 		}
-		for c := 0; c < s.w; c++ {
+		for c := 0; c < s.cols; c++ {
 			s.moves = append(s.moves, puzzle.Move{Dir: puzzle.Down, Line: c})
-			s.window = append(s.window, [2]int{c, (s.h-1)*s.w + c})
-			if s.h > 2 {
+			s.window = append(s.window, [2]int{c, (s.rows-1)*s.cols + c})
+			if s.rows > 2 {
 				s.moves = append(s.moves, puzzle.Move{Dir: puzzle.Up, Line: c})
-				s.window = append(s.window, [2]int{c, (s.h-1)*s.w + c})
+				s.window = append(s.window, [2]int{c, (s.rows-1)*s.cols + c})
 			}
 		}
 		// Each move as a map of source cells: labelling a board with its
@@ -128,12 +146,12 @@ func (s *space) rank(c *board) uint64 {
 	return s.rankLoopover(c)
 }
 
-// rankSliding: Lehmer code of the tile sequence; a tile's digit is the
-// number of smaller tiles not yet seen, counted with one popcount.
+// rankSliding: perm's Lehmer code of the tile sequence, fused with the
+// pass that finds the blank and skips it (a hot path: vertical moves).
 func (s *space) rankSliding(c *board) uint64 {
 	var used uint32
 	var r uint32
-	blank, k := 0, s.n-2
+	blank, j := 0, 0
 	for i := 0; i < s.n; i++ {
 		v := c[i]
 		if v == 0 {
@@ -141,27 +159,23 @@ func (s *space) rankSliding(c *board) uint64 {
 			continue
 		}
 		v--
-		less := uint32(v) - uint32(bits.OnesCount32(used&(1<<(v&31)-1)))
-		r += less * s.fact[k]
+		r += perm.Digit(used, v) * s.mul[j&15]
 		used |= 1 << (v & 31)
-		k--
+		j++
 	}
 	return uint64(blank)*uint64(s.stride) + uint64(r>>1)
 }
 
 func (s *space) rankLoopover(c *board) uint64 {
-	var used uint32
-	var r uint32
-	for i, k := 0, s.n-1; i < s.n; i, k = i+1, k-1 {
-		v := c[i] - 1
-		less := uint32(v) - uint32(bits.OnesCount32(used&(1<<(v&31)-1)))
-		r += less * s.fact[k]
-		used |= 1 << (v & 31)
+	var v board
+	for i := 0; i < s.n; i++ {
+		v[i] = c[i] - 1
 	}
+	r := s.perm.Rank(v[:s.n])
 	if s.half {
 		r >>= 1
 	}
-	return uint64(r)
+	return r
 }
 
 // divide returns r / k! and r mod k! without a hardware divide: a 32-bit
@@ -184,19 +198,6 @@ func (s *space) blankSplit(idx uint64) (blank, rest uint32) {
 	return blank, uint32(idx) - blank*s.stride
 }
 
-// identity lists the values 0..15 as nibbles, lowest first: unranking
-// takes the d-th remaining value and closes the gap with two shifts.
-const identity = 0xFEDCBA9876543210
-
-// take removes and returns the d-th nibble of the list.
-func take(list *uint64, d uint32) uint8 {
-	sh := (d << 2) & 63
-	v := uint8(*list>>sh) & 15
-	low := uint64(1)<<sh - 1
-	*list = *list&low | (*list>>4)&^low
-	return v
-}
-
 // unrank writes the board of index idx into c.
 func (s *space) unrank(idx uint64, c *board) {
 	if s.sliding {
@@ -211,12 +212,12 @@ func (s *space) unrankSliding(idx uint64, c *board) {
 	blank, r := int(q), rem<<1
 	var seq board
 	m := s.n - 1 // tiles
-	list := uint64(identity)
+	list := uint64(perm.Identity)
 	var par, d uint32
 	for k := 0; k < m; k++ {
 		d, r = s.divide(r, m-1-k)
 		par ^= d
-		seq[k] = take(&list, d) + 1
+		seq[k] = perm.Take(&list, d) + 1
 	}
 	if uint8(par&1) != s.tilePar[blank] {
 		seq[m-2], seq[m-1] = seq[m-1], seq[m-2]
@@ -237,12 +238,12 @@ func (s *space) unrankLoopover(idx uint64, c *board) {
 	if s.half {
 		r <<= 1
 	}
-	list := uint64(identity)
+	list := uint64(perm.Identity)
 	var par, d uint32
 	for k := 0; k < s.n; k++ {
 		d, r = s.divide(r, s.n-1-k)
 		par ^= d
-		c[k] = take(&list, d) + 1
+		c[k] = perm.Take(&list, d) + 1
 	}
 	if s.half && par&1 == 1 {
 		c[s.n-2], c[s.n-1] = c[s.n-1], c[s.n-2]
@@ -309,18 +310,18 @@ func (s *space) blankOf(c *board) int {
 // slidingTarget is the blank's new cell when the tile moving in direction
 // d slides into it, or −1 when no tile can.
 func (s *space) slidingTarget(blank int, d puzzle.Dir) int {
-	r, c := blank/s.w, blank%s.w
+	r, c := blank/s.cols, blank%s.cols
 	switch d {
 	case puzzle.Up: // the tile below moves up
-		if r+1 < s.h {
-			return blank + s.w
+		if r+1 < s.rows {
+			return blank + s.cols
 		}
 	case puzzle.Down:
 		if r > 0 {
-			return blank - s.w
+			return blank - s.cols
 		}
 	case puzzle.Left: // the tile to the right moves left
-		if c+1 < s.w {
+		if c+1 < s.cols {
 			return blank + 1
 		}
 	case puzzle.Right:
@@ -333,30 +334,30 @@ func (s *space) slidingTarget(blank int, d puzzle.Dir) int {
 
 // shift applies a Loopover move to c in place.
 func (s *space) shift(c *board, m puzzle.Move) {
-	w, h := s.w, s.h
+	rows, cols := s.rows, s.cols
 	switch m.Dir {
 	case puzzle.Left: // every cell takes its right neighbour's piece
-		base := m.Line * w
+		base := m.Line * cols
 		t := c[base]
-		copy(c[base:base+w-1], c[base+1:base+w])
-		c[base+w-1] = t
+		copy(c[base:base+cols-1], c[base+1:base+cols])
+		c[base+cols-1] = t
 	case puzzle.Right:
-		base := m.Line * w
-		t := c[base+w-1]
-		copy(c[base+1:base+w], c[base:base+w-1])
+		base := m.Line * cols
+		t := c[base+cols-1]
+		copy(c[base+1:base+cols], c[base:base+cols-1])
 		c[base] = t
 	case puzzle.Up: // every cell takes the piece below it
 		col := m.Line
 		t := c[col]
-		for r := 0; r+1 < h; r++ {
-			c[r*w+col] = c[(r+1)*w+col]
+		for r := 0; r+1 < rows; r++ {
+			c[r*cols+col] = c[(r+1)*cols+col]
 		}
-		c[(h-1)*w+col] = t
+		c[(rows-1)*cols+col] = t
 	case puzzle.Down:
 		col := m.Line
-		t := c[(h-1)*w+col]
-		for r := h - 1; r > 0; r-- {
-			c[r*w+col] = c[(r-1)*w+col]
+		t := c[(rows-1)*cols+col]
+		for r := rows - 1; r > 0; r-- {
+			c[r*cols+col] = c[(r-1)*cols+col]
 		}
 		c[col] = t
 	}
@@ -380,9 +381,9 @@ func (s *space) neighbours(c *board, idx uint64, out *[maxDegree]uint64) int {
 		q, _ := s.blankSplit(idx)
 		blank := int(q)
 		st := uint64(s.stride)
-		col, row := blank%s.w, blank/s.w
+		col, row := blank%s.cols, blank/s.cols
 		// Sideways the tile sequence is unchanged: only the blank term moves.
-		if col+1 < s.w {
+		if col+1 < s.cols {
 			out[k] = idx + st
 			k++
 		}
@@ -390,15 +391,15 @@ func (s *space) neighbours(c *board, idx uint64, out *[maxDegree]uint64) int {
 			out[k] = idx - st
 			k++
 		}
-		if row+1 < s.h {
-			t := blank + s.w
+		if row+1 < s.rows {
+			t := blank + s.cols
 			c[blank], c[t] = c[t], 0
 			out[k] = s.rankSliding(c)
 			c[t], c[blank] = c[blank], 0
 			k++
 		}
 		if row > 0 {
-			t := blank - s.w
+			t := blank - s.cols
 			c[blank], c[t] = c[t], 0
 			out[k] = s.rankSliding(c)
 			c[t], c[blank] = c[blank], 0
@@ -423,15 +424,15 @@ func (s *space) touches(c *board, idx uint64, want uint8, get func(uint64) uint8
 		q, _ := s.blankSplit(idx)
 		blank := int(q)
 		st := uint64(s.stride)
-		col, row := blank%s.w, blank/s.w
-		if col+1 < s.w && get(idx+st) == want {
+		col, row := blank%s.cols, blank/s.cols
+		if col+1 < s.cols && get(idx+st) == want {
 			return true
 		}
 		if col > 0 && get(idx-st) == want {
 			return true
 		}
-		for _, t := range [2]int{blank + s.w, blank - s.w} {
-			if (t > blank && row+1 < s.h) || (t < blank && row > 0) {
+		for _, t := range [2]int{blank + s.cols, blank - s.cols} {
+			if (t > blank && row+1 < s.rows) || (t < blank && row > 0) {
 				c[blank], c[t] = c[t], 0
 				n := s.rankSliding(c)
 				c[t], c[blank] = c[blank], 0
@@ -467,13 +468,13 @@ func (s *space) prepare(c *board, p *prefix) {
 	p.after[s.n] = 0
 	for i := s.n - 1; i >= 0; i-- {
 		v := c[i] - 1
-		digit[i] = uint32(bits.OnesCount32(m & (1<<(v&31) - 1)))
+		digit[i] = uint32(bits.OnesCount32(m & (1<<(v&31) - 1))) // counted from the right: not perm.Digit
 		m |= 1 << (v & 31)
 		p.after[i] = m
 	}
 	p.pre[0] = 0
 	for i := 0; i < s.n; i++ {
-		p.pre[i+1] = p.pre[i] + digit[i]*s.fact[s.n-1-i]
+		p.pre[i+1] = p.pre[i] + digit[i]*s.mul[i&15]
 	}
 }
 
@@ -487,7 +488,7 @@ func (s *space) rankMoved(c *board, p *prefix, i int) uint64 {
 	m := p.after[b+1]
 	for j := b; j >= a; j-- {
 		v := c[src[j]] - 1
-		r += uint32(bits.OnesCount32(m&(1<<(v&31)-1))) * s.fact[s.n-1-j]
+		r += uint32(bits.OnesCount32(m&(1<<(v&31)-1))) * s.mul[j&15]
 		m |= 1 << (v & 31)
 	}
 	if s.half {

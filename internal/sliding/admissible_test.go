@@ -131,13 +131,13 @@ func absDiff(a, b int) int {
 func (b *board) eval(cells []uint8) (hvals, string) {
 	w, h := b.w, b.h
 	var v hvals
-	md := sliding.Manhattan(w, h, cells)
-	mdv, mdh := sliding.ManhattanAxes(w, h, cells)
-	lc := sliding.LinearConflict(w, h, cells)
-	lcr, lcc := sliding.LinearConflictAxes(w, h, cells)
-	iv, ih := sliding.InversionAxes(w, h, cells)
-	id := sliding.InversionDistance(w, h, cells)
-	wdv, wdh, vok, hok := sliding.WalkingAxes(w, h, cells)
+	md := sliding.Manhattan(h, w, cells)
+	mdv, mdh := sliding.ManhattanAxes(h, w, cells)
+	lc := sliding.LinearConflict(h, w, cells)
+	lcr, lcc := sliding.LinearConflictAxes(h, w, cells)
+	iv, ih := sliding.InversionAxes(h, w, cells)
+	id := sliding.InversionDistance(h, w, cells)
+	wdv, wdh, vok, hok := sliding.WalkingAxes(h, w, cells)
 	comb := b.s.Heuristic(cells)
 	idv, idh := sliding.InversionBound(iv, w-1), sliding.InversionBound(ih, h-1)
 	v[hMD], v[hMDLC], v[hID], v[hWD], v[hComb] = int8(md), int8(md+lc), int8(id), int8(wdv+wdh), int8(comb)
@@ -245,7 +245,7 @@ func TestHeuristicsAdmissible(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := sliding.NewSearcher(c.cols, c.rows)
+			s, err := sliding.NewSearcher(c.rows, c.cols)
 			if err != nil {
 				t.Fatal(err)
 			}

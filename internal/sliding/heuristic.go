@@ -13,26 +13,26 @@ import (
 // blank, goal 1..N−1 then the blank). They are for search roots and tests;
 // the IDA* updates the same quantities incrementally per move.
 
-// goalRC is the goal row and column of tile t on a board w wide.
-func goalRC(t, w int) (int, int) { return (t - 1) / w, (t - 1) % w }
+// goalRC is the goal row and column of tile t on a board of cols columns.
+func goalRC(t, cols int) (int, int) { return (t - 1) / cols, (t - 1) % cols }
 
 // ManhattanAxes returns the vertical and horizontal parts of the Manhattan
 // distance (blank excluded).
-func ManhattanAxes(w, h int, cells []uint8) (v, hz int) {
+func ManhattanAxes(rows, cols int, cells []uint8) (v, hz int) {
 	for i, t := range cells {
 		if t == 0 {
 			continue
 		}
-		gr, gc := goalRC(int(t), w)
-		v += abs(i/w - gr)
-		hz += abs(i%w - gc)
+		gr, gc := goalRC(int(t), cols)
+		v += abs(i/cols - gr)
+		hz += abs(i%cols - gc)
 	}
 	return v, hz
 }
 
 // Manhattan is the sum of the tiles' grid distances to their goal cells.
-func Manhattan(w, h int, cells []uint8) int {
-	v, hz := ManhattanAxes(w, h, cells)
+func Manhattan(rows, cols int, cells []uint8) int {
+	v, hz := ManhattanAxes(rows, cols, cells)
 	return v + hz
 }
 
@@ -46,52 +46,29 @@ func Manhattan(w, h int, cells []uint8) int {
 // 2 × (tiles in their goal line − longest increasing subsequence of their
 // goal positions). The greedy "remove the tile with most conflicts" of the
 // seed text can exceed this and is not admissible.
-func LinearConflictAxes(w, h int, cells []uint8) (rows, cols int) {
-	var seq [maxLine]int8
-	for r := 0; r < h; r++ {
-		n := 0
-		for c := 0; c < w; c++ {
-			t := int(cells[r*w+c])
-			if t == 0 {
-				continue
-			}
-			if gr, gc := goalRC(t, w); gr == r {
-				seq[n] = int8(gc)
-				n++
-			}
-		}
-		rows += 2 * (n - lis(seq[:n]))
+func LinearConflictAxes(rows, cols int, cells []uint8) (rowMoves, colMoves int) {
+	for r := 0; r < rows; r++ {
+		rowMoves += RowConflict(cols, cells, r)
 	}
-	for c := 0; c < w; c++ {
-		n := 0
-		for r := 0; r < h; r++ {
-			t := int(cells[r*w+c])
-			if t == 0 {
-				continue
-			}
-			if gr, gc := goalRC(t, w); gc == c {
-				seq[n] = int8(gr)
-				n++
-			}
-		}
-		cols += 2 * (n - lis(seq[:n]))
+	for c := 0; c < cols; c++ {
+		colMoves += ColConflict(rows, cols, cells, c)
 	}
-	return rows, cols
+	return rowMoves, colMoves
 }
 
 // maxLine bounds the cells of one line (boards are at most 8×8).
 const maxLine = 8
 
 // RowConflict is the exact linear-conflict count of row r (in moves).
-func RowConflict(w int, cells []uint8, r int) int {
+func RowConflict(cols int, cells []uint8, r int) int {
 	var seq [maxLine]int8
 	n := 0
-	for c := 0; c < w; c++ {
-		t := int(cells[r*w+c])
+	for c := 0; c < cols; c++ {
+		t := int(cells[r*cols+c])
 		if t == 0 {
 			continue
 		}
-		if gr, gc := goalRC(t, w); gr == r {
+		if gr, gc := goalRC(t, cols); gr == r {
 			seq[n] = int8(gc)
 			n++
 		}
@@ -100,15 +77,15 @@ func RowConflict(w int, cells []uint8, r int) int {
 }
 
 // ColConflict is the exact linear-conflict count of column c (in moves).
-func ColConflict(w, h int, cells []uint8, c int) int {
+func ColConflict(rows, cols int, cells []uint8, c int) int {
 	var seq [maxLine]int8
 	n := 0
-	for r := 0; r < h; r++ {
-		t := int(cells[r*w+c])
+	for r := 0; r < rows; r++ {
+		t := int(cells[r*cols+c])
 		if t == 0 {
 			continue
 		}
-		if gr, gc := goalRC(t, w); gc == c {
+		if gr, gc := goalRC(t, cols); gc == c {
 			seq[n] = int8(gr)
 			n++
 		}
@@ -136,14 +113,14 @@ func lis(s []int8) int {
 
 // LinearConflict is Manhattan distance's companion term: extra moves forced
 // by tiles that must pass each other within their goal row or column.
-func LinearConflict(w, h int, cells []uint8) int {
-	r, c := LinearConflictAxes(w, h, cells)
+func LinearConflict(rows, cols int, cells []uint8) int {
+	r, c := LinearConflictAxes(rows, cols, cells)
 	return r + c
 }
 
 // InversionBound turns an inversion count into a lower bound on moves along
 // one axis. A move along that axis makes the moving tile jump over `span`
-// others (w−1 for vertical moves on a board w wide), so it changes the
+// others (cols−1 for vertical moves), so it changes the
 // inversion count by one of ±span, ±(span−2), …: at most span, and always
 // with the parity of span. k moves fix inv inversions only if k·span ≥ inv
 // and, when span is odd, k ≡ inv (mod 2); the least such k is the bound.
@@ -160,8 +137,8 @@ func InversionBound(inv, span int) int {
 // Vertical: tiles read row-major, ordered by goal index (their number).
 // Horizontal: tiles read column-major, ordered by their goal cell read
 // column-major, so that horizontal moves play the role vertical ones do.
-func InversionAxes(w, h int, cells []uint8) (v, hz int) {
-	n := w * h
+func InversionAxes(rows, cols int, cells []uint8) (v, hz int) {
+	n := rows * cols
 	for i := 0; i < n; i++ {
 		a := cells[i]
 		if a == 0 {
@@ -174,14 +151,14 @@ func InversionAxes(w, h int, cells []uint8) (v, hz int) {
 		}
 	}
 	for i := 0; i < n; i++ {
-		a := cells[(i%h)*w+i/h]
+		a := cells[(i%rows)*cols+i/rows]
 		if a == 0 {
 			continue
 		}
-		ra := ColumnRank(int(a), w, h)
+		ra := ColumnRank(int(a), rows, cols)
 		for j := i + 1; j < n; j++ {
-			b := cells[(j%h)*w+j/h]
-			if b != 0 && ColumnRank(int(b), w, h) < ra {
+			b := cells[(j%rows)*cols+j/rows]
+			if b != 0 && ColumnRank(int(b), rows, cols) < ra {
 				hz++
 			}
 		}
@@ -190,16 +167,16 @@ func InversionAxes(w, h int, cells []uint8) (v, hz int) {
 }
 
 // ColumnRank is the index of tile t's goal cell in column-major order.
-func ColumnRank(t, w, h int) int {
-	gr, gc := goalRC(t, w)
-	return gc*h + gr
+func ColumnRank(t, rows, cols int) int {
+	gr, gc := goalRC(t, cols)
+	return gc*rows + gr
 }
 
 // InversionDistance is takaken's ID generalised to any board: the bounds of
 // the two axes added (vertical and horizontal moves are disjoint).
-func InversionDistance(w, h int, cells []uint8) int {
-	v, hz := InversionAxes(w, h, cells)
-	return InversionBound(v, w-1) + InversionBound(hz, h-1)
+func InversionDistance(rows, cols int, cells []uint8) int {
+	v, hz := InversionAxes(rows, cols, cells)
+	return InversionBound(v, cols-1) + InversionBound(hz, rows-1)
 }
 
 // WDSupported reports whether a walking-distance table for `lines` lines of
@@ -239,14 +216,14 @@ func SharedWD(lines, perLine int) *WD {
 
 // WalkingAxes returns the vertical and horizontal walking distances of a
 // board, or ok=false for an axis whose table is not supported.
-func WalkingAxes(w, h int, cells []uint8) (v, hz int, vok, hok bool) {
-	if t := SharedWD(h, w); t != nil {
-		if p, err := t.Index(lineAndGoal(w, h, cells, true)); err == nil {
+func WalkingAxes(rows, cols int, cells []uint8) (v, hz int, vok, hok bool) {
+	if t := SharedWD(rows, cols); t != nil {
+		if p, err := t.Index(lineAndGoal(cols, cells, true)); err == nil {
 			v, vok = int(t.Dist[p]), true
 		}
 	}
-	if t := SharedWD(w, h); t != nil {
-		if p, err := t.Index(lineAndGoal(w, h, cells, false)); err == nil {
+	if t := SharedWD(cols, rows); t != nil {
+		if p, err := t.Index(lineAndGoal(cols, cells, false)); err == nil {
 			hz, hok = int(t.Dist[p]), true
 		}
 	}
@@ -255,12 +232,12 @@ func WalkingAxes(w, h int, cells []uint8) (v, hz int, vok, hok bool) {
 
 // lineAndGoal lists each tile's current and goal line along an axis and the
 // blank's line (rows when vertical, columns otherwise).
-func lineAndGoal(w, h int, cells []uint8, vertical bool) ([]int, []int, int) {
+func lineAndGoal(cols int, cells []uint8, vertical bool) ([]int, []int, int) {
 	line := make([]int, 0, len(cells))
 	goal := make([]int, 0, len(cells))
 	blank := 0
 	for i, t := range cells {
-		r, c := i/w, i%w
+		r, c := i/cols, i%cols
 		if t == 0 {
 			blank = c
 			if vertical {
@@ -268,7 +245,7 @@ func lineAndGoal(w, h int, cells []uint8, vertical bool) ([]int, []int, int) {
 			}
 			continue
 		}
-		gr, gc := goalRC(int(t), w)
+		gr, gc := goalRC(int(t), cols)
 		if vertical {
 			line, goal = append(line, r), append(goal, gr)
 		} else {

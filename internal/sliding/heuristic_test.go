@@ -151,10 +151,10 @@ func TestGoalIsZero(t *testing.T) {
 			for i := range cells[:w*h-1] {
 				cells[i] = uint8(i + 1)
 			}
-			if m, lc, id := Manhattan(w, h, cells), LinearConflict(w, h, cells), InversionDistance(w, h, cells); m+lc+id != 0 {
+			if m, lc, id := Manhattan(h, w, cells), LinearConflict(h, w, cells), InversionDistance(h, w, cells); m+lc+id != 0 {
 				t.Errorf("%dx%d goal: md %d lc %d id %d", h, w, m, lc, id)
 			}
-			v, hz, _, _ := WalkingAxes(w, h, cells)
+			v, hz, _, _ := WalkingAxes(h, w, cells)
 			if v+hz != 0 {
 				t.Errorf("%dx%d goal: wd %d+%d", h, w, v, hz)
 			}

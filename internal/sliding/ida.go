@@ -26,60 +26,61 @@ const (
 // either vertical or horizontal. The sum is finally raised to the parity of
 // the blank's distance to its goal cell, which every solution shares.
 type Searcher struct {
-	w, h, n  int
-	wdv, wdh *WD     // nil: that axis uses Manhattan + linear conflict
-	idv, idh []uint8 // inversion count → bound, per axis
-	goalRow  [65]uint8
-	goalCol  [65]uint8
-	hrank    [65]uint8 // tile → goal cell in column-major order
-	// hskip[blank][0|1] lists the h−1 cells a tile jumps over in
+	rows, cols, n int
+	wdv, wdh      *WD     // nil: that axis uses Manhattan + linear conflict
+	idv, idh      []uint8 // inversion count → bound, per axis
+	goalRow       [65]uint8
+	goalCol       [65]uint8
+	hrank         [65]uint8 // tile → goal cell in column-major order
+	// hskip[blank][0|1] lists the rows−1 cells a tile jumps over in
 	// column-major order when it moves Left (0) or Right (1) into blank.
 	hskip [64][2][7]uint8
 	par   [64]uint8 // parity of the blank's grid distance to its goal cell
 }
 
-// NewSearcher prepares the tables for a w-wide, h-high board (2..8 each).
-func NewSearcher(w, h int) (*Searcher, error) {
-	if w < 2 || h < 2 || w > 8 || h > 8 {
-		return nil, fmt.Errorf("sliding search: %dx%d board unsupported", h, w)
+// NewSearcher prepares the tables for a board of rows × cols cells (2..8
+// each).
+func NewSearcher(rows, cols int) (*Searcher, error) {
+	if cols < 2 || rows < 2 || cols > 8 || rows > 8 {
+		return nil, fmt.Errorf("sliding search: %dx%d board unsupported", rows, cols)
 	}
-	s := &Searcher{w: w, h: h, n: w * h}
-	s.wdv = SharedWD(h, w)
-	s.wdh = SharedWD(w, h)
+	s := &Searcher{rows: rows, cols: cols, n: rows * cols}
+	s.wdv = SharedWD(rows, cols)
+	s.wdh = SharedWD(cols, rows)
 	maxInv := (s.n - 1) * (s.n - 2) / 2
 	s.idv = make([]uint8, maxInv+1)
 	s.idh = make([]uint8, maxInv+1)
 	for i := 0; i <= maxInv; i++ {
-		s.idv[i] = uint8(InversionBound(i, w-1))
-		s.idh[i] = uint8(InversionBound(i, h-1))
+		s.idv[i] = uint8(InversionBound(i, cols-1))
+		s.idh[i] = uint8(InversionBound(i, rows-1))
 	}
 	for t := 1; t < s.n; t++ {
-		s.goalRow[t] = uint8((t - 1) / w)
-		s.goalCol[t] = uint8((t - 1) % w)
-		s.hrank[t] = uint8(ColumnRank(t, w, h))
+		s.goalRow[t] = uint8((t - 1) / cols)
+		s.goalCol[t] = uint8((t - 1) % cols)
+		s.hrank[t] = uint8(ColumnRank(t, rows, cols))
 	}
 	for b := 0; b < s.n; b++ {
-		r, c := b/w, b%w
-		s.par[b] = uint8((h - 1 - r + w - 1 - c) & 1)
-		if c+1 < w { // tile at (r, c+1) moves Left into (r, c)
+		r, c := b/cols, b%cols
+		s.par[b] = uint8((rows - 1 - r + cols - 1 - c) & 1)
+		if c+1 < cols { // tile at (r, c+1) moves Left into (r, c)
 			k := 0
-			for rr := r + 1; rr < h; rr++ {
-				s.hskip[b][0][k] = uint8(rr*w + c)
+			for rr := r + 1; rr < rows; rr++ {
+				s.hskip[b][0][k] = uint8(rr*cols + c)
 				k++
 			}
 			for rr := 0; rr < r; rr++ {
-				s.hskip[b][0][k] = uint8(rr*w + c + 1)
+				s.hskip[b][0][k] = uint8(rr*cols + c + 1)
 				k++
 			}
 		}
 		if c > 0 { // tile at (r, c−1) moves Right into (r, c)
 			k := 0
-			for rr := r + 1; rr < h; rr++ {
-				s.hskip[b][1][k] = uint8(rr*w + c - 1)
+			for rr := r + 1; rr < rows; rr++ {
+				s.hskip[b][1][k] = uint8(rr*cols + c - 1)
 				k++
 			}
 			for rr := 0; rr < r; rr++ {
-				s.hskip[b][1][k] = uint8(rr*w + c)
+				s.hskip[b][1][k] = uint8(rr*cols + c)
 				k++
 			}
 		}
@@ -110,10 +111,8 @@ type slidingWork struct {
 	nodes   int64
 	gate    search.Gate
 	stopped bool
-	weight  int // fast mode: h is multiplied by weight/weightDen
+	weight  search.Weight // fast mode: h is scaled by the weight
 }
-
-const weightDen = 4
 
 // Heuristic is the root lower bound of a board (tests check admissibility).
 func (s *Searcher) Heuristic(cells []uint8) int {
@@ -125,7 +124,7 @@ func (s *Searcher) Heuristic(cells []uint8) int {
 }
 
 func (s *Searcher) newWork(cells []uint8, b search.Budget) *slidingWork {
-	k := &slidingWork{Searcher: s, gate: search.NewGate(b), weight: weightDen}
+	k := &slidingWork{Searcher: s, gate: search.NewGate(b), weight: search.Unweighted}
 	copy(k.board[:], cells)
 	return k
 }
@@ -143,13 +142,13 @@ func (k *slidingWork) blankIndex() int {
 // + linear-conflict moves of that axis.
 func (k *slidingWork) rootAxes() (wv, wh uint32, err error) {
 	cells := k.board[:k.n]
-	mdv, mdh := ManhattanAxes(k.w, k.h, cells)
-	for r := 0; r < k.h; r++ {
-		k.lcRow[r] = uint8(RowConflict(k.w, cells, r))
+	mdv, mdh := ManhattanAxes(k.rows, k.cols, cells)
+	for r := 0; r < k.rows; r++ {
+		k.lcRow[r] = uint8(RowConflict(k.cols, cells, r))
 		mdv += int(k.lcRow[r])
 	}
-	for c := 0; c < k.w; c++ {
-		k.lcCol[c] = uint8(ColConflict(k.w, k.h, cells, c))
+	for c := 0; c < k.cols; c++ {
+		k.lcCol[c] = uint8(ColConflict(k.rows, k.cols, cells, c))
 		mdh += int(k.lcCol[c])
 	}
 	wv, wh = uint32(mdv), uint32(mdh)
@@ -159,11 +158,11 @@ func (k *slidingWork) rootAxes() (wv, wh uint32, err error) {
 		br, bc := 0, 0
 		for i, t := range cells {
 			if t == 0 {
-				br, bc = i/k.w, i%k.w
+				br, bc = i/k.cols, i%k.cols
 				continue
 			}
-			line, goal = append(line, i/k.w), append(goal, int(k.goalRow[t]))
-			col, gcol = append(col, i%k.w), append(gcol, int(k.goalCol[t]))
+			line, goal = append(line, i/k.cols), append(goal, int(k.goalRow[t]))
+			col, gcol = append(col, i%k.cols), append(gcol, int(k.goalCol[t]))
 		}
 		if k.wdv != nil {
 			if wv, err = k.wdv.Index(line, goal, br); err != nil {
@@ -182,7 +181,7 @@ func (k *slidingWork) rootAxes() (wv, wh uint32, err error) {
 // invRoot packs the vertical inversion count in the high bits and the
 // horizontal one in the low 16 bits, so one argument carries both.
 func (k *slidingWork) invRoot() int {
-	v, h := InversionAxes(k.w, k.h, k.board[:k.n])
+	v, h := InversionAxes(k.rows, k.cols, k.board[:k.n])
 	return v<<16 | h
 }
 
@@ -218,19 +217,17 @@ func (k *slidingWork) adjust(h, blank int) int {
 // the budget runs out it returns search.ErrBudgetExceeded with the lower bound
 // proved so far.
 func (s *Searcher) Solve(cells []uint8, b search.Budget) (search.Outcome, error) {
-	return s.solve(cells, b, weightDen)
+	return s.solve(cells, b, search.Unweighted)
 }
 
-// SolveWeighted is the fast mode: IDA* on weight×h (weight in quarters,
-// e.g. 6 = 1.5×). Answers are not proved optimal.
-func (s *Searcher) SolveWeighted(cells []uint8, b search.Budget, weightQuarters int) (search.Outcome, error) {
-	if weightQuarters < weightDen {
-		weightQuarters = weightDen
-	}
-	return s.solve(cells, b, weightQuarters)
+// SolveWeighted is the fast mode: IDA* on g + h·w/16 (e.g. 24 = 1.5×).
+// Answers are not proved optimal. Weights below Unweighted count as
+// Unweighted.
+func (s *Searcher) SolveWeighted(cells []uint8, b search.Budget, w search.Weight) (search.Outcome, error) {
+	return s.solve(cells, b, max(w, search.Unweighted))
 }
 
-func (s *Searcher) solve(cells []uint8, b search.Budget, weight int) (search.Outcome, error) {
+func (s *Searcher) solve(cells []uint8, b search.Budget, weight search.Weight) (search.Outcome, error) {
 	if len(cells) != s.n {
 		return search.Outcome{}, fmt.Errorf("sliding search: %d cells, want %d", len(cells), s.n)
 	}
@@ -255,14 +252,14 @@ func (s *Searcher) solve(cells []uint8, b search.Budget, weight int) (search.Out
 		k.path = k.path[:k.bound+1]
 		k.next = 1 << 30
 		if n, ok := k.dfs(0, blank, noMove, wv, wh, inv, hv, hh); ok {
-			out := search.Outcome{Path: append([]uint8(nil), k.path[:n]...), Nodes: k.nodes, LowerBound: n, Optimal: weight == weightDen}
+			out := search.Outcome{Path: append([]uint8(nil), k.path[:n]...), Nodes: k.nodes, LowerBound: n, Optimal: weight == search.Unweighted}
 			if !out.Optimal {
 				out.LowerBound = lower
 			}
 			return out, nil
 		}
 		if k.stopped {
-			if weight == weightDen {
+			if weight == search.Unweighted {
 				lower = k.bound
 			}
 			return search.Outcome{Nodes: k.nodes, LowerBound: lower}, search.ErrBudgetExceeded
@@ -270,7 +267,7 @@ func (s *Searcher) solve(cells []uint8, b search.Budget, weight int) (search.Out
 		if k.next == 1<<30 {
 			return search.Outcome{Nodes: k.nodes}, search.ErrNoSolution
 		}
-		if weight == weightDen {
+		if weight == search.Unweighted {
 			lower = k.bound
 		}
 		k.bound = k.next
@@ -280,8 +277,8 @@ func (s *Searcher) solve(cells []uint8, b search.Budget, weight int) (search.Out
 // f is the IDA* cost of a node at depth g with unadjusted bound h.
 func (k *slidingWork) f(g, h, blank int) int {
 	h = k.adjust(h, blank)
-	if k.weight != weightDen {
-		h = h * k.weight / weightDen
+	if k.weight != search.Unweighted {
+		h = k.weight.Scale(h)
 	}
 	return g + h
 }
@@ -298,10 +295,10 @@ func (k *slidingWork) dfs(g, blank int, prev uint8, wv, wh uint32, inv, hv, hh i
 	if hv+hh == 0 {
 		return g, true
 	}
-	w := k.w
+	cols := k.cols
 	// Tile below the blank moves Up: a vertical move.
-	if prev != tileDown && blank+w < k.n {
-		src := blank + w
+	if prev != tileDown && blank+cols < k.n {
+		src := blank + cols
 		t := k.board[src]
 		d := 0
 		for x := blank + 1; x < src; x++ {
@@ -314,7 +311,7 @@ func (k *slidingWork) dfs(g, blank int, prev uint8, wv, wh uint32, inv, hv, hh i
 		ninv := inv + d<<16
 		var nwv uint32
 		if k.wdv != nil {
-			nwv = k.wdv.Link[(int(wv)*2+0)*k.h+int(k.goalRow[t])]
+			nwv = k.wdv.Link[(int(wv)*2+0)*k.rows+int(k.goalRow[t])]
 		} else {
 			nwv = k.mdVertical(wv, t, src, blank)
 		}
@@ -342,8 +339,8 @@ func (k *slidingWork) dfs(g, blank int, prev uint8, wv, wh uint32, inv, hv, hh i
 		}
 	}
 	// Tile above the blank moves Down.
-	if prev != tileUp && blank >= w {
-		src := blank - w
+	if prev != tileUp && blank >= cols {
+		src := blank - cols
 		t := k.board[src]
 		d := 0
 		for x := src + 1; x < blank; x++ {
@@ -356,7 +353,7 @@ func (k *slidingWork) dfs(g, blank int, prev uint8, wv, wh uint32, inv, hv, hh i
 		ninv := inv + d<<16
 		var nwv uint32
 		if k.wdv != nil {
-			nwv = k.wdv.Link[(int(wv)*2+1)*k.h+int(k.goalRow[t])]
+			nwv = k.wdv.Link[(int(wv)*2+1)*k.rows+int(k.goalRow[t])]
 		} else {
 			nwv = k.mdVertical(wv, t, src, blank)
 		}
@@ -383,15 +380,15 @@ func (k *slidingWork) dfs(g, blank int, prev uint8, wv, wh uint32, inv, hv, hh i
 			}
 		}
 	}
-	c := blank % w
+	c := blank % cols
 	// Tile right of the blank moves Left: a horizontal move.
-	if prev != tileRight && c+1 < w {
+	if prev != tileRight && c+1 < cols {
 		src := blank + 1
 		t := k.board[src]
 		rt := k.hrank[t]
 		d := 0
 		skip := &k.hskip[blank][0]
-		for i := 0; i < k.h-1; i++ {
+		for i := 0; i < k.rows-1; i++ {
 			if k.hrank[k.board[skip[i]]] < rt {
 				d++
 			} else {
@@ -401,7 +398,7 @@ func (k *slidingWork) dfs(g, blank int, prev uint8, wv, wh uint32, inv, hv, hh i
 		ninv := inv + d
 		var nwh uint32
 		if k.wdh != nil {
-			nwh = k.wdh.Link[(int(wh)*2+0)*w+int(k.goalCol[t])]
+			nwh = k.wdh.Link[(int(wh)*2+0)*cols+int(k.goalCol[t])]
 		} else {
 			nwh = k.mdHorizontal(wh, t, src, blank)
 		}
@@ -435,7 +432,7 @@ func (k *slidingWork) dfs(g, blank int, prev uint8, wv, wh uint32, inv, hv, hh i
 		rt := k.hrank[t]
 		d := 0
 		skip := &k.hskip[blank][1]
-		for i := 0; i < k.h-1; i++ {
+		for i := 0; i < k.rows-1; i++ {
 			if k.hrank[k.board[skip[i]]] > rt {
 				d++
 			} else {
@@ -445,7 +442,7 @@ func (k *slidingWork) dfs(g, blank int, prev uint8, wv, wh uint32, inv, hv, hh i
 		ninv := inv + d
 		var nwh uint32
 		if k.wdh != nil {
-			nwh = k.wdh.Link[(int(wh)*2+1)*w+int(k.goalCol[t])]
+			nwh = k.wdh.Link[(int(wh)*2+1)*cols+int(k.goalCol[t])]
 		} else {
 			nwh = k.mdHorizontal(wh, t, src, blank)
 		}
@@ -479,7 +476,7 @@ func (k *slidingWork) dfs(g, blank int, prev uint8, wv, wh uint32, inv, hv, hh i
 // t moves from src into blank (same column), updating the two rows'
 // conflict counts. The board itself is left as it was.
 func (k *slidingWork) mdVertical(base uint32, t uint8, src, blank int) uint32 {
-	rs, rb := src/k.w, blank/k.w
+	rs, rb := src/k.cols, blank/k.cols
 	gr := int(k.goalRow[t])
 	v := int(base)
 	if absInt(rb-gr) < absInt(rs-gr) {
@@ -489,21 +486,21 @@ func (k *slidingWork) mdVertical(base uint32, t uint8, src, blank int) uint32 {
 	}
 	v -= int(k.lcRow[rs]) + int(k.lcRow[rb])
 	k.board[blank], k.board[src] = t, 0
-	k.lcRow[rs] = uint8(RowConflict(k.w, k.board[:k.n], rs))
-	k.lcRow[rb] = uint8(RowConflict(k.w, k.board[:k.n], rb))
+	k.lcRow[rs] = uint8(RowConflict(k.cols, k.board[:k.n], rs))
+	k.lcRow[rb] = uint8(RowConflict(k.cols, k.board[:k.n], rb))
 	k.board[blank], k.board[src] = 0, t
 	return uint32(v + int(k.lcRow[rs]) + int(k.lcRow[rb]))
 }
 
 // undoVertical restores the row conflicts after the move is taken back.
 func (k *slidingWork) undoVertical(t uint8, src, blank int) {
-	rs, rb := src/k.w, blank/k.w
-	k.lcRow[rs] = uint8(RowConflict(k.w, k.board[:k.n], rs))
-	k.lcRow[rb] = uint8(RowConflict(k.w, k.board[:k.n], rb))
+	rs, rb := src/k.cols, blank/k.cols
+	k.lcRow[rs] = uint8(RowConflict(k.cols, k.board[:k.n], rs))
+	k.lcRow[rb] = uint8(RowConflict(k.cols, k.board[:k.n], rb))
 }
 
 func (k *slidingWork) mdHorizontal(base uint32, t uint8, src, blank int) uint32 {
-	cs, cb := src%k.w, blank%k.w
+	cs, cb := src%k.cols, blank%k.cols
 	gc := int(k.goalCol[t])
 	v := int(base)
 	if absInt(cb-gc) < absInt(cs-gc) {
@@ -513,16 +510,16 @@ func (k *slidingWork) mdHorizontal(base uint32, t uint8, src, blank int) uint32 
 	}
 	v -= int(k.lcCol[cs]) + int(k.lcCol[cb])
 	k.board[blank], k.board[src] = t, 0
-	k.lcCol[cs] = uint8(ColConflict(k.w, k.h, k.board[:k.n], cs))
-	k.lcCol[cb] = uint8(ColConflict(k.w, k.h, k.board[:k.n], cb))
+	k.lcCol[cs] = uint8(ColConflict(k.rows, k.cols, k.board[:k.n], cs))
+	k.lcCol[cb] = uint8(ColConflict(k.rows, k.cols, k.board[:k.n], cb))
 	k.board[blank], k.board[src] = 0, t
 	return uint32(v + int(k.lcCol[cs]) + int(k.lcCol[cb]))
 }
 
 func (k *slidingWork) undoHorizontal(t uint8, src, blank int) {
-	cs, cb := src%k.w, blank%k.w
-	k.lcCol[cs] = uint8(ColConflict(k.w, k.h, k.board[:k.n], cs))
-	k.lcCol[cb] = uint8(ColConflict(k.w, k.h, k.board[:k.n], cb))
+	cs, cb := src%k.cols, blank%k.cols
+	k.lcCol[cs] = uint8(ColConflict(k.rows, k.cols, k.board[:k.n], cs))
+	k.lcCol[cb] = uint8(ColConflict(k.rows, k.cols, k.board[:k.n], cb))
 }
 
 func absInt(x int) int {

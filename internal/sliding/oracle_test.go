@@ -59,7 +59,7 @@ func table(t testing.TB, sp puzzle.Spec) *fulltable.Table {
 
 func solver(t testing.TB, sp puzzle.Spec) *sliding.Searcher {
 	t.Helper()
-	s, err := sliding.NewSearcher(sp.Cols, sp.Rows) // w = columns, h = rows
+	s, err := sliding.NewSearcher(sp.Rows, sp.Cols)
 	if err != nil {
 		t.Fatalf("NewSliding(%d, %d): %v", sp.Cols, sp.Rows, err)
 	}
@@ -405,11 +405,11 @@ func TestOracleShortScrambles(t *testing.T) {
 	}
 }
 
-// TestOracleWeighted checks fast mode: SolveWeighted with weight 6/4 gives
+// TestOracleWeighted checks fast mode: SolveWeighted with weight 24/16 gives
 // a replaying answer, not claimed optimal, whose length d′ satisfies
 // d ≤ d′ ≤ ⌊1.5·d⌋ with d′ ≡ d (mod 2); the bound is weighted IDA*'s (each
 // node of an optimal path has g + 1.5·h ≤ 1.5·d with h admissible). A
-// weight of 4 quarters or less is the optimal search.
+// weight of 16 sixteenths or less is the optimal search.
 func TestOracleWeighted(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -440,7 +440,7 @@ func TestOracleWeighted(t *testing.T) {
 				cells := scratch[w]
 				tb.Cells(idx[i], cells)
 				d, _ := tb.Distance(cells)
-				out, err := s.SolveWeighted(cells, capped, 6)
+				out, err := s.SolveWeighted(cells, capped, 24)
 				if err != nil {
 					fail.errorf("%v: SolveWeighted: %v", cells, err)
 					return
@@ -461,8 +461,8 @@ func TestOracleWeighted(t *testing.T) {
 				if l > d {
 					suboptimal.Add(1)
 				}
-				if i%50 == 0 { // weight ≤ 4 quarters is plain IDA*
-					for _, wq := range []int{4, 1} {
+				if i%50 == 0 { // weight ≤ 16 sixteenths is plain IDA*
+					for _, wq := range []search.Weight{16, 4} {
 						o, err := s.SolveWeighted(cells, capped, wq)
 						if err != nil || len(o.Path) != d || !o.Optimal || o.LowerBound != d {
 							fail.errorf("%v: SolveWeighted(weight %d): %d moves optimal %v lb %d err %v; distance %d", cells, wq, len(o.Path), o.Optimal, o.LowerBound, err, d)
@@ -615,7 +615,7 @@ func TestSolveRejects(t *testing.T) {
 		}
 	}
 	for _, wh := range [][2]int{{1, 3}, {3, 1}, {9, 2}, {2, 9}} {
-		if _, err := sliding.NewSearcher(wh[0], wh[1]); err == nil {
+		if _, err := sliding.NewSearcher(wh[1], wh[0]); err == nil {
 			t.Errorf("NewSliding(%d, %d) accepted", wh[0], wh[1])
 		}
 	}

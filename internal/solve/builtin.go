@@ -38,7 +38,7 @@ func Builtin() []Entry {
 		}},
 		{Name: "loopover search", Serves: kind(puzzle.Loopover), New: newLoopover},
 		{Name: "sliding IDA*", Serves: kind(puzzle.Sliding), New: func(sp puzzle.Spec) (search.Algorithm, error) {
-			return sliding.NewSearcher(sp.Cols, sp.Rows)
+			return sliding.NewSearcher(sp.Rows, sp.Cols)
 		}},
 		{Name: "swap matching", Serves: kind(puzzle.Swap), New: func(puzzle.Spec) (search.Algorithm, error) {
 			return swap.Matching{}, nil

@@ -217,7 +217,7 @@ func optimal24(ctx context.Context, sv *pdb.Solver, ins []instances.Instance, bu
 		}
 		t0 := time.Now()
 		until := t0.Add((budget - spent) / time.Duration(left))
-		out, err := sv.SolveParallel(in.Cells, search.Budget{Deadline: until, Ctx: ctx}, pdb.Unweighted, threads)
+		out, err := sv.SolveParallel(in.Cells, search.Budget{Deadline: until, Ctx: ctx}, search.Unweighted, threads)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}

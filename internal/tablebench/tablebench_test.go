@@ -15,7 +15,7 @@ import (
 // again, and its time counts against the list's budget; an instance out
 // of budget is reported with its proved bound, not dropped.
 func TestOptimal24(t *testing.T) {
-	pdbs, _, err := pdb.BuildPartition(context.Background(), pdb.Partition{W: 3, H: 3, Patterns: [][]uint8{{1, 2, 3, 4}, {5, 6, 7, 8}}}, pdb.Options{})
+	pdbs, _, err := pdb.BuildPartition(context.Background(), pdb.Partition{Rows: 3, Cols: 3, Patterns: [][]uint8{{1, 2, 3, 4}, {5, 6, 7, 8}}}, pdb.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

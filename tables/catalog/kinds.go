@@ -24,7 +24,7 @@ func (k pdbKind) build(ctx context.Context, i int, progress Progress) ([]byte, [
 	if progress != nil {
 		opt.Progress = func(_ int, placed, entries uint64) { progress(placed, entries) }
 	}
-	p, _, err := pdb.Build(ctx, k.pt.W, k.pt.H, k.pt.Patterns[i], opt)
+	p, _, err := pdb.Build(ctx, k.pt.Rows, k.pt.Cols, k.pt.Patterns[i], opt)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -32,11 +32,11 @@ func (k pdbKind) build(ctx context.Context, i int, progress Progress) ([]byte, [
 }
 
 func (k pdbKind) buildMemory(i int, _ tables.Meta) uint64 {
-	return pdb.BuildMemory(k.pt.W, k.pt.H, len(k.pt.Patterns[i]))
+	return pdb.BuildMemory(k.pt.Rows, k.pt.Cols, len(k.pt.Patterns[i]))
 }
 
 func (k pdbKind) serves(spec puzzle.Spec, _ result.Mode) bool {
-	return spec == puzzle.Spec{Kind: puzzle.Sliding, Rows: k.pt.H, Cols: k.pt.W}
+	return spec == puzzle.Spec{Kind: puzzle.Sliding, Rows: k.pt.Rows, Cols: k.pt.Cols}
 }
 
 func (k pdbKind) open(dir string, s Set, private bool) (search.Algorithm, func() error, error) {

@@ -235,6 +235,8 @@ func TestMalformed(t *testing.T) {
 	}
 }
 
+var fact = [...]int{1, 1, 2, 6, 24, 120, 720, 5040, 40320, 362880}
+
 // The finishing tables have an entry for every arrangement of the right
 // parity, so the last phases can never get stuck.
 func TestTablesComplete(t *testing.T) {

@@ -1,9 +1,9 @@
 package construct
 
 import (
-	"math/bits"
 	"sync"
 
+	"github.com/tessera-solver/tessera/internal/perm"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 )
 
@@ -58,19 +58,17 @@ func lineTableFor(n int) *lineTable {
 	return lineTables[n]
 }
 
-var fact = [...]int{1, 1, 2, 6, 24, 120, 720, 5040, 40320, 362880}
+// fullPerm[n] ranks the permutations of n points (Lehmer code), the index
+// of the line and L tables.
+var fullPerm = func() (t [maxL + 1]perm.Partial) {
+	for n := 1; n <= maxL; n++ {
+		t[n] = perm.Full(n)
+	}
+	return t
+}()
 
 // rank is the Lehmer rank of a permutation of 0..n−1; the identity is 0.
-func rank(p []uint8) int {
-	n := len(p)
-	r := 0
-	var used uint32
-	for i, v := range p {
-		r += bits.OnesCount32(^used&(1<<v-1)) * fact[n-1-i]
-		used |= 1 << v
-	}
-	return r
-}
+func rank(p []uint8) int { return int(fullPerm[len(p)].Rank(p)) }
 
 // effect simulates steps on a board of h rows and n columns whose last row
 // is the line and returns the permutation of the region, or ok = false if
@@ -201,7 +199,7 @@ const rankShift = 40
 // when Y[x] = X[perm[x]], so X[j] = Y[inv[j]] with inv the inverse of
 // perm; X's rank is computed as it is gathered.
 func shortest(size int, macros []macro) []uint8 {
-	total := fact[size]
+	total := int(fullPerm[size].Size())
 	distTo := make([]uint8, total)
 	for i := range distTo {
 		distTo[i] = 255
@@ -210,9 +208,12 @@ func shortest(size int, macros []macro) []uint8 {
 	for i := range next {
 		next[i] = noMacro
 	}
+	// The rank of each arrangement is computed while it is gathered: the
+	// loop of perm.Partial.Rank fused with the gather, with its weights.
 	var weight [16]int // of each position in the rank
+	pr := &fullPerm[size]
 	for j := 0; j < size; j++ {
-		weight[j] = fact[size-1-j]
+		weight[j] = int(pr.Mul(j))
 	}
 	inv := make([][16]uint8, len(macros))
 	for mi, m := range macros {
@@ -250,7 +251,7 @@ func shortest(size int, macros []macro) []uint8 {
 				r := 0
 				for j := range size {
 					v := uint(y>>(4*iv[j&15])) & 15
-					r += bits.OnesCount32(^used&(1<<v-1)) * weight[j&15]
+					r += int(perm.Digit(used, uint8(v))) * weight[j&15]
 					used |= 1 << v
 					x |= packed(v) << (4 * j)
 				}

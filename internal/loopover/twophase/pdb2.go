@@ -1,5 +1,7 @@
 package twophase
 
+import "github.com/tessera-solver/tessera/internal/perm"
+
 // Phase-2 region: the 16 cells outside the block, numbered 0..15 in
 // row-major order.
 // regionIdx maps a cell to its region number (0xff: block). transpose[x]
@@ -45,15 +47,17 @@ const n3 = 16 * 15 * 14
 // index; trans3 is that index after each phase-2 move.
 var rank3, trans3 = makeTriples()
 
+// The dense index is the 3-of-16 partial permutation rank of (c, b, a):
+// the distinct triples numbered in increasing order of the packed value.
 func makeTriples() (rank [4096]uint16, trans [n3][8]uint16) {
 	var unpack [n3]uint16
-	n := 0
+	p3 := perm.NewPartial(16, 3)
 	for v := 0; v < 4096; v++ {
 		a, b, c := v&15, v>>4&15, v>>8
 		if a != b && a != c && b != c {
-			rank[v] = uint16(n)
-			unpack[n] = uint16(v)
-			n++
+			r := p3.Rank([]uint8{uint8(c), uint8(b), uint8(a)})
+			rank[v] = uint16(r)
+			unpack[r] = uint16(v)
 		}
 	}
 	for i, v := range unpack {

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/tessera-solver/tessera/internal/nibble"
+	"github.com/tessera-solver/tessera/internal/perm"
 )
 
 // Phase1Entries is the number of entries of the phase-1 table: the cells
@@ -37,47 +38,23 @@ var patCells = [6]uint8{0, 1, 2, 5, 6, 7}
 
 // patSize is the number of entries of the table of the first k pattern
 // pieces, 25!/(25−k)!.
-func patSize(k int) uint64 {
-	n := uint64(1)
-	for i := 0; i < k; i++ {
-		n *= uint64(cells - i)
-	}
-	return n
-}
+func patSize(k int) uint64 { return patPerm[k].Size() }
 
-// rank indexes distinct cells p[0..k): each cell's rank among the cells
-// still free, in mixed radix 25, 24, …
-func rank(p []uint8) uint64 {
-	var used uint32
-	idx := uint64(0)
-	for i, x := range p {
-		r := uint64(x) - uint64(bits.OnesCount32(used&(1<<x-1)))
-		idx = idx*uint64(cells-i) + r
-		used |= 1 << x
+// patPerm[k] ranks the cells of the first k pattern pieces: each cell's
+// rank among the cells still free, in mixed radix 25, 24, … (the phase-1
+// file's index order).
+var patPerm = func() (t [len(patCells) + 1]perm.Partial) {
+	for k := 1; k < len(t); k++ {
+		t[k] = perm.NewPartial(cells, k)
 	}
-	return idx
-}
+	return t
+}()
+
+// rank indexes distinct cells p[0..k).
+func rank(p []uint8) uint64 { return patPerm[len(p)].Rank(p) }
 
 // unrank is rank's inverse for k = len(p) cells.
-func unrank(idx uint64, p []uint8) {
-	k := len(p)
-	var digit [6]uint8
-	for i := k - 1; i >= 0; i-- {
-		base := uint64(cells - i)
-		digit[i] = uint8(idx % base)
-		idx /= base
-	}
-	free := uint32(1)<<cells - 1
-	for i := 0; i < k; i++ {
-		f := free
-		for j := digit[i]; j > 0; j-- {
-			f &= f - 1
-		}
-		x := uint8(bits.TrailingZeros32(f))
-		p[i] = x
-		free &^= 1 << x
-	}
-}
+func unrank(idx uint64, p []uint8) { patPerm[len(p)].Unrank(idx, p) }
 
 const unreached = nibble.Unreached
 
@@ -191,9 +168,9 @@ func (w *pdbWorker) level(ctx context.Context, next *atomic.Int64, cur uint8, pu
 	}
 }
 
-// neighbour is the index after move m of the pieces at p, or false when
-// m moves none of them.
-func neighbour(p []uint8, m int, q []uint8) (uint64, bool) {
+// neighbour is the index (by pp) after move m of the pieces at p, or
+// false when m moves none of them.
+func neighbour(pp *perm.Partial, p []uint8, m int, q []uint8) (uint64, bool) {
 	moved := false
 	d := &dest[m]
 	for i, x := range p {
@@ -203,12 +180,13 @@ func neighbour(p []uint8, m int, q []uint8) (uint64, bool) {
 	if !moved {
 		return 0, false
 	}
-	return rank(q), true
+	return pp.Rank(q), true
 }
 
 func (w *pdbWorker) push(lo, hi int64, cur uint8) {
 	tab, k := w.tab, w.k
 	nxt := uint64(cur + 1)
+	pp := &patPerm[k]
 	var pb, qb [6]uint8
 	p, q := pb[:k], qb[:k]
 	for wi := lo; wi < hi; wi++ {
@@ -216,9 +194,9 @@ func (w *pdbWorker) push(lo, hi int64, cur uint8) {
 		for m != 0 {
 			idx := uint64(wi)<<4 | uint64(bits.TrailingZeros64(m)>>2)
 			m &= m - 1
-			unrank(idx, p)
+			pp.Unrank(idx, p)
 			for mv := 0; mv < nMove; mv++ {
-				if n, ok := neighbour(p, mv, q); ok && nibble.Claim(tab, n, nxt) {
+				if n, ok := neighbour(pp, p, mv, q); ok && nibble.Claim(tab, n, nxt) {
 					w.found++
 				}
 			}
@@ -229,6 +207,7 @@ func (w *pdbWorker) push(lo, hi int64, cur uint8) {
 func (w *pdbWorker) pull(lo, hi int64, cur uint8) {
 	tab, k := w.tab, w.k
 	nxt := uint64(cur + 1)
+	pp := &patPerm[k]
 	var pb, qb [6]uint8
 	p, q := pb[:k], qb[:k]
 	for wi := lo; wi < hi; wi++ {
@@ -242,9 +221,9 @@ func (w *pdbWorker) pull(lo, hi int64, cur uint8) {
 			if idx >= w.size {
 				break // padding
 			}
-			unrank(idx, p)
+			pp.Unrank(idx, p)
 			for mv := 0; mv < nMove; mv++ {
-				n, ok := neighbour(p, mv, q)
+				n, ok := neighbour(pp, p, mv, q)
 				if ok && uint8(atomic.LoadUint64(&tab[n>>4])>>((n&15)<<2))&15 == cur {
 					nx = nx&^(15<<(j<<2)) | nxt<<(j<<2)
 					w.found++

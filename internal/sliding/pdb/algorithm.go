@@ -12,7 +12,7 @@ import (
 // fastWeights are the heuristic weights (sixteenths) of the fast mode,
 // tried in turn: each lighter weight finds shorter answers for more
 // nodes, and the last is plain (optimal) IDA*.
-var fastWeights = []int{24, 23, 22, 21, 20, 18, Unweighted}
+var fastWeights = []search.Weight{24, 23, 22, 21, 20, 18, search.Unweighted}
 
 // Answer solves req by IDA* over the set: proved optimal on req.Threads
 // goroutines, or in fast mode anytime weighted IDA*.
@@ -20,7 +20,7 @@ func (sv *Solver) Answer(req search.Request) (search.Answer, error) {
 	if req.Mode == result.ModeFast {
 		return sv.fast(req)
 	}
-	out, err := sv.SolveParallel(req.State.Cells, req.Budget, Unweighted, req.Threads)
+	out, err := sv.SolveParallel(req.State.Cells, req.Budget, search.Unweighted, req.Threads)
 	return sliding.PathAnswer(out, sv.Name()), err
 }
 
@@ -66,4 +66,6 @@ func (sv *Solver) fast(req search.Request) (search.Answer, error) {
 	return sliding.PathAnswer(best, name), nil
 }
 
-func weighted(name string, w16 int) string { return fmt.Sprintf("%s×%g", name, float64(w16)/16) }
+func weighted(name string, w search.Weight) string {
+	return fmt.Sprintf("%s×%g", name, float64(w)/search.WeightDen)
+}

@@ -246,7 +246,7 @@ func BenchmarkBuildStored(b *testing.B) {
 	cpu0 := cpuTime()
 	for i := 0; i < b.N; i++ {
 		var err error
-		if p, st, err = Build(context.Background(), pt.W, pt.H, pt.Patterns[idx], opt); err != nil {
+		if p, st, err = Build(context.Background(), pt.Rows, pt.Cols, pt.Patterns[idx], opt); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -255,7 +255,7 @@ func BenchmarkBuildStored(b *testing.B) {
 	b.ReportMetric(float64(st.States), "states")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(st.States), "ns/state")
 	if c, err := os.UserCacheDir(); err == nil {
-		if q, err := Open(filepath.Join(c, "tessera", "tables"), name, pt.W, pt.H, pt.Patterns[idx], false); err == nil {
+		if q, err := Open(filepath.Join(c, "tessera", "tables"), name, pt.Rows, pt.Cols, pt.Patterns[idx], false); err == nil {
 			if string(q.Data()) != string(p.Data()) {
 				b.Errorf("%s differs from the stored table", name)
 			}

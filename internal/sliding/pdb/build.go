@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tessera-solver/tessera/internal/perm"
 )
 
 // The build is a breadth-first search over abstract states (placement of
@@ -55,11 +57,11 @@ type Options struct {
 	chunkWords uint64 // tests: smaller chunks, so small builds interleave
 }
 
-// Build computes the database of pattern tiles (in rank order) on a
-// w-wide, h-high board.
-func Build(ctx context.Context, w, h int, tiles []uint8, opt Options) (*PDB, Stats, error) {
+// Build computes the database of pattern tiles (in rank order) on a board
+// of rows × cols cells.
+func Build(ctx context.Context, rows, cols int, tiles []uint8, opt Options) (*PDB, Stats, error) {
 	t0 := time.Now()
-	p, err := newPDB(w, h, tiles)
+	p, err := newPDB(rows, cols, tiles)
 	if err != nil {
 		return nil, Stats{}, err
 	}
@@ -67,7 +69,7 @@ func Build(ctx context.Context, w, h int, tiles []uint8, opt Options) (*PDB, Sta
 	st, err := b.run(ctx, opt)
 	st.Elapsed = time.Since(t0)
 	if err != nil {
-		return nil, st, fmt.Errorf("pdb %s pattern %s: %w", MetaFor("x", w, h, tiles).Puzzle, PatternString(tiles), err)
+		return nil, st, fmt.Errorf("pdb %s pattern %s: %w", MetaFor("x", rows, cols, tiles).Puzzle, PatternString(tiles), err)
 	}
 	p.data = b.dist
 	return p, st, nil
@@ -218,7 +220,7 @@ func (b *builder) initSteps() {
 	p := b.p
 	for i := 0; i < p.k; i++ {
 		b.horiz[i] = p.mul[i] * b.free
-		b.vert[i] = uint64(p.g.w) * b.horiz[i]
+		b.vert[i] = uint64(p.g.cols) * b.horiz[i]
 	}
 	for i := 0; i < p.k; i++ {
 		for u := 0; u < p.k; u++ {
@@ -256,10 +258,10 @@ func (b *builder) initRegions() {
 // placements with free states each.
 func stateWords(entries, free uint64) uint64 { return (entries*free + 31) / 32 }
 
-// BuildMemory is what building the table of a k-tile pattern on a w×h
-// board holds: the state array plus the entries.
-func BuildMemory(w, h, k int) uint64 {
-	n := w * h
+// BuildMemory is what building the table of a k-tile pattern on a board
+// of rows × cols cells holds: the state array plus the entries.
+func BuildMemory(rows, cols, k int) uint64 {
+	n := rows * cols
 	entries := uint64(1)
 	for i := 0; i < k; i++ {
 		entries *= uint64(n - i)
@@ -341,7 +343,9 @@ const claimBatch = 256
 // placement is what the expansion of a placement's states shares. A
 // scan meets placements in rank order, and consecutive ones mostly share
 // their leading digits: load keeps each digit's prefix and redoes only
-// the digits that changed.
+// the digits that changed. It is perm.Partial.Unrank (same multipliers,
+// same picks) made incremental: a full unrank per placement would redo
+// every digit's division.
 type placement struct {
 	r     uint64           // rank
 	s     uint64           // r × free: the number of its first state
@@ -368,7 +372,7 @@ func (b *builder) load(pl *placement, r uint64) {
 		}
 		i--
 	} else {
-		pl.list[0] = 0xfedcba9876543210
+		pl.list[0] = perm.Identity
 	}
 	used, base := pl.used[i], pl.base[i]
 	if p.g.n <= 16 {
@@ -377,10 +381,7 @@ func (b *builder) load(pl *placement, r uint64) {
 			pl.used[i], pl.base[i], pl.list[i] = used, base, list
 			d := (r - base) / p.mul[i]
 			base += d * p.mul[i]
-			sh := d * 4 & 63
-			c := uint8(list >> sh & 15)
-			low := uint64(1)<<sh - 1
-			list = list&low | list>>4&^low
+			c := perm.Take(&list, uint32(d))
 			pl.ps[i] = c
 			pl.at[c&31] = uint8(i)
 			used |= 1 << c
@@ -393,11 +394,7 @@ func (b *builder) load(pl *placement, r uint64) {
 			pl.used[i], pl.base[i] = used, base
 			d := (r - base) / p.mul[i]
 			base += d * p.mul[i]
-			f := p.g.all &^ used
-			for ; d > 0; d-- {
-				f &= f - 1
-			}
-			c := uint8(bits.TrailingZeros32(f))
+			c := perm.Nth(p.g.all&^used, uint32(d))
 			pl.ps[i] = c
 			pl.at[c&31] = uint8(i)
 			used |= 1 << c
@@ -425,12 +422,12 @@ const maxSucc = 4 * MaxCells
 //
 // The successor's rank is the placement's, stepped as in the search: a
 // horizontal move changes only the tile's digit, by one; a vertical move
-// changes it by w less the earlier tiles it jumps over, and each later
+// changes it by cols less the earlier tiles it jumps over, and each later
 // tile it jumps over by one.
 func (b *builder) successors(pl *placement, blank uint8, out *[maxSucc]uint64) int {
 	g := &b.p.g
 	region := g.fill(1<<(blank&31), pl.free)
-	border := (region<<1&g.notCol0 | region>>1&g.notColW | region<<g.w | region>>g.w) & pl.occ
+	border := (region<<1&g.notCol0 | region>>1&g.notColW | region<<g.cols | region>>g.cols) & pl.occ
 	n := 0
 	for border != 0 {
 		from := uint32(bits.TrailingZeros32(border))

@@ -22,7 +22,7 @@ var update = flag.Bool("update", false, "rewrite the golden histograms in testda
 // histogramText is the golden form of a table: its identity, then one
 // "value entries" line per value present.
 func histogramText(name string, p *PDB) string {
-	m := MetaFor(name, p.g.w, p.g.h, p.tiles)
+	m := MetaFor(name, p.g.rows, p.g.cols, p.tiles)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s: %s pattern %s, %d entries, generator %d\n", m.Name, m.Puzzle, m.Pattern, m.Entries, m.Generator)
 	fmt.Fprintf(&b, "# value entries (255: unreached)\n")
@@ -73,7 +73,7 @@ func TestGoldenHistograms(t *testing.T) {
 	for _, pt := range []Partition{Partition555, Partition663} {
 		for i, tiles := range pt.Patterns {
 			// The 6-tile builds take seconds each: not in -short.
-			cases = append(cases, tc{pt.TableName(i), pt.W, pt.H, tiles, len(tiles) > 5})
+			cases = append(cases, tc{pt.TableName(i), pt.Cols, pt.Rows, tiles, len(tiles) > 5})
 		}
 	}
 	for _, c := range cases {
@@ -150,7 +150,7 @@ func TestKorfBounds555(t *testing.T) {
 // back with the same entries, refused under another identity.
 func TestWriteOpen(t *testing.T) {
 	dir := t.TempDir()
-	pt := Partition{Name: "t", Prefix: "8-pdb", W: 3, H: 3, Patterns: [][]uint8{{1, 2, 3, 4}, {5, 6, 7, 8}}}
+	pt := Partition{Name: "t", Prefix: "8-pdb", Rows: 3, Cols: 3, Patterns: [][]uint8{{1, 2, 3, 4}, {5, 6, 7, 8}}}
 	paths, err := WritePartition(context.Background(), dir, pt, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -245,11 +245,11 @@ func TestCancel(t *testing.T) {
 // BuildMemory, which the datasheet prints before or without a build,
 // is what a build allocates for its arrays.
 func TestBuildMemory(t *testing.T) {
-	_, st, err := Build(context.Background(), 4, 3, []uint8{1, 2, 3, 5, 6}, Options{})
+	_, st, err := Build(context.Background(), 3, 4, []uint8{1, 2, 3, 5, 6}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := BuildMemory(4, 3, 5); got != st.WorkBytes+st.TableBytes {
+	if got := BuildMemory(3, 4, 5); got != st.WorkBytes+st.TableBytes {
 		t.Fatalf("BuildMemory %d, build held %d + %d", got, st.WorkBytes, st.TableBytes)
 	}
 }

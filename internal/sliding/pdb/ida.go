@@ -18,7 +18,9 @@ import (
 // Per node the search touches one entry per side (direct, reflected) per
 // child: only the moved tile's pattern changes, and its rank is updated
 // from the parent's rank with table-driven steps instead of being
-// recomputed. All children's entries are loaded before any is descended
+// recomputed (perm.Partial.Rank would cost k popcounts and multiplies per
+// child; a step is a few table reads). The steps are made of the pattern's
+// perm multipliers, so the ranks are perm's. All children's entries are loaded before any is descended
 // into, so their cache misses overlap. Move sequences that a shorter or
 // lexicographically smaller equivalent sequence replaces are pruned by a
 // finite-state machine (see fsm.go).
@@ -30,7 +32,7 @@ type Solver struct {
 	reflect bool
 	pats    []pattern
 	goal    [32]uint8
-	nb      int  // cells strictly between the two cells of a vertical move: w−1
+	nb      int  // cells strictly between the two cells of a vertical move: cols−1
 	wide    bool // nb > 4
 	// prefetch is set when the tables are too large for the caches: below
 	// that, prefetching costs more than the misses it saves.
@@ -43,8 +45,8 @@ type Solver struct {
 	// Per side s (0 the board, 1 its reflection) and tile t of the board:
 	// the pattern that holds t on that side, and the rank steps when t
 	// moves. A horizontal move changes only t's digit, by one; a vertical
-	// move to the higher cell adds w to t's digit, then each pattern tile
-	// it jumps over (the w−1 cells between) corrects it: cross[s][t][u] is
+	// move to the higher cell adds cols to t's digit, then each pattern
+	// tile it jumps over (the cols−1 cells between) corrects it: cross[s][t][u] is
 	// −mul(t) for a tile u before t in rank order (one more tile below t)
 	// and +mul(u) for a tile after t (t no longer below u), else 0.
 	pat   [2][32]uint8
@@ -74,7 +76,6 @@ type pattern struct {
 	k      int
 	tiles  [MaxCells]uint8
 	rtiles [MaxCells]uint8
-	mul    [MaxCells]uint64
 }
 
 // maxPatterns is how many tables a Solver combines.
@@ -101,8 +102,8 @@ func NewSolver(s *Set, reflect bool) (*Solver, error) {
 		return nil, fmt.Errorf("pdb search: %d tables, at most %d", len(s.pdbs), maxPatterns)
 	}
 	g := s.g
-	w, n := g.w, g.n
-	sv := &Solver{set: s, reflect: reflect && s.square, nb: w - 1, wide: w > 5}
+	cols, n := g.cols, g.n
+	sv := &Solver{set: s, reflect: reflect && s.square, nb: cols - 1, wide: cols > 5}
 	none := uint8(len(s.pdbs))
 	sv.data[none] = []byte{0}
 	var idx [32]uint8 // position of each tile in its pattern's rank order
@@ -110,7 +111,7 @@ func NewSolver(s *Set, reflect bool) (*Solver, error) {
 		if p.size > 1<<32 {
 			return nil, fmt.Errorf("pdb search: table of %d entries, ranks must fit 32 bits", p.size)
 		}
-		pt := pattern{data: p.data, k: p.k, mul: p.mul}
+		pt := pattern{data: p.data, k: p.k}
 		copy(pt.tiles[:], p.tiles)
 		if s.square {
 			copy(pt.rtiles[:], s.rtiles[j])
@@ -153,7 +154,7 @@ func NewSolver(s *Set, reflect bool) (*Solver, error) {
 			mi := uint32(p.mul[idx[lt]])
 			sv.pat[side][t] = uint8(j)
 			sv.horiz[side][t] = mi
-			sv.vert[side][t] = uint32(w) * mi
+			sv.vert[side][t] = uint32(cols) * mi
 			for u := 1; u < n; u++ {
 				lu := label(u)
 				if u == t || s.of[lu] != j {
@@ -167,29 +168,29 @@ func NewSolver(s *Set, reflect bool) (*Solver, error) {
 			}
 		}
 	}
-	tr := func(c int) int { return c%w*w + c/w }
+	tr := func(c int) int { return c%cols*cols + c/cols } // square boards only
 	for b := 0; b < n; b++ {
 		for d := tileUp; d <= tileRight; d++ {
 			var src int
 			switch d {
 			case tileUp: // the tile below the blank moves up
-				src = b + w
+				src = b + cols
 				if src >= n {
 					continue
 				}
 			case tileDown:
-				src = b - w
-				if b < w {
+				src = b - cols
+				if b < cols {
 					continue
 				}
 			case tileLeft:
 				src = b + 1
-				if b%w == w-1 {
+				if b%cols == cols-1 {
 					continue
 				}
 			case tileRight:
 				src = b - 1
-				if b%w == 0 {
+				if b%cols == 0 {
 					continue
 				}
 			}
@@ -208,7 +209,7 @@ func NewSolver(s *Set, reflect bool) (*Solver, error) {
 						m.neg[1] = ^uint32(0)
 					}
 					lo, hi = min(tr(b), tr(src)), max(tr(b), tr(src))
-					for i := range w - 1 {
+					for i := range cols - 1 {
 						m.between[i] = uint8(tr(lo + 1 + i))
 					}
 				}
@@ -216,7 +217,7 @@ func NewSolver(s *Set, reflect bool) (*Solver, error) {
 				if s.square && tr(b) < tr(src) {
 					m.neg[1] = ^uint32(0)
 				}
-				for i := range w - 1 {
+				for i := range cols - 1 {
 					m.between[i] = uint8(lo + 1 + i)
 				}
 			}
@@ -262,7 +263,7 @@ type idaWork struct {
 	check   int64 // nodes at which the budget is looked at next
 	budget  search.Budget
 	stopped bool
-	w16     int // heuristic weight in sixteenths: 16 is plain IDA*
+	weight  search.Weight // search.Unweighted is plain IDA*
 
 	// A worker of a parallel iteration (par nil when searching alone):
 	// the nodes at depth split are work items, numbered in the order in
@@ -275,46 +276,40 @@ type idaWork struct {
 	reported int64 // nodes added to par.nodes so far
 }
 
+// rankDirect and rankReflected rank pattern j at the start of a search
+// (the search then steps the ranks by move, with steps made of the same
+// perm multipliers).
 func (k *idaWork) rankDirect(j int) uint64 {
 	p := &k.pats[j]
-	var used uint32
-	var r uint64
+	var ps [MaxCells]uint8
 	for i := 0; i < p.k; i++ {
-		c := k.pos[p.tiles[i]&31] & 31
-		r += uint64(uint32(c)-uint32(bits.OnesCount32(used&(1<<c-1)))) * p.mul[i]
-		used |= 1 << c
+		ps[i] = k.pos[p.tiles[i]&31]
 	}
-	return r
+	return k.set.pdbs[j].rank(&ps)
 }
 
 func (k *idaWork) rankReflected(j int) uint64 {
 	p := &k.pats[j]
 	tr := &k.set.transpose
-	var used uint32
-	var r uint64
+	var ps [MaxCells]uint8
 	for i := 0; i < p.k; i++ {
-		c := tr[k.pos[p.rtiles[i]&31]&31] & 31
-		r += uint64(uint32(c)-uint32(bits.OnesCount32(used&(1<<c-1)))) * p.mul[i]
-		used |= 1 << c
+		ps[i] = tr[k.pos[p.rtiles[i]&31]&31]
 	}
-	return r
+	return k.set.pdbs[j].rank(&ps)
 }
 
 // Solve runs IDA* from cells (row-major, 0 the blank) to the goal. When
 // the budget runs out it returns search.ErrBudgetExceeded with the lower
 // bound proved so far.
 func (sv *Solver) Solve(cells []uint8, b search.Budget) (search.Outcome, error) {
-	return sv.SolveParallel(cells, b, Unweighted, 1)
+	return sv.SolveParallel(cells, b, search.Unweighted, 1)
 }
 
-// Unweighted is the weight of plain IDA* for SolveWeighted: sixteenths.
-const Unweighted = 16
-
-// SolveWeighted is IDA* on g + h·w16/16: with w16 > 16 it trades length
+// SolveWeighted is IDA* on g + h·w/16: with w > 16 it trades length
 // for far fewer nodes (not proved optimal; the lower bound is the start's
-// heuristic). w16 below 16 is treated as 16.
-func (sv *Solver) SolveWeighted(cells []uint8, b search.Budget, w16 int) (search.Outcome, error) {
-	return sv.SolveParallel(cells, b, w16, 1)
+// heuristic). Weights below search.Unweighted count as Unweighted.
+func (sv *Solver) SolveWeighted(cells []uint8, b search.Budget, w search.Weight) (search.Outcome, error) {
+	return sv.SolveParallel(cells, b, w, 1)
 }
 
 // parAbove is the size of an iteration (nodes) after which the next ones
@@ -336,12 +331,12 @@ const splitDepth = 12
 // be a different path; Nodes counts every worker's nodes, and a MaxNodes
 // budget is enforced to within a few tens of thousands of nodes per
 // worker.
-func (sv *Solver) SolveParallel(cells []uint8, b search.Budget, w16, workers int) (search.Outcome, error) {
+func (sv *Solver) SolveParallel(cells []uint8, b search.Budget, w search.Weight, workers int) (search.Outcome, error) {
 	n := sv.set.g.n
 	if len(cells) != n {
 		return search.Outcome{}, fmt.Errorf("pdb search: %d cells, want %d", len(cells), n)
 	}
-	k := &idaWork{Solver: sv, budget: b, check: b.FirstCheck(search.CheckEvery), w16: max(w16, Unweighted), split: -1}
+	k := &idaWork{Solver: sv, budget: b, check: b.FirstCheck(search.CheckEvery), weight: max(w, search.Unweighted), split: -1}
 	var seen uint32
 	for i, t := range cells {
 		if int(t) >= n || seen&(1<<t) != 0 {
@@ -389,7 +384,7 @@ func (sv *Solver) SolveParallel(cells []uint8, b search.Budget, w16, workers int
 		}
 		total := k.nodes + nodes
 		if ok {
-			out := search.Outcome{Path: append([]uint8(nil), path[:d]...), Nodes: total, LowerBound: d, Optimal: k.w16 == Unweighted}
+			out := search.Outcome{Path: append([]uint8(nil), path[:d]...), Nodes: total, LowerBound: d, Optimal: k.weight == search.Unweighted}
 			if !out.Optimal {
 				out.LowerBound = h0
 			}
@@ -401,7 +396,7 @@ func (sv *Solver) SolveParallel(cells []uint8, b search.Budget, w16, workers int
 		if next == 1<<30 {
 			return search.Outcome{Nodes: total}, search.ErrNoSolution
 		}
-		if k.w16 == Unweighted {
+		if k.weight == search.Unweighted {
 			lower = next // every path shorter than the bound was refuted
 		}
 		k.bound = next
@@ -457,10 +452,10 @@ func (k *idaWork) iterateParallel(workers int, sum [2]int, nodes *int64) (d int,
 
 // f is the cost bound of a node at depth g with heuristic h.
 func (k *idaWork) f(g, h int) int {
-	if k.w16 == Unweighted {
+	if k.weight == search.Unweighted {
 		return g + h
 	}
-	return g + h*k.w16/16
+	return g + k.weight.Scale(h)
 }
 
 func (k *idaWork) expired() bool {
@@ -504,8 +499,8 @@ func (k *idaWork) claim() bool {
 
 // steps are the rank changes, per side, when tile t makes move m.
 func (sv *Solver) steps(board *[32]uint8, m *move, t uint8) (d0, d1 uint32) {
-	// The vertical side's step: w, corrected for the tiles jumped (cells
-	// past the w−1 between are the always empty cell 31).
+	// The vertical side's step: cols, corrected for the tiles jumped
+	// (cells past the cols−1 between are the always empty cell 31).
 	t &= 31
 	vs := m.vs & 1
 	cr := &sv.cross[vs][t]
@@ -590,8 +585,8 @@ func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int) (int, bool) {
 		mask &= mask - 1
 		m := &sv.moves[blank][d&3]
 		t := k.board[m.src&31] & 31
-		// The vertical side's step: w, corrected for the tiles jumped
-		// (cells past the w−1 between are the always empty cell 31); the
+		// The vertical side's step: cols, corrected for the tiles jumped
+		// (cells past the cols−1 between are the always empty cell 31); the
 		// same as steps, written out: it is the search's inner loop.
 		vs := m.vs & 1
 		cr := &sv.cross[vs][t]

@@ -144,7 +144,7 @@ func TestIncrementalRanks(t *testing.T) {
 	} {
 		var pdbs []*PDB
 		for _, tiles := range c.pats {
-			p, err := newPDB(c.w, c.h, tiles)
+			p, err := newPDB(c.h, c.w, tiles)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -234,7 +234,7 @@ func TestSolverParallel(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, workers := range []int{2, 3} {
-			out, err := sv.SolveParallel(k.Cells, search.Budget{}, Unweighted, workers)
+			out, err := sv.SolveParallel(k.Cells, search.Budget{}, search.Unweighted, workers)
 			if err != nil {
 				t.Fatalf("#%d, %d workers: %v", k.ID, workers, err)
 			}
@@ -246,14 +246,14 @@ func TestSolverParallel(t *testing.T) {
 	}
 	// Budgets stop every worker with a proved lower bound.
 	k := ks[0]
-	out, err := sv.SolveParallel(k.Cells, search.Budget{MaxNodes: 20000}, Unweighted, 2)
+	out, err := sv.SolveParallel(k.Cells, search.Budget{MaxNodes: 20000}, search.Unweighted, 2)
 	if !errors.Is(err, search.ErrBudgetExceeded) || out.LowerBound < sv.set.Heuristic(k.Cells) || out.LowerBound > k.Opt ||
 		out.Nodes < 20000 || out.Nodes > 20000+2*search.CheckEvery {
 		t.Fatalf("node budget: %+v %v", out, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := sv.SolveParallel(k.Cells, search.Budget{Ctx: ctx}, Unweighted, 2); !errors.Is(err, search.ErrBudgetExceeded) {
+	if _, err := sv.SolveParallel(k.Cells, search.Budget{Ctx: ctx}, search.Unweighted, 2); !errors.Is(err, search.ErrBudgetExceeded) {
 		t.Fatalf("cancelled: %v", err)
 	}
 	// Weighted search in parallel still returns a path that replays.

@@ -78,7 +78,7 @@ func BenchmarkKorfFelner24Stored(b *testing.B) {
 		nodes = 0
 		for _, k := range ks {
 			t0, c0 := time.Now(), cpuTime()
-			out, err := sv.SolveParallel(k.Cells, budget, Unweighted, workers)
+			out, err := sv.SolveParallel(k.Cells, budget, search.Unweighted, workers)
 			nodes += out.Nodes
 			if err == search.ErrBudgetExceeded {
 				b.Logf("#%d (%d moves): over %d nodes, bound %d, %.1f s cpu", k.ID, k.Opt, budget.MaxNodes, out.LowerBound, (cpuTime() - c0).Seconds())

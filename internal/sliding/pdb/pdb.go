@@ -23,11 +23,11 @@ package pdb
 
 import (
 	"fmt"
-	"math/bits"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/tessera-solver/tessera/internal/perm"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/tables"
 )
@@ -56,34 +56,34 @@ func PositionsOf(cells []uint8, pos *Positions) {
 
 // geom is the board shape shared by the builder and the lookups.
 type geom struct {
-	w, h, n int
-	all     uint32           // every cell
-	notCol0 uint32           // cells not in the first column
-	notColW uint32           // cells not in the last column
-	nb      [MaxCells]uint32 // neighbours of each cell
+	rows, cols, n int
+	all           uint32           // every cell
+	notCol0       uint32           // cells not in the first column
+	notColW       uint32           // cells not in the last column
+	nb            [MaxCells]uint32 // neighbours of each cell
 }
 
-func newGeom(w, h int) (geom, error) {
-	g := geom{w: w, h: h, n: w * h}
-	if w < 2 || h < 2 || g.n > MaxCells {
-		return g, fmt.Errorf("pdb: %dx%d board unsupported (at most %d cells, sides at least 2)", h, w, MaxCells)
+func newGeom(rows, cols int) (geom, error) {
+	g := geom{rows: rows, cols: cols, n: rows * cols}
+	if rows < 2 || cols < 2 || g.n > MaxCells {
+		return g, fmt.Errorf("pdb: %dx%d board unsupported (at most %d cells, sides at least 2)", rows, cols, MaxCells)
 	}
 	g.all = 1<<g.n - 1
 	for c := 0; c < g.n; c++ {
-		r, col := c/w, c%w
+		r, col := c/cols, c%cols
 		if col != 0 {
 			g.notCol0 |= 1 << c
 			g.nb[c] |= 1 << (c - 1)
 		}
-		if col != w-1 {
+		if col != cols-1 {
 			g.notColW |= 1 << c
 			g.nb[c] |= 1 << (c + 1)
 		}
 		if r > 0 {
-			g.nb[c] |= 1 << (c - w)
+			g.nb[c] |= 1 << (c - cols)
 		}
-		if r < h-1 {
-			g.nb[c] |= 1 << (c + w)
+		if r < rows-1 {
+			g.nb[c] |= 1 << (c + cols)
 		}
 	}
 	return g, nil
@@ -93,7 +93,7 @@ func newGeom(w, h int) (geom, error) {
 func (g *geom) fill(seed, free uint32) uint32 {
 	x := seed
 	for {
-		y := (x | x<<1&g.notCol0 | x>>1&g.notColW | x<<g.w | x>>g.w) & free
+		y := (x | x<<1&g.notCol0 | x>>1&g.notColW | x<<g.cols | x>>g.cols) & free
 		if y == x {
 			return x
 		}
@@ -106,16 +106,20 @@ func (g *geom) fill(seed, free uint32) uint32 {
 type PDB struct {
 	g     geom
 	k     int
-	tiles []uint8          // the pattern, in rank order
-	mul   [MaxCells]uint64 // rank multiplier of digit i: (N−1−i)!/(N−k)!
-	size  uint64           // N!/(N−k)!
-	data  []byte           // one entry per rank
-	table *tables.Table    // non-nil when mapped from a file
+	tiles []uint8 // the pattern, in rank order
+	// The index is the k-of-N partial permutation rank of the pattern's
+	// cells; mul is a copy of its multipliers (N−1−i)!/(N−k)! for the
+	// builder's and the search's rank steppers.
+	perm  perm.Partial
+	mul   [perm.MaxN]uint64
+	size  uint64        // N!/(N−k)!
+	data  []byte        // one entry per rank
+	table *tables.Table // non-nil when mapped from a file
 }
 
 // newPDB checks the pattern and prepares the ranking; data is left nil.
-func newPDB(w, h int, tiles []uint8) (*PDB, error) {
-	g, err := newGeom(w, h)
+func newPDB(rows, cols int, tiles []uint8) (*PDB, error) {
+	g, err := newGeom(rows, cols)
 	if err != nil {
 		return nil, err
 	}
@@ -131,11 +135,9 @@ func newPDB(w, h int, tiles []uint8) (*PDB, error) {
 		seen |= 1 << t
 	}
 	p := &PDB{g: g, k: k, tiles: append([]uint8(nil), tiles...)}
-	p.mul[k-1] = 1
-	for i := k - 2; i >= 0; i-- {
-		p.mul[i] = p.mul[i+1] * uint64(g.n-1-i)
-	}
-	p.size = p.mul[0] * uint64(g.n)
+	p.perm = perm.NewPartial(g.n, k)
+	p.mul = p.perm.Muls()
+	p.size = p.perm.Size()
 	return p, nil
 }
 
@@ -151,46 +153,18 @@ func (p *PDB) Data() []byte { return p.data }
 
 // rank is the index of a placement (cells of the pattern's tiles in
 // pattern order).
-func (p *PDB) rank(ps *[MaxCells]uint8) uint64 {
-	var used uint32
-	var r uint64
-	for i := 0; i < p.k; i++ {
-		c := ps[i] & 31
-		below := used & (1<<c - 1)
-		r += uint64(uint32(c)-uint32(bits.OnesCount32(below))) * p.mul[i]
-		used |= 1 << c
-	}
-	return r
-}
+func (p *PDB) rank(ps *[MaxCells]uint8) uint64 { return p.perm.Rank(ps[:p.k]) }
 
 // unrank writes the placement of rank r into ps and returns its cell set.
-func (p *PDB) unrank(r uint64, ps *[MaxCells]uint8) uint32 {
-	var used uint32
-	for i := 0; i < p.k; i++ {
-		d := r / p.mul[i]
-		r -= d * p.mul[i]
-		free := p.g.all &^ used
-		for ; d > 0; d-- {
-			free &= free - 1
-		}
-		c := uint8(bits.TrailingZeros32(free))
-		ps[i] = c
-		used |= 1 << c
-	}
-	return used
-}
+func (p *PDB) unrank(r uint64, ps *[MaxCells]uint8) uint32 { return p.perm.Unrank(r, ps[:p.k]) }
 
 // Rank is the entry index of the pattern's placement in pos.
 func (p *PDB) Rank(pos *Positions) uint64 {
-	var used uint32
-	var r uint64
+	var ps [MaxCells]uint8
 	for i, t := range p.tiles {
-		c := pos[t&31] & 31
-		below := used & (1<<c - 1)
-		r += uint64(uint32(c)-uint32(bits.OnesCount32(below))) * p.mul[i]
-		used |= 1 << c
+		ps[i] = pos[t&31]
 	}
-	return r
+	return p.rank(&ps)
 }
 
 // LookupPos is the entry of the placement in pos. It does not allocate.
@@ -224,18 +198,18 @@ func PatternString(tiles []uint8) string {
 	return strings.Join(s, ",")
 }
 
-// MetaFor is the identity of the table of pattern tiles on a w-wide,
-// h-high board under name (e.g. "15-pdb-555-a"); Bytes and SHA256 are
-// left for tables.Write.
-func MetaFor(name string, w, h int, tiles []uint8) tables.Meta {
-	n := w * h
+// MetaFor is the identity of the table of pattern tiles on a board of
+// rows × cols cells under name (e.g. "15-pdb-555-a"); Bytes and SHA256
+// are left for tables.Write.
+func MetaFor(name string, rows, cols int, tiles []uint8) tables.Meta {
+	n := rows * cols
 	entries := uint64(1)
 	for i := 0; i < len(tiles); i++ {
 		entries *= uint64(n - i)
 	}
 	return tables.Meta{
 		Name:      name,
-		Puzzle:    puzzle.Spec{Kind: puzzle.Sliding, Rows: h, Cols: w}.String(),
+		Puzzle:    puzzle.Spec{Kind: puzzle.Sliding, Rows: rows, Cols: cols}.String(),
 		Pattern:   PatternString(tiles),
 		Encoding:  "u8",
 		Entries:   entries,
@@ -245,20 +219,20 @@ func MetaFor(name string, w, h int, tiles []uint8) tables.Meta {
 
 // Write stores the table in dir as name, atomically (see tables.Write).
 func (p *PDB) Write(dir, name string, buildMS int64) (string, tables.Meta, error) {
-	m := MetaFor(name, p.g.w, p.g.h, p.tiles)
+	m := MetaFor(name, p.g.rows, p.g.cols, p.tiles)
 	m.BuildMS = buildMS
 	return tables.Write(dir, m, p.data)
 }
 
-// Open maps the table name of pattern tiles on a w×h board from dir. With
+// Open maps the table name of pattern tiles on a rows × cols board from dir. With
 // verify the payload's checksum is checked (a full read). A missing,
 // foreign or corrupt file is refused with the command that rebuilds it.
-func Open(dir, name string, w, h int, tiles []uint8, verify bool) (*PDB, error) {
-	p, err := newPDB(w, h, tiles)
+func Open(dir, name string, rows, cols int, tiles []uint8, verify bool) (*PDB, error) {
+	p, err := newPDB(rows, cols, tiles)
 	if err != nil {
 		return nil, err
 	}
-	want := MetaFor(name, w, h, tiles)
+	want := MetaFor(name, rows, cols, tiles)
 	t, err := tables.Open(filepath.Join(dir, want.FileName()), want, verify)
 	if err != nil {
 		return nil, err

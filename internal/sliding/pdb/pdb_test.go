@@ -31,7 +31,7 @@ func build(t testing.TB, w, h int, tiles []uint8, opt Options) *PDB {
 			return p
 		}
 	}
-	p, _, err := Build(context.Background(), w, h, tiles, opt)
+	p, _, err := Build(context.Background(), h, w, tiles, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func build(t testing.TB, w, h int, tiles []uint8, opt Options) *PDB {
 func partition(t testing.TB, pt Partition) []*PDB {
 	var out []*PDB
 	for _, tiles := range pt.Patterns {
-		out = append(out, build(t, pt.W, pt.H, tiles, Options{}))
+		out = append(out, build(t, pt.Cols, pt.Rows, tiles, Options{}))
 	}
 	return out
 }
@@ -273,7 +273,7 @@ func TestAdditiveAdmissible(t *testing.T) {
 				if d == 0 && hs+hr != 0 {
 					t.Fatalf("goal: sum %d reflected %d", hs, hr)
 				}
-				if md := sliding.Manhattan(c.w, c.h, cells); hs < md || (s.Square() && hr < md) {
+				if md := sliding.Manhattan(c.h, c.w, cells); hs < md || (s.Square() && hr < md) {
 					t.Fatalf("%v: sum %d reflected %d below Manhattan %d", cells, hs, hr, md)
 				}
 				if hr > hs {
@@ -318,7 +318,7 @@ func TestReflectionPreservesDistance(t *testing.T) {
 // manhattanOf is the Manhattan distance of the pattern's tiles in the
 // placement ps.
 func manhattanOf(p *PDB, ps *[MaxCells]uint8) int {
-	w, md := p.g.w, 0
+	w, md := p.g.cols, 0
 	for i, t := range p.tiles {
 		c, g := int(ps[i]), int(t)-1
 		md += abs(c/w-g/w) + abs(c%w-g%w)
@@ -374,7 +374,7 @@ func TestBadPatterns(t *testing.T) {
 		{6, 5, []uint8{1}},
 		{1, 4, []uint8{1}},
 	} {
-		if _, _, err := Build(context.Background(), c.w, c.h, c.tiles, Options{}); err == nil {
+		if _, _, err := Build(context.Background(), c.h, c.w, c.tiles, Options{}); err == nil {
 			t.Errorf("%dx%d pattern %v accepted", c.h, c.w, c.tiles)
 		}
 	}
@@ -397,7 +397,7 @@ func TestBuilderSuccessors(t *testing.T) {
 		w, h  int
 		tiles []uint8
 	}{{3, 3, []uint8{1, 2, 3, 4}}, {4, 3, []uint8{7, 2, 9}}, {5, 5, []uint8{13, 1, 24}}} {
-		p, err := newPDB(c.w, c.h, c.tiles)
+		p, err := newPDB(c.h, c.w, c.tiles)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,7 +11,8 @@ import (
 type Partition struct {
 	Name     string // e.g. "555": table i is named Prefix + "-" + Name + "-" + 'a'+i
 	Prefix   string // e.g. "15-pdb"
-	W, H     int
+	Rows     int
+	Cols     int
 	Patterns [][]uint8
 }
 
@@ -53,13 +54,13 @@ func (pt Partition) TableName(i int) string {
 //	a = 13 18 19 20 23 24, b = 11 12 16 17 21 22, c = 4 5 9 10 14 15,
 //	d = 1 2 3 6 7 8.
 var (
-	Partition78 = Partition{Name: "78", Prefix: "15-pdb", W: 4, H: 4, Patterns: [][]uint8{
+	Partition78 = Partition{Name: "78", Prefix: "15-pdb", Rows: 4, Cols: 4, Patterns: [][]uint8{
 		{1, 2, 3, 4, 5, 6, 7, 8}, {9, 10, 11, 12, 13, 14, 15}}}
-	Partition6666 = Partition{Name: "6666", Prefix: "24-pdb", W: 5, H: 5, Patterns: [][]uint8{
+	Partition6666 = Partition{Name: "6666", Prefix: "24-pdb", Rows: 5, Cols: 5, Patterns: [][]uint8{
 		{13, 18, 19, 20, 23, 24}, {11, 12, 16, 17, 21, 22}, {4, 5, 9, 10, 14, 15}, {1, 2, 3, 6, 7, 8}}}
-	Partition555 = Partition{Name: "555", Prefix: "15-pdb", W: 4, H: 4, Patterns: [][]uint8{
+	Partition555 = Partition{Name: "555", Prefix: "15-pdb", Rows: 4, Cols: 4, Patterns: [][]uint8{
 		{1, 2, 3, 4, 7}, {5, 6, 9, 10, 13}, {8, 11, 12, 14, 15}}}
-	Partition663 = Partition{Name: "663", Prefix: "15-pdb", W: 4, H: 4, Patterns: [][]uint8{
+	Partition663 = Partition{Name: "663", Prefix: "15-pdb", Rows: 4, Cols: 4, Patterns: [][]uint8{
 		{1, 2, 3, 4, 5, 6}, {7, 8, 11, 12, 14, 15}, {9, 10, 13}}}
 )
 
@@ -69,7 +70,7 @@ func BuildPartition(ctx context.Context, pt Partition, opt Options) ([]*PDB, []S
 	var out []*PDB
 	var sts []Stats
 	for _, tiles := range pt.Patterns {
-		p, st, err := Build(ctx, pt.W, pt.H, tiles, opt)
+		p, st, err := Build(ctx, pt.Rows, pt.Cols, tiles, opt)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -85,7 +86,7 @@ func WritePartition(ctx context.Context, dir string, pt Partition, opt Options) 
 	var paths []string
 	for i, tiles := range pt.Patterns {
 		t0 := time.Now()
-		p, _, err := Build(ctx, pt.W, pt.H, tiles, opt)
+		p, _, err := Build(ctx, pt.Rows, pt.Cols, tiles, opt)
 		if err != nil {
 			return paths, err
 		}
@@ -102,7 +103,7 @@ func WritePartition(ctx context.Context, dir string, pt Partition, opt Options) 
 func OpenPartition(dir string, pt Partition, verify bool) ([]*PDB, error) {
 	var out []*PDB
 	for i, tiles := range pt.Patterns {
-		p, err := Open(dir, pt.TableName(i), pt.W, pt.H, tiles, verify)
+		p, err := Open(dir, pt.TableName(i), pt.Rows, pt.Cols, tiles, verify)
 		if err != nil {
 			for _, q := range out {
 				q.Close()
@@ -143,8 +144,8 @@ func NewSet(pdbs ...*PDB) (*Set, error) {
 		s.of[i] = -1
 	}
 	for j, p := range pdbs {
-		if p.g.w != s.g.w || p.g.h != s.g.h {
-			return nil, fmt.Errorf("pdb set: tables of %dx%d and %dx%d boards", s.g.h, s.g.w, p.g.h, p.g.w)
+		if p.g.rows != s.g.rows || p.g.cols != s.g.cols {
+			return nil, fmt.Errorf("pdb set: tables of %dx%d and %dx%d boards", s.g.rows, s.g.cols, p.g.rows, p.g.cols)
 		}
 		for _, t := range p.tiles {
 			if s.of[t] >= 0 {
@@ -153,11 +154,11 @@ func NewSet(pdbs ...*PDB) (*Set, error) {
 			s.of[t] = int8(j)
 		}
 	}
-	w := s.g.w
-	s.square = s.g.w == s.g.h
+	side := s.g.cols // of a square board
+	s.square = s.g.rows == s.g.cols
 	if s.square {
 		for c := 0; c < s.g.n; c++ {
-			s.transpose[c] = uint8(c%w*w + c/w)
+			s.transpose[c] = uint8(c%side*side + c/side)
 		}
 		for t := 1; t < s.g.n; t++ {
 			s.relabel[t] = s.transpose[t-1] + 1
