@@ -3,6 +3,7 @@ package tables
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 )
 
@@ -128,4 +129,33 @@ func Check(path string, want Meta) error {
 		return fmt.Errorf("table %s (%s): %w; rebuild it with: %s", want.Name, path, err, want.RebuildHint())
 	}
 	return nil
+}
+
+// OpenAll maps the table files at paths, each checked against its want as
+// Open does, and with private copies each into the process's own
+// huge-page memory (Table.Private). On any error the ones already mapped
+// are closed. The returned closer unmaps them all.
+func OpenAll(paths []string, want []Meta, verify, private bool) ([]*Table, func() error, error) {
+	var out []*Table
+	closeAll := func() error {
+		var errs []error
+		for _, t := range out {
+			errs = append(errs, t.Close())
+		}
+		return errors.Join(errs...)
+	}
+	for i, path := range paths {
+		t, err := Open(path, want[i], verify)
+		if err == nil && private {
+			if err = t.Private(); err != nil {
+				t.Close()
+			}
+		}
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		out = append(out, t)
+	}
+	return out, closeAll, nil
 }

@@ -116,7 +116,7 @@ func slidingSet(pt pdb.Partition, about, cost string) Set {
 	k := pdbKind{pt}
 	s := Set{Name: pt.Prefix + "-" + pt.Name, About: about, kind: k}
 	for i, tiles := range pt.Patterns {
-		m := pdb.MetaFor(pt.TableName(i), pt.Rows, pt.Cols, tiles)
+		m := pdbMeta(pt.TableName(i), pt.Rows, pt.Cols, tiles)
 		s.Puzzle = m.Puzzle
 		s.Tables = append(s.Tables, Table{Meta: m, Set: s.Name, Cost: cost, kind: k, index: i})
 	}

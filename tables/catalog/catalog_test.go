@@ -2,6 +2,9 @@ package catalog
 
 import (
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +12,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/fulltable"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
+	"github.com/tessera-solver/tessera/internal/sliding/pdb"
 	"github.com/tessera-solver/tessera/tables"
 )
 
@@ -125,5 +129,62 @@ func TestFullTable(t *testing.T) {
 		if !ok || !full || s.Tables[0].Meta.Entries != 479001600 {
 			t.Errorf("%s: %+v", name, s)
 		}
+	}
+}
+
+// Pattern databases go through the tables file format: written atomically,
+// mapped back with the same entries, refused under another identity.
+func TestPDBWriteOpen(t *testing.T) {
+	dir := t.TempDir()
+	pt := pdb.Partition{Name: "t", Prefix: "8-pdb", Rows: 3, Cols: 3, Patterns: [][]uint8{{1, 2, 3, 4}, {5, 6, 7, 8}}}
+	set := slidingSet(pt, "test", "instant")
+	var paths []string
+	for _, tb := range set.Tables {
+		path, _, err := Build(context.Background(), dir, tb, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, path)
+	}
+	if len(paths) != 2 || filepath.Base(paths[0]) != "8-pdb-t-a.g1.tbl" {
+		t.Fatalf("paths %v", paths)
+	}
+	built, _, err := pdb.BuildPartition(context.Background(), pt, pdb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened, closer, err := OpenPartition(dir, pt, true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range opened {
+		if string(opened[i].Data()) != string(built[i].Data()) {
+			t.Errorf("table %d: mapped entries differ from a fresh build", i)
+		}
+		m, err := tables.ReadMeta(paths[i])
+		if err != nil || m.Pattern != pdb.PatternString(pt.Patterns[i]) || m.Puzzle != "sliding:3x3" || m.Encoding != "u8" || m.Entries != 3024 {
+			t.Errorf("header %+v %v", m, err)
+		}
+	}
+	s, err := pdb.NewSet(opened...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := s.Heuristic([]uint8{8, 7, 6, 5, 4, 3, 2, 1, 0}); h == 0 {
+		t.Error("mapped set gives 0 on a scrambled board")
+	}
+	if err := closer(); err != nil {
+		t.Error(err)
+	}
+	// Another pattern under the same name is refused, naming the rebuild.
+	foreign := pdb.Partition{Name: "t", Prefix: "8-pdb", Rows: 3, Cols: 3, Patterns: [][]uint8{{1, 2, 3, 5}}}
+	_, _, err = OpenPartition(dir, foreign, false, false)
+	if !errors.Is(err, tables.ErrBadTable) || !strings.Contains(err.Error(), "solverd tables build 8-pdb-t-a") {
+		t.Errorf("foreign pattern: %v", err)
+	}
+	missing := pdb.Partition{Name: "missing", Prefix: "8-pdb", Rows: 3, Cols: 3, Patterns: [][]uint8{{1}}}
+	_, _, err = OpenPartition(dir, missing, false, false)
+	if !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "solverd tables build 8-pdb-missing-a") {
+		t.Errorf("missing table: %v", err)
 	}
 }

@@ -2,8 +2,8 @@ package catalog
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/tessera-solver/tessera/internal/fulltable"
 	"github.com/tessera-solver/tessera/internal/loopover"
@@ -44,34 +44,54 @@ func (k pdbKind) open(dir string, s Set, private bool) (search.Algorithm, func()
 }
 
 func (k pdbKind) openSolver(dir string, s Set, private bool) (*pdb.Solver, func() error, error) {
-	pdbs, err := pdb.OpenPartition(dir, k.pt, false)
+	pdbs, closer, err := OpenPartition(dir, k.pt, false, private)
 	if err != nil {
 		return nil, nil, fmt.Errorf("table set %s: %w (build it with: %s)", s.Name, err, s.BuildCommand())
-	}
-	closeAll := func() error {
-		var errs []error
-		for _, p := range pdbs {
-			errs = append(errs, p.Close())
-		}
-		return errors.Join(errs...)
-	}
-	if private {
-		for _, p := range pdbs {
-			if err := p.Private(); err != nil {
-				closeAll()
-				return nil, nil, fmt.Errorf("table set %s: %w", s.Name, err)
-			}
-		}
 	}
 	set, err := pdb.NewSet(pdbs...)
 	if err == nil {
 		var sv *pdb.Solver
 		if sv, err = pdb.NewSolver(set, true); err == nil {
-			return sv, closeAll, nil
+			return sv, closer, nil
 		}
 	}
-	closeAll()
+	closer()
 	return nil, nil, fmt.Errorf("table set %s: %w", s.Name, err)
+}
+
+// pdbMeta is the header of the table of pattern tiles on a rows × cols
+// board under name (e.g. "15-pdb-555-a"); Bytes and SHA256 are left for
+// tables.Write.
+func pdbMeta(name string, rows, cols int, tiles []uint8) tables.Meta {
+	id := pdb.IdentOf(rows, cols, tiles)
+	return tables.Meta{Name: name, Puzzle: id.Puzzle, Pattern: id.Pattern, Encoding: id.Encoding,
+		Entries: id.Entries, Generator: id.Generator}
+}
+
+// OpenPartition maps every table of pt from dir (with verify, checking
+// each payload's checksum: a full read) and returns the pattern databases
+// over them and the closer that unmaps them. A missing, foreign or corrupt
+// file is refused with the command that rebuilds it. With private the
+// tables are copied into the process's own huge-page memory
+// (tables.Table.Private): faster search, no sharing.
+func OpenPartition(dir string, pt pdb.Partition, verify, private bool) ([]*pdb.PDB, func() error, error) {
+	paths, metas := make([]string, len(pt.Patterns)), make([]tables.Meta, len(pt.Patterns))
+	for i, tiles := range pt.Patterns {
+		metas[i] = pdbMeta(pt.TableName(i), pt.Rows, pt.Cols, tiles)
+		paths[i] = filepath.Join(dir, metas[i].FileName())
+	}
+	ts, closer, err := tables.OpenAll(paths, metas, verify, private)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([]*pdb.PDB, len(ts))
+	for i, t := range ts {
+		if out[i], err = pdb.FromData(pt.Rows, pt.Cols, pt.Patterns[i], t.Data); err != nil {
+			closer()
+			return nil, nil, err
+		}
+	}
+	return out, closer, nil
 }
 
 // fullKind: the distance of every state of one board, answered by

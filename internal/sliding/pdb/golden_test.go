@@ -14,7 +14,6 @@ import (
 	"github.com/tessera-solver/tessera/internal/instances"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/sliding"
-	"github.com/tessera-solver/tessera/tables"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden histograms in testdata/")
@@ -22,9 +21,9 @@ var update = flag.Bool("update", false, "rewrite the golden histograms in testda
 // histogramText is the golden form of a table: its identity, then one
 // "value entries" line per value present.
 func histogramText(name string, p *PDB) string {
-	m := MetaFor(name, p.g.rows, p.g.cols, p.tiles)
+	m := IdentOf(p.g.rows, p.g.cols, p.tiles)
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s: %s pattern %s, %d entries, generator %d\n", m.Name, m.Puzzle, m.Pattern, m.Entries, m.Generator)
+	fmt.Fprintf(&b, "# %s: %s pattern %s, %d entries, generator %d\n", name, m.Puzzle, m.Pattern, m.Entries, m.Generator)
 	fmt.Fprintf(&b, "# value entries (255: unreached)\n")
 	for v, n := range p.Histogram() {
 		if n != 0 {
@@ -143,58 +142,6 @@ func TestKorfBounds555(t *testing.T) {
 	goal := puzzle.Goal(spec).Cells
 	if h, hr := check(goal, 0); h != 0 || hr != 0 {
 		t.Fatalf("goal: %d, %d", h, hr)
-	}
-}
-
-// Tables go through the tables file format: written atomically, mapped
-// back with the same entries, refused under another identity.
-func TestWriteOpen(t *testing.T) {
-	dir := t.TempDir()
-	pt := Partition{Name: "t", Prefix: "8-pdb", Rows: 3, Cols: 3, Patterns: [][]uint8{{1, 2, 3, 4}, {5, 6, 7, 8}}}
-	paths, err := WritePartition(context.Background(), dir, pt, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(paths) != 2 || filepath.Base(paths[0]) != "8-pdb-t-a.g1.tbl" {
-		t.Fatalf("paths %v", paths)
-	}
-	built, _, err := BuildPartition(context.Background(), pt, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opened, err := OpenPartition(dir, pt, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range opened {
-		if string(opened[i].Data()) != string(built[i].Data()) {
-			t.Errorf("table %d: mapped entries differ from a fresh build", i)
-		}
-		m, err := tables.ReadMeta(paths[i])
-		if err != nil || m.Pattern != PatternString(pt.Patterns[i]) || m.Puzzle != "sliding:3x3" || m.Encoding != "u8" || m.Entries != 3024 {
-			t.Errorf("header %+v %v", m, err)
-		}
-	}
-	s, err := NewSet(opened...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if h := s.Heuristic([]uint8{8, 7, 6, 5, 4, 3, 2, 1, 0}); h == 0 {
-		t.Error("mapped set gives 0 on a scrambled board")
-	}
-	for _, p := range opened {
-		if err := p.Close(); err != nil {
-			t.Error(err)
-		}
-	}
-	// Another pattern under the same name is refused, naming the rebuild.
-	_, err = Open(dir, pt.TableName(0), 3, 3, []uint8{1, 2, 3, 5}, false)
-	if !errors.Is(err, tables.ErrBadTable) || !strings.Contains(err.Error(), "solverd tables build 8-pdb-t-a") {
-		t.Errorf("foreign pattern: %v", err)
-	}
-	_, err = Open(dir, "8-pdb-missing", 3, 3, []uint8{1}, false)
-	if !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "solverd tables build 8-pdb-missing") {
-		t.Errorf("missing table: %v", err)
 	}
 }
 

@@ -23,13 +23,11 @@ package pdb
 
 import (
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/tessera-solver/tessera/internal/perm"
 	"github.com/tessera-solver/tessera/internal/puzzle"
-	"github.com/tessera-solver/tessera/tables"
 )
 
 // MaxCells is the largest board: 5x5. Cell sets fit a uint32.
@@ -110,11 +108,10 @@ type PDB struct {
 	// The index is the k-of-N partial permutation rank of the pattern's
 	// cells; mul is a copy of its multipliers (N−1−i)!/(N−k)! for the
 	// builder's and the search's rank steppers.
-	perm  perm.Partial
-	mul   [perm.MaxN]uint64
-	size  uint64        // N!/(N−k)!
-	data  []byte        // one entry per rank
-	table *tables.Table // non-nil when mapped from a file
+	perm perm.Partial
+	mul  [perm.MaxN]uint64
+	size uint64 // N!/(N−k)!
+	data []byte // one entry per rank
 }
 
 // newPDB checks the pattern and prepares the ranking; data is left nil.
@@ -198,17 +195,24 @@ func PatternString(tiles []uint8) string {
 	return strings.Join(s, ",")
 }
 
-// MetaFor is the identity of the table of pattern tiles on a board of
-// rows × cols cells under name (e.g. "15-pdb-555-a"); Bytes and SHA256
-// are left for tables.Write.
-func MetaFor(name string, rows, cols int, tiles []uint8) tables.Meta {
+// Ident is what a stored table of one pattern says about itself (the
+// header fields of the file the catalogue writes): the builder's facts,
+// kept here so that the table format needs no knowledge of patterns.
+type Ident struct {
+	Puzzle, Pattern, Encoding string
+	Entries                   uint64
+	Generator                 int
+}
+
+// IdentOf is the identity of the table of pattern tiles on a board of
+// rows × cols cells.
+func IdentOf(rows, cols int, tiles []uint8) Ident {
 	n := rows * cols
 	entries := uint64(1)
 	for i := 0; i < len(tiles); i++ {
 		entries *= uint64(n - i)
 	}
-	return tables.Meta{
-		Name:      name,
+	return Ident{
 		Puzzle:    puzzle.Spec{Kind: puzzle.Sliding, Rows: rows, Cols: cols}.String(),
 		Pattern:   PatternString(tiles),
 		Encoding:  "u8",
@@ -217,50 +221,17 @@ func MetaFor(name string, rows, cols int, tiles []uint8) tables.Meta {
 	}
 }
 
-// Write stores the table in dir as name, atomically (see tables.Write).
-func (p *PDB) Write(dir, name string, buildMS int64) (string, tables.Meta, error) {
-	m := MetaFor(name, p.g.rows, p.g.cols, p.tiles)
-	m.BuildMS = buildMS
-	return tables.Write(dir, m, p.data)
-}
-
-// Open maps the table name of pattern tiles on a rows × cols board from dir. With
-// verify the payload's checksum is checked (a full read). A missing,
-// foreign or corrupt file is refused with the command that rebuilds it.
-func Open(dir, name string, rows, cols int, tiles []uint8, verify bool) (*PDB, error) {
+// FromData is the pattern database of tiles on a rows × cols board over
+// data, one entry per rank (a built table's Data, or a mapped file's
+// payload, which must outlive the PDB and is never written).
+func FromData(rows, cols int, tiles []uint8, data []byte) (*PDB, error) {
 	p, err := newPDB(rows, cols, tiles)
 	if err != nil {
 		return nil, err
 	}
-	want := MetaFor(name, rows, cols, tiles)
-	t, err := tables.Open(filepath.Join(dir, want.FileName()), want, verify)
-	if err != nil {
-		return nil, err
+	if uint64(len(data)) != p.size {
+		return nil, fmt.Errorf("pdb pattern %s: %d entries, want %d", PatternString(tiles), len(data), p.size)
 	}
-	p.data, p.table = t.Data, t
+	p.data = data
 	return p, nil
-}
-
-// Private moves a table opened from a file into this process's own
-// huge-page memory (see tables.Table.Private); a built table is left as
-// it is.
-func (p *PDB) Private() error {
-	if p.table == nil {
-		return nil
-	}
-	if err := p.table.Private(); err != nil {
-		return err
-	}
-	p.data = p.table.Data
-	return nil
-}
-
-// Close unmaps a table opened from a file; the PDB must not be used after.
-func (p *PDB) Close() error {
-	if p.table == nil {
-		return nil
-	}
-	err := p.table.Close()
-	p.table, p.data = nil, nil
-	return err
 }

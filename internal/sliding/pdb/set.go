@@ -3,7 +3,6 @@ package pdb
 import (
 	"context"
 	"fmt"
-	"time"
 )
 
 // Partition is a named set of disjoint patterns of one board, and the
@@ -78,41 +77,6 @@ func BuildPartition(ctx context.Context, pt Partition, opt Options) ([]*PDB, []S
 		sts = append(sts, st)
 	}
 	return out, sts, nil
-}
-
-// WritePartition builds each table of pt that dir lacks and writes it.
-// It returns the paths written.
-func WritePartition(ctx context.Context, dir string, pt Partition, opt Options) ([]string, error) {
-	var paths []string
-	for i, tiles := range pt.Patterns {
-		t0 := time.Now()
-		p, _, err := Build(ctx, pt.Rows, pt.Cols, tiles, opt)
-		if err != nil {
-			return paths, err
-		}
-		path, _, err := p.Write(dir, pt.TableName(i), time.Since(t0).Milliseconds())
-		if err != nil {
-			return paths, err
-		}
-		paths = append(paths, path)
-	}
-	return paths, nil
-}
-
-// OpenPartition maps every table of pt from dir.
-func OpenPartition(dir string, pt Partition, verify bool) ([]*PDB, error) {
-	var out []*PDB
-	for i, tiles := range pt.Patterns {
-		p, err := Open(dir, pt.TableName(i), pt.Rows, pt.Cols, tiles, verify)
-		if err != nil {
-			for _, q := range out {
-				q.Close()
-			}
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, nil
 }
 
 // Set is a group of disjoint pattern databases of one board: the sum of
