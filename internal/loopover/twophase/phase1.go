@@ -53,9 +53,6 @@ var patPerm = func() (t [len(patCells) + 1]perm.Partial) {
 // rank indexes distinct cells p[0..k).
 func rank(p []uint8) uint64 { return patPerm[len(p)].Rank(p) }
 
-// unrank is rank's inverse for k = len(p) cells.
-func unrank(idx uint64, p []uint8) { patPerm[len(p)].Unrank(idx, p) }
-
 const unreached = nibble.Unreached
 
 // BuildPhase1 builds the phase-1 pattern database in memory using every

@@ -151,3 +151,7 @@ func openPhase1(tb testing.TB) []byte {
 	tb.Cleanup(func() { f.Close() })
 	return f.Data
 }
+
+// unrank is rank's inverse for k = len(p) cells (the builder steps ranks
+// instead, so only the tests need it).
+func unrank(idx uint64, p []uint8) { patPerm[len(p)].Unrank(idx, p) }

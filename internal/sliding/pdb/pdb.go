@@ -152,9 +152,6 @@ func (p *PDB) Data() []byte { return p.data }
 // pattern order).
 func (p *PDB) rank(ps *[MaxCells]uint8) uint64 { return p.perm.Rank(ps[:p.k]) }
 
-// unrank writes the placement of rank r into ps and returns its cell set.
-func (p *PDB) unrank(r uint64, ps *[MaxCells]uint8) uint32 { return p.perm.Unrank(r, ps[:p.k]) }
-
 // Rank is the entry index of the pattern's placement in pos.
 func (p *PDB) Rank(pos *Positions) uint64 {
 	var ps [MaxCells]uint8

@@ -440,3 +440,7 @@ func TestBuilderSuccessors(t *testing.T) {
 		}
 	}
 }
+
+// unrank writes the placement of rank r into ps and returns its cell set
+// (the builder steps ranks instead, so only the tests need it).
+func (p *PDB) unrank(r uint64, ps *[MaxCells]uint8) uint32 { return p.perm.Unrank(r, ps[:p.k]) }
