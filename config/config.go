@@ -82,10 +82,13 @@ type Database struct {
 
 // Solver bounds the solving done by solverd and producer --local.
 type Solver struct {
-	Workers  int           `mapstructure:"workers"`   // 0: one per CPU
-	Mode     string        `mapstructure:"mode"`      // optimal or fast
-	MaxNodes int64         `mapstructure:"max_nodes"` // 0: no limit
-	Timeout  time.Duration `mapstructure:"timeout"`   // per state; 0: no limit
+	Workers int `mapstructure:"workers"` // 0: one per CPU
+	// QuickWorkers are further workers that take quick-lane jobs only, so
+	// cheap work never waits behind heavy jobs (0: none).
+	QuickWorkers int           `mapstructure:"quick_workers"`
+	Mode         string        `mapstructure:"mode"`      // optimal or fast
+	MaxNodes     int64         `mapstructure:"max_nodes"` // 0: no limit
+	Timeout      time.Duration `mapstructure:"timeout"`   // per state; 0: no limit
 	// Threads is how many goroutines one pattern-database search may use
 	// (0 or 1: one). Workers × Threads should not exceed the cores: worth
 	// it on a host solving a few long 24-puzzles, not a corpus of small
@@ -127,6 +130,7 @@ func Default() Config {
 	c.NATS.MaxDeliver = 5
 	c.NATS.AckWait = 30 * time.Second
 	c.Solver.Mode = "optimal"
+	c.Solver.QuickWorkers = 1
 	c.Solver.Threads = 1
 	c.Solver.TablesDir = defaultTablesDir()
 	c.Solver.Tables = "auto"
@@ -186,7 +190,8 @@ var keys = []key{
 	{"database.url", "database-url", "PostgreSQL URL (empty: the local server of scripts/pg-local.sh)", func(c *Config) any { return &c.Database.URL }, kindURL},
 	{"database.password", "database-password", "PostgreSQL password, replacing the URL's" + secretUsage, func(c *Config) any { return &c.Database.Password }, kindSecret},
 	{"database.password_file", "database-password-file", "file whose first line is the PostgreSQL password", func(c *Config) any { return &c.Database.PasswordFile }, kindPlain},
-	{"solver.workers", "workers", "states solved in parallel (0: one per core)", func(c *Config) any { return &c.Solver.Workers }, kindPlain},
+	{"solver.workers", "workers", "jobs solved in parallel, quick lane first (0: one per core)", func(c *Config) any { return &c.Solver.Workers }, kindPlain},
+	{"solver.quick_workers", "quick-workers", "further workers reserved for quick-lane jobs, so cheap work never waits behind heavy jobs", func(c *Config) any { return &c.Solver.QuickWorkers }, kindPlain},
 	{"solver.mode", "mode", "optimal (proved shortest) or fast (short, not proved)", func(c *Config) any { return &c.Solver.Mode }, kindPlain},
 	{"solver.max_nodes", "budget-nodes", "give up a state after this many search nodes (0: no limit)", func(c *Config) any { return &c.Solver.MaxNodes }, kindPlain},
 	{"solver.timeout", "timeout", "give up a state after this long, e.g. 30s (0: no limit)", func(c *Config) any { return &c.Solver.Timeout }, kindPlain},
@@ -506,6 +511,9 @@ func (c Config) Validate() error {
 		}
 	}
 
+	if c.Solver.QuickWorkers < 0 {
+		bad("solver.quick_workers", "want 0 or more, got %d", c.Solver.QuickWorkers)
+	}
 	if c.Solver.Workers < 0 {
 		bad("solver.workers", "want 0 (one per core) or more, got %d", c.Solver.Workers)
 	}

@@ -20,8 +20,10 @@ import (
 	"golang.org/x/term"
 
 	"github.com/tessera-solver/tessera/config"
+	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/store"
 )
 
@@ -236,7 +238,7 @@ func produce(ctx context.Context, f flags, seedSet bool, cfg config.Config, stdi
 	b := batchJobs{
 		batch: batch, puzzle: spec.String(), mode: cfg.Solver.Mode, maxNodes: cfg.Solver.MaxNodes,
 		timeoutMS: cfg.Solver.Timeout.Milliseconds(), goal: goal,
-		chunk: chunkFor(spec, cfg.Solver.Mode, cfg.Producer.ChunkSize, nc.MaxPayload()),
+		chunk: job.ChunkSize(spec, result.Mode(cfg.Solver.Mode), cfg.Producer.ChunkSize, nc.MaxPayload()),
 	}
 	if cfg.Solver.Timeout > 0 && b.timeoutMS == 0 {
 		b.timeoutMS = 1 // sub-millisecond timeouts still mean "a limit"

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"math/big"
 	"math/rand/v2"
 	"slices"
@@ -181,39 +180,4 @@ func nextPermutation(c []uint8) bool {
 	c[i], c[j] = c[j], c[i]
 	slices.Reverse(c[i+1:])
 	return true
-}
-
-// autoChunk picks how many states travel in one job message when the
-// configuration does not say: enough that JetStream's per-message cost
-// (a pull, a publish and an ack, about 0.2 ms) is small next to the solve
-// time, and one state per message for solves long enough that spreading
-// them across workers matters more.
-func autoChunk(spec puzzle.Spec, mode string) int {
-	cells := spec.Cells()
-	switch {
-	case cells <= 12:
-		// Table lookups and tiny searches: microseconds per state.
-		return 1000
-	case spec.Kind == puzzle.Swap && cells <= 100:
-		return 100
-	case spec.Kind == puzzle.Sliding && cells == 16 && mode == "fast":
-		return 16
-	case spec.Kind == puzzle.Loopover && cells > 25:
-		// Constructive answers (no optimal solver that large): microseconds.
-		return 100
-	}
-	return 1
-}
-
-// chunkFor bounds the chunk so a job message stays well under the
-// server's max payload (results are split by the worker if they must be).
-func chunkFor(spec puzzle.Spec, mode string, configured int, maxPayload int64) int {
-	c := configured
-	if c <= 0 {
-		c = autoChunk(spec, mode)
-	}
-	// A state's text is at most about 3 bytes per cell plus JSON quoting.
-	per := int64(3*spec.Cells() + 8)
-	budget := max(maxPayload/2, 1)
-	return int(max(1, min(int64(c), budget/per, math.MaxInt32)))
 }

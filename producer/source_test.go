@@ -165,25 +165,3 @@ func TestRandomStatesDeterministic(t *testing.T) {
 		}
 	}
 }
-
-func TestChunkFor(t *testing.T) {
-	fifteen := puzzle.Spec{Kind: puzzle.Sliding, Rows: 4, Cols: 4}
-	bigSwap := puzzle.Spec{Kind: puzzle.Swap, Rows: 1000, Cols: 1000}
-	cases := []struct {
-		spec       puzzle.Spec
-		mode       string
-		configured int
-		want       int
-	}{
-		{eight, "optimal", 0, 1000},
-		{eight, "optimal", 50, 50},
-		{fifteen, "optimal", 0, 1},
-		{fifteen, "fast", 0, 16},
-		{bigSwap, "optimal", 500, 1}, // bounded by the payload
-	}
-	for _, c := range cases {
-		if got := chunkFor(c.spec, c.mode, c.configured, 1<<20); got != c.want {
-			t.Errorf("chunkFor(%v, %s, %d) = %d, want %d", c.spec, c.mode, c.configured, got, c.want)
-		}
-	}
-}

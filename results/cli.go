@@ -57,7 +57,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	runCmd := serviceCmd()
 	root.RunE = runCmd.RunE
-	root.AddCommand(runCmd, migrateCmd(), distCmd(), exportCmd(), batchesCmd(), serveCmd())
+	root.AddCommand(runCmd, migrateCmd(), distCmd(), exportCmd(), batchesCmd(), requeueCmd(), serveCmd())
 
 	err := root.ExecuteContext(ctx)
 	if err == nil {

@@ -103,12 +103,13 @@ func serve(ctx context.Context, cfg config.Config, qc queue.Config, solver *solv
 	if err := queue.EnsureStreams(ctx, js, qc); err != nil {
 		return connectError{fmt.Errorf("ensure streams: %w", err)}
 	}
-	log.Info("solving jobs", "nats", redact.URL(cfg.NATS.URL), "workers", workersOrCores(cfg.Solver.Workers))
+	log.Info("solving jobs", "nats", redact.URL(cfg.NATS.URL), "workers", workersOrCores(cfg.Solver.Workers), "quick_workers", cfg.Solver.QuickWorkers)
 	err = worker.Run(ctx, js, worker.Options{
-		Workers: cfg.Solver.Workers,
-		Queue:   &qc,
-		Solve:   capBudget(cfg.Solver, solver.SolveText),
-		Log:     log,
+		Workers:      cfg.Solver.Workers,
+		QuickWorkers: cfg.Solver.QuickWorkers,
+		Queue:        &qc,
+		Solve:        capBudget(cfg.Solver, solver.SolveText),
+		Log:          log,
 	})
 	if derr := nc.Drain(); derr != nil && err == nil {
 		err = fmt.Errorf("drain NATS connection: %w", derr)

@@ -26,6 +26,9 @@ type Job struct {
 	// Goal is an explicit target for swap boards (same shape and number
 	// of ones as every state); empty means the standard goal.
 	Goal string `json:"goal,omitempty"`
+	// Replace marks a re-run of stored states (`results requeue`): its
+	// answers replace the stored rows they improve.
+	Replace bool `json:"replace,omitempty"`
 }
 
 // Results is one message on TESSERA_RESULTS: the answers to one Job, in the
@@ -37,4 +40,6 @@ type Results struct {
 	Puzzle   string          `json:"puzzle"`
 	FirstSeq int64           `json:"seq"`
 	Results  []result.Result `json:"results"`
+	// Replace: the answers of a requeued job (see Job.Replace).
+	Replace bool `json:"replace,omitempty"`
 }

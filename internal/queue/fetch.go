@@ -56,6 +56,19 @@ func Fetch(ctx context.Context, cons jetstream.Consumer, max int, wait time.Dura
 	return append(msgs, more...), nil
 }
 
+// FetchReady pulls up to n messages that are ready now, without
+// waiting: an empty result with a nil error means none was.
+func FetchReady(ctx context.Context, cons jetstream.Consumer, n int) ([]jetstream.Msg, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	b, err := cons.FetchNoWait(max(n, 1))
+	if err != nil {
+		return nil, fmt.Errorf("fetch from %s: %w", consumerName(cons), err)
+	}
+	return collect(ctx, b, nil)
+}
+
 func collect(ctx context.Context, b jetstream.MessageBatch, msgs []jetstream.Msg) ([]jetstream.Msg, error) {
 	ch := b.Messages()
 	for {

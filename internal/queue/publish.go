@@ -14,6 +14,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/backoff"
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/result"
 )
 
 // EncodeJob returns the subject and payload of j, filling in the wire
@@ -26,6 +27,10 @@ func EncodeJob(j job.Job) (subject string, data []byte, err error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("encode job %s: %w", j.ID, err)
 	}
+	mode, err := result.ParseMode(j.Mode)
+	if err != nil {
+		return "", nil, fmt.Errorf("encode job %s: %w", j.ID, err)
+	}
 	if j.V == 0 {
 		j.V = job.Version
 	}
@@ -33,7 +38,7 @@ func EncodeJob(j job.Job) (subject string, data []byte, err error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("encode job %s: %w", j.ID, err)
 	}
-	return JobSubject(spec), data, nil
+	return JobSubject(spec, job.LaneOf(spec, mode, time.Duration(j.TimeoutMS)*time.Millisecond)), data, nil
 }
 
 // PublishJob publishes one job and waits for the server to store it. The

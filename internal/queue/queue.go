@@ -22,6 +22,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 )
 
@@ -44,7 +45,13 @@ const (
 	// message exhausts MaxDeliver (the last token is the consumer name).
 	MaxDeliveriesSubject = "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES." + JobsStream + ".*"
 
+	// JobsConsumer takes the heavy lane (subjects tessera.jobs.<kind>.<RxC>,
+	// as every job had before lanes, so jobs queued by an older producer
+	// stay deliverable), QuickConsumer the quick lane
+	// (tessera.jobs.quick.<kind>.<RxC>). Their filters differ in token
+	// count, so the server accepts both on the one work-queue stream.
 	JobsConsumer    = "solverd"
+	QuickConsumer   = "solverd-quick"
 	ResultsConsumer = "results"
 	DeadConsumer    = "deadletter"
 
@@ -242,15 +249,34 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, sc jetstream.Stre
 	return err
 }
 
+// Filters of the two job consumers.
+const (
+	heavyFilter = "tessera.jobs.*.*"
+	quickFilter = "tessera.jobs.quick.*.*"
+)
+
+// ConsumerOf is the durable consumer of a lane's jobs.
+func ConsumerOf(lane job.Lane) string {
+	if lane == job.LaneQuick {
+		return QuickConsumer
+	}
+	return JobsConsumer
+}
+
 // EnsureJobsConsumer creates or updates the durable pull consumer the
-// solverd workers share.
-func EnsureJobsConsumer(ctx context.Context, js jetstream.JetStream, c Config) (jetstream.Consumer, error) {
+// solverd workers share for one lane's jobs.
+func EnsureJobsConsumer(ctx context.Context, js jetstream.JetStream, c Config, lane job.Lane) (jetstream.Consumer, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
+	name, filter, about := JobsConsumer, heavyFilter, "solverd workers: heavy lane"
+	if lane == job.LaneQuick {
+		name, filter, about = QuickConsumer, quickFilter, "solverd workers: quick lane"
+	}
 	cc := jetstream.ConsumerConfig{
-		Durable:       JobsConsumer,
-		Description:   "solverd workers",
+		Durable:       name,
+		Description:   about,
+		FilterSubject: filter,
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		DeliverPolicy: jetstream.DeliverAllPolicy,
 		AckWait:       c.AckWait,
@@ -265,8 +291,19 @@ func EnsureJobsConsumer(ctx context.Context, js jetstream.JetStream, c Config) (
 		cc.AckWait = c.BackOff[0]
 	}
 	cons, err := js.CreateOrUpdateConsumer(ctx, JobsStream, cc)
+	if err != nil && name == JobsConsumer {
+		// Before lanes this consumer read the whole stream, and servers
+		// before 2.10 refuse to add a filter to an existing consumer.
+		// Its unacknowledged jobs stay in the work-queue stream, so a
+		// recreated consumer delivers them again.
+		if old, ierr := js.Consumer(ctx, JobsStream, name); ierr == nil && old.CachedInfo().Config.FilterSubject == "" {
+			if derr := js.DeleteConsumer(ctx, JobsStream, name); derr == nil {
+				cons, err = js.CreateOrUpdateConsumer(ctx, JobsStream, cc)
+			}
+		}
+	}
 	if err != nil {
-		return nil, fmt.Errorf("ensure consumer %s on %s: %w", JobsConsumer, JobsStream, err)
+		return nil, fmt.Errorf("ensure consumer %s on %s: %w", name, JobsStream, err)
 	}
 	return cons, nil
 }
@@ -315,8 +352,13 @@ func EnsureDeadConsumer(ctx context.Context, js jetstream.JetStream, c Config) (
 	return cons, nil
 }
 
-// JobSubject is the subject of a job for spec: tessera.jobs.<kind>.<rows>x<cols>.
-func JobSubject(spec puzzle.Spec) string {
+// JobSubject is the subject of a job for spec in lane:
+// tessera.jobs.<kind>.<rows>x<cols> (heavy) or
+// tessera.jobs.quick.<kind>.<rows>x<cols> (quick).
+func JobSubject(spec puzzle.Spec, lane job.Lane) string {
+	if lane == job.LaneQuick {
+		return "tessera.jobs.quick." + spec.Kind.String() + "." + dims(spec)
+	}
 	return "tessera.jobs." + spec.Kind.String() + "." + dims(spec)
 }
 

@@ -60,8 +60,10 @@ func TestEnsureStreamsIdempotent(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 2 {
-		if _, err := queue.EnsureJobsConsumer(ctx, js, c); err != nil {
-			t.Fatal(err)
+		for _, lane := range []job.Lane{job.LaneQuick, job.LaneHeavy} {
+			if _, err := queue.EnsureJobsConsumer(ctx, js, c, lane); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if _, err := queue.EnsureResultsConsumer(ctx, js, c); err != nil {
 			t.Fatal(err)
@@ -117,7 +119,10 @@ func TestAckDeadline(t *testing.T) {
 }
 
 func TestSubjects(t *testing.T) {
-	if got := queue.JobSubject(puzzle.Spec{Kind: puzzle.Loopover, Rows: 4, Cols: 5}); got != "tessera.jobs.loopover.4x5" {
+	if got := queue.JobSubject(puzzle.Spec{Kind: puzzle.Loopover, Rows: 4, Cols: 5}, job.LaneHeavy); got != "tessera.jobs.loopover.4x5" {
+		t.Errorf("JobSubject: %s", got)
+	}
+	if got := queue.JobSubject(puzzle.Spec{Kind: puzzle.Loopover, Rows: 4, Cols: 5}, job.LaneQuick); got != "tessera.jobs.quick.loopover.4x5" {
 		t.Errorf("JobSubject: %s", got)
 	}
 	if got := queue.ResultsSubject("15"); got != "tessera.results.sliding.4x4" {
@@ -135,12 +140,15 @@ func TestEncodeJobRejects(t *testing.T) {
 	if _, _, err := queue.EncodeJob(job.Job{ID: "1-0", Puzzle: "cube:3x3"}); err == nil {
 		t.Error("job with unknown puzzle accepted")
 	}
+	if _, _, err := queue.EncodeJob(job.Job{ID: "1-0", Puzzle: "8", Mode: "quickly"}); err == nil {
+		t.Error("job with unknown mode accepted")
+	}
 	subj, data, err := queue.EncodeJob(testJob(1, 0, "1 2 3/4 5 6/7 8 0"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var back job.Job
-	if err := json.Unmarshal(data, &back); err != nil || back.V != job.Version || subj != "tessera.jobs.sliding.3x3" {
+	if err := json.Unmarshal(data, &back); err != nil || back.V != job.Version || subj != "tessera.jobs.quick.sliding.3x3" {
 		t.Errorf("encoded %s %s: %v", subj, data, err)
 	}
 }
@@ -205,7 +213,7 @@ func TestPublisherWindow(t *testing.T) {
 func TestFetchReturnsEarly(t *testing.T) {
 	c := queue.DefaultConfig()
 	ctx, js := setup(t, c)
-	cons, err := queue.EnsureJobsConsumer(ctx, js, c)
+	cons, err := queue.EnsureJobsConsumer(ctx, js, c, job.LaneQuick) // testJob's 8-puzzles
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +267,7 @@ func TestMaxDeliveriesAdvisoryCaptured(t *testing.T) {
 	c.MaxDeliver = 2
 	c.BackOff = []time.Duration{50 * time.Millisecond}
 	ctx, js := setup(t, c)
-	cons, err := queue.EnsureJobsConsumer(ctx, js, c)
+	cons, err := queue.EnsureJobsConsumer(ctx, js, c, job.LaneQuick) // testJob's 8-puzzles
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +302,7 @@ func TestMaxDeliveriesAdvisoryCaptured(t *testing.T) {
 			}
 		}
 	}
-	if adv.Stream != queue.JobsStream || adv.Consumer != queue.JobsConsumer || adv.StreamSeq != 1 || adv.Deliveries != uint64(c.MaxDeliver) {
+	if adv.Stream != queue.JobsStream || adv.Consumer != queue.QuickConsumer || adv.StreamSeq != 1 || adv.Deliveries != uint64(c.MaxDeliver) {
 		t.Errorf("advisory %+v", adv)
 	}
 	if n := msgs(t, ctx, js, queue.JobsStream); n != 1 {

@@ -166,6 +166,9 @@ func (s *Store) InsertResults(ctx context.Context, batch []job.Results) (int, er
 		if err != nil {
 			return err
 		}
+		if _, err := replaceBetter(ctx, tx, batch); err != nil {
+			return err
+		}
 		if err := tx.Commit(ctx); err != nil {
 			return fmt.Errorf("commit: %w", err)
 		}

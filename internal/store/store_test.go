@@ -613,3 +613,44 @@ func TestReconnect(t *testing.T) {
 	}
 	checkBatch(t, s, id, map[int]int64{1: 1, 2: 1}, 2, 0, 2, true)
 }
+
+// A requeued state's better answer replaces its row and moves the counts
+// with it; a worse or equal one changes nothing, however often delivered.
+func TestReplaceOnlyBetter(t *testing.T) {
+	t.Parallel()
+	s := storetest.NewStore(t)
+	ctx := ctxT(t)
+	id := mustBatch(t, s, 3)
+	// Budget exceeded, a non-optimal 30, an optimal 5.
+	if _, err := s.InsertResults(ctx, []job.Results{res(id, 0, -1, -2, 5)}); err != nil {
+		t.Fatal(err)
+	}
+	checkBatch(t, s, id, map[int]int64{5: 1}, 2, 1, 3, true)
+	replace := func(seq int64, lengths ...int) job.Results {
+		r := res(id, seq, lengths...)
+		r.JobID, r.Replace = fmt.Sprintf("%d-%d-r1", id, seq), true
+		return r
+	}
+	// The requeue solves the first two optimally (12 and 9) and the third
+	// only as budget_exceeded: the first two improve, the third is kept.
+	for range 2 { // a redelivery changes nothing more
+		if _, err := s.InsertResults(ctx, []job.Results{replace(0, 12, 9, -1)}); err != nil {
+			t.Fatal(err)
+		}
+		checkBatch(t, s, id, map[int]int64{5: 1, 9: 1, 12: 1}, 3, 0, 3, true)
+	}
+	// A longer optimal answer cannot happen; a non-optimal one replaces
+	// nothing proved optimal.
+	if _, err := s.InsertResults(ctx, []job.Results{replace(0, -2)}); err != nil {
+		t.Fatal(err)
+	}
+	checkBatch(t, s, id, map[int]int64{5: 1, 9: 1, 12: 1}, 3, 0, 3, true)
+	// Replacing a row that was never stored inserts it.
+	b2 := mustBatch(t, s, 1)
+	r := res(b2, 0, 7)
+	r.Replace = true
+	if n, err := s.InsertResults(ctx, []job.Results{r}); err != nil || n != 1 {
+		t.Fatalf("replace of a missing row: %d, %v", n, err)
+	}
+	checkBatch(t, s, b2, map[int]int64{7: 1}, 1, 0, 1, true)
+}

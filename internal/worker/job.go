@@ -69,6 +69,11 @@ func decodeJob(data []byte) decoded {
 	}
 	d.spec = spec
 	d.opt = solve.Options{Mode: mode, MaxNodes: j.MaxNodes, Timeout: time.Duration(j.TimeoutMS) * time.Millisecond}
+	if d.opt.Timeout == 0 {
+		// Every job ends: one that names no budget (an older or foreign
+		// producer) gets its puzzle's default, the lane it was sent on.
+		d.opt.Timeout = job.DefaultTimeout(spec, mode)
+	}
 	if j.Goal != "" {
 		if spec.Kind != puzzle.Swap {
 			d.invalid = fmt.Sprintf("job %s: only swap boards take a goal; %s has one goal", j.ID, spec)
@@ -95,7 +100,7 @@ func uniform(j job.Job, status result.Status, reason string) job.Results {
 }
 
 func results(j job.Job) job.Results {
-	return job.Results{V: job.Version, JobID: j.ID, BatchID: j.BatchID, Puzzle: puzzleName(j), FirstSeq: j.FirstSeq}
+	return job.Results{V: job.Version, JobID: j.ID, BatchID: j.BatchID, Puzzle: puzzleName(j), FirstSeq: j.FirstSeq, Replace: j.Replace}
 }
 
 // puzzleName is the puzzle recorded for a job's rows; the rows need one

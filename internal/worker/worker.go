@@ -35,8 +35,13 @@ type SolveFunc func(ctx context.Context, spec puzzle.Spec, text string, opt solv
 
 // Options configure Run. Zero values take the defaults noted.
 type Options struct {
-	// Workers is the number of jobs solved at once (default runtime.NumCPU()).
+	// Workers is the number of workers that take jobs of both lanes, the
+	// quick lane first (default runtime.NumCPU()).
 	Workers int
+	// QuickWorkers is the number of further workers that take quick jobs
+	// only, so that cheap work never waits behind heavy jobs holding every
+	// other worker (solver.quick_workers, 1 by default).
+	QuickWorkers int
 	// Batch is how many jobs an idle worker claims per pull (default 1).
 	// One is right whenever a job takes long: a claimed job's ack clock
 	// runs while it waits. Tiny puzzles are chunked many states per job
@@ -74,6 +79,7 @@ func (o *Options) defaults() {
 	if o.Workers < 1 {
 		o.Workers = runtime.NumCPU()
 	}
+	o.QuickWorkers = max(o.QuickWorkers, 0)
 	if o.Batch < 1 {
 		o.Batch = 1
 	}
@@ -109,7 +115,7 @@ const maxStuckGrace = 2 * time.Second
 type runner struct {
 	opts  Options
 	js    jetstream.JetStream
-	cons  jetstream.Consumer
+	cons  lanes
 	cc    jetstream.ConsumerConfig
 	log   *slog.Logger
 	hard  context.Context // cancelled at the drain deadline: solves stop, jobs are handed back
@@ -127,9 +133,13 @@ func Run(ctx context.Context, js jetstream.JetStream, opts Options) error {
 		return errors.New("worker: Options.Solve is required")
 	}
 	opts.defaults()
-	cons, err := queue.EnsureJobsConsumer(ctx, js, *opts.Queue)
-	if err != nil {
-		return fmt.Errorf("worker: %w", err)
+	var cons lanes
+	for i, lane := range laneOrder {
+		c, err := queue.EnsureJobsConsumer(ctx, js, *opts.Queue, lane)
+		if err != nil {
+			return fmt.Errorf("worker: %w", err)
+		}
+		cons[i] = c
 	}
 	if !opts.NoDeadLetters {
 		// Fail now rather than run without anyone recording exhausted jobs.
@@ -139,7 +149,7 @@ func Run(ctx context.Context, js jetstream.JetStream, opts Options) error {
 	}
 	hard, hardStop := context.WithCancel(context.WithoutCancel(ctx))
 	defer hardStop()
-	r := &runner{opts: opts, js: js, cons: cons, cc: cons.CachedInfo().Config, log: opts.Log, hard: hard}
+	r := &runner{opts: opts, js: js, cons: cons, cc: cons[heavy].CachedInfo().Config, log: opts.Log, hard: hard}
 	r.beats = newHeartbeats(r.cc)
 	go r.beats.run(hard)
 
@@ -150,8 +160,8 @@ func Run(ctx context.Context, js jetstream.JetStream, opts Options) error {
 	}
 
 	var wg sync.WaitGroup
-	for i := range opts.Workers {
-		wg.Go(func() { r.loop(ctx, i) })
+	for i := range opts.Workers + opts.QuickWorkers {
+		wg.Go(func() { r.loop(ctx, i, i >= opts.Workers) })
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
@@ -185,8 +195,21 @@ func Run(ctx context.Context, js jetstream.JetStream, opts Options) error {
 	return runErr
 }
 
+// lanes holds a worker's consumers, in laneOrder.
+type lanes [2]jetstream.Consumer
+
+// laneOrder is the order a worker looks for work in.
+var laneOrder = [2]job.Lane{job.LaneQuick, job.LaneHeavy}
+
+const (
+	quick = 0
+	heavy = 1
+)
+
 // loop is one worker: pull when idle, process, repeat until ctx is done.
-func (r *runner) loop(ctx context.Context, id int) {
+// A quickOnly worker takes quick jobs alone; the others take a quick job
+// when one is waiting and otherwise wait for a heavy one.
+func (r *runner) loop(ctx context.Context, id int, quickOnly bool) {
 	cons := r.cons
 	for ctx.Err() == nil {
 		var msgs []jetstream.Msg
@@ -195,7 +218,7 @@ func (r *runner) loop(ctx context.Context, id int) {
 			// would strand the messages the server is sending until their
 			// ack wait passes. It ends within PollWait anyway.
 			var err error
-			msgs, err = queue.Fetch(r.hard, cons, r.opts.Batch, r.opts.PollWait)
+			msgs, err = r.pull(cons, quickOnly)
 			if err != nil && r.hard.Err() != nil {
 				return backoff.Permanent(err)
 			}
@@ -205,8 +228,10 @@ func (r *runner) loop(ctx context.Context, id int) {
 			// A deleted consumer shows as "consumer deleted" or, for the
 			// next pull, "no responders": put it back (it is idempotent,
 			// so trying after any failure is harmless).
-			if c, cerr := queue.EnsureJobsConsumer(r.hard, r.js, *r.opts.Queue); cerr == nil {
-				cons = c
+			for i, lane := range laneOrder {
+				if c, cerr := queue.EnsureJobsConsumer(r.hard, r.js, *r.opts.Queue, lane); cerr == nil {
+					cons[i] = c
+				}
 			}
 		})
 		if err != nil {
@@ -229,6 +254,19 @@ func (r *runner) loop(ctx context.Context, id int) {
 			r.beats.remove(t)
 		}
 	}
+}
+
+// pull claims the next jobs: from the quick lane, waiting up to PollWait
+// when the worker is quickOnly, else at once; then, for the others, from
+// the heavy lane, waiting up to PollWait.
+func (r *runner) pull(cons lanes, quickOnly bool) ([]jetstream.Msg, error) {
+	if quickOnly {
+		return queue.Fetch(r.hard, cons[quick], r.opts.Batch, r.opts.PollWait)
+	}
+	if msgs, err := queue.FetchReady(r.hard, cons[quick], r.opts.Batch); len(msgs) > 0 || err != nil {
+		return msgs, err
+	}
+	return queue.Fetch(r.hard, cons[heavy], r.opts.Batch, r.opts.PollWait)
 }
 
 // process handles one claimed job message to its end: acked, terminated or

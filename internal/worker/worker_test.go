@@ -494,11 +494,55 @@ func TestConsumerRecreated(t *testing.T) {
 	e.start(t, worker.Options{Solve: echo, Workers: 1})
 	e.publish(t, mkJob(3, 0, "before"))
 	e.results(t, 1)
-	if err := e.js.DeleteConsumer(e.ctx, queue.JobsStream, queue.JobsConsumer); err != nil {
+	if err := e.js.DeleteConsumer(e.ctx, queue.JobsStream, queue.QuickConsumer); err != nil { // mkJob's lane
 		t.Fatal(err)
 	}
 	e.publish(t, mkJob(3, 1, "after"))
 	if got := e.results(t, 1); got[0].JobID != "3-1" {
 		t.Errorf("results %+v", got[0])
 	}
+}
+
+// Quick jobs never wait behind heavy ones: with every general worker held
+// by a heavy job that does not end until the test says so, a batch of
+// quick jobs published after it is answered by the reserved quick worker.
+func TestQuickLaneNotStarved(t *testing.T) {
+	e := newEnv(t, queue.DefaultConfig())
+	release := make(chan struct{})
+	var heavyStarted atomic.Int32
+	e.start(t, worker.Options{Workers: 1, QuickWorkers: 1,
+		Solve: func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result {
+			if spec.Cells() == 25 {
+				heavyStarted.Add(1)
+				select {
+				case <-release:
+				case <-ctx.Done():
+				}
+			}
+			return echo(ctx, spec, text, opt)
+		}})
+	for i := range 2 {
+		h := mkJob(9, int64(i), "24-puzzle")
+		h.Puzzle, h.Mode = "24", "optimal" // the heavy lane by default budget
+		e.publish(t, h)
+	}
+	for deadline := time.Now().Add(waitFor); heavyStarted.Load() == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no heavy job started")
+		}
+	}
+	for i := range 20 {
+		e.publish(t, mkJob(10, int64(i), "a", "b"))
+	}
+	got := e.results(t, 20)
+	for _, r := range got {
+		if r.BatchID != 10 {
+			t.Fatalf("a heavy job finished before the quick batch: %+v", r)
+		}
+	}
+	if n := heavyStarted.Load(); n != 1 {
+		t.Errorf("%d heavy jobs started, want the one general worker's", n)
+	}
+	close(release)
+	e.results(t, 2)
 }

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tessera-solver/tessera/internal/job"
+	"github.com/tessera-solver/tessera/internal/natstest"
+	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/result"
+	"github.com/tessera-solver/tessera/internal/solve"
+	"github.com/tessera-solver/tessera/internal/store"
+	"github.com/tessera-solver/tessera/internal/store/storetest"
+	"github.com/tessera-solver/tessera/internal/worker"
+)
+
+// Requeued states are solved again through the real pipeline (NATS, a
+// worker with the real solvers, the results writer) and their better
+// answers replace the stored rows, counts included.
+func TestRequeueReplacesBetter(t *testing.T) {
+	isolate(t)
+	u := storetest.SchemaURL(t)
+	url, nc := natstest.Server(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	db, natsURL := "--database-url="+u, "--nats-url="+url
+	if code, _, e := cli(t, ctx, "migrate", db); code != 0 {
+		t.Fatalf("migrate: %d %s", code, e)
+	}
+	st, err := store.Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+
+	// A 15-puzzle batch whose first run had too small a budget: three
+	// states budget_exceeded, one solved.
+	spec := puzzle.Spec{Kind: puzzle.Sliding, Rows: 4, Cols: 4}
+	rng := rand.New(rand.NewPCG(5, 6))
+	id, err := st.CreateBatch(ctx, "15", "optimal", 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := job.Results{V: job.Version, JobID: fmt.Sprintf("%d-0", id), BatchID: id, Puzzle: spec.String()}
+	for i := range 4 {
+		s := puzzle.RandomWalk(spec, rng, 24)
+		r := result.Result{Puzzle: spec.String(), State: s.String(), Status: result.StatusBudgetExceeded,
+			LowerBound: 2, Error: "budget exceeded after 10 nodes"}
+		if i == 3 {
+			r = result.Result{Puzzle: spec.String(), State: puzzle.Goal(spec).String(), Status: result.StatusSolved, Optimal: true}
+		}
+		first.Results = append(first.Results, r)
+	}
+	if _, err := st.InsertResults(ctx, []job.Results{first}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Usage errors: no new budget, a status more budget cannot fix.
+	if code, _, e := cli(t, ctx, "requeue", "--batch", fmt.Sprint(id), db, natsURL); code != exitUsage || !strings.Contains(e, "--timeout") {
+		t.Errorf("requeue without a budget: %d %s", code, e)
+	}
+	if code, _, e := cli(t, ctx, "requeue", "--batch", fmt.Sprint(id), "--status", "invalid", "--timeout", "1m", db, natsURL); code != exitUsage {
+		t.Errorf("requeue of invalid rows: %d %s", code, e)
+	}
+
+	// The pipeline: a worker with the real solvers, and `results run`.
+	js, err := queue.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := queue.EnsureStreams(ctx, js, queue.DefaultConfig()); err != nil {
+		t.Fatal(err)
+	}
+	wctx, wstop := context.WithCancel(ctx)
+	defer wstop()
+	solver := solve.New(solve.NewRegistry(solve.Builtin()...))
+	go worker.Run(wctx, js, worker.Options{Workers: 1, QuickWorkers: 1, Solve: solver.SolveText,
+		PollWait: 100 * time.Millisecond, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	go cli(t, wctx, "run", db, natsURL)
+
+	code, out, e := cli(t, ctx, "requeue", "--batch", fmt.Sprint(id), "--timeout", "1m", db, natsURL)
+	if code != exitOK || !strings.Contains(out, "requeued 3 states") || !strings.Contains(out, "heavy lane") {
+		t.Fatalf("requeue: %d %q %s", code, out, e)
+	}
+	var b store.Batch
+	for deadline := time.Now().Add(40 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if b, err = st.BatchProgress(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		if b.Solved == 4 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if b.Solved != 4 || b.BudgetExceeded != 0 || b.Done != 4 {
+		t.Fatalf("after requeue: %+v", b)
+	}
+	d, err := st.BatchDistribution(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Total != 4 {
+		t.Errorf("distribution counts %d rows, want 4 (every row now optimal): %+v", d.Total, d)
+	}
+}
