@@ -72,4 +72,4 @@ func enqueue(ctx context.Context, js jetstream.JetStream, b batchJobs, src state
 }
 
 // pollEvery is how often --wait reads the batch's progress.
-const pollEvery = 200 * time.Millisecond
+var pollEvery = 200 * time.Millisecond

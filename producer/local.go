@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
@@ -35,8 +39,15 @@ type local struct {
 // startLocal starts the in-process pipeline. Table notices for the
 // puzzle being produced go to note.
 func startLocal(ctx context.Context, cfg config.Config, qcfg queue.Config, st *store.Store, log *slog.Logger, puzzle string, note func(string)) (_ *local, err error) {
-	dir, err := os.MkdirTemp("", "tessera-local-")
+	for _, d := range sweepLocalStores(os.TempDir()) {
+		note("removed the NATS store of an earlier --local run that was killed: " + d)
+	}
+	dir, err := os.MkdirTemp("", localPrefix)
 	if err != nil {
+		return nil, fmt.Errorf("local pipeline: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		os.RemoveAll(dir)
 		return nil, fmt.Errorf("local pipeline: %w", err)
 	}
 	l := &local{dir: dir, loops: make(chan error, 2), failed: make(chan error, 2)}
@@ -127,4 +138,49 @@ func (l *local) stop() error {
 		errs = append(errs, fmt.Errorf("local pipeline: remove %s: %w", l.dir, err))
 	}
 	return errors.Join(errs...)
+}
+
+// The in-process NATS store of a --local run lives in a directory named
+// localPrefix* under the temp directory, with the owning process's pid in
+// ownerFile; stop removes it. A run killed with -9 cannot, so the next one
+// sweeps the stores whose owner is gone.
+const (
+	localPrefix = "tessera-local-"
+	ownerFile   = "owner.pid"
+)
+
+// sweepLocalStores removes the stores under parent whose owner process is
+// no longer alive and returns their paths. Stores it cannot judge (no
+// owner file yet: a run starting right now) are left alone.
+func sweepLocalStores(parent string) []string {
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return nil
+	}
+	var removed []string
+	for _, e := range ents {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), localPrefix) {
+			continue
+		}
+		dir := filepath.Join(parent, e.Name())
+		b, err := os.ReadFile(filepath.Join(dir, ownerFile))
+		if err != nil {
+			continue
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || pid <= 0 || alive(pid) {
+			continue
+		}
+		if os.RemoveAll(dir) == nil {
+			removed = append(removed, dir)
+		}
+	}
+	return removed
+}
+
+// alive reports whether a process with this pid exists (signal 0 checks
+// without sending anything; EPERM means it exists under another user).
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }

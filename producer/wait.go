@@ -2,56 +2,104 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/redact"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/store"
 )
 
-// maxPollFailures is how many progress reads in a row may fail (PostgreSQL
-// restarting) before --wait gives up.
-const maxPollFailures = 150
+// outageNote is how often --wait repeats that PostgreSQL is still
+// unreachable: the pipeline rides out a database outage (the writer holds
+// the results in NATS), so --wait does too, saying so now and then.
+const outageNote = 30 * time.Second
+
+// batchReader is what --wait reads of the store.
+type batchReader interface {
+	BatchProgress(ctx context.Context, id int64) (store.Batch, error)
+	BatchDistribution(ctx context.Context, id int64) (store.Distribution, error)
+}
 
 // follow polls the batch until every state has a row, then prints the
 // histogram of optimal lengths on stdout ("length count" per line) and a
 // summary on stderr. failed, when not nil, reports a local pipeline that
 // stopped.
-func follow(ctx context.Context, st *store.Store, batch, total int64, quiet bool, start time.Time, failed <-chan error, stdout, stderr io.Writer) error {
+func follow(ctx context.Context, st batchReader, batch, total int64, quiet bool, start time.Time, failed <-chan error, stdout, stderr io.Writer) error {
 	bar := newBar(quiet, stderr, total, "solved")
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
 	var b store.Batch
-	for fails := 0; ; {
-		var err error
-		b, err = st.BatchProgress(ctx, batch)
+	var down time.Time // when reads started failing; zero while they work
+	var noted time.Time
+	read := func(f func() error) error {
+		err := f()
 		switch {
 		case err == nil:
-			fails = 0
-			_ = bar.Set64(b.Done)
-		case ctx.Err() != nil:
-			return fmt.Errorf("batch %d: interrupted at %d of %d: %w", batch, b.Done, total, ctx.Err())
-		default:
-			if fails++; fails >= maxPollFailures {
-				return fmt.Errorf("follow batch %d: %w", batch, err)
+			if !down.IsZero() {
+				fmt.Fprintf(stderr, "producer: PostgreSQL is back after %v\n", time.Since(down).Round(time.Second))
+				down = time.Time{}
 			}
+		case errors.Is(err, store.ErrNotFound), ctx.Err() != nil:
+			return err
+		case down.IsZero():
+			down, noted = time.Now(), time.Now()
+			fmt.Fprintf(stderr, "producer: cannot read batch %d (%s); still waiting\n", batch, redact.URL(err.Error()))
+		case time.Since(noted) >= outageNote:
+			noted = time.Now()
+			fmt.Fprintf(stderr, "producer: PostgreSQL unreachable for %v; still waiting\n", time.Since(down).Round(time.Second))
 		}
-		if err == nil && b.Finished() {
-			break
-		}
+		return nil
+	}
+	wait := func() error {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("batch %d: interrupted at %d of %d: %w", batch, b.Done, total, ctx.Err())
 		case err := <-failed:
 			return err
 		case <-tick.C:
+			return nil
+		}
+	}
+	for {
+		var got bool
+		if err := read(func() error {
+			nb, err := st.BatchProgress(ctx, batch)
+			if err == nil {
+				b, got = nb, true
+				_ = bar.Set64(b.Done)
+			}
+			return err
+		}); err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("batch %d: interrupted at %d of %d: %w", batch, b.Done, total, ctx.Err())
+			}
+			return fmt.Errorf("follow batch %d: %w", batch, err)
+		}
+		if got && b.Finished() {
+			break
+		}
+		if err := wait(); err != nil {
+			return err
 		}
 	}
 	_ = bar.Finish()
-	d, err := st.BatchDistribution(ctx, batch)
-	if err != nil {
-		return err
+	var d store.Distribution
+	for got := false; !got; {
+		if err := read(func() (err error) {
+			d, err = st.BatchDistribution(ctx, batch)
+			got = err == nil
+			return err
+		}); err != nil {
+			return fmt.Errorf("batch %d: %w", batch, err)
+		}
+		if !got {
+			if err := wait(); err != nil {
+				return err
+			}
+		}
 	}
 	for _, c := range d.Counts {
 		fmt.Fprintf(stdout, "%d %d\n", c.Length, c.Count)
