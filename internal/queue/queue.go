@@ -117,12 +117,14 @@ func DefaultConfig() Config {
 // maxDeliver times, the first delivery given ackWait and each later one
 // twice the previous (at most four distinct steps), so a job whose worker
 // keeps dying is retried with growing delays. It maps the nats.max_deliver
-// and nats.ack_wait config keys.
+// and nats.ack_wait config keys. The server wants fewer BackOff entries
+// than deliveries (the last entry repeats), so a job delivered once has
+// none and waits AckWait.
 func WithDeliveries(maxDeliver int, ackWait time.Duration) Config {
 	c := DefaultConfig()
 	c.MaxDeliver, c.AckWait = maxDeliver, ackWait
 	c.BackOff = nil
-	for i := range min(maxDeliver, 4) {
+	for i := range min(maxDeliver-1, 4) {
 		c.BackOff = append(c.BackOff, ackWait<<i)
 	}
 	return c
@@ -138,8 +140,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("queue: max deliver must be at least 1, got %d", c.MaxDeliver)
 	case c.AckWait <= 0:
 		return fmt.Errorf("queue: ack wait must be positive, got %v", c.AckWait)
-	case len(c.BackOff) > c.MaxDeliver:
-		return fmt.Errorf("queue: %d backoff entries but max deliver is %d (at most one entry per delivery)", len(c.BackOff), c.MaxDeliver)
+	case len(c.BackOff) >= c.MaxDeliver:
+		return fmt.Errorf("queue: %d backoff entries but max deliver is %d (the server wants fewer entries than deliveries)", len(c.BackOff), c.MaxDeliver)
 	case c.MaxAckPending < 1:
 		return fmt.Errorf("queue: max ack pending must be at least 1, got %d", c.MaxAckPending)
 	case c.ResultsAckWait <= 0:

@@ -385,8 +385,17 @@ func TestWithDeliveries(t *testing.T) {
 	if fmt.Sprint(c.BackOff) != fmt.Sprint(want) || c.MaxDeliver != 5 {
 		t.Errorf("WithDeliveries(5, 30s) = %v, want the default %v", c.BackOff, want)
 	}
-	if c := queue.WithDeliveries(2, time.Second); len(c.BackOff) != 2 || c.Validate() != nil {
-		t.Errorf("WithDeliveries(2, 1s): %v, %v", c.BackOff, c.Validate())
+	// Every delivery count the config accepts must be one the server
+	// accepts too (it wants fewer BackOff entries than deliveries).
+	for n := 1; n <= 6; n++ {
+		c := queue.WithDeliveries(n, time.Second)
+		if err := c.Validate(); err != nil {
+			t.Fatalf("WithDeliveries(%d, 1s): %v", n, err)
+		}
+		ctx, js := setup(t, c)
+		if _, err := queue.EnsureJobsConsumer(ctx, js, c, job.LaneHeavy); err != nil {
+			t.Errorf("WithDeliveries(%d, 1s) = %v: the server refuses it: %v", n, c.BackOff, err)
+		}
 	}
 }
 
