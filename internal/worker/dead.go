@@ -26,7 +26,9 @@ const deadRetry = 5 * time.Second
 // failed results for the job's whole range, then deleting the job message:
 // on a work-queue stream a message that exhausted its deliveries would
 // otherwise stay forever, and its states would never get a row. Any
-// number of processes may run it; they share one durable consumer.
+// number of processes may run it; they share one durable consumer. It also
+// sweeps TESSERA_JOBS for stranded messages every StrandedEvery
+// (Stranded.SweepStranded).
 //
 // The failed results carry the job's results msg id, so when a slow worker
 // did finish the job after all, whichever Results message came first is
