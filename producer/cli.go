@@ -151,6 +151,7 @@ func produce(ctx context.Context, f flags, seedSet bool, cfg config.Config, stdi
 
 	// The input first: a bad --strict file must not leave a batch behind.
 	var src states
+	var fileLines []line
 	switch {
 	case f.file != "":
 		lines, err := readFile(f.file, stdin, spec)
@@ -171,6 +172,7 @@ func produce(ctx context.Context, f flags, seedSet bool, cfg config.Config, stdi
 			fmt.Fprintf(stderr, "producer: %d of %d lines are not solvable states; they are recorded as invalid or unsolvable\n", bad, len(lines))
 		}
 		src = fileStates(lines)
+		fileLines = lines
 	case f.random > 0:
 		if !seedSet {
 			var b [8]byte
@@ -239,6 +241,14 @@ func produce(ctx context.Context, f flags, seedSet bool, cfg config.Config, stdi
 		batch: batch, puzzle: spec.String(), mode: cfg.Solver.Mode, maxNodes: cfg.Solver.MaxNodes,
 		timeoutMS: cfg.Solver.Timeout.Milliseconds(), goal: goal,
 		chunk: job.ChunkSize(spec, result.Mode(cfg.Solver.Mode), cfg.Producer.ChunkSize, nc.MaxPayload()),
+	}
+	b.maxBytes = int(nc.MaxPayload()) - jobOverhead
+	b.oversize = func(seq int64, text string) (string, error) {
+		return refuse(ctx, st, spec, b, seq, text, fileLines, f.file, stderr)
+	}
+	b.onDuplicate = func(id string, n int, seq uint64) {
+		fmt.Fprintf(stderr, "producer: job %s: a job with this id is already queued (%s seq %d, duplicate window); its %d states were not enqueued again\n",
+			id, queue.JobsStream, seq, n)
 	}
 	if cfg.Solver.Timeout > 0 && b.timeoutMS == 0 {
 		b.timeoutMS = 1 // sub-millisecond timeouts still mean "a limit"
@@ -314,4 +324,41 @@ func natsAuth(n config.NATS) queue.Auth {
 		NKeyFile: n.NKeyFile, CredsFile: n.CredsFile,
 		TLSCAFile: n.TLSCAFile, TLSCertFile: n.TLSCertFile, TLSKeyFile: n.TLSKeyFile,
 	}
+}
+
+// refuse handles a state too long for a job message. A valid state written
+// long-hand (a 1000×1000 board with spaces between cells) is enqueued in
+// its compact form; anything else is recorded at once as an invalid row
+// naming its line and the limit, so the batch still finishes and the rest
+// of the input goes on.
+func refuse(ctx context.Context, st *store.Store, spec puzzle.Spec, b batchJobs, seq int64, text string, lines []line, file string, stderr io.Writer) (string, error) {
+	where := fmt.Sprintf("state %d", seq)
+	var lineErr error
+	if lines != nil && seq < int64(len(lines)) {
+		where = fmt.Sprintf("%s:%d", file, lines[seq].no)
+		lineErr = lines[seq].err
+	}
+	if lineErr == nil {
+		if s, err := puzzle.Parse(spec, text); err == nil {
+			if short := s.String(); jsonLen(short) <= b.maxBytes {
+				return short, nil
+			}
+		}
+	}
+	reason := fmt.Sprintf("%s: %d bytes, more than the %d a job message can carry (NATS max payload); not enqueued", where, len(text), b.maxBytes)
+	if lineErr != nil {
+		reason = fmt.Sprintf("%s: %v; not enqueued", where, lineErr)
+	}
+	const keep = 256
+	state := text
+	if len(state) > keep {
+		state = strings.ToValidUTF8(state[:keep], "") + "…"
+	}
+	row := job.Results{V: job.Version, JobID: fmt.Sprintf("%d-%d-refused", b.batch, seq), BatchID: b.batch, Puzzle: b.puzzle, FirstSeq: seq,
+		Results: []result.Result{{Puzzle: b.puzzle, State: strings.ToValidUTF8(strings.ReplaceAll(state, "\x00", ""), "\uFFFD"), Status: result.StatusInvalid, Error: reason}}}
+	if _, err := st.InsertResults(ctx, []job.Results{row}); err != nil {
+		return "", fmt.Errorf("record refused %s: %w", where, err)
+	}
+	fmt.Fprintf(stderr, "producer: %s\n", reason)
+	return "", nil
 }

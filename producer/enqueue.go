@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -20,6 +21,26 @@ type batchJobs struct {
 	timeoutMS int64
 	chunk     int
 	goal      string // swap boards: explicit target, "" for the standard one
+	// maxBytes bounds the states of one job message, in JSON bytes (0: no
+	// bound): the server refuses a message over its max payload, and one
+	// refused job used to fail the whole enqueue.
+	maxBytes int
+	// oversize is called for a state whose JSON alone exceeds maxBytes,
+	// with its seq: it returns a shorter text meaning the same state to
+	// enqueue instead, or "" when the state was refused (and recorded).
+	oversize func(seq int64, text string) (string, error)
+	// onDuplicate sees a job the server dropped because a job with its id
+	// was already queued (queue.Publisher.OnDuplicate).
+	onDuplicate func(jobID string, states int, storedSeq uint64)
+}
+
+// jobOverhead is room kept in a job message for its other fields and headers.
+const jobOverhead = 2048
+
+// jsonLen is the length of text as a JSON string.
+func jsonLen(text string) int {
+	b, _ := json.Marshal(text)
+	return len(b) + 1 // and a comma
 }
 
 // enqueue publishes every state of src as jobs of b.chunk consecutive
@@ -30,6 +51,7 @@ type batchJobs struct {
 func enqueue(ctx context.Context, js jetstream.JetStream, b batchJobs, src states, window int, onAck func(int)) (int64, error) {
 	p := queue.NewPublisher(js, window)
 	p.OnAck = onAck
+	p.OnDuplicate = b.onDuplicate
 	var (
 		seq   int64
 		first int64
@@ -51,10 +73,39 @@ func enqueue(ctx context.Context, js jetstream.JetStream, b batchJobs, src state
 		first = seq
 		return nil
 	}
+	size := 0
 	err := src.each(func(text string) error {
+		if b.maxBytes > 0 {
+			n := jsonLen(text)
+			if n > b.maxBytes && b.oversize != nil {
+				short, err := b.oversize(seq, text)
+				if err != nil {
+					return err
+				}
+				if short == "" || jsonLen(short) > b.maxBytes {
+					// Refused and recorded: the job ranges skip its seq.
+					if err := flush(); err != nil {
+						return err
+					}
+					size = 0
+					seq++
+					first = seq
+					return nil
+				}
+				text, n = short, jsonLen(short)
+			}
+			if len(buf) > 0 && size+n > b.maxBytes {
+				if err := flush(); err != nil {
+					return err
+				}
+				size = 0
+			}
+			size += n
+		}
 		buf = append(buf, text)
 		seq++
 		if len(buf) == b.chunk {
+			size = 0
 			return flush()
 		}
 		return nil

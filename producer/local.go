@@ -50,7 +50,7 @@ func startLocal(ctx context.Context, cfg config.Config, qcfg queue.Config, st *s
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("local pipeline: %w", err)
 	}
-	l := &local{dir: dir, loops: make(chan error, 2), failed: make(chan error, 2)}
+	l := &local{dir: dir, loops: make(chan error, 3), failed: make(chan error, 3)}
 	defer func() {
 		if err != nil {
 			l.stop()
@@ -82,6 +82,14 @@ func startLocal(ctx context.Context, cfg config.Config, qcfg queue.Config, st *s
 	if err != nil {
 		return nil, err
 	}
+	dc, err := queue.EnsureDeadCopiesConsumer(ctx, js, qcfg)
+	if err != nil {
+		return nil, err
+	}
+	deadSrc, err := queue.NewDeadJobsSource[ingest.Msg](dc)
+	if err != nil {
+		return nil, err
+	}
 	solver := solve.New(l.tables.Registry())
 	runCtx, cancel := context.WithCancel(ctx)
 	l.cancel = cancel
@@ -90,6 +98,9 @@ func startLocal(ctx context.Context, cfg config.Config, qcfg queue.Config, st *s
 	})
 	l.start(runCtx, "results writer", func(ctx context.Context) error {
 		return ingest.Run(ctx, src, st, ingest.Options{FetchBatch: cfg.Results.FetchBatch, FetchWait: cfg.Results.FetchWait, Logger: log})
+	})
+	l.start(runCtx, "dead-letter recorder", func(ctx context.Context) error {
+		return ingest.RunDeadJobs(ctx, deadSrc, st, ingest.Options{FetchWait: cfg.Results.FetchWait, Logger: log})
 	})
 	return l, nil
 }

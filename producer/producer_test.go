@@ -349,3 +349,53 @@ func TestLocalLoopover(t *testing.T) {
 		}
 	}
 }
+
+// Lines too long for a job message no longer fail the whole enqueue: a
+// valid board written long-hand is enqueued compact, junk of megabytes is
+// an invalid row naming its line, and the rest of the corpus is solved.
+func TestLocalOversizedLines(t *testing.T) {
+	url := storetest.SchemaURL(t)
+	// swap:512x512 with spaces between cells: 512 KB compact, 1 MB long-hand.
+	row := strings.TrimSpace(strings.Repeat("1 0 ", 256))
+	rows := make([]string, 512)
+	for i := range rows {
+		rows[i] = row
+	}
+	corpus := strings.Join([]string{
+		"1 2 3/4 5 6/7 8 0", // seq 0
+		strings.Repeat("7", 3<<20),
+		"1 2 3/4 5 6/7 0 8", // seq 2
+	}, "\n")
+	path := filepath.Join(t.TempDir(), "corpus.txt")
+	if err := os.WriteFile(path, []byte(corpus), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runProducer(t, "--local", "-q", "--puzzle", "8", "--file", path, "--database-url", url)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, path+":2: ") || !strings.Contains(stderr, "not enqueued") {
+		t.Errorf("line 2 not reported: %s", stderr)
+	}
+	batch, hist := output(t, stdout)
+	if hist[0] != 1 || hist[1] != 1 {
+		t.Errorf("histogram %v", hist)
+	}
+	p, err := openStore(t, url).BatchProgress(context.Background(), batch)
+	if err != nil || p.Done != 3 || p.Invalid != 1 || !p.Finished() {
+		t.Errorf("progress %+v %v", p, err)
+	}
+
+	big := filepath.Join(t.TempDir(), "big.txt")
+	if err := os.WriteFile(big, []byte(strings.Join(rows, "/")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = runProducer(t, "--local", "-q", "--puzzle", "swap:512x512", "--file", big, "--database-url", url)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	batch, _ = output(t, stdout)
+	if p, err := openStore(t, url).BatchProgress(context.Background(), batch); err != nil || p.Done != 1 || p.Invalid != 0 || !p.Finished() {
+		t.Errorf("long-hand board: progress %+v %v", p, err)
+	}
+}

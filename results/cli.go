@@ -44,7 +44,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Use:   "results",
 		Short: "Write solver results to PostgreSQL; print distributions and exports",
 		Long: "results consumes TESSERA_RESULTS into PostgreSQL (the default command, also `results run`)\n" +
-			"and reads the database back (dist, export, batches, and over HTTP: serve). Every config key is a flag\n" +
+			"and reads the database back (dist, export, batches, dead, and over HTTP: serve). Every config key is a flag\n" +
 			"and a TESSERA_* variable; see docs/PIPELINE-store.md.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -57,7 +57,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	runCmd := serviceCmd()
 	root.RunE = runCmd.RunE
-	root.AddCommand(runCmd, migrateCmd(), distCmd(), exportCmd(), batchesCmd(), requeueCmd(), serveCmd())
+	root.AddCommand(runCmd, migrateCmd(), distCmd(), exportCmd(), batchesCmd(), requeueCmd(), deadCmd(), serveCmd())
 
 	err := root.ExecuteContext(ctx)
 	if err == nil {
@@ -277,13 +277,16 @@ func service(ctx context.Context, cfg config.Config, st *store.Store, log *slog.
 	}
 	log.Info("schema up to date")
 
-	var src ingest.Source
+	var src, deadSrc ingest.Source
 	err := retry(ctx, log, "connect to NATS", func() error {
 		nc, err := queue.Connect(cfg.NATS.URL, "tessera-results", natsAuth(cfg.NATS))
 		if err != nil {
 			return err
 		}
 		src, err = resultsSource(ctx, nc, cfg)
+		if err == nil {
+			deadSrc, err = deadJobsSource(ctx, nc, cfg)
+		}
 		if err != nil {
 			nc.Close()
 			return err
@@ -303,8 +306,13 @@ func service(ctx context.Context, cfg config.Config, st *store.Store, log *slog.
 	})
 	done := make(chan struct{})
 	go reportProgress(ctx, in, log, done)
+	deadDone := make(chan error, 1)
+	go func() {
+		deadDone <- ingest.RunDeadJobs(ctx, deadSrc, st, ingest.Options{FetchWait: cfg.Results.FetchWait, Logger: log})
+	}()
 	err = in.Run(ctx)
 	close(done)
+	<-deadDone
 	s := in.Stats()
 	log.Info("stopped", "messages", s.Messages, "rows", s.Rows, "inserted", s.Inserted, "rejected", s.Rejected)
 	return err
@@ -422,6 +430,20 @@ func resultsSource(ctx context.Context, nc *nats.Conn, cfg config.Config) (inges
 		return nil, err
 	}
 	return queue.NewResultsSource[ingest.Msg](cons)
+}
+
+// deadJobsSource ensures the consumer of TESSERA_DEAD's job copies and
+// adapts it to ingest.Source (ingest.RunDeadJobs records them).
+func deadJobsSource(ctx context.Context, nc *nats.Conn, cfg config.Config) (ingest.Source, error) {
+	js, err := queue.New(nc)
+	if err != nil {
+		return nil, err
+	}
+	cons, err := queue.EnsureDeadCopiesConsumer(ctx, js, queue.WithDeliveries(cfg.NATS.MaxDeliver, cfg.NATS.AckWait))
+	if err != nil {
+		return nil, err
+	}
+	return queue.NewDeadJobsSource[ingest.Msg](cons)
 }
 
 // reportProgress logs the totals every 10 s while they change.

@@ -57,7 +57,7 @@ func TestCommands(t *testing.T) {
 	ctx := context.Background()
 	db := "--database-url=" + u
 
-	if code, _, e := cli(t, ctx, "migrate", db); code != 0 || !strings.Contains(e, "version 1") {
+	if code, _, e := cli(t, ctx, "migrate", db); code != 0 || !strings.Contains(e, "schema at version ") {
 		t.Fatalf("migrate: %d %s", code, e)
 	}
 	st, err := store.Open(ctx, u)
@@ -212,5 +212,45 @@ func TestRunConsumesResults(t *testing.T) {
 	p, _ := st.BatchProgress(context.Background(), id)
 	if p.Done != 5 || p.Solved != 4 || p.BudgetExceeded != 1 {
 		t.Errorf("progress %+v", p)
+	}
+}
+
+// results dead lists the dead letters, of one batch or all, as text or JSON.
+func TestDeadCommand(t *testing.T) {
+	isolate(t)
+	u := storetest.SchemaURL(t)
+	ctx := context.Background()
+	db := "--database-url=" + u
+	if code, _, e := cli(t, ctx, "migrate", db); code != 0 {
+		t.Fatal(e)
+	}
+	st, err := store.Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	b, q := int64(4), int64(2)
+	if _, err := st.AddDeadLetters(ctx, []store.DeadLetter{
+		{BatchID: &b, Seq: &q, JobID: "4-2", Source: store.DeadCollision, Reason: "batch 4 seq 2 already holds another state", Payload: []byte(`{"state":"x"}`), Key: "a"},
+		{Source: store.DeadResults, Reason: "decode results: not JSON", Payload: []byte("{junk\x00"), Key: "b"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	code, out, e := cli(t, ctx, "dead", db)
+	if code != 0 || !strings.Contains(out, "collision batch=4 seq=2 job=4-2 batch 4 seq 2 already holds") ||
+		!strings.Contains(out, "results batch=- seq=- job=- decode results") || !strings.Contains(e, "2 dead letters") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, e)
+	}
+	code, out, _ = cli(t, ctx, "dead", "--batch", "4", "--json", db)
+	var l struct {
+		BatchID int64  `json:"batch_id"`
+		Source  string `json:"source"`
+		Payload string `json:"payload"`
+	}
+	if code != 0 || strings.Count(out, "\n") != 1 || json.Unmarshal([]byte(out), &l) != nil || l.BatchID != 4 || l.Payload != `{"state":"x"}` {
+		t.Fatalf("json: %d %s", code, out)
+	}
+	if code, _, _ := cli(t, ctx, "dead", "--batch", "0", db); code != exitUsage {
+		t.Errorf("--batch 0: exit %d", code)
 	}
 }

@@ -136,7 +136,7 @@ func solveCmd() *cobra.Command {
 			if len(args) > 0 {
 				src = &argLines{args: args}
 			} else {
-				src = &scanLines{sc: bufio.NewScanner(c.InOrStdin())}
+				src = &scanLines{r: bufio.NewReaderSize(c.InOrStdin(), 64<<10)}
 			}
 			if workers <= 0 {
 				workers = runtime.GOMAXPROCS(0)
@@ -194,22 +194,61 @@ func (a *argLines) next() (int, string, bool, error) {
 }
 
 // scanLines reads stdin; blank lines and # comments are not states and
-// produce no output, but still count for line numbers.
+// produce no output, but still count for line numbers. A line of any
+// length is read (a 1000×1000 board written with spaces is 2 MB); one
+// longer than maxStdinLine is not kept: it becomes an invalid answer with
+// the reason, and the lines after it are read as usual.
 type scanLines struct {
-	sc   *bufio.Scanner
+	r    *bufio.Reader
 	line int
 }
 
+// maxStdinLine bounds one state on stdin: four bytes per cell of the
+// largest board (1000×1000) is ample.
+const maxStdinLine = 4 << 20
+
 func (s *scanLines) next() (int, string, bool, error) {
-	for s.sc.Scan() {
+	for {
+		text, tooLong, err := s.readLine()
+		if err != nil && err != io.EOF {
+			return 0, "", false, err
+		}
+		if err == io.EOF && text == "" && !tooLong {
+			return 0, "", false, nil
+		}
 		s.line++
-		t := strings.TrimSpace(s.sc.Text())
+		if tooLong {
+			return s.line, "", true, errLineTooLong
+		}
+		t := strings.TrimSpace(text)
 		if t == "" || strings.HasPrefix(t, "#") {
 			continue
 		}
 		return s.line, t, true, nil
 	}
-	return 0, "", false, s.sc.Err()
+}
+
+// errLineTooLong marks a stdin line over maxStdinLine; it is answered, not fatal.
+var errLineTooLong = fmt.Errorf("line longer than %d bytes: not read as a state", maxStdinLine)
+
+func (s *scanLines) readLine() (string, bool, error) {
+	var buf []byte
+	tooLong := false
+	for {
+		chunk, err := s.r.ReadSlice('\n')
+		if !tooLong && len(buf)+len(chunk) <= maxStdinLine+2 {
+			buf = append(buf, chunk...)
+		} else {
+			tooLong, buf = true, nil
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err == io.EOF && len(buf) == 0 && !tooLong {
+			return "", false, io.EOF
+		}
+		return strings.TrimRight(string(buf), "\r\n"), tooLong, err
+	}
 }
 
 type solveTask struct {
@@ -239,6 +278,14 @@ func solveStream(ctx context.Context, solver *solve.Solver, spec puzzle.Spec, op
 		defer close(tasks)
 		for {
 			line, text, ok, err := src.next()
+			if errors.Is(err, errLineTooLong) {
+				// Answered in order, not solved: the lines after it still are.
+				t := &solveTask{line: line, out: make(chan result.Result, 1)}
+				t.out <- result.Result{Puzzle: spec.String(), Status: result.StatusInvalid,
+					Error: fmt.Sprintf("line %d: %v", line, err)}
+				order <- t
+				continue
+			}
 			if err != nil {
 				readErr = err
 				return

@@ -28,6 +28,7 @@ func results(t *testing.T, stdout string) []result.Result {
 	t.Helper()
 	var out []result.Result
 	sc := bufio.NewScanner(strings.NewReader(stdout))
+	sc.Buffer(nil, 16<<20) // answers echo their state, which may be megabytes
 	for sc.Scan() {
 		var r result.Result
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
@@ -268,5 +269,30 @@ func TestCapBudget(t *testing.T) {
 	f(context.Background(), puzzle.Spec{}, "", solve.Options{MaxNodes: 5, Timeout: time.Millisecond})
 	if got.MaxNodes != 5 || got.Timeout != time.Millisecond {
 		t.Errorf("a job under the host's limits was changed: %+v", got)
+	}
+}
+
+// Lines over 64 KiB used to stop `solve` (bufio.Scanner's limit) with no
+// answer for them or anything after. Now a long line is read (a big board
+// written long-hand), one over the cap is answered invalid with the
+// reason, and every line after it is still answered, in order.
+func TestSolveStdinLongLines(t *testing.T) {
+	in := "1 2 3/4 5 6/7 8 0\n" + strings.Repeat("x", 100<<10) + "\n" + strings.Repeat("y", 5<<20) + "\n1 2 3/4 5 6/7 0 8\n"
+	code, stdout, stderr := solverd(t, in, "solve", "-p", "sliding:3x3", "--workers", "2")
+	if code != exitRejected {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rs := results(t, stdout)
+	if len(rs) != 4 {
+		t.Fatalf("%d results, want 4; stderr %s", len(rs), stderr[:min(len(stderr), 500)])
+	}
+	want := []result.Status{result.StatusSolved, result.StatusInvalid, result.StatusInvalid, result.StatusSolved}
+	for i, w := range want {
+		if rs[i].Status != w {
+			t.Errorf("result %d: %s, want %s", i, rs[i].Status, w)
+		}
+	}
+	if !strings.Contains(rs[2].Error, "line 3: line longer than") || !strings.Contains(stderr, "line 3: ") {
+		t.Errorf("over-long line: %q", rs[2].Error)
 	}
 }

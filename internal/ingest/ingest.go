@@ -14,15 +14,20 @@ package ingest
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tessera-solver/tessera/internal/backoff"
 	"github.com/tessera-solver/tessera/internal/job"
+	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/store"
 )
 
@@ -55,6 +60,15 @@ var ErrClosed = errors.New("source closed")
 // store.ErrRejected when the data itself is unacceptable.
 type Sink interface {
 	InsertResults(ctx context.Context, batch []job.Results) (int, error)
+	// AddDeadLetters records what cannot be stored as rows; idempotent by
+	// DeadLetter.Key.
+	AddDeadLetters(ctx context.Context, letters []store.DeadLetter) (int, error)
+}
+
+// reporter is implemented by sinks that report collisions (a row whose
+// place holds a different state), as *store.Store does.
+type reporter interface {
+	InsertResultsReport(ctx context.Context, batch []job.Results) (store.Report, error)
 }
 
 var _ Sink = (*store.Store)(nil)
@@ -99,7 +113,8 @@ type Stats struct {
 	Rows       int64 `json:"rows"`        // results in those messages
 	Inserted   int64 `json:"inserted"`    // rows new to the database (Rows - Inserted were redeliveries)
 	Batches    int64 `json:"batches"`     // committed transactions
-	Rejected   int64 `json:"rejected"`    // malformed messages terminated
+	Rejected   int64 `json:"rejected"`    // messages that could not be stored whole (their good rows were, the rest dead-lettered)
+	Dead       int64 `json:"dead"`        // dead letters recorded (refused messages and rows, collisions)
 	Retries    int64 `json:"retries"`     // failed writes or fetches retried
 	AckErrors  int64 `json:"ack_errors"`  // acknowledgements that failed (the message comes back; harmless)
 	FetchEmpty int64 `json:"fetch_empty"` // fetches that returned nothing
@@ -182,20 +197,29 @@ type pending struct {
 	rs  job.Results
 }
 
-// process decodes a fetched batch, terminates malformed messages and
-// writes the rest.
+// process decodes a fetched batch, writes the well-formed messages, then
+// salvages the malformed ones (after the good rows, so a refused row's
+// placeholder never takes a good row's place).
 func (in *Ingester) process(ctx context.Context, msgs []Msg) {
 	batch := make([]pending, 0, len(msgs))
+	type bad struct {
+		m   Msg
+		err error
+	}
+	var bads []bad
 	for _, m := range msgs {
 		rs, err := Decode(m.Data())
 		if err != nil {
-			in.reject(m, err)
+			bads = append(bads, bad{m, err})
 			continue
 		}
 		batch = append(batch, pending{m, rs})
 	}
 	if len(batch) > 0 {
 		in.write(ctx, batch)
+	}
+	for _, b := range bads {
+		in.reject(ctx, b.m, b.err)
 	}
 }
 
@@ -213,24 +237,183 @@ func Decode(data []byte) (job.Results, error) {
 	return rs, nil
 }
 
-// reject terminates a message that can never be stored. Such a message is
-// a bug upstream (solverd publishes only valid results), so it is logged
-// at error level and counted rather than retried forever.
-func (in *Ingester) reject(m Msg, err error) {
+// reject handles a message that cannot be stored as it is: its valid
+// rows are stored, every refused row becomes a dead letter (with the
+// reason and the row) plus a failed row in its place, and a message that
+// cannot even be read becomes one dead letter holding the whole payload.
+// Only then is the message terminated. A transient database failure on
+// the way is retried; on shutdown the message is Nak'ed and salvaged again
+// on redelivery (every step is idempotent).
+func (in *Ingester) reject(ctx context.Context, m Msg, cause error) {
 	data := m.Data()
 	if in.opt.OnReject != nil {
-		in.opt.OnReject(data, err)
+		in.opt.OnReject(data, cause)
 	}
-	const show = 200
-	snippet := string(data)
-	if len(snippet) > show {
-		snippet = snippet[:show] + "…"
+	var dead int
+	err := in.salvage(ctx, data, cause, &dead)
+	if err != nil {
+		// Only ctx ends a salvage early.
+		_ = m.Nak()
+		return
 	}
-	in.opt.Logger.Error("malformed results message terminated", "err", err, "data", snippet)
+	in.opt.Logger.Error("results message refused; its valid rows are stored, the rest is in dead_letters (results dead)",
+		"err", cause, "bytes", len(data), "dead_letters", dead)
 	if terr := m.Term(); terr != nil {
 		in.opt.Logger.Warn("terminate message failed", "err", terr)
 	}
-	in.add(func(s *Stats) { s.Rejected++ })
+	in.add(func(s *Stats) { s.Rejected++; s.Dead += int64(dead) })
+}
+
+func (in *Ingester) salvage(ctx context.Context, data []byte, cause error, dead *int) error {
+	var rs job.Results
+	whole := json.Unmarshal(data, &rs) != nil || rs.V != job.Version || rs.BatchID <= 0 || rs.FirstSeq < 0 ||
+		len(rs.Results) == 0 || !validText(rs.Puzzle) || !validText(rs.JobID)
+	if whole {
+		l := store.DeadLetter{Source: store.DeadResults, Reason: cause.Error(), Payload: data,
+			Key: "results:" + digest(data)}
+		if rs.JobID != "" {
+			l.JobID = rs.JobID
+		}
+		if rs.BatchID > 0 {
+			l.BatchID = &rs.BatchID
+			if rs.FirstSeq >= 0 {
+				l.Seq = &rs.FirstSeq
+			}
+		}
+		return in.letters(ctx, []store.DeadLetter{l}, dead)
+	}
+	// Runs of rows that pass validation are stored together; a row that
+	// fails it is refused on its own.
+	start := 0
+	for i := 0; i <= len(rs.Results); i++ {
+		var err error
+		if i < len(rs.Results) {
+			err = store.ValidateResults(part(rs, i, i+1))
+			if err == nil {
+				continue
+			}
+		}
+		if start < i {
+			if serr := in.storePart(ctx, part(rs, start, i), dead); serr != nil {
+				return serr
+			}
+		}
+		if i < len(rs.Results) {
+			if serr := in.refuseRow(ctx, part(rs, i, i+1), err, dead); serr != nil {
+				return serr
+			}
+		}
+		start = i + 1
+	}
+	return nil
+}
+
+// part is the message rs cut to its results [i, j).
+func part(rs job.Results, i, j int) job.Results {
+	p := rs
+	p.Results = rs.Results[i:j]
+	p.FirstSeq = rs.FirstSeq + int64(i)
+	return p
+}
+
+// storePart stores rs, bisecting it when the database refuses it so that
+// only the rows it refuses are dead-lettered.
+func (in *Ingester) storePart(ctx context.Context, rs job.Results, dead *int) error {
+	err := in.retry(ctx, func() error {
+		_, err := in.sink.InsertResults(ctx, []job.Results{rs})
+		return err
+	})
+	switch {
+	case err == nil:
+		return nil
+	case !errors.Is(err, store.ErrRejected):
+		return err // ctx ended
+	case len(rs.Results) == 1:
+		return in.refuseRow(ctx, rs, err, dead)
+	}
+	h := len(rs.Results) / 2
+	if err := in.storePart(ctx, part(rs, 0, h), dead); err != nil {
+		return err
+	}
+	return in.storePart(ctx, part(rs, h, len(rs.Results)), dead)
+}
+
+// refuseRow dead-letters the one result of rs and stores a failed row in
+// its place, so the batch still accounts for the state and can finish
+// (and `results requeue` can run it again).
+func (in *Ingester) refuseRow(ctx context.Context, rs job.Results, cause error, dead *int) error {
+	r := rs.Results[0]
+	row, _ := json.Marshal(struct {
+		Job   string `json:"job"`
+		Batch int64  `json:"batch"`
+		Seq   int64  `json:"seq"`
+		result.Result
+	}{rs.JobID, rs.BatchID, rs.FirstSeq, r})
+	l := store.DeadLetter{BatchID: &rs.BatchID, Seq: &rs.FirstSeq, JobID: rs.JobID, Source: store.DeadResults,
+		Reason: cause.Error(), Payload: row, Key: fmt.Sprintf("results:%d:%d:%s", rs.BatchID, rs.FirstSeq, digest(row))}
+	if err := in.letters(ctx, []store.DeadLetter{l}, dead); err != nil {
+		return err
+	}
+	placeholder := rs
+	placeholder.Results = []result.Result{{
+		Puzzle: storableText(r.Puzzle), State: storableText(r.State), Status: result.StatusFailed,
+		Solver: storableText(r.Solver),
+		Error:  "result refused by the writer (the original is in dead_letters: results dead --batch " + fmt.Sprint(rs.BatchID) + "): " + storableText(cause.Error()),
+	}}
+	if placeholder.Results[0].Puzzle == "" && !validText(placeholder.Puzzle) {
+		placeholder.Results[0].Puzzle = "unknown"
+	}
+	err := in.retry(ctx, func() error {
+		_, err := in.sink.InsertResults(ctx, []job.Results{placeholder})
+		return err
+	})
+	if errors.Is(err, store.ErrRejected) {
+		return nil // the dead letter is the record
+	}
+	return err
+}
+
+// letters records dead letters, retrying transient failures.
+func (in *Ingester) letters(ctx context.Context, ls []store.DeadLetter, dead *int) error {
+	return in.retry(ctx, func() error {
+		n, err := in.sink.AddDeadLetters(ctx, ls)
+		if errors.Is(err, store.ErrRejected) {
+			// Cannot happen for letters AddDeadLetters sanitises; log it
+			// rather than loop.
+			in.opt.Logger.Error("dead letter refused", "err", err)
+			return nil
+		}
+		*dead += n
+		return err
+	})
+}
+
+// retry runs f until it succeeds, fails with ErrRejected, or ctx ends.
+func (in *Ingester) retry(ctx context.Context, f func() error) error {
+	return backoff.Retry(ctx, in.policy(), func() error {
+		err := f()
+		if errors.Is(err, store.ErrRejected) {
+			return backoff.Permanent(err)
+		}
+		return err
+	}, func(attempt int, delay time.Duration, err error) {
+		in.add(func(s *Stats) { s.Retries++ })
+		in.opt.Logger.Warn("write failed; retrying", "attempt", attempt, "delay", delay, "err", err)
+	})
+}
+
+func digest(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:12])
+}
+
+func validText(s string) bool { return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 }
+
+func storableText(s string) string {
+	if validText(s) {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
 }
 
 // write stores batch in one transaction, retrying transient failures with
@@ -243,10 +426,16 @@ func (in *Ingester) write(ctx context.Context, batch []pending) {
 		rs[i] = p.rs
 		rows += len(p.rs.Results)
 	}
-	var n int
+	var n, collisions int
 	err := backoff.Retry(ctx, in.policy(), func() error {
 		var err error
-		n, err = in.sink.InsertResults(ctx, rs)
+		if r, ok := in.sink.(reporter); ok {
+			var rep store.Report
+			rep, err = r.InsertResultsReport(ctx, rs)
+			n, collisions = rep.Inserted, rep.Collisions
+		} else {
+			n, err = in.sink.InsertResults(ctx, rs)
+		}
 		if errors.Is(err, store.ErrRejected) {
 			return backoff.Permanent(err)
 		}
@@ -268,7 +457,7 @@ func (in *Ingester) write(ctx context.Context, batch []pending) {
 		return
 	default: // Retry gives up otherwise only on store.ErrRejected.
 		if len(batch) == 1 {
-			in.reject(batch[0].msg, err)
+			in.reject(ctx, batch[0].msg, err)
 			return
 		}
 		for i := range batch {
@@ -282,8 +471,13 @@ func (in *Ingester) write(ctx context.Context, batch []pending) {
 			in.opt.Logger.Warn("ack failed; the message will come back and be skipped", "job", p.rs.JobID, "err", aerr)
 		}
 	}
+	if collisions > 0 {
+		in.opt.Logger.Warn("results for places that hold a different state: recorded as dead letters (results dead)",
+			"collisions", collisions, "messages", len(batch))
+	}
 	var snap Stats
 	in.add(func(s *Stats) {
+		s.Dead += int64(collisions)
 		s.Messages += int64(len(batch))
 		s.Rows += int64(rows)
 		s.Inserted += int64(n)

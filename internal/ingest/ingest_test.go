@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -377,4 +378,109 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("Decode accepted what ValidateResults refuses: %v", err)
 		}
 	})
+}
+
+// A message the writer cannot store whole keeps its valid rows: only the
+// bad row is dead-lettered (reason and the row), with a failed row in its
+// place so the batch finishes; an unreadable message is one dead letter
+// holding the whole payload. Redelivery adds nothing.
+func TestRefusedMessageKeepsValidRows(t *testing.T) {
+	t.Parallel()
+	st := storetest.NewStore(t)
+	ctx := ctxT(t)
+	id, _ := st.CreateBatch(ctx, "8", "optimal", 3)
+	mixed := results(id, 0, 5, 6, 7)
+	mixed.Results[1].Status = "mystery"
+	data := encode(t, mixed)
+	junk := []byte("{not json at all")
+	src := newSource(true, data, junk, data)
+	in := ingest.New(src, st, opts())
+	if err := in.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := dist(t, st, id); !reflect.DeepEqual(got, map[int]int64{5: 1, 7: 1}) {
+		t.Errorf("counts %v", got)
+	}
+	p, _ := st.BatchProgress(ctx, id)
+	if p.Solved != 2 || p.Failed != 1 || !p.Finished() {
+		t.Errorf("progress %+v", p)
+	}
+	ls, err := st.DeadLetters(ctx, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ls) != 2 {
+		t.Fatalf("%d dead letters, want 2: %+v", len(ls), ls)
+	}
+	row, whole := ls[0], ls[1]
+	if row.Source != store.DeadResults || row.BatchID == nil || *row.BatchID != id || *row.Seq != 1 ||
+		!strings.Contains(row.Reason, "mystery") || !strings.Contains(string(row.Payload), `"status":"mystery"`) {
+		t.Errorf("row letter %+v %s", row, row.Payload)
+	}
+	if whole.BatchID != nil || string(whole.Payload) != string(junk) || !strings.Contains(whole.Reason, "decode") {
+		t.Errorf("whole letter %+v", whole)
+	}
+	if s := in.Stats(); s.Rejected != 3 || s.Dead != 2 {
+		t.Errorf("stats %+v", s)
+	}
+}
+
+// Rows the database itself refuses (beyond validation) are found by
+// bisecting the message; the others are stored.
+func TestDatabaseRefusedRowsBisected(t *testing.T) {
+	t.Parallel()
+	st := storetest.NewStore(t)
+	ctx := ctxT(t)
+	id, _ := st.CreateBatch(ctx, "8", "optimal", 4)
+	rs := results(id, 0, 1, 2, 3, 4)
+	src := newSource(true, encode(t, rs))
+	in := ingest.New(src, &refuseState{Sink: st, state: "s2"}, opts())
+	if err := in.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := dist(t, st, id); !reflect.DeepEqual(got, map[int]int64{1: 1, 2: 1, 4: 1}) {
+		t.Errorf("counts %v", got)
+	}
+	ls, _ := st.DeadLetters(ctx, id, 0)
+	if len(ls) != 1 || *ls[0].Seq != 2 {
+		t.Errorf("letters %+v", ls)
+	}
+}
+
+// refuseState refuses any write containing a solved row of state.
+type refuseState struct {
+	ingest.Sink
+	state string
+}
+
+func (r *refuseState) InsertResults(ctx context.Context, b []job.Results) (int, error) {
+	for _, rs := range b {
+		for _, x := range rs.Results {
+			if x.State == r.state && x.Status == result.StatusSolved {
+				return 0, fmt.Errorf("check violation: %w", store.ErrRejected)
+			}
+		}
+	}
+	return r.Sink.InsertResults(ctx, b)
+}
+
+// Job copies solverd put in TESSERA_DEAD end up in dead_letters, once.
+func TestDeadJobCopiesRecorded(t *testing.T) {
+	t.Parallel()
+	st := storetest.NewStore(t)
+	ctx := ctxT(t)
+	orig := []byte(`{"v":1,"id":"9-4","batch":9,"seq":4,"states":[]}`)
+	copyMsg, _ := json.Marshal(job.DeadJob{Reason: "job 9-4: no states", Subject: "tessera.jobs.sliding.3x3", StreamSeq: 12, Data: orig})
+	src := newSource(true, copyMsg, copyMsg)
+	if err := ingest.RunDeadJobs(ctx, src, st, opts()); err != nil {
+		t.Fatal(err)
+	}
+	ls, _ := st.DeadLetters(ctx, 9, 0)
+	if len(ls) != 1 || ls[0].Source != store.DeadJobs || ls[0].JobID != "9-4" || *ls[0].Seq != 4 ||
+		!strings.Contains(ls[0].Reason, "no states") || string(ls[0].Payload) != string(orig) {
+		t.Fatalf("letters %+v", ls)
+	}
+	if len(src.acks) != 1 || src.acks[string(copyMsg)] != 2 {
+		t.Errorf("acks %v", src.acks)
+	}
 }

@@ -43,3 +43,13 @@ type Results struct {
 	// Replace: the answers of a requeued job (see Job.Replace).
 	Replace bool `json:"replace,omitempty"`
 }
+
+// DeadJob is a job message copied to TESSERA_DEAD because it could not be
+// answered with result rows, as the results writer reads it (the copy
+// itself carries the original bytes, with the reason in headers).
+type DeadJob struct {
+	Reason    string `json:"reason"`
+	Subject   string `json:"subject"`    // the job's subject on TESSERA_JOBS
+	StreamSeq uint64 `json:"stream_seq"` // its sequence in TESSERA_JOBS
+	Data      []byte `json:"data"`       // the original job message
+}

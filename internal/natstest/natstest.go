@@ -4,6 +4,11 @@
 package natstest
 
 import (
+	"bytes"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
 	"testing"
 	"time"
 
@@ -62,4 +67,53 @@ func StartWith(t testing.TB, configure func(*server.Options)) *server.Server {
 		s.WaitForShutdown()
 	})
 	return s
+}
+
+// ExternalBinary is the system nats-server the external-server tests run
+// (Debian's 2.9.10 on the dev machines).
+const ExternalBinary = "/usr/sbin/nats-server"
+
+// External starts the system nats-server binary (ExternalBinary) as a
+// separate process with JetStream on a random localhost port and a store
+// in the test's temp directory, and returns its client URL; it is killed in
+// t.Cleanup. The test is skipped, saying why, when the binary is missing.
+func External(t testing.TB) string {
+	t.Helper()
+	if _, err := os.Stat(ExternalBinary); err != nil {
+		t.Skipf("natstest: no external nats-server: %v", err)
+	}
+	port := freePort(t)
+	cmd := exec.Command(ExternalBinary, "-js", "-a", "127.0.0.1", "-p", strconv.Itoa(port), "-sd", t.TempDir())
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("natstest: start %s: %v", ExternalBinary, err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	url := "nats://127.0.0.1:" + strconv.Itoa(port)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		nc, err := nats.Connect(url)
+		if err == nil {
+			nc.Close()
+			return url
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("natstest: %s not ready after 10s: %v\n%s", ExternalBinary, err, out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("natstest: free port: %v", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }

@@ -2,10 +2,13 @@ package queue
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -41,18 +44,41 @@ func EncodeJob(j job.Job) (subject string, data []byte, err error) {
 	return JobSubject(spec, job.LaneOf(spec, mode, time.Duration(j.TimeoutMS)*time.Millisecond)), data, nil
 }
 
+// ErrDuplicate: the server dropped a job because a job with the same id
+// (Nats-Msg-Id) was stored within the duplicate window. The states of the
+// dropped job are NOT queued; when it was a deliberate re-publish of the
+// same job, that is what the caller wanted, otherwise it is a collision.
+var ErrDuplicate = errors.New("a job with this id is already queued (duplicate window)")
+
 // PublishJob publishes one job and waits for the server to store it. The
 // Nats-Msg-Id is the job id, so publishing a job twice within the duplicate
-// window stores it once.
+// window stores it once: the second publish returns an error wrapping
+// ErrDuplicate, naming the stored message, rather than pass in silence.
 func PublishJob(ctx context.Context, js jetstream.JetStream, j job.Job) error {
 	subj, data, err := EncodeJob(j)
 	if err != nil {
 		return err
 	}
-	if _, err := js.Publish(ctx, subj, data, jetstream.WithMsgID(j.ID), jetstream.WithExpectStream(JobsStream)); err != nil {
+	ack, err := js.Publish(ctx, subj, data, jetstream.WithMsgID(j.ID), jetstream.WithExpectStream(JobsStream))
+	if err != nil {
 		return fmt.Errorf("publish job %s: %w", j.ID, err)
 	}
+	if ack.Duplicate {
+		return fmt.Errorf("publish job %s: %w (stored as %s seq %d); its %d states were not queued again",
+			j.ID, ErrDuplicate, JobsStream, ack.Sequence, len(j.States))
+	}
 	return nil
+}
+
+// ResultsMsgID is the Nats-Msg-Id of the results of the job message
+// jobData with id jobID: "r-<job id>-<digest of the job message>". The
+// same job solved twice (a redelivery, or the dead-letter handler racing a
+// late worker) publishes one Results message; two DIFFERENT jobs that
+// share an id do not hide each other's results, so the writer sees both
+// and records the collision.
+func ResultsMsgID(jobID string, jobData []byte) string {
+	h := sha256.Sum256(jobData)
+	return ResultsMsgIDPrefix + jobID + "-" + hex.EncodeToString(h[:8])
 }
 
 // PublishResults publishes the results of one job and waits for the server
@@ -66,6 +92,18 @@ func PublishJob(ctx context.Context, js jetstream.JetStream, j job.Job) error {
 // "r-<job>@<first seq>"; the split is deterministic, so a retry publishes
 // the same messages.
 func PublishResults(ctx context.Context, js jetstream.JetStream, r job.Results) error {
+	return PublishResultsID(ctx, js, r, ResultsMsgIDPrefix+r.JobID)
+}
+
+// PublishResultsID is PublishResults with the Nats-Msg-Id id (usually
+// ResultsMsgID of the job message); split parts get "<id>@<first seq>".
+//
+// A single result too large for a message on its own loses what makes it
+// large rather than never being recorded: its move list first (the row
+// becomes budget_exceeded with the length as lower_bound and the reason),
+// then a long error text, and as a last resort its state is cut (status
+// failed, saying so). See FitResult.
+func PublishResultsID(ctx context.Context, js jetstream.JetStream, r job.Results, id string) error {
 	if r.JobID == "" {
 		return errors.New("publish results: empty job id (it makes the Nats-Msg-Id)")
 	}
@@ -73,7 +111,7 @@ func PublishResults(ctx context.Context, js jetstream.JetStream, r job.Results) 
 		r.V = job.Version
 	}
 	limit := int(js.Conn().MaxPayload())
-	return publishResults(ctx, js, r, ResultsMsgIDPrefix+r.JobID, limit)
+	return publishResults(ctx, js, r, id, limit)
 }
 
 // resultsHeadroom leaves room in a message for headers.
@@ -84,12 +122,22 @@ func publishResults(ctx context.Context, js jetstream.JetStream, r job.Results, 
 	if err != nil {
 		return fmt.Errorf("encode results of job %s: %w", r.JobID, err)
 	}
+	if limit > 0 && len(data)+resultsHeadroom > limit && len(r.Results) == 1 {
+		one := r
+		one.Results = []result.Result{FitResult(r.Results[0], limit-resultsHeadroom-(len(data)-resultLen(r.Results[0])))}
+		if data, err = json.Marshal(one); err != nil {
+			return fmt.Errorf("encode results of job %s: %w", r.JobID, err)
+		}
+	}
 	if limit > 0 && len(data)+resultsHeadroom > limit && len(r.Results) > 1 {
 		h := len(r.Results) / 2
 		lo, hi := r, r
 		lo.Results, hi.Results = r.Results[:h], r.Results[h:]
 		hi.FirstSeq = r.FirstSeq + int64(h)
-		base := ResultsMsgIDPrefix + r.JobID + "@"
+		base := id + "@"
+		if strings.Contains(id, "@") {
+			base = id[:strings.LastIndexByte(id, '@')+1]
+		}
 		if err := publishResults(ctx, js, lo, base+strconv.FormatInt(lo.FirstSeq, 10), limit); err != nil {
 			return err
 		}
@@ -100,6 +148,54 @@ func publishResults(ctx context.Context, js jetstream.JetStream, r job.Results, 
 		return fmt.Errorf("publish results of job %s (%d from seq %d): %w", r.JobID, len(r.Results), r.FirstSeq, err)
 	}
 	return nil
+}
+
+func resultLen(x result.Result) int {
+	b, _ := json.Marshal(x)
+	return len(b)
+}
+
+// FitResult returns x cut to at most room bytes of JSON, dropping first the
+// move list (budget_exceeded: the length, which the solver found, becomes
+// the lower bound only when it was proved optimal), then the error text
+// beyond 1 KB, then the state beyond what fits (failed). Every step says
+// what was dropped in Error.
+func FitResult(x result.Result, room int) result.Result {
+	if resultLen(x) <= room {
+		return x
+	}
+	if x.Moves != "" {
+		why := fmt.Sprintf("answer found (%d moves) but its move list of %d bytes does not fit in one results message (NATS max payload); not stored",
+			x.Length, len(x.Moves))
+		if x.Optimal && x.Length > x.LowerBound {
+			x.LowerBound = x.Length
+		}
+		x.Status, x.Moves, x.Length, x.Optimal = result.StatusBudgetExceeded, "", 0, false
+		x.Error = joinReason(why, x.Error)
+		if resultLen(x) <= room {
+			return x
+		}
+	}
+	const maxError = 1024
+	if len(x.Error) > maxError {
+		x.Error = strings.ToValidUTF8(x.Error[:maxError], "") + "…"
+		if resultLen(x) <= room {
+			return x
+		}
+	}
+	over := resultLen(x) - room
+	keep := max(0, len(x.State)-over-200)
+	x.Error = joinReason(fmt.Sprintf("state of %d bytes too large for a results message; stored cut to %d bytes", len(x.State), keep), x.Error)
+	x.State = strings.ToValidUTF8(x.State[:keep], "") + "…"
+	x.Status, x.Moves, x.Length, x.Optimal = result.StatusFailed, "", 0, false
+	return x
+}
+
+func joinReason(a, b string) string {
+	if b == "" {
+		return a
+	}
+	return a + "; " + b
 }
 
 // PublishDeadJob stores a copy of a job message that cannot be turned into
@@ -129,6 +225,12 @@ type Publisher struct {
 	// OnAck, when set, is called with the number of states of each job the
 	// server has stored (for a progress bar).
 	OnAck func(states int)
+	// OnDuplicate, when set, is called for each job the server dropped on
+	// its FIRST publish because a job with the same id was already stored
+	// within the duplicate window: its states are not queued by this
+	// publish. (A duplicate on a retry is this Publisher's own earlier
+	// attempt, and is not reported.)
+	OnDuplicate func(jobID string, states int, storedSeq uint64)
 
 	acked, dups int64
 }
@@ -211,6 +313,9 @@ func (p *Publisher) waitOldest(ctx context.Context) error {
 		p.acked++
 		if ack.Duplicate {
 			p.dups++
+			if in.tries == 1 && p.OnDuplicate != nil {
+				p.OnDuplicate(in.msg.Header.Get(jetstream.MsgIDHeader), in.states, ack.Sequence)
+			}
 		}
 		if p.OnAck != nil {
 			p.OnAck(in.states)

@@ -354,6 +354,33 @@ func EnsureDeadConsumer(ctx context.Context, js jetstream.JetStream, c Config) (
 	return cons, nil
 }
 
+// DeadCopiesConsumer is the results writer's consumer of the job copies in
+// TESSERA_DEAD: it records them in PostgreSQL's dead_letters.
+const DeadCopiesConsumer = "results-dead"
+
+// EnsureDeadCopiesConsumer creates or updates the durable pull consumer
+// through which the results writer records TESSERA_DEAD's job copies as
+// dead letters in PostgreSQL. TESSERA_DEAD keeps the copies anyway (limits
+// retention, DeadMaxAge).
+func EnsureDeadCopiesConsumer(ctx context.Context, js jetstream.JetStream, c Config) (jetstream.Consumer, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	cons, err := js.CreateOrUpdateConsumer(ctx, DeadStream, jetstream.ConsumerConfig{
+		Durable:       DeadCopiesConsumer,
+		Description:   "results writer: job copies to PostgreSQL dead_letters",
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+		FilterSubject: DeadJobsSubject,
+		AckWait:       c.ResultsAckWait,
+		Replicas:      c.Replicas,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("ensure consumer %s on %s: %w", DeadCopiesConsumer, DeadStream, err)
+	}
+	return cons, nil
+}
+
 // JobSubject is the subject of a job for spec in lane:
 // tessera.jobs.<kind>.<rows>x<cols> (heavy) or
 // tessera.jobs.quick.<kind>.<rows>x<cols> (quick).

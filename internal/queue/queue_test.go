@@ -3,6 +3,7 @@ package queue_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -158,9 +159,15 @@ func TestEncodeJobRejects(t *testing.T) {
 func TestPublishDeduplicates(t *testing.T) {
 	ctx, js := setup(t, queue.DefaultConfig())
 	j := testJob(7, 100, "1 2 3/4 5 6/7 0 8")
-	for range 3 {
-		if err := queue.PublishJob(ctx, js, j); err != nil {
-			t.Fatal(err)
+	if err := queue.PublishJob(ctx, js, j); err != nil {
+		t.Fatal(err)
+	}
+	// The same id again is dropped by the server, and says so.
+	other := testJob(7, 200, "1 2 3/4 5 6/0 7 8")
+	other.ID = j.ID
+	for _, again := range []job.Job{j, other} {
+		if err := queue.PublishJob(ctx, js, again); !errors.Is(err, queue.ErrDuplicate) || !strings.Contains(err.Error(), "seq 1") {
+			t.Fatalf("duplicate publish: %v", err)
 		}
 	}
 	r := job.Results{JobID: j.ID, BatchID: 7, Puzzle: j.Puzzle, FirstSeq: 100,
@@ -509,5 +516,51 @@ func TestEnsureStreamsUpdates(t *testing.T) {
 	}
 	if s, err = js.Stream(ctx, queue.DeadStream); err != nil || !s.CachedInfo().Created.Equal(created) {
 		t.Errorf("dead stream recreated: %v", err)
+	}
+}
+
+// Two different job messages with the same id get different results msg
+// ids (the writer then sees both and records a collision); the same job
+// message always gets the same one.
+func TestResultsMsgIDPerJobMessage(t *testing.T) {
+	a, b := queue.ResultsMsgID("1-0", []byte("job a")), queue.ResultsMsgID("1-0", []byte("job b"))
+	if a == b || a != queue.ResultsMsgID("1-0", []byte("job a")) || !strings.HasPrefix(a, "r-1-0-") {
+		t.Errorf("ids %q %q", a, b)
+	}
+}
+
+// A single result larger than the max payload is published cut down, never
+// refused: moves first, then the error text, then the state.
+func TestPublishResultsFitsOversizedResult(t *testing.T) {
+	ctx, js := setup(t, queue.DefaultConfig())
+	limit := int(js.Conn().MaxPayload())
+	r := job.Results{JobID: "5-0", BatchID: 5, Puzzle: "swap:4x4", Results: []result.Result{{
+		Puzzle: "swap:4x4", State: "1100/0000/0000/0011", Status: result.StatusSolved,
+		Moves: strings.Repeat("1,1R ", limit/2), Length: limit / 2, Optimal: true}}}
+	if err := queue.PublishResults(ctx, js, r); err != nil {
+		t.Fatal(err)
+	}
+	huge := r
+	huge.JobID = "5-1"
+	huge.Results = []result.Result{{Puzzle: "swap:4x4", State: strings.Repeat("1", limit+10), Status: result.StatusInvalid, Error: strings.Repeat("e", 5000)}}
+	if err := queue.PublishResults(ctx, js, huge); err != nil {
+		t.Fatal(err)
+	}
+	cons, err := queue.EnsureResultsConsumer(ctx, js, queue.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := queue.Fetch(ctx, cons, 2, time.Second)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("fetch %d %v", len(got), err)
+	}
+	var a, b job.Results
+	_ = json.Unmarshal(got[0].Data(), &a)
+	_ = json.Unmarshal(got[1].Data(), &b)
+	if x := a.Results[0]; x.Status != result.StatusBudgetExceeded || x.Moves != "" || x.LowerBound != limit/2 || !strings.Contains(x.Error, "does not fit") {
+		t.Errorf("moves not dropped: %+v", x)
+	}
+	if x := b.Results[0]; x.Status != result.StatusFailed || len(x.State) >= limit || !strings.Contains(x.Error, "stored cut") {
+		t.Errorf("state not cut: status %s, %d bytes, %q", x.Status, len(x.State), x.Error[:min(len(x.Error), 200)])
 	}
 }

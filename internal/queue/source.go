@@ -2,11 +2,15 @@ package queue
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/tessera-solver/tessera/internal/job"
 )
 
 // ResultsSource adapts a pull consumer (the results consumer) to
@@ -37,3 +41,42 @@ func (s *ResultsSource[M]) Fetch(ctx context.Context, max int, wait time.Duratio
 	}
 	return out, err
 }
+
+// DeadJobsSource adapts a consumer of TESSERA_DEAD's job copies
+// (EnsureDeadCopiesConsumer) to ingest.Source: each message's Data is a
+// job.DeadJob in JSON, built from the copy and its headers.
+type DeadJobsSource[M any] struct {
+	cons jetstream.Consumer
+}
+
+// NewDeadJobsSource wraps cons; it fails if jetstream.Msg does not
+// implement M.
+func NewDeadJobsSource[M any](cons jetstream.Consumer) (*DeadJobsSource[M], error) {
+	if _, err := NewResultsSource[M](cons); err != nil {
+		return nil, err
+	}
+	return &DeadJobsSource[M]{cons: cons}, nil
+}
+
+// Fetch is ResultsSource.Fetch, with every message's Data a job.DeadJob.
+func (s *DeadJobsSource[M]) Fetch(ctx context.Context, max int, wait time.Duration) ([]M, error) {
+	msgs, err := Fetch(ctx, s.cons, max, wait)
+	out := make([]M, len(msgs))
+	for i, m := range msgs {
+		seq, _ := strconv.ParseUint(m.Headers().Get(HeaderSeq), 10, 64)
+		reason := m.Headers().Get(HeaderReason)
+		if reason == "" {
+			reason = "copied to " + DeadStream + " without a reason"
+		}
+		data, _ := json.Marshal(job.DeadJob{Reason: reason, Subject: m.Headers().Get(HeaderSubject), StreamSeq: seq, Data: m.Data()})
+		out[i] = any(deadJobMsg{m, data}).(M)
+	}
+	return out, err
+}
+
+type deadJobMsg struct {
+	jetstream.Msg
+	data []byte
+}
+
+func (d deadJobMsg) Data() []byte { return d.data }

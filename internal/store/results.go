@@ -142,26 +142,43 @@ SELECT count(*) FROM ins`
 // DO NOTHING and counts only the RETURNING rows. The fast path halves the
 // server's work per row.
 func (s *Store) InsertResults(ctx context.Context, batch []job.Results) (int, error) {
+	r, err := s.InsertResultsReport(ctx, batch)
+	return r.Inserted, err
+}
+
+// Report is what one InsertResultsReport call wrote.
+type Report struct {
+	Inserted int // new rows
+	// Collisions are results whose (batch, seq) already holds a different
+	// state: each is recorded in dead_letters (source collision), once.
+	Collisions int
+}
+
+// InsertResultsReport is InsertResults, also reporting the collisions it
+// recorded as dead letters: rows that conflict with a stored row of a
+// different state are not redeliveries, and must not vanish silently.
+func (s *Store) InsertResultsReport(ctx context.Context, batch []job.Results) (Report, error) {
 	n := 0
 	for _, rs := range batch {
 		if err := ValidateResults(rs); err != nil {
-			return 0, fmt.Errorf("insert results: %w", err)
+			return Report{}, fmt.Errorf("insert results: %w", err)
 		}
 		n += len(rs.Results)
 	}
 	if n == 0 {
-		return 0, nil
+		return Report{}, nil
 	}
-	var inserted int
+	var rep Report
 	err := s.pool.withConn(ctx, func(c *pgx.Conn) error {
+		rep = Report{}
 		tx, err := c.Begin(ctx)
 		if err != nil {
 			return fmt.Errorf("begin: %w", err)
 		}
 		defer tx.Rollback(ctx) // no-op after Commit
-		inserted, err = copyDirect(ctx, tx, batch, n)
+		rep.Inserted, err = copyDirect(ctx, tx, batch, n)
 		if errors.Is(err, errConflict) {
-			inserted, err = insertStaged(ctx, tx, batch, n)
+			rep, err = insertStaged(ctx, tx, batch, n)
 		}
 		if err != nil {
 			return err
@@ -175,9 +192,9 @@ func (s *Store) InsertResults(ctx context.Context, batch []job.Results) (int, er
 		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("insert results: %w", err)
+		return Report{}, fmt.Errorf("insert results: %w", err)
 	}
-	return inserted, nil
+	return rep, nil
 }
 
 // uniqueViolation is SQLSTATE 23505.
@@ -220,23 +237,30 @@ func copyDirect(ctx context.Context, tx pgx.Tx, batch []job.Results, n int) (int
 	return n, nil
 }
 
-// insertStaged is the idempotent path of InsertResults.
-func insertStaged(ctx context.Context, tx pgx.Tx, batch []job.Results, n int) (int, error) {
+// insertStaged is the idempotent path of InsertResults. Rows that were
+// not inserted because their place holds a different state are recorded
+// as collisions in dead_letters.
+func insertStaged(ctx context.Context, tx pgx.Tx, batch []job.Results, n int) (Report, error) {
 	if _, err := tx.Exec(ctx, createStaging); err != nil {
-		return 0, fmt.Errorf("staging table: %w", err)
+		return Report{}, fmt.Errorf("staging table: %w", err)
 	}
 	copied, err := tx.CopyFrom(ctx, pgx.Identifier{"tessera_staging"}, stagingColumns, newResultRows(batch))
 	if err != nil {
-		return 0, fmt.Errorf("copy %d rows to staging: %w", n, rejected(err))
+		return Report{}, fmt.Errorf("copy %d rows to staging: %w", n, rejected(err))
 	}
 	if copied != int64(n) {
-		return 0, fmt.Errorf("copied %d rows of %d", copied, n)
+		return Report{}, fmt.Errorf("copied %d rows of %d", copied, n)
 	}
-	var inserted int
-	if err := tx.QueryRow(ctx, insertFromStaging).Scan(&inserted); err != nil {
-		return 0, fmt.Errorf("%d rows: %w", n, rejected(err))
+	var rep Report
+	if err := tx.QueryRow(ctx, insertFromStaging).Scan(&rep.Inserted); err != nil {
+		return Report{}, fmt.Errorf("%d rows: %w", n, rejected(err))
 	}
-	return inserted, nil
+	var seen, recorded int
+	if err := tx.QueryRow(ctx, recordCollisions).Scan(&seen, &recorded); err != nil {
+		return Report{}, fmt.Errorf("record collisions: %w", rejected(err))
+	}
+	rep.Collisions = recorded
+	return rep, nil
 }
 
 // applyCounts adds a batch's histogram and status counts (as parallel

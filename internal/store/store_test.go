@@ -19,6 +19,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/store"
 	"github.com/tessera-solver/tessera/internal/store/storetest"
+	"github.com/tessera-solver/tessera/migrations"
 )
 
 const p8 = "sliding:3x3"
@@ -77,8 +78,9 @@ func TestMigrateUpDownUp(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if v, err := s.SchemaVersion(ctx); err != nil || v != 1 {
-		t.Fatalf("version = %d, %v; want 1", v, err)
+	ms, _ := migrations.All()
+	if v, err := s.SchemaVersion(ctx); err != nil || v != len(ms) {
+		t.Fatalf("version = %d, %v; want %d", v, err, len(ms))
 	}
 	if err := s.MigrateTo(ctx, 0); err != nil {
 		t.Fatal(err)
@@ -653,4 +655,60 @@ func TestReplaceOnlyBetter(t *testing.T) {
 		t.Fatalf("replace of a missing row: %d, %v", n, err)
 	}
 	checkBatch(t, s, b2, map[int]int64{7: 1}, 1, 0, 1, true)
+}
+
+// Two jobs covering the same sequence numbers: the second state is not a
+// redelivery and must not vanish in ON CONFLICT DO NOTHING; it is kept as
+// a collision dead letter, once however often it is delivered. A true
+// redelivery (same state) stays a silent no-op.
+func TestCollisionsDeadLettered(t *testing.T) {
+	t.Parallel()
+	s := storetest.NewStore(t)
+	ctx := ctxT(t)
+	id := mustBatch(t, s, 2)
+	first := res(id, 0, 3, 4)
+	if _, err := s.InsertResults(ctx, []job.Results{first}); err != nil {
+		t.Fatal(err)
+	}
+	other := res(id, 1, 7)
+	other.Results[0].State = "another state"
+	for range 2 {
+		rep, err := s.InsertResultsReport(ctx, []job.Results{first, other})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Inserted != 0 {
+			t.Errorf("report %+v", rep)
+		}
+	}
+	ls, err := s.DeadLetters(ctx, id, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ls) != 1 || ls[0].Source != store.DeadCollision || *ls[0].Seq != 1 || !strings.Contains(ls[0].Reason, "another state") ||
+		!strings.Contains(string(ls[0].Payload), `"state": "another state"`) && !strings.Contains(string(ls[0].Payload), `"state" : "another state"`) {
+		t.Fatalf("dead letters %+v", ls)
+	}
+	checkBatch(t, s, id, map[int]int64{3: 1, 4: 1}, 2, 0, 2, true)
+	if all, _ := s.DeadLetters(ctx, 0, 0); len(all) != 1 {
+		t.Errorf("all letters %d", len(all))
+	}
+}
+
+func TestAddDeadLettersIdempotent(t *testing.T) {
+	t.Parallel()
+	s := storetest.NewStore(t)
+	ctx := ctxT(t)
+	b := int64(7)
+	l := store.DeadLetter{BatchID: &b, Source: store.DeadResults, Reason: "bad\x00reason", Payload: []byte{0, 0xff}, Key: "k"}
+	for want := 1; want >= 0; want-- {
+		n, err := s.AddDeadLetters(ctx, []store.DeadLetter{l})
+		if err != nil || n != want {
+			t.Fatalf("n %d err %v, want %d", n, err, want)
+		}
+	}
+	ls, _ := s.DeadLetters(ctx, 7, 0)
+	if len(ls) != 1 || ls[0].Seq != nil || string(ls[0].Payload) != "\x00\xff" || ls[0].Reason != "bad\uFFFDreason" {
+		t.Fatalf("%+v", ls)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/tessera-solver/tessera/internal/result"
@@ -25,7 +26,9 @@ const deadRetry = 5 * time.Second
 // failed results for the job's whole range, then deleting the job message:
 // on a work-queue stream a message that exhausted its deliveries would
 // otherwise stay forever, and its states would never get a row. Any
-// number of processes may run it; they share one durable consumer.
+// number of processes may run it; they share one durable consumer. It also
+// sweeps TESSERA_JOBS for stranded messages every StrandedEvery
+// (Stranded.SweepStranded).
 //
 // The failed results carry the job's results msg id, so when a slow worker
 // did finish the job after all, whichever Results message came first is
@@ -42,6 +45,9 @@ func RecordExhausted(ctx context.Context, js jetstream.JetStream, c queue.Config
 	if err != nil {
 		return fmt.Errorf("dead letters: stream %s: %w", queue.JobsStream, err)
 	}
+	swept := make(chan struct{})
+	go func() { defer close(swept); sweepLoop(ctx, js, log) }()
+	defer func() { <-swept }()
 	for ctx.Err() == nil {
 		var msgs []jetstream.Msg
 		err := backoff.Retry(ctx, pullBackoff, func() error {
@@ -104,7 +110,8 @@ func recordOne(ctx context.Context, js jetstream.JetStream, jobs jetstream.Strea
 		reason := fmt.Sprintf("job %s gave up after %d deliveries: its workers crashed, hung or failed each time", d.job.ID, adv.Deliveries)
 		res := uniform(d.job, result.StatusFailed, reason)
 		storable(&res)
-		if err := queue.PublishResults(ctx, js, res); err != nil {
+		// Same msg id as the worker's results: whichever comes first is kept.
+		if err := queue.PublishResultsID(ctx, js, res, queue.ResultsMsgID(d.job.ID, raw.Data)); err != nil {
 			return err
 		}
 	}
@@ -112,4 +119,164 @@ func recordOne(ctx context.Context, js jetstream.JetStream, jobs jetstream.Strea
 		return fmt.Errorf("delete exhausted job message %d: %w", adv.StreamSeq, err)
 	}
 	return nil
+}
+
+// StrandedEvery is how often the dead-letter handler looks for stranded
+// job messages (see SweepStranded).
+const StrandedEvery = time.Minute
+
+// Stranded tracks job messages that were below their consumer's ack floor
+// at the last sweep: only those seen twice are acted on, so a message that
+// was just acked (and is being removed) is never mistaken for one.
+type Stranded struct {
+	seen map[uint64]bool
+}
+
+// SweepStranded finds job messages that stay in TESSERA_JOBS although
+// their consumer has acknowledged past them — after a kill -9 of
+// nats-server the consumer's ack floor can be persisted while the
+// work-queue removal of the acked messages is lost, and such a message is
+// never delivered again. A message found below the ack floor of the
+// consumer whose filter matches it, in this sweep and the previous one, is
+// answered like an exhausted job (failed results under the job's results
+// msg id, or a dead-letter copy if it is malformed) and deleted. The writer
+// keeps any row already stored for it (same state: a no-op), so states
+// that were solved keep their answers and only lost ones are recorded
+// failed. It returns a line per message it removed.
+func (s *Stranded) SweepStranded(ctx context.Context, js jetstream.JetStream) ([]string, error) {
+	jobs, err := js.Stream(ctx, queue.JobsStream)
+	if err != nil {
+		return nil, fmt.Errorf("stranded jobs: %w", err)
+	}
+	info, err := jobs.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("stranded jobs: %w", err)
+	}
+	type floor struct {
+		filters []string
+		seq     uint64
+	}
+	var floors []floor
+	var top uint64
+	cl := jobs.ListConsumers(ctx)
+	for ci := range cl.Info() {
+		f := floor{filters: ci.Config.FilterSubjects, seq: ci.AckFloor.Stream}
+		if ci.Config.FilterSubject != "" {
+			f.filters = append(f.filters, ci.Config.FilterSubject)
+		}
+		floors = append(floors, f)
+		top = max(top, f.seq)
+	}
+	if err := cl.Err(); err != nil {
+		return nil, fmt.Errorf("stranded jobs: list consumers: %w", err)
+	}
+	now := map[uint64]bool{}
+	var report []string
+	for next := info.State.FirstSeq; info.State.Msgs > 0 && next <= top; {
+		raw, err := jobs.GetMsg(ctx, next, jetstream.WithGetMsgSubject(queue.JobsSubjects))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			break
+		}
+		if err != nil {
+			return report, fmt.Errorf("stranded jobs: get %d: %w", next, err)
+		}
+		if raw.Sequence > top {
+			break
+		}
+		next = raw.Sequence + 1
+		below := false
+		for _, f := range floors {
+			if raw.Sequence <= f.seq && matchesAny(f.filters, raw.Subject) {
+				below = true
+			}
+		}
+		if !below {
+			continue
+		}
+		if !s.seen[raw.Sequence] {
+			now[raw.Sequence] = true
+			continue
+		}
+		line, err := answerStranded(ctx, js, jobs, raw)
+		if err != nil {
+			now[raw.Sequence] = true // try again next sweep
+			continue
+		}
+		report = append(report, line)
+	}
+	s.seen = now
+	return report, nil
+}
+
+func answerStranded(ctx context.Context, js jetstream.JetStream, jobs jetstream.Stream, raw *jetstream.RawStreamMsg) (string, error) {
+	d := decodeJob(raw.Data)
+	why := fmt.Sprintf("job message %d was stranded in %s below its consumer's ack floor (acknowledged, never removed: an unclean server stop)", raw.Sequence, queue.JobsStream)
+	var line string
+	if d.dead != "" {
+		if err := queue.PublishDeadJob(ctx, js, raw.Data, raw.Subject, raw.Sequence, why+"; "+d.dead); err != nil {
+			return "", err
+		}
+		line = why + "; copied to " + queue.DeadStream + ": " + d.dead
+	} else {
+		res := uniform(d.job, result.StatusFailed, why+"; no answer was recorded for this state (results requeue runs it again)")
+		storable(&res)
+		if err := queue.PublishResultsID(ctx, js, res, queue.ResultsMsgID(d.job.ID, raw.Data)); err != nil {
+			return "", err
+		}
+		line = fmt.Sprintf("%s; removed: job %s, batch %d seq %d..%d keep their stored rows, any state without one is recorded failed",
+			why, d.job.ID, d.job.BatchID, d.job.FirstSeq, d.job.FirstSeq+int64(len(d.job.States))-1)
+	}
+	if err := jobs.DeleteMsg(ctx, raw.Sequence); err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
+		return "", err
+	}
+	return line, nil
+}
+
+// matchesAny reports whether subject matches one of the filters (NATS
+// wildcards); no filter matches every subject.
+func matchesAny(filters []string, subject string) bool {
+	if len(filters) == 0 {
+		return true
+	}
+	for _, f := range filters {
+		if matchSubject(f, subject) {
+			return true
+		}
+	}
+	return false
+}
+
+func matchSubject(filter, subject string) bool {
+	ft, st := strings.Split(filter, "."), strings.Split(subject, ".")
+	for i, t := range ft {
+		if t == ">" {
+			return len(st) > i
+		}
+		if i >= len(st) || (t != "*" && t != st[i]) {
+			return false
+		}
+	}
+	return len(ft) == len(st)
+}
+
+// sweepLoop runs SweepStranded every StrandedEvery until ctx ends,
+// logging what it removed.
+func sweepLoop(ctx context.Context, js jetstream.JetStream, log *slog.Logger) {
+	var s Stranded
+	t := time.NewTicker(StrandedEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		lines, err := s.SweepStranded(ctx, js)
+		if err != nil && ctx.Err() == nil {
+			log.Warn("dead letters: stranded-job sweep failed", "err", err)
+		}
+		for _, l := range lines {
+			log.Warn("dead letters: stranded job message answered and removed", "what", l)
+		}
+	}
 }

@@ -280,6 +280,7 @@ func (r *runner) process(t *tracked) {
 		return
 	}
 	d := decodeJob(m.Data())
+	resultsID := queue.ResultsMsgID(d.job.ID, m.Data())
 	switch {
 	case d.dead != "":
 		r.log.Warn("worker: dead-lettering malformed job", "seq", meta.Sequence.Stream, "reason", d.dead)
@@ -293,7 +294,7 @@ func (r *runner) process(t *tracked) {
 		return
 	case d.invalid != "":
 		r.log.Warn("worker: invalid job", "job", d.job.ID, "reason", d.invalid)
-		if err := r.publish(uniform(d.job, result.StatusInvalid, d.invalid)); err != nil {
+		if err := r.publish(uniform(d.job, result.StatusInvalid, d.invalid), resultsID); err != nil {
 			r.retry(t, meta, err)
 			return
 		}
@@ -311,11 +312,26 @@ func (r *runner) process(t *tracked) {
 		r.retry(t, meta, panicked)
 		return
 	}
-	if err := r.publish(res); err != nil {
+	if err := r.publish(res, resultsID); err != nil {
+		if r.last(meta) {
+			// The last delivery: record why, rather than let the job be
+			// exhausted and recorded as "crashed, hung or failed".
+			reason := fmt.Sprintf("job %s: results could not be published on delivery %d of %d: %v", d.job.ID, meta.NumDelivered, r.cc.MaxDeliver, err)
+			if ferr := r.publish(uniform(d.job, result.StatusFailed, reason), resultsID); ferr == nil {
+				r.log.Error("worker: job recorded failed", "job", d.job.ID, "err", err)
+				r.settle(t, m.Term)
+				return
+			}
+		}
 		r.retry(t, meta, err)
 		return
 	}
 	r.settle(t, m.Ack)
+}
+
+// last reports whether this is the job's last delivery.
+func (r *runner) last(meta *jetstream.MsgMetadata) bool {
+	return r.cc.MaxDeliver > 0 && meta.NumDelivered >= uint64(r.cc.MaxDeliver)
 }
 
 // solveAll solves every state of the job. A panicking solve is retried on
@@ -330,7 +346,7 @@ func (r *runner) solveAll(t *tracked, d decoded, meta *jetstream.MsgMetadata) (j
 	}
 	defer cancel()
 	t.beatFor(r.jobLimit(j, d.opt))
-	last := r.cc.MaxDeliver > 0 && meta.NumDelivered >= uint64(r.cc.MaxDeliver)
+	last := r.last(meta)
 	res := results(j)
 	res.Results = make([]result.Result, len(j.States))
 	for i, s := range j.States {
@@ -380,20 +396,55 @@ func (r *runner) jobLimit(j job.Job, opt solve.Options) time.Duration {
 	return lim + lim/10 + min(lim, time.Second)
 }
 
-func (r *runner) publish(res job.Results) error {
+// publish publishes a job's results under id (queue.ResultsMsgID of the
+// job message); a result too large for a message is cut down by the queue
+// (queue.FitResult), never refused.
+func (r *runner) publish(res job.Results, id string) error {
 	storable(&res)
 	ctx, cancel := context.WithTimeout(r.hard, publishTimeout)
 	defer cancel()
-	return queue.PublishResults(ctx, r.js, res)
+	return queue.PublishResultsID(ctx, r.js, res, id)
 }
 
 // retry hands the job back with a delay growing with its delivery count;
 // after MaxDeliver deliveries the dead-letter handler records it failed.
+//
+// The delay is what the job actually waits. A consumer with BackOff does
+// not honour NakWithDelay(d) as written: nats-server (2.9.10 and 2.15
+// alike, measured) redelivers delivery n after d + BackOff[n-1] - BackOff[0],
+// so with the default BackOff (30s 1m 2m 4m) a poison job took minutes to
+// exhaust its deliveries. The extra is subtracted; when it exceeds the
+// delay the message is held here (heartbeats keep it) for the delay and
+// then Nak'ed plainly, which both versions redeliver at once.
 func (r *runner) retry(t *tracked, meta *jetstream.MsgMetadata, cause error) {
 	delay := backoff.Policy{Min: r.opts.RetryDelay, Max: 64 * r.opts.RetryDelay}.Delay(int(meta.NumDelivered))
 	r.log.Warn("worker: job handed back for retry", "seq", meta.Sequence.Stream,
 		"delivery", meta.NumDelivered, "delay", delay, "err", cause)
-	r.settle(t, func() error { return t.msg.NakWithDelay(delay) })
+	extra := queue.AckDeadline(r.cc, meta.NumDelivered) - queue.AckDeadline(r.cc, 1)
+	if delay > extra {
+		r.settle(t, func() error { return t.msg.NakWithDelay(delay - extra) })
+		return
+	}
+	// Hand the message to a tracked entry of its own (the caller forgets
+	// t), heartbeat it, and Nak it when the delay is over or at the drain
+	// deadline, whichever comes first.
+	h := r.beats.add(t.msg)
+	if t.settle(func() error { return nil }) != nil {
+		return
+	}
+	var once sync.Once
+	fire := func() {
+		once.Do(func() {
+			r.settle(h, h.msg.Nak)
+			r.beats.remove(h)
+		})
+	}
+	timer := time.AfterFunc(delay, fire)
+	context.AfterFunc(r.hard, func() {
+		if timer.Stop() {
+			fire()
+		}
+	})
 }
 
 func (r *runner) settle(t *tracked, f func() error) {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/tessera-solver/tessera/internal/job"
@@ -49,6 +50,12 @@ func fastConfig() queue.Config {
 func newEnv(t *testing.T, cfg queue.Config) *env {
 	t.Helper()
 	_, nc := natstest.Server(t)
+	return newEnvOn(t, nc, cfg)
+}
+
+// newEnvOn is newEnv on a given connection (e.g. to an external server).
+func newEnvOn(t *testing.T, nc *nats.Conn, cfg queue.Config) *env {
+	t.Helper()
 	js, err := queue.New(nc)
 	if err != nil {
 		t.Fatal(err)

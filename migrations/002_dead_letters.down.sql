@@ -1,0 +1,1 @@
+DROP TABLE dead_letters;
