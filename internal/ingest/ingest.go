@@ -22,6 +22,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -75,7 +76,16 @@ var _ Sink = (*store.Store)(nil)
 
 // Options tune Run. Zero values take the defaults noted.
 type Options struct {
-	FetchBatch int           // messages per transaction, at most (1000)
+	FetchBatch int // messages per fetch and transaction, at most (1000)
+	// MaxRows bounds the rows of one transaction (20,000): a transaction
+	// must commit well within the results ack wait, or its messages come
+	// back and are written again. Fetches shrink to what fits, judged by
+	// the rows per message seen so far, so memory stays flat too.
+	MaxRows int
+	// Heartbeat is how often messages held for a transaction (written or
+	// waiting their turn) have their ack clock reset (10s; the results
+	// consumer's ack wait is 30s).
+	Heartbeat  time.Duration
 	FetchWait  time.Duration // longest wait for a batch to fill (1s)
 	MinBackoff time.Duration // first delay after a failed write or fetch (100ms)
 	MaxBackoff time.Duration // the delay doubles up to this (5s)
@@ -92,6 +102,12 @@ type Options struct {
 func (o *Options) defaults() {
 	if o.FetchBatch <= 0 {
 		o.FetchBatch = 1000
+	}
+	if o.MaxRows <= 0 {
+		o.MaxRows = 20_000
+	}
+	if o.Heartbeat <= 0 {
+		o.Heartbeat = 10 * time.Second
 	}
 	if o.FetchWait <= 0 {
 		o.FetchWait = time.Second
@@ -128,6 +144,9 @@ type Ingester struct {
 
 	mu    sync.Mutex
 	stats Stats
+	// rowsPerMsg is a running estimate of the rows a message carries,
+	// which sizes the next fetch (only the Run goroutine uses it).
+	rowsPerMsg float64
 }
 
 // New returns an Ingester reading src and writing sink.
@@ -164,7 +183,7 @@ func (in *Ingester) Run(ctx context.Context) error {
 		var msgs []Msg
 		err := backoff.Retry(ctx, in.policy(), func() error {
 			var err error
-			msgs, err = in.src.Fetch(ctx, in.opt.FetchBatch, in.opt.FetchWait)
+			msgs, err = in.src.Fetch(ctx, in.fetchSize(), in.opt.FetchWait)
 			if errors.Is(err, ErrClosed) {
 				return backoff.Permanent(err)
 			}
@@ -207,6 +226,7 @@ func (in *Ingester) process(ctx context.Context, msgs []Msg) {
 		err error
 	}
 	var bads []bad
+	rows := 0
 	for _, m := range msgs {
 		rs, err := Decode(m.Data())
 		if err != nil {
@@ -214,13 +234,58 @@ func (in *Ingester) process(ctx context.Context, msgs []Msg) {
 			continue
 		}
 		batch = append(batch, pending{m, rs})
+		rows += len(rs.Results)
 	}
-	if len(batch) > 0 {
-		in.write(ctx, batch)
+	if len(msgs) > 0 {
+		in.rowsPerMsg = 0.5*in.rowsPerMsg + 0.5*float64(max(rows, 1))/float64(len(msgs))
 	}
+	// Messages waiting for their transaction keep their ack clock reset,
+	// as do those being written: none comes back to be written twice.
+	var done atomic.Int64 // messages of batch settled so far
+	stop := make(chan struct{})
+	go in.keepAlive(stop, batch, &done)
+	for len(batch) > int(done.Load()) {
+		rest := batch[done.Load():]
+		k, n := 0, 0
+		for k < len(rest) && (k == 0 || n+len(rest[k].rs.Results) <= in.opt.MaxRows) {
+			n += len(rest[k].rs.Results)
+			k++
+		}
+		in.write(ctx, rest[:k])
+		done.Add(int64(k))
+	}
+	close(stop)
 	for _, b := range bads {
 		in.reject(ctx, b.m, b.err)
 	}
+}
+
+// keepAlive resets the ack clock of the messages of batch from done on,
+// every Heartbeat, until stop is closed.
+func (in *Ingester) keepAlive(stop <-chan struct{}, batch []pending, done *atomic.Int64) {
+	t := time.NewTicker(in.opt.Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			for _, p := range batch[done.Load():] {
+				if ip, ok := p.msg.(progressor); ok {
+					_ = ip.InProgress() // best effort: at worst the message is redelivered and skipped
+				}
+			}
+		}
+	}
+}
+
+// fetchSize is how many messages the next fetch asks for: as many as fit
+// MaxRows by the rows per message seen so far, within [1, FetchBatch].
+func (in *Ingester) fetchSize() int {
+	if in.rowsPerMsg <= 1 {
+		return in.opt.FetchBatch
+	}
+	return max(1, min(in.opt.FetchBatch, int(float64(in.opt.MaxRows)/in.rowsPerMsg)))
 }
 
 // Decode reads one results message: JSON of the current wire version

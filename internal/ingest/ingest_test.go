@@ -484,3 +484,61 @@ func TestDeadJobCopiesRecorded(t *testing.T) {
 		t.Errorf("acks %v", src.acks)
 	}
 }
+
+// slowRows records the rows of each transaction and takes its time, as a
+// busy database would.
+type slowRows struct {
+	ingest.Sink
+	mu   sync.Mutex
+	rows []int
+	wait time.Duration
+}
+
+func (s *slowRows) InsertResults(ctx context.Context, b []job.Results) (int, error) {
+	n := 0
+	for _, rs := range b {
+		n += len(rs.Results)
+	}
+	s.mu.Lock()
+	s.rows = append(s.rows, n)
+	s.mu.Unlock()
+	time.Sleep(s.wait)
+	return n, nil
+}
+
+// A fetch of big messages is written in transactions of at most MaxRows
+// rows (a message bigger than that alone), later fetches shrink to fit,
+// and the messages waiting for their transaction are kept alive meanwhile.
+func TestTransactionsBounded(t *testing.T) {
+	t.Parallel()
+	var msgs [][]byte
+	for i := range 12 {
+		ls := make([]int, 1000)
+		msgs = append(msgs, encode(t, results(1, int64(i*1000), ls...)))
+	}
+	src := newSource(true, msgs...)
+	sink := &slowRows{wait: 20 * time.Millisecond}
+	o := opts()
+	o.FetchBatch, o.MaxRows, o.Heartbeat = 8, 2500, 5*time.Millisecond
+	if err := ingest.Run(ctxT(t), src, sink, o); err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, n := range sink.rows {
+		if n > o.MaxRows {
+			t.Errorf("a transaction of %d rows, MaxRows %d", n, o.MaxRows)
+		}
+		total += n
+	}
+	if total != 12000 || len(src.acks) != 12 {
+		t.Fatalf("wrote %d rows, acked %d messages; transactions %v", total, len(src.acks), sink.rows)
+	}
+	// The first fetch asks for FetchBatch (8 messages: 4 transactions of
+	// 2); later ones only what fits (2), so 12 messages take 1 + 2 + more.
+	if src.fetches < 3 {
+		t.Errorf("%d fetches: later fetches did not shrink to MaxRows", src.fetches)
+	}
+	if src.inProg.Load() == 0 {
+		t.Error("messages waiting for their transaction were not kept alive")
+	}
+}
