@@ -103,6 +103,12 @@ func serve(ctx context.Context, cfg config.Config, qc queue.Config, solver *solv
 	if err := queue.EnsureStreams(ctx, js, qc); err != nil {
 		return connectError{fmt.Errorf("ensure streams: %w", err)}
 	}
+	if drift, err := queue.JobsConsumerDrift(ctx, js, qc); err == nil && len(drift) > 0 {
+		// Consumer settings are shared by every solverd: one host's flags
+		// do not rewrite them for all.
+		log.Warn("this solverd's nats.* settings differ from the shared consumers' and are not applied; "+
+			"run `solverd queue apply` with the settings every solverd should share", "differences", drift)
+	}
 	log.Info("solving jobs", "nats", redact.URL(cfg.NATS.URL), "workers", workersOrCores(cfg.Solver.Workers), "quick_workers", cfg.Solver.QuickWorkers)
 	err = worker.Run(ctx, js, worker.Options{
 		Workers:      cfg.Solver.Workers,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -112,5 +113,15 @@ func TestDaemonWaitsForNATS(t *testing.T) {
 	defer cancel()
 	if err := daemon(ctx, cfg, solve.New(solve.NewRegistry(solve.Builtin()...)), slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
 		t.Errorf("daemon stopped while retrying: %v", err)
+	}
+}
+
+// `solverd queue apply` is the one way to change the consumers' shared
+// settings: run does not rewrite them.
+func TestQueueApply(t *testing.T) {
+	url, _ := natstest.Server(t)
+	code, out, stderr := solverd(t, "", "queue", "apply", "--nats-url", url, "--nats-max-deliver", "3", "--nats-ack-wait", "7s")
+	if code != exitOK || !strings.Contains(out, "consumer solverd-quick: max_deliver 3, ack wait 7s") || !strings.Contains(out, "consumer solverd: max_deliver 3") {
+		t.Fatalf("queue apply: exit %d\n%s%s", code, out, stderr)
 	}
 }

@@ -265,12 +265,8 @@ func ConsumerOf(lane job.Lane) string {
 	return JobsConsumer
 }
 
-// EnsureJobsConsumer creates or updates the durable pull consumer the
-// solverd workers share for one lane's jobs.
-func EnsureJobsConsumer(ctx context.Context, js jetstream.JetStream, c Config, lane job.Lane) (jetstream.Consumer, error) {
-	if err := c.Validate(); err != nil {
-		return nil, err
-	}
+// jobsConsumerConfig is the configuration of a lane's consumer under c.
+func jobsConsumerConfig(c Config, lane job.Lane) jetstream.ConsumerConfig {
 	name, filter, about := JobsConsumer, heavyFilter, "solverd workers: heavy lane"
 	if lane == job.LaneQuick {
 		name, filter, about = QuickConsumer, quickFilter, "solverd workers: quick lane"
@@ -289,25 +285,114 @@ func EnsureJobsConsumer(ctx context.Context, js jetstream.JetStream, c Config, l
 	}
 	if len(c.BackOff) > 0 {
 		// The server sets AckWait to BackOff[0] anyway; saying so keeps
-		// CreateOrUpdate from seeing a difference on every start.
+		// a comparison from seeing a difference.
 		cc.AckWait = c.BackOff[0]
 	}
-	cons, err := js.CreateOrUpdateConsumer(ctx, JobsStream, cc)
-	if err != nil && name == JobsConsumer {
-		// Before lanes this consumer read the whole stream, and servers
-		// before 2.10 refuse to add a filter to an existing consumer.
-		// Its unacknowledged jobs stay in the work-queue stream, so a
-		// recreated consumer delivers them again.
-		if old, ierr := js.Consumer(ctx, JobsStream, name); ierr == nil && old.CachedInfo().Config.FilterSubject == "" {
-			if derr := js.DeleteConsumer(ctx, JobsStream, name); derr == nil {
-				cons, err = js.CreateOrUpdateConsumer(ctx, JobsStream, cc)
-			}
+	return cc
+}
+
+// EnsureJobsConsumer returns the durable pull consumer the solverd workers
+// share for one lane's jobs, creating it with c's settings when it is
+// missing. An existing consumer keeps its settings: they are shared by
+// every solverd, so one solverd's flags must not rewrite them for all
+// (ApplyJobsConsumers does that, on purpose; JobsConsumerDrift says what
+// differs).
+func EnsureJobsConsumer(ctx context.Context, js jetstream.JetStream, c Config, lane job.Lane) (jetstream.Consumer, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if err := migratePreLanes(ctx, js, c); err != nil {
+		return nil, err
+	}
+	cc := jobsConsumerConfig(c, lane)
+	cons, err := js.Consumer(ctx, JobsStream, cc.Durable)
+	switch {
+	case err == nil:
+		return cons, nil
+	case !errors.Is(err, jetstream.ErrConsumerNotFound):
+		return nil, fmt.Errorf("ensure consumer %s on %s: %w", cc.Durable, JobsStream, err)
+	}
+	cons, err = js.CreateConsumer(ctx, JobsStream, cc)
+	if errors.Is(err, jetstream.ErrConsumerExists) {
+		cons, err = js.Consumer(ctx, JobsStream, cc.Durable) // created meanwhile by another solverd
+	}
+	if err != nil {
+		return nil, fmt.Errorf("ensure consumer %s on %s: %w", cc.Durable, JobsStream, err)
+	}
+	return cons, nil
+}
+
+// migratePreLanes recreates the solverd consumer of a deployment from
+// before lanes, which read the whole stream, with the heavy lane's filter:
+// the quick consumer would overlap it, and servers before 2.10 refuse to
+// add a filter to a consumer. Its unacknowledged jobs stay in the
+// work-queue stream, so the recreated consumer delivers them (their
+// subjects are the heavy lane's).
+func migratePreLanes(ctx context.Context, js jetstream.JetStream, c Config) error {
+	old, err := js.Consumer(ctx, JobsStream, JobsConsumer)
+	if errors.Is(err, jetstream.ErrConsumerNotFound) || err == nil && old.CachedInfo().Config.FilterSubject != "" {
+		return nil
+	}
+	if err == nil {
+		err = js.DeleteConsumer(ctx, JobsStream, JobsConsumer)
+	}
+	if err == nil || errors.Is(err, jetstream.ErrConsumerNotFound) {
+		_, err = js.CreateConsumer(ctx, JobsStream, jobsConsumerConfig(c, job.LaneHeavy))
+		if errors.Is(err, jetstream.ErrConsumerExists) {
+			err = nil // recreated meanwhile by another solverd
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("ensure consumer %s on %s: %w", name, JobsStream, err)
+		return fmt.Errorf("migrate consumer %s on %s to lanes: %w", JobsConsumer, JobsStream, err)
 	}
-	return cons, nil
+	return nil
+}
+
+// ApplyJobsConsumers creates or updates both lanes' consumers with c's
+// settings: the one deliberate way to change what every solverd shares
+// (`solverd queue apply`).
+func ApplyJobsConsumers(ctx context.Context, js jetstream.JetStream, c Config) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	for _, lane := range []job.Lane{job.LaneQuick, job.LaneHeavy} {
+		if _, err := EnsureJobsConsumer(ctx, js, c, lane); err != nil { // creates, or migrates a pre-lanes consumer
+			return err
+		}
+		cc := jobsConsumerConfig(c, lane)
+		if _, err := js.UpdateConsumer(ctx, JobsStream, cc); err != nil {
+			return fmt.Errorf("apply settings to consumer %s on %s: %w", cc.Durable, JobsStream, err)
+		}
+	}
+	return nil
+}
+
+// JobsConsumerDrift lists, per lane's existing consumer, the settings
+// that differ from c's ("solverd max_deliver: 5 on the server, 3 here");
+// empty when they agree or the consumers do not exist yet.
+func JobsConsumerDrift(ctx context.Context, js jetstream.JetStream, c Config) ([]string, error) {
+	var out []string
+	for _, lane := range []job.Lane{job.LaneQuick, job.LaneHeavy} {
+		want := jobsConsumerConfig(c, lane)
+		cons, err := js.Consumer(ctx, JobsStream, want.Durable)
+		if errors.Is(err, jetstream.ErrConsumerNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("consumer %s on %s: %w", want.Durable, JobsStream, err)
+		}
+		have := cons.CachedInfo().Config
+		diff := func(name string, h, w any) {
+			if fmt.Sprint(h) != fmt.Sprint(w) {
+				out = append(out, fmt.Sprintf("%s %s: %v on the server, %v here", want.Durable, name, h, w))
+			}
+		}
+		diff("max_deliver", have.MaxDeliver, want.MaxDeliver)
+		diff("ack_wait", have.AckWait, want.AckWait)
+		diff("backoff", have.BackOff, want.BackOff)
+		diff("max_ack_pending", have.MaxAckPending, want.MaxAckPending)
+	}
+	return out, nil
 }
 
 // EnsureResultsConsumer creates or updates the durable pull consumer of the

@@ -564,3 +564,74 @@ func TestPublishResultsFitsOversizedResult(t *testing.T) {
 		t.Errorf("state not cut: status %s, %d bytes, %q", x.Status, len(x.State), x.Error[:min(len(x.Error), 200)])
 	}
 }
+
+// The jobs consumers' settings are shared: a process starting with other
+// settings leaves them alone (and can see the drift); Apply changes them.
+func TestJobsConsumerSettingsHaveOneOwner(t *testing.T) {
+	first := queue.WithDeliveries(5, 30*time.Second)
+	ctx, js := setup(t, first)
+	for _, lane := range []job.Lane{job.LaneQuick, job.LaneHeavy} {
+		if _, err := queue.EnsureJobsConsumer(ctx, js, first, lane); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other := queue.WithDeliveries(3, 7*time.Second)
+	cons, err := queue.EnsureJobsConsumer(ctx, js, other, job.LaneHeavy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cons.CachedInfo().Config.MaxDeliver; got != 5 {
+		t.Errorf("a second process rewrote max_deliver to %d", got)
+	}
+	drift, err := queue.JobsConsumerDrift(ctx, js, other)
+	if err != nil || len(drift) == 0 || !strings.Contains(strings.Join(drift, "; "), "max_deliver: 5 on the server, 3 here") {
+		t.Errorf("drift %q, %v", drift, err)
+	}
+	if err := queue.ApplyJobsConsumers(ctx, js, other); err != nil {
+		t.Fatal(err)
+	}
+	if drift, err := queue.JobsConsumerDrift(ctx, js, other); err != nil || len(drift) != 0 {
+		t.Errorf("after Apply, drift %q, %v", drift, err)
+	}
+	info, err := js.Consumer(ctx, queue.JobsStream, queue.QuickConsumer)
+	if err != nil || info.CachedInfo().Config.MaxDeliver != 3 {
+		t.Errorf("after Apply, quick consumer %+v, %v", info, err)
+	}
+}
+
+// A deployment from before lanes has an unfiltered solverd consumer and
+// jobs on the old subjects: ensuring the lanes recreates the consumer with
+// its filter, beside the quick one, and the queued job is still delivered.
+func TestPreLanesConsumerMigrated(t *testing.T) {
+	c := queue.DefaultConfig()
+	ctx, js := setup(t, c)
+	if _, err := js.CreateConsumer(ctx, queue.JobsStream, jetstream.ConsumerConfig{Durable: queue.JobsConsumer, AckPolicy: jetstream.AckExplicitPolicy}); err != nil {
+		t.Fatal(err)
+	}
+	j := testJob(3, 0, "1 2 3/4 5 6/7 8 0")
+	data, err := json.Marshal(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.Publish(ctx, "tessera.jobs.sliding.3x3", data); err != nil { // the pre-lanes subject
+		t.Fatal(err)
+	}
+	// Workers ensure the quick lane first.
+	if _, err := queue.EnsureJobsConsumer(ctx, js, c, job.LaneQuick); err != nil {
+		t.Fatal(err)
+	}
+	heavy, err := queue.EnsureJobsConsumer(ctx, js, c, job.LaneHeavy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := heavy.CachedInfo().Config.FilterSubject; f == "" {
+		t.Fatal("the heavy consumer is still unfiltered")
+	}
+	if _, err := queue.EnsureJobsConsumer(ctx, js, c, job.LaneQuick); err != nil {
+		t.Fatalf("quick consumer beside the migrated one: %v", err)
+	}
+	got, err := queue.Fetch(ctx, heavy, 1, time.Second)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("queued pre-lanes job: %d messages, %v", len(got), err)
+	}
+}

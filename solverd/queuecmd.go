@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tessera-solver/tessera/config"
+	"github.com/tessera-solver/tessera/internal/job"
+	"github.com/tessera-solver/tessera/internal/queue"
+)
+
+// queueCmd groups the operations on the shared JetStream setup.
+func queueCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "queue",
+		Short: "Apply the shared stream and consumer settings on the NATS server",
+	}
+	c.AddCommand(queueApplyCmd())
+	return c
+}
+
+func queueApplyCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "apply",
+		Short: "Create or update the streams and the solverd consumers with this configuration's nats.* settings",
+		Long: "The jobs consumers' settings (nats.max_deliver, nats.ack_wait) are shared by every solverd on the\n" +
+			"server. solverd run creates them when they are missing but never rewrites them (it warns when its\n" +
+			"own settings differ); this command is the one deliberate way to change them for all.",
+		Args: nArgs(0),
+		RunE: func(c *cobra.Command, _ []string) error {
+			cfg, err := config.Load("", c.Flags())
+			if err != nil {
+				return usageError{err}
+			}
+			qc := queue.WithDeliveries(cfg.NATS.MaxDeliver, cfg.NATS.AckWait)
+			nc, err := queue.Connect(cfg.NATS.URL, "tessera-solverd-queue", natsAuth(cfg.NATS))
+			if err != nil {
+				return err
+			}
+			defer nc.Close()
+			js, err := queue.New(nc)
+			if err != nil {
+				return err
+			}
+			ctx := c.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			if err := queue.EnsureStreams(ctx, js, qc); err != nil {
+				return fmt.Errorf("ensure streams: %w", err)
+			}
+			if err := queue.ApplyJobsConsumers(ctx, js, qc); err != nil {
+				return err
+			}
+			for _, lane := range []job.Lane{job.LaneQuick, job.LaneHeavy} {
+				fmt.Fprintf(c.OutOrStdout(), "consumer %s: max_deliver %d, ack wait %v, backoff %v\n",
+					queue.ConsumerOf(lane), qc.MaxDeliver, qc.AckWait, qc.BackOff)
+			}
+			return nil
+		},
+	}
+	config.BindFlags(c.Flags())
+	return c
+}
