@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -86,6 +87,7 @@ aborts before anything is enqueued instead.`,
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bars")
 	fs.StringVar(&f.goal, "goal", "", "swap boards only: target 0/1 pattern for every state (default: the ones first, row-major)")
 	config.BindFlags(fs)
+	c.AddCommand(resumeCmd(&f, stdin))
 	c.SetArgs(args)
 	c.SetIn(stdin)
 	c.SetOut(stdout)
@@ -150,97 +152,118 @@ func produce(ctx context.Context, f flags, seedSet bool, cfg config.Config, stdi
 	}
 
 	// The input first: a bad --strict file must not leave a batch behind.
-	var src states
-	var fileLines []line
-	switch {
-	case f.file != "":
-		lines, err := readFile(f.file, stdin, spec)
-		if err != nil {
-			return err
+	if f.random > 0 && !seedSet {
+		var b [8]byte
+		if _, err := crand.Read(b[:]); err != nil {
+			return fmt.Errorf("random seed: %w", err)
 		}
-		bad := 0
-		for _, l := range lines {
-			if l.err != nil {
-				bad++
-				fmt.Fprintf(stderr, "%s:%d: %v\n", f.file, l.no, l.err)
-			}
-		}
-		if bad > 0 && f.strict {
-			return fmt.Errorf("%d of %d lines: %w", bad, len(lines), errBadLines)
-		}
-		if bad > 0 {
-			fmt.Fprintf(stderr, "producer: %d of %d lines are not solvable states; they are recorded as invalid or unsolvable\n", bad, len(lines))
-		}
-		src = fileStates(lines)
-		fileLines = lines
-	case f.random > 0:
-		if !seedSet {
-			var b [8]byte
-			if _, err := crand.Read(b[:]); err != nil {
-				return fmt.Errorf("random seed: %w", err)
-			}
-			f.seed = binary.LittleEndian.Uint64(b[:])
-			fmt.Fprintf(stderr, "producer: --seed %d\n", f.seed)
-		}
-		src = randomStates(spec, f.random, f.seed)
-	default:
-		if src, err = enumerateStates(spec, f.maxStates); err != nil {
-			return usageError{err}
-		}
+		f.seed = binary.LittleEndian.Uint64(b[:])
+		fmt.Fprintf(stderr, "producer: --seed %d\n", f.seed)
+	}
+	rec := sourceRecord{File: f.file, Random: f.random, Seed: f.seed, Enumerate: f.enumerate, MaxStates: f.maxStates}
+	src, fileLines, err := rec.open(spec, f.strict, stdin, stderr)
+	if err != nil {
+		return err
 	}
 
-	dbURL, err := store.ResolveURL(ctx, cfg.Database.URL)
+	e, err := connect(ctx, f, cfg, spec, stderr)
 	if err != nil {
 		return err
 	}
-	st, err := store.Open(ctx, dbURL, store.WithPassword(cfg.Database.Password))
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	if err := st.Migrate(ctx); err != nil {
-		return fmt.Errorf("migrate database: %w", err)
-	}
-
-	qcfg := queue.WithDeliveries(cfg.NATS.MaxDeliver, cfg.NATS.AckWait)
-	if err := qcfg.Validate(); err != nil {
-		return usageError{err}
-	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	var nc *nats.Conn
-	var pipeline *local
-	if f.local {
-		pipeline, err = startLocal(ctx, cfg, qcfg, st, log, spec.String(), func(s string) { fmt.Fprintln(stderr, "producer:", s) })
-		if err != nil {
-			return err
-		}
-		defer pipeline.stop()
-		nc = pipeline.nc
-	} else {
-		if nc, err = queue.Connect(cfg.NATS.URL, "tessera-producer", natsAuth(cfg.NATS)); err != nil {
-			return err
-		}
-		defer nc.Close()
-	}
-	js, err := queue.New(nc)
-	if err != nil {
-		return err
-	}
-	if pipeline == nil { // startLocal ensured them
-		if err := queue.EnsureStreams(ctx, js, qcfg); err != nil {
-			return err
-		}
-	}
+	defer e.close()
+	st, js, nc, pipeline := e.st, e.js, e.nc, e.pipeline
 
 	batch, err := st.CreateBatch(ctx, spec.String(), cfg.Solver.Mode, src.total)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "batch %d\n", batch)
+	opts := optionsRecord{Mode: cfg.Solver.Mode, MaxNodes: cfg.Solver.MaxNodes, TimeoutMS: cfg.Solver.Timeout.Milliseconds(), Goal: goal,
+		Chunk: job.ChunkSize(spec, result.Mode(cfg.Solver.Mode), cfg.Producer.ChunkSize, nc.MaxPayload())}
+	if cfg.Solver.Timeout > 0 && opts.TimeoutMS == 0 {
+		opts.TimeoutMS = 1 // sub-millisecond timeouts still mean "a limit"
+	}
+	if rec.File == "-" {
+		rec.File = "" // stdin cannot be read again: the batch cannot be resumed
+	}
+	if err := st.SetBatchSource(ctx, batch, rec, opts); err != nil {
+		return err
+	}
+	return enqueueAndFollow(ctx, f, st, js, nc, pipeline, spec, batch, src, fileLines, opts, 0, stdout, stderr)
+}
+
+// ends are what a producer run talks to: the store, and NATS (the
+// in-process pipeline with --local).
+type ends struct {
+	st       *store.Store
+	nc       *nats.Conn
+	js       jetstream.JetStream
+	pipeline *local // nil unless --local
+	closers  []func()
+}
+
+func (e *ends) close() {
+	for i := len(e.closers) - 1; i >= 0; i-- {
+		e.closers[i]()
+	}
+}
+
+// connect opens the store (migrating it) and NATS, or with f.local starts
+// the in-process pipeline.
+func connect(ctx context.Context, f flags, cfg config.Config, spec puzzle.Spec, stderr io.Writer) (_ *ends, err error) {
+	e := &ends{}
+	defer func() {
+		if err != nil {
+			e.close()
+		}
+	}()
+	dbURL, err := store.ResolveURL(ctx, cfg.Database.URL)
+	if err != nil {
+		return nil, err
+	}
+	if e.st, err = store.Open(ctx, dbURL, store.WithPassword(cfg.Database.Password)); err != nil {
+		return nil, err
+	}
+	e.closers = append(e.closers, e.st.Close)
+	if err := e.st.Migrate(ctx); err != nil {
+		return nil, fmt.Errorf("migrate database: %w", err)
+	}
+	qcfg := queue.WithDeliveries(cfg.NATS.MaxDeliver, cfg.NATS.AckWait)
+	if err := qcfg.Validate(); err != nil {
+		return nil, usageError{err}
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if f.local {
+		if e.pipeline, err = startLocal(ctx, cfg, qcfg, e.st, log, spec.String(), func(s string) { fmt.Fprintln(stderr, "producer:", s) }); err != nil {
+			return nil, err
+		}
+		e.closers = append(e.closers, func() { e.pipeline.stop() })
+		e.nc = e.pipeline.nc
+	} else {
+		if e.nc, err = queue.Connect(cfg.NATS.URL, "tessera-producer", natsAuth(cfg.NATS)); err != nil {
+			return nil, err
+		}
+		e.closers = append(e.closers, e.nc.Close)
+	}
+	if e.js, err = queue.New(e.nc); err != nil {
+		return nil, err
+	}
+	if e.pipeline == nil { // startLocal ensured them
+		if err := queue.EnsureStreams(ctx, e.js, qcfg); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// enqueueAndFollow publishes the states of batch from seq from on as jobs
+// with opts, recording how far the server has stored them, and with
+// f.wait follows the batch to its end.
+func enqueueAndFollow(ctx context.Context, f flags, st *store.Store, js jetstream.JetStream, nc *nats.Conn, pipeline *local,
+	spec puzzle.Spec, batch int64, src states, fileLines []line, opts optionsRecord, from int64, stdout, stderr io.Writer) error {
 	b := batchJobs{
-		batch: batch, puzzle: spec.String(), mode: cfg.Solver.Mode, maxNodes: cfg.Solver.MaxNodes,
-		timeoutMS: cfg.Solver.Timeout.Milliseconds(), goal: goal,
-		chunk: job.ChunkSize(spec, result.Mode(cfg.Solver.Mode), cfg.Producer.ChunkSize, nc.MaxPayload()),
+		batch: batch, puzzle: spec.String(), mode: opts.Mode, maxNodes: opts.MaxNodes,
+		timeoutMS: opts.TimeoutMS, goal: opts.Goal, chunk: opts.Chunk, from: from,
 	}
 	b.maxBytes = int(nc.MaxPayload()) - jobOverhead
 	b.oversize = func(seq int64, text string) (string, error) {
@@ -250,14 +273,23 @@ func produce(ctx context.Context, f flags, seedSet bool, cfg config.Config, stdi
 		fmt.Fprintf(stderr, "producer: job %s: a job with this id is already queued (%s seq %d, duplicate window); its %d states were not enqueued again\n",
 			id, queue.JobsStream, seq, n)
 	}
-	if cfg.Solver.Timeout > 0 && b.timeoutMS == 0 {
-		b.timeoutMS = 1 // sub-millisecond timeouts still mean "a limit"
+	// The enqueued mark is where a resume starts; recorded once a second
+	// and at the end (a failed write only makes a resume redo more).
+	var lastMark time.Time
+	b.onStored = func(upTo int64) {
+		if time.Since(lastMark) >= time.Second {
+			lastMark = time.Now()
+			_ = st.SetEnqueued(ctx, batch, upTo)
+		}
 	}
 	start := time.Now()
 	bar := newBar(f.quiet, stderr, src.total, "enqueue")
 	n, err := enqueue(ctx, js, b, src, 256, func(k int) { _ = bar.Add(k) })
 	_ = bar.Finish()
 	if err != nil {
+		return err
+	}
+	if err := st.SetEnqueued(ctx, batch, n); err != nil {
 		return err
 	}
 	if src.total < 0 {

@@ -32,6 +32,11 @@ type batchJobs struct {
 	// onDuplicate sees a job the server dropped because a job with its id
 	// was already queued (queue.Publisher.OnDuplicate).
 	onDuplicate func(jobID string, states int, storedSeq uint64)
+	// from is where a resumed enqueue starts: states before it are skipped.
+	from int64
+	// onStored sees, after each job the server stored, the sequence number
+	// before which every state is stored (jobs are acknowledged in order).
+	onStored func(upTo int64)
 }
 
 // jobOverhead is room kept in a job message for its other fields and headers.
@@ -50,7 +55,17 @@ func jsonLen(text string) int {
 // stored. It returns the number of states enqueued.
 func enqueue(ctx context.Context, js jetstream.JetStream, b batchJobs, src states, window int, onAck func(int)) (int64, error) {
 	p := queue.NewPublisher(js, window)
-	p.OnAck = onAck
+	var ends []int64 // end seq of each job in flight, in publish order
+	p.OnAck = func(k int) {
+		end := ends[0]
+		ends = ends[1:]
+		if onAck != nil {
+			onAck(k)
+		}
+		if b.onStored != nil {
+			b.onStored(end)
+		}
+	}
 	p.OnDuplicate = b.onDuplicate
 	var (
 		seq   int64
@@ -65,6 +80,7 @@ func enqueue(ctx context.Context, js jetstream.JetStream, b batchJobs, src state
 			V: job.Version, ID: fmt.Sprintf("%d-%d", b.batch, first), BatchID: b.batch, Puzzle: b.puzzle,
 			FirstSeq: first, States: buf, Mode: b.mode, MaxNodes: b.maxNodes, TimeoutMS: b.timeoutMS, Goal: b.goal,
 		}
+		ends = append(ends, first+int64(len(buf)))
 		if err := p.Publish(ctx, j); err != nil {
 			return err
 		}
@@ -75,6 +91,11 @@ func enqueue(ctx context.Context, js jetstream.JetStream, b batchJobs, src state
 	}
 	size := 0
 	err := src.each(func(text string) error {
+		if seq < b.from { // stored by the run this one resumes
+			seq++
+			first = seq
+			return nil
+		}
 		if b.maxBytes > 0 {
 			n := jsonLen(text)
 			if n > b.maxBytes && b.oversize != nil {

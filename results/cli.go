@@ -57,7 +57,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	runCmd := serviceCmd()
 	root.RunE = runCmd.RunE
-	root.AddCommand(runCmd, migrateCmd(), distCmd(), exportCmd(), batchesCmd(), requeueCmd(), deadCmd(), serveCmd())
+	root.AddCommand(runCmd, migrateCmd(), distCmd(), exportCmd(), batchesCmd(), requeueCmd(), cancelCmd(), deadCmd(), serveCmd())
 
 	err := root.ExecuteContext(ctx)
 	if err == nil {
@@ -225,16 +225,22 @@ func batchesCmd() *cobra.Command {
 				return err
 			}
 			out := cmd.OutOrStdout()
+			now := time.Now()
 			if asJSON {
 				enc := json.NewEncoder(out)
 				for _, b := range bs {
-					if err := enc.Encode(b); err != nil {
+					v := struct {
+						store.Batch
+						State string `json:"state"`
+					}{b, b.State(now)}
+					if err := enc.Encode(v); err != nil {
 						return err
 					}
 				}
 				return nil
 			}
-			fmt.Fprintf(out, "%-6s %-14s %-7s %10s %10s %8s %8s %s\n", "id", "puzzle", "mode", "done", "total", "solved", "other", "finished")
+			fmt.Fprintf(out, "%-6s %-14s %-7s %-9s %10s %10s %10s %8s %8s %s\n", "id", "puzzle", "mode", "state", "enqueued", "done", "total", "solved", "other", "finished")
+			stalled := 0
 			for _, b := range bs {
 				total, fin := "?", "-"
 				if b.Total >= 0 {
@@ -243,7 +249,14 @@ func batchesCmd() *cobra.Command {
 				if b.FinishedAt != nil {
 					fin = b.FinishedAt.Format(time.RFC3339)
 				}
-				fmt.Fprintf(out, "%-6d %-14s %-7s %10d %10s %8d %8d %s\n", b.ID, b.Puzzle, b.Mode, b.Done, total, b.Solved, b.Done-b.Solved, fin)
+				state := b.State(now)
+				if state == "stalled" {
+					stalled++
+				}
+				fmt.Fprintf(out, "%-6d %-14s %-7s %-9s %10d %10d %10s %8d %8d %s\n", b.ID, b.Puzzle, b.Mode, state, b.Enqueued, b.Done, total, b.Solved, b.Done-b.Solved, fin)
+			}
+			if stalled > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "%d stalled: their producer stopped before enqueuing every state; `producer resume ID` finishes them\n", stalled)
 			}
 			return nil
 		},

@@ -109,3 +109,69 @@ func TestRequeueReplacesBetter(t *testing.T) {
 		t.Errorf("distribution counts %d rows, want 4 (every row now optimal): %+v", d.Total, d)
 	}
 }
+
+// A cancelled batch's queued jobs are answered as failed rows giving the
+// reason, so the batch still finishes with one row per state.
+func TestCancelBatch(t *testing.T) {
+	isolate(t)
+	u := storetest.SchemaURL(t)
+	url, nc := natstest.Server(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	db, natsURL := "--database-url="+u, "--nats-url="+url
+	if code, _, e := cli(t, ctx, "migrate", db); code != 0 {
+		t.Fatalf("migrate: %d %s", code, e)
+	}
+	st, err := store.Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	id, err := st.CreateBatch(ctx, "8", "optimal", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, out, e := cli(t, ctx, "cancel", "--batch", fmt.Sprint(id), db, natsURL); code != exitOK || !strings.Contains(out, "cancelled") {
+		t.Fatalf("cancel: %d %q %s", code, out, e)
+	}
+	js, err := queue.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := queue.EnsureStreams(ctx, js, queue.DefaultConfig()); err != nil {
+		t.Fatal(err)
+	}
+	wctx, wstop := context.WithCancel(ctx)
+	defer wstop()
+	solver := solve.New(solve.NewRegistry(solve.Builtin()...))
+	go worker.Run(wctx, js, worker.Options{Workers: 1, Solve: solver.SolveText, PollWait: 100 * time.Millisecond,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	go cli(t, wctx, "run", db, natsURL)
+	j := job.Job{V: job.Version, ID: fmt.Sprintf("%d-0", id), BatchID: id, Puzzle: "8", Mode: "optimal",
+		States: []string{"1 2 3/4 5 6/7 0 8", "1 2 3/4 5 6/0 7 8", "1 2 3/4 5 0/7 8 6"}}
+	if err := queue.PublishJob(ctx, js, j); err != nil {
+		t.Fatal(err)
+	}
+	var b store.Batch
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if b, err = st.BatchProgress(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		if b.Finished() || time.Now().After(deadline) {
+			break
+		}
+	}
+	if b.Failed != 3 || b.Solved != 0 || b.State(time.Now()) != "cancelled" {
+		t.Fatalf("cancelled batch: %+v (%s)", b, b.State(time.Now()))
+	}
+	var rows strings.Builder
+	if err := st.Export(ctx, id, &rows, store.FormatCSV); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(rows.String(), fmt.Sprintf("batch %d was cancelled", id)); n != 3 {
+		t.Errorf("%d rows say the batch was cancelled, want 3:\n%s", n, rows.String())
+	}
+	if code, _, e := cli(t, ctx, "batches", db); code != exitOK {
+		t.Fatalf("batches: %d %s", code, e)
+	}
+}

@@ -64,7 +64,8 @@ WITH new AS (
     ON CONFLICT (puzzle, batch_id, length) DO UPDATE SET count = d.count + excluded.count
 ), progress AS (
     UPDATE batches AS b SET
-        ` + statusSums + `
+        ` + statusSums + `,
+        updated_at = now()
     FROM (SELECT batch_id, ` + statusDeltas + `
           FROM better GROUP BY batch_id) AS p
     WHERE b.id = p.batch_id

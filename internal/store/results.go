@@ -110,6 +110,7 @@ WITH ins AS (
 ), progress AS (
     UPDATE batches AS b SET
         ` + statusSums + `,
+        updated_at      = now(),
         finished_at     = CASE WHEN b.finished_at IS NULL AND b.total IS NOT NULL AND b.done + p.n >= b.total
                                THEN now() ELSE b.finished_at END
     FROM (SELECT batch_id,
@@ -274,6 +275,7 @@ WITH dist AS (
 )
 UPDATE batches AS b SET
     ` + statusSums + `,
+        updated_at      = now(),
     finished_at     = CASE WHEN b.finished_at IS NULL AND b.total IS NOT NULL AND b.done + p.n >= b.total
                            THEN now() ELSE b.finished_at END
 FROM unnest($5::bigint[], $6::bigint[], ` + statusParams(7) + `)

@@ -188,6 +188,38 @@ type Batch struct {
 	Unsolvable     int64      `json:"unsolvable"`
 	Failed         int64      `json:"failed"`
 	Done           int64      `json:"done"` // rows stored, all statuses
+	// Enqueued is how many states (a prefix of the batch) the server has
+	// stored as jobs.
+	Enqueued    int64      `json:"enqueued"`
+	UpdatedAt   *time.Time `json:"updated_at"` // last jobs enqueued or rows stored
+	CancelledAt *time.Time `json:"cancelled_at"`
+}
+
+// StallAfter is how long a batch whose enqueue is unfinished may go
+// without progress before it counts as stalled (its producer died):
+// `producer resume` finishes it.
+const StallAfter = 2 * time.Minute
+
+// State is where the batch stands: "cancelled", "finished", "stalled"
+// (its enqueue stopped short of the total and nothing moved for
+// StallAfter), "enqueuing" or "running".
+func (b Batch) State(now time.Time) string {
+	last := b.CreatedAt
+	if b.UpdatedAt != nil {
+		last = *b.UpdatedAt
+	}
+	switch {
+	case b.CancelledAt != nil:
+		return "cancelled"
+	case b.FinishedAt != nil:
+		return "finished"
+	case b.Total < 0 || b.Enqueued < b.Total:
+		if now.Sub(last) > StallAfter {
+			return "stalled"
+		}
+		return "enqueuing"
+	}
+	return "running"
 }
 
 // Finished reports whether every state of the batch has a row.
@@ -248,12 +280,12 @@ func (s *Store) SetBatchTotal(ctx context.Context, id, total int64) error {
 }
 
 const batchColumns = `id, puzzle, mode, coalesce(total, -1), created_at, finished_at,
-	solved, budget_exceeded, invalid, unsolvable, failed, done`
+	solved, budget_exceeded, invalid, unsolvable, failed, done, enqueued, updated_at, cancelled_at`
 
 func scanBatch(row pgx.Row) (Batch, error) {
 	var b Batch
 	err := row.Scan(&b.ID, &b.Puzzle, &b.Mode, &b.Total, &b.CreatedAt, &b.FinishedAt,
-		&b.Solved, &b.BudgetExceeded, &b.Invalid, &b.Unsolvable, &b.Failed, &b.Done)
+		&b.Solved, &b.BudgetExceeded, &b.Invalid, &b.Unsolvable, &b.Failed, &b.Done, &b.Enqueued, &b.UpdatedAt, &b.CancelledAt)
 	return b, err
 }
 

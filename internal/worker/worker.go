@@ -113,13 +113,16 @@ const publishTimeout = 10 * time.Second
 const maxStuckGrace = 2 * time.Second
 
 type runner struct {
-	opts  Options
-	js    jetstream.JetStream
-	cons  lanes
-	cc    jetstream.ConsumerConfig
-	log   *slog.Logger
-	hard  context.Context // cancelled at the drain deadline: solves stop, jobs are handed back
-	beats *heartbeats
+	opts Options
+	js   jetstream.JetStream
+	cons lanes
+	cc   jetstream.ConsumerConfig
+	log  *slog.Logger
+	// cancelled is the live set of cancelled batches (nil when the server
+	// could not provide it: then nothing is cancelled).
+	cancelled *queue.Cancelled
+	hard      context.Context // cancelled at the drain deadline: solves stop, jobs are handed back
+	beats     *heartbeats
 }
 
 // Run ensures the solverd consumer, then solves jobs with opts.Workers
@@ -151,6 +154,10 @@ func Run(ctx context.Context, js jetstream.JetStream, opts Options) error {
 	defer hardStop()
 	r := &runner{opts: opts, js: js, cons: cons, cc: cons[heavy].CachedInfo().Config, log: opts.Log, hard: hard}
 	r.beats = newHeartbeats(r.cc)
+	var err error
+	if r.cancelled, err = queue.WatchCancelled(hard, js, *opts.Queue); err != nil {
+		r.log.Warn("worker: cannot follow cancelled batches; their jobs will be solved", "err", err)
+	}
 	go r.beats.run(hard)
 
 	var dead chan error
@@ -256,6 +263,15 @@ func (r *runner) loop(ctx context.Context, id int, quickOnly bool) {
 	}
 }
 
+// cancelledJob is the reason j is not solved when its batch was cancelled,
+// else "".
+func (r *runner) cancelledJob(j job.Job) string {
+	if at, ok := r.cancelled.At(j.BatchID); ok {
+		return fmt.Sprintf("batch %d was cancelled at %s", j.BatchID, at)
+	}
+	return ""
+}
+
 // pull claims the next jobs: from the quick lane, waiting up to PollWait
 // when the worker is quickOnly, else at once; then, for the others, from
 // the heavy lane, waiting up to PollWait.
@@ -291,6 +307,14 @@ func (r *runner) process(t *tracked) {
 			return
 		}
 		r.settle(t, m.Term)
+		return
+	case d.invalid == "" && r.cancelledJob(d.job) != "":
+		// Every state of a cancelled batch still ends as a row, saying why.
+		if err := r.publish(uniform(d.job, result.StatusFailed, r.cancelledJob(d.job)), resultsID); err != nil {
+			r.retry(t, meta, err)
+			return
+		}
+		r.settle(t, m.Ack)
 		return
 	case d.invalid != "":
 		r.log.Warn("worker: invalid job", "job", d.job.ID, "reason", d.invalid)

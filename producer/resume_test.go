@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tessera-solver/tessera/internal/job"
+	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/result"
+	"github.com/tessera-solver/tessera/internal/store/storetest"
+)
+
+// A producer that died before finishing its enqueue leaves a stalled
+// batch; `producer resume` reads the same states from the recorded source
+// and finishes it, and running it again does nothing more. The first 500
+// states already have rows (the dead run's work): they are not counted
+// twice.
+func TestResumeInterruptedBatch(t *testing.T) {
+	url := storetest.SchemaURL(t)
+	st := openStore(t, url)
+	ctx := context.Background()
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	spec := puzzle.Spec{Kind: puzzle.Sliding, Rows: 3, Cols: 3}
+	const total, seed = 2000, 7
+	batch, err := st.CreateBatch(ctx, "8", "optimal", total)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetBatchSource(ctx, batch, sourceRecord{Random: total, Seed: seed}, optionsRecord{Mode: "optimal", Chunk: 100}); err != nil {
+		t.Fatal(err)
+	}
+	// The dead run's rows: the first 500 states, as the same seed makes them.
+	var first []string
+	randomStates(spec, total, seed).each(func(s string) error {
+		if len(first) < 500 {
+			first = append(first, s)
+		}
+		return nil
+	})
+	done := job.Results{V: job.Version, JobID: fmt.Sprintf("%d-0", batch), BatchID: batch, Puzzle: spec.String()}
+	for _, s := range first {
+		done.Results = append(done.Results, result.Result{Puzzle: spec.String(), State: s, Status: result.StatusBudgetExceeded, Error: "budget"})
+	}
+	if _, err := st.InsertResults(ctx, []job.Results{done}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetEnqueued(ctx, batch, 500); err != nil {
+		t.Fatal(err)
+	}
+	b, err := st.BatchProgress(ctx, batch)
+	if err != nil || b.State(time.Now().Add(time.Hour)) != "stalled" {
+		t.Fatalf("before resume: %+v (%s), %v", b, b.State(time.Now().Add(time.Hour)), err)
+	}
+
+	code, stdout, stderr := runProducer(t, "resume", fmt.Sprint(batch), "--local", "-q", "--database-url", url)
+	if code != exitOK || !strings.Contains(stderr, fmt.Sprintf("resuming batch %d", batch)) {
+		t.Fatalf("resume: exit %d\n%s%s", code, stdout, stderr)
+	}
+	b, err = st.BatchProgress(ctx, batch)
+	if err != nil || !b.Finished() || b.Done != total || b.Solved+b.BudgetExceeded != total {
+		t.Fatalf("after resume: %+v, %v", b, err)
+	}
+	if code, _, stderr := runProducer(t, "resume", fmt.Sprint(batch), "--database-url", url); code != exitOK || !strings.Contains(stderr, "nothing to resume") {
+		t.Errorf("second resume: exit %d %s", code, stderr)
+	}
+	if code, _, stderr := runProducer(t, "resume", "x"); code != exitUsage {
+		t.Errorf("resume x: exit %d %s", code, stderr)
+	}
+}
