@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/natstest"
 	"github.com/tessera-solver/tessera/internal/puzzle"
@@ -25,20 +26,8 @@ import (
 // worker with the real solvers, the results writer) and their better
 // answers replace the stored rows, counts included.
 func TestRequeueReplacesBetter(t *testing.T) {
-	isolate(t)
-	u := storetest.SchemaURL(t)
-	url, nc := natstest.Server(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	db, natsURL := "--database-url="+u, "--nats-url="+url
-	if code, _, e := cli(t, ctx, "migrate", db); code != 0 {
-		t.Fatalf("migrate: %d %s", code, e)
-	}
-	st, err := store.Open(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	p := startPipeline(t)
+	ctx, st, db, natsURL := p.ctx, p.st, p.db, p.natsURL
 
 	// A 15-puzzle batch whose first run had too small a budget: three
 	// states budget_exceeded, one solved.
@@ -70,34 +59,12 @@ func TestRequeueReplacesBetter(t *testing.T) {
 		t.Errorf("requeue of invalid rows: %d %s", code, e)
 	}
 
-	// The pipeline: a worker with the real solvers, and `results run`.
-	js, err := queue.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := queue.EnsureStreams(ctx, js, queue.DefaultConfig()); err != nil {
-		t.Fatal(err)
-	}
-	wctx, wstop := context.WithCancel(ctx)
-	defer wstop()
-	solver := solve.New(solve.NewRegistry(solve.Builtin()...))
-	go worker.Run(wctx, js, worker.Options{Workers: 1, QuickWorkers: 1, Solve: solver.SolveText,
-		PollWait: 100 * time.Millisecond, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	go cli(t, wctx, "run", db, natsURL)
-
+	p.run(t)
 	code, out, e := cli(t, ctx, "requeue", "--batch", fmt.Sprint(id), "--timeout", "1m", db, natsURL)
 	if code != exitOK || !strings.Contains(out, "requeued 3 states") || !strings.Contains(out, "heavy lane") {
 		t.Fatalf("requeue: %d %q %s", code, out, e)
 	}
-	var b store.Batch
-	for deadline := time.Now().Add(40 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		if b, err = st.BatchProgress(ctx, id); err != nil {
-			t.Fatal(err)
-		}
-		if b.Solved == 4 || time.Now().After(deadline) {
-			break
-		}
-	}
+	b := p.until(t, id, func(b store.Batch) bool { return b.Solved == 4 })
 	if b.Solved != 4 || b.BudgetExceeded != 0 || b.Done != 4 {
 		t.Fatalf("after requeue: %+v", b)
 	}
@@ -113,20 +80,8 @@ func TestRequeueReplacesBetter(t *testing.T) {
 // A cancelled batch's queued jobs are answered as failed rows giving the
 // reason, so the batch still finishes with one row per state.
 func TestCancelBatch(t *testing.T) {
-	isolate(t)
-	u := storetest.SchemaURL(t)
-	url, nc := natstest.Server(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	db, natsURL := "--database-url="+u, "--nats-url="+url
-	if code, _, e := cli(t, ctx, "migrate", db); code != 0 {
-		t.Fatalf("migrate: %d %s", code, e)
-	}
-	st, err := store.Open(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	p := startPipeline(t)
+	ctx, st, db, natsURL := p.ctx, p.st, p.db, p.natsURL
 	id, err := st.CreateBatch(ctx, "8", "optimal", 3)
 	if err != nil {
 		t.Fatal(err)
@@ -134,33 +89,13 @@ func TestCancelBatch(t *testing.T) {
 	if code, out, e := cli(t, ctx, "cancel", "--batch", fmt.Sprint(id), db, natsURL); code != exitOK || !strings.Contains(out, "cancelled") {
 		t.Fatalf("cancel: %d %q %s", code, out, e)
 	}
-	js, err := queue.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := queue.EnsureStreams(ctx, js, queue.DefaultConfig()); err != nil {
-		t.Fatal(err)
-	}
-	wctx, wstop := context.WithCancel(ctx)
-	defer wstop()
-	solver := solve.New(solve.NewRegistry(solve.Builtin()...))
-	go worker.Run(wctx, js, worker.Options{Workers: 1, Solve: solver.SolveText, PollWait: 100 * time.Millisecond,
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	go cli(t, wctx, "run", db, natsURL)
+	p.run(t)
 	j := job.Job{V: job.Version, ID: fmt.Sprintf("%d-0", id), BatchID: id, Puzzle: "8", Mode: "optimal",
 		States: []string{"1 2 3/4 5 6/7 0 8", "1 2 3/4 5 6/0 7 8", "1 2 3/4 5 0/7 8 6"}}
-	if err := queue.PublishJob(ctx, js, j); err != nil {
+	if err := queue.PublishJob(ctx, p.js, j); err != nil {
 		t.Fatal(err)
 	}
-	var b store.Batch
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if b, err = st.BatchProgress(ctx, id); err != nil {
-			t.Fatal(err)
-		}
-		if b.Finished() || time.Now().After(deadline) {
-			break
-		}
-	}
+	b := p.until(t, id, store.Batch.Finished)
 	if b.Failed != 3 || b.Solved != 0 || b.State(time.Now()) != "cancelled" {
 		t.Fatalf("cancelled batch: %+v (%s)", b, b.State(time.Now()))
 	}
@@ -173,5 +108,64 @@ func TestCancelBatch(t *testing.T) {
 	}
 	if code, _, e := cli(t, ctx, "batches", db); code != exitOK {
 		t.Fatalf("batches: %d %s", code, e)
+	}
+}
+
+// pipeline is a real pipeline for one test: a private database (migrated
+// by `results migrate`), an in-process NATS server with the streams, a
+// worker with the real solvers and `results run`, stopped with the test.
+type pipeline struct {
+	ctx         context.Context
+	st          *store.Store
+	js          jetstream.JetStream
+	db, natsURL string // the flags that point a command at them
+}
+
+func startPipeline(t *testing.T) *pipeline {
+	t.Helper()
+	isolate(t)
+	u := storetest.SchemaURL(t)
+	url, nc := natstest.Server(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	p := &pipeline{ctx: ctx, db: "--database-url=" + u, natsURL: "--nats-url=" + url}
+	if code, _, e := cli(t, ctx, "migrate", p.db); code != 0 {
+		t.Fatalf("migrate: %d %s", code, e)
+	}
+	var err error
+	if p.st, err = store.Open(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.st.Close)
+	if p.js, err = queue.New(nc); err != nil {
+		t.Fatal(err)
+	}
+	if err := queue.EnsureStreams(ctx, p.js, queue.DefaultConfig()); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// run starts the worker (one general, one quick) and the writer.
+func (p *pipeline) run(t *testing.T) {
+	wctx, stop := context.WithCancel(p.ctx)
+	t.Cleanup(stop)
+	solver := solve.New(solve.NewRegistry(solve.Builtin()...))
+	go worker.Run(wctx, p.js, worker.Options{Workers: 1, QuickWorkers: 1, Solve: solver.SolveText,
+		PollWait: 100 * time.Millisecond, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	go cli(t, wctx, "run", p.db, p.natsURL)
+}
+
+// until polls batch id until done says so or 30 s pass, and returns it.
+func (p *pipeline) until(t *testing.T, id int64, done func(store.Batch) bool) store.Batch {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		b, err := p.st.BatchProgress(p.ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if done(b) || time.Now().After(deadline) {
+			return b
+		}
 	}
 }

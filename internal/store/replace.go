@@ -26,13 +26,6 @@ const (
 func rankOf(prefix string) string { return fmt.Sprintf(answerRank, prefix) }
 func keyOf(prefix string) string  { return fmt.Sprintf(answerKey, prefix) }
 
-const createReplace = `
-CREATE TEMP TABLE tessera_replace (
-    batch_id bigint, seq bigint, puzzle text, state text, moves text, length integer,
-    optimal boolean, lower_bound integer, nodes bigint, solve_ms double precision,
-    solver text, status text, error text
-) ON COMMIT DROP`
-
 // replaceFromStaging replaces the rows that the staged answers improve and
 // moves the counts with them. It returns the number of rows replaced.
 var replaceFromStaging = `
@@ -91,7 +84,7 @@ func replaceBetter(ctx context.Context, tx pgx.Tx, batch []job.Results) (int, er
 	if n == 0 {
 		return 0, nil
 	}
-	if _, err := tx.Exec(ctx, createReplace); err != nil {
+	if _, err := tx.Exec(ctx, createTemp("tessera_replace")); err != nil {
 		return 0, fmt.Errorf("replace table: %w", err)
 	}
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"tessera_replace"}, stagingColumns, newResultRows(repl)); err != nil {

@@ -77,14 +77,16 @@ func checkText(s string) error {
 var stagingColumns = []string{"batch_id", "seq", "puzzle", "state", "moves", "length", "optimal",
 	"lower_bound", "nodes", "solve_ms", "solver", "status", "error"}
 
-// ON COMMIT DROP: the table lives for one transaction, so concurrent
-// writers (each on its own connection) never see each other's rows.
-const createStaging = `
-CREATE TEMP TABLE tessera_staging (
+// createTemp makes a per-transaction table of stagingColumns. ON COMMIT
+// DROP: the table lives for one transaction, so concurrent writers (each
+// on its own connection) never see each other's rows.
+func createTemp(name string) string {
+	return `CREATE TEMP TABLE ` + name + ` (
     batch_id bigint, seq bigint, puzzle text, state text, moves text, length integer,
     optimal boolean, lower_bound integer, nodes bigint, solve_ms double precision,
     solver text, status text, error text
 ) ON COMMIT DROP`
+}
 
 // insertFromStaging moves the staged rows into solutions, skipping those
 // already there, and updates distance_counts and the batch counters from
@@ -242,7 +244,7 @@ func copyDirect(ctx context.Context, tx pgx.Tx, batch []job.Results, n int) (int
 // not inserted because their place holds a different state are recorded
 // as collisions in dead_letters.
 func insertStaged(ctx context.Context, tx pgx.Tx, batch []job.Results, n int) (Report, error) {
-	if _, err := tx.Exec(ctx, createStaging); err != nil {
+	if _, err := tx.Exec(ctx, createTemp("tessera_staging")); err != nil {
 		return Report{}, fmt.Errorf("staging table: %w", err)
 	}
 	copied, err := tx.CopyFrom(ctx, pgx.Identifier{"tessera_staging"}, stagingColumns, newResultRows(batch))
