@@ -52,12 +52,16 @@ type flags struct {
 	maxStates int64
 	quiet     bool
 	goal      string
+	// --target-length generation
+	targetLength int
+	count        int
+	method       string
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var f flags
 	c := &cobra.Command{
-		Use:   "producer --puzzle P (--file PATH | --random N [--seed S] | --enumerate) [--mode M] [--local] [--wait] [--strict]",
+		Use:   "producer --puzzle P (--file PATH | --random N [--seed S] | --enumerate | --target-length L --count N) [--mode M] [--local] [--wait] [--strict]",
 		Short: "Enqueue puzzle states as a batch: solverd solves them, results stores the answers in PostgreSQL",
 		Long: `producer creates a batch in PostgreSQL and publishes its states as jobs on
 NATS JetStream. It prints "batch ID" on stdout. With --wait it follows the
@@ -86,6 +90,9 @@ aborts before anything is enqueued instead.`,
 	fs.Int64Var(&f.maxStates, "max-states", 20_000_000, "refuse --enumerate beyond this many arrangements")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bars")
 	fs.StringVar(&f.goal, "goal", "", "swap boards only: target 0/1 pattern for every state (default: the ones first, row-major)")
+	fs.IntVar(&f.targetLength, "target-length", -1, "generate: keep enqueuing candidates until --count distinct states of exactly this optimal length are stored, then print them (JSON lines)")
+	fs.IntVar(&f.count, "count", 0, "generate: how many distinct states of --target-length")
+	fs.StringVar(&f.method, "method", methodAuto, "generate: how candidates are drawn: auto, table (whole space, ≤ 10 cells), sample (uniform), walk (random walks: short tails), deep (from stored deep states: long tails)")
 	config.BindFlags(fs)
 	c.AddCommand(resumeCmd(&f, stdin))
 	c.SetArgs(args)
@@ -139,13 +146,19 @@ func produce(ctx context.Context, f flags, seedSet bool, cfg config.Config, stdi
 		goal = g.String()
 	}
 	sources := 0
-	for _, set := range []bool{f.file != "", f.random != 0, f.enumerate} {
+	for _, set := range []bool{f.file != "", f.random != 0, f.enumerate, f.targetLength >= 0} {
 		if set {
 			sources++
 		}
 	}
 	if sources != 1 {
-		return usagef("give exactly one of --file PATH, --random N, --enumerate")
+		return usagef("give exactly one of --file PATH, --random N, --enumerate, --target-length L --count N")
+	}
+	if f.targetLength >= 0 {
+		if goal != "" {
+			return usagef("--target-length counts distances to the standard goal; drop --goal")
+		}
+		return generate(ctx, f, seedSet, cfg, spec, stdout, stderr)
 	}
 	if f.random < 0 {
 		return usagef("--random %d: want a positive count", f.random)

@@ -27,6 +27,10 @@ type sourceRecord struct {
 	Seed      uint64 `json:"seed,omitempty"`
 	Enumerate bool   `json:"enumerate,omitempty"`
 	MaxStates int64  `json:"max,omitempty"`
+	// Generated names the --target-length method of a generation round;
+	// its candidates are not kept, so such a batch is not resumed (run the
+	// generation again: it counts what is stored).
+	Generated string `json:"generated,omitempty"`
 }
 
 // optionsRecord is the jobs' options, stored with the batch
@@ -43,6 +47,8 @@ type optionsRecord struct {
 // solvable states are reported on stderr (and, with strict, refused).
 func (r sourceRecord) open(spec puzzle.Spec, strict bool, stdin io.Reader, stderr io.Writer) (states, []line, error) {
 	switch {
+	case r.Generated != "":
+		return states{}, nil, errors.New("a generation round's candidates are not kept: run the generation again (it counts what is stored)")
 	case r.File != "":
 		lines, err := readFile(r.File, stdin, spec)
 		if err != nil {

@@ -604,3 +604,25 @@ func TestPayloadRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// AtDepth finds exactly Counts[d] states at each depth, each at that
+// distance, including depths past the 15 an entry can hold.
+func TestAtDepth(t *testing.T) {
+	tb, err := Build(puzzle.Spec{Kind: puzzle.Sliding, Rows: 3, Cols: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := make([]uint8, 9)
+	for _, d := range []int{0, 5, 16, 31} {
+		got := tb.AtDepth(d)
+		if int64(len(got)) != tb.Counts[d] {
+			t.Fatalf("depth %d: %d states, want %d", d, len(got), tb.Counts[d])
+		}
+		for _, idx := range got {
+			tb.Cells(idx, cells)
+			if dist, ok := tb.Distance(cells); !ok || dist != d {
+				t.Fatalf("depth %d: %v is at %d", d, cells, dist)
+			}
+		}
+	}
+}
