@@ -57,7 +57,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	runCmd := serviceCmd()
 	root.RunE = runCmd.RunE
-	root.AddCommand(runCmd, migrateCmd(), distCmd(), exportCmd(), batchesCmd(), requeueCmd(), cancelCmd(), deadCmd(), serveCmd())
+	root.AddCommand(runCmd, migrateCmd(), distCmd(), exportCmd(), batchesCmd(), requeueCmd(), cancelCmd(), deadCmd(), exactCmd(), serveCmd())
 
 	err := root.ExecuteContext(ctx)
 	if err == nil {
@@ -122,9 +122,11 @@ func distCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "dist (--batch ID | --puzzle P)",
 		Short: "Print the histogram of optimal solution lengths",
-		Long: "Prints one `length count` line per length that occurs, ascending, then\n" +
-			"`total N`, `mean M` and `max L` lines. Only proved-optimal solutions count\n" +
-			"(fast-mode answers do not). --puzzle sums over every batch of the puzzle.",
+		Long: "Prints one `length count` line per length that occurs, ascending, then `total N`,\n" +
+			"`mean M`, `sd S`, `ci95 LO HI` (the 95 % confidence interval of the mean, for a uniform\n" +
+			"sample) and `max L` lines. Only proved-optimal solutions count (fast-mode answers do\n" +
+			"not). --puzzle counts the puzzle's distinct states over every batch, and adds `exact mean\n" +
+			"M (N states)` when the exact distribution is stored (results exact).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			hasBatch, hasPuzzle := cmd.Flags().Changed("batch"), cmd.Flags().Changed("puzzle")
@@ -136,25 +138,35 @@ func distCmd() *cobra.Command {
 				return err
 			}
 			defer st.Close()
-			var d store.Distribution
+			var d, exact store.Distribution
 			if hasBatch {
 				d, err = st.BatchDistribution(cmd.Context(), batch)
-			} else {
-				d, err = st.PuzzleDistribution(cmd.Context(), spec)
+			} else if d, err = st.PuzzleDistribution(cmd.Context(), spec); err == nil {
+				exact, err = st.ExactDistribution(cmd.Context(), spec)
 			}
 			if err != nil {
 				return err
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {
-				return json.NewEncoder(out).Encode(d)
+				v := struct {
+					store.Distribution
+					Exact *store.Distribution `json:"exact,omitempty"`
+				}{Distribution: d}
+				if exact.Total > 0 {
+					v.Exact = &exact
+				}
+				return json.NewEncoder(out).Encode(v)
 			}
 			for _, c := range d.Counts {
 				fmt.Fprintf(out, "%d %d\n", c.Length, c.Count)
 			}
 			fmt.Fprintf(out, "total %d\n", d.Total)
 			if d.Total > 0 {
-				fmt.Fprintf(out, "mean %.4f\nmax %d\n", d.Mean, d.Max)
+				fmt.Fprintf(out, "mean %.4f\nsd %.4f\nci95 %.4f %.4f\nmax %d\n", d.Mean, d.SD, d.CI95[0], d.CI95[1], d.Max)
+			}
+			if exact.Total > 0 {
+				fmt.Fprintf(out, "exact mean %.4f (%d states)\n", exact.Mean, exact.Total)
 			}
 			return nil
 		},

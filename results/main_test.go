@@ -74,7 +74,7 @@ func TestCommands(t *testing.T) {
 	}
 
 	code, out, e := cli(t, ctx, "dist", "--batch", fmt.Sprint(id), db)
-	if want := "2 1\n4 2\n6 1\ntotal 4\nmean 4.0000\nmax 6\n"; code != 0 || out != want {
+	if want := "2 1\n4 2\n6 1\ntotal 4\nmean 4.0000\nsd 1.6330\nci95 2.3997 5.6003\nmax 6\n"; code != 0 || out != want {
 		t.Errorf("dist --batch: %d %q %s, want %q", code, out, e, want)
 	}
 	code, out, _ = cli(t, ctx, "dist", "--puzzle", "8", db, "--json")

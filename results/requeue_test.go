@@ -6,6 +6,8 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -167,5 +169,46 @@ func (p *pipeline) until(t *testing.T, id int64, done func(store.Batch) bool) st
 		if done(b) || time.Now().After(deadline) {
 			return b
 		}
+	}
+}
+
+// The exact distribution of a puzzle, piped from solverd bfs, is stored and
+// shown by dist beside the sampled one.
+func TestExactDistribution(t *testing.T) {
+	published, err := filepath.Abs("../internal/fulltable/testdata/sliding-3x3.txt") // solverd bfs --puzzle 8, as published
+	if err != nil {
+		t.Fatal(err)
+	}
+	isolate(t)
+	u := storetest.SchemaURL(t)
+	ctx := context.Background()
+	db := "--database-url=" + u
+	if code, _, e := cli(t, ctx, "migrate", db); code != 0 {
+		t.Fatalf("migrate: %d %s", code, e)
+	}
+	withStdin := func(path string) {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		old := os.Stdin
+		os.Stdin = f
+		t.Cleanup(func() { os.Stdin = old; f.Close() })
+	}
+	withStdin(published)
+	code, out, e := cli(t, ctx, "exact", "--puzzle", "8", db)
+	if code != exitOK || !strings.Contains(out, "181440 states, depths 0 to 31") {
+		t.Fatalf("exact: %d %q %s", code, out, e)
+	}
+	code, out, e = cli(t, ctx, "dist", "--puzzle", "8", db)
+	if code != exitOK || !strings.Contains(out, "total 0\n") || !strings.Contains(out, "exact mean 21.9724 (181440 states)") {
+		t.Fatalf("dist: %d %q %s", code, out, e)
+	}
+	// Junk is refused, naming the line.
+	bad := filepath.Join(t.TempDir(), "bad.txt")
+	os.WriteFile(bad, []byte("0 1\n2 5\n"), 0o644)
+	withStdin(bad)
+	if code, _, e := cli(t, ctx, "exact", "--puzzle", "8", db); code == exitOK || !strings.Contains(e, "line 2") {
+		t.Errorf("exact of junk: %d %s", code, e)
 	}
 }

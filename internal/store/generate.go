@@ -70,3 +70,37 @@ func (s *Store) StatesBetween(ctx context.Context, puzzleSpec string, lo, hi, li
 	}
 	return out, nil
 }
+
+// SetExact stores the exact distribution of puzzle (counts[d] states at
+// distance d), replacing any stored before, in one transaction.
+func (s *Store) SetExact(ctx context.Context, puzzleSpec string, counts []int64, source string) error {
+	p := canonical(puzzleSpec)
+	var lengths []int32
+	var ns []int64
+	for d, n := range counts {
+		if n > 0 {
+			lengths, ns = append(lengths, int32(d)), append(ns, n)
+		}
+	}
+	err := s.pool.withConn(ctx, func(c *pgx.Conn) error {
+		return pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, `DELETE FROM exact_distributions WHERE puzzle = $1`, p); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, `INSERT INTO exact_distributions (puzzle, length, count, source)
+				SELECT $1, l, n, $4 FROM unnest($2::integer[], $3::bigint[]) AS u(l, n)`, p, lengths, ns, source)
+			return err
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("exact distribution of %s: %w", p, err)
+	}
+	return nil
+}
+
+// ExactDistribution is the stored exact distribution of puzzle; Total is 0
+// when none is stored.
+func (s *Store) ExactDistribution(ctx context.Context, puzzleSpec string) (Distribution, error) {
+	p := canonical(puzzleSpec)
+	return s.distribution(ctx, p, `SELECT length, count FROM exact_distributions WHERE puzzle = $1 ORDER BY length`, p)
+}

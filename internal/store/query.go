@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"time"
 
@@ -28,6 +29,11 @@ type Distribution struct {
 	Total  int64         `json:"total"`  // states counted; 0 means no optimal solution yet
 	Mean   float64       `json:"mean"`
 	Max    int           `json:"max"`
+	// SD is the sample standard deviation of the lengths; CI95 the 95 %
+	// confidence interval of the mean (normal approximation: mean ± 1.96
+	// SD/√n), both meaningful for a uniform random sample.
+	SD   float64    `json:"sd"`
+	CI95 [2]float64 `json:"ci95"`
 }
 
 func newDistribution(counts []LengthCount) Distribution {
@@ -42,6 +48,18 @@ func newDistribution(counts []LengthCount) Distribution {
 	}
 	if d.Total > 0 {
 		d.Mean = sum / float64(d.Total)
+	}
+	if d.Total > 1 {
+		var ss float64
+		for _, c := range counts {
+			dev := float64(c.Length) - d.Mean
+			ss += dev * dev * float64(c.Count)
+		}
+		d.SD = math.Sqrt(ss / float64(d.Total-1))
+		half := 1.96 * d.SD / math.Sqrt(float64(d.Total))
+		d.CI95 = [2]float64{d.Mean - half, d.Mean + half}
+	} else {
+		d.CI95 = [2]float64{d.Mean, d.Mean}
 	}
 	return d
 }
@@ -78,13 +96,15 @@ func (s *Store) BatchDistribution(ctx context.Context, batchID int64) (Distribut
 	return d, nil
 }
 
-// PuzzleDistribution is the histogram of optimal lengths of a puzzle over
 // every batch. A state solved in two batches counts twice.
 func (s *Store) PuzzleDistribution(ctx context.Context, puzzleSpec string) (Distribution, error) {
 	p := canonical(puzzleSpec)
+	// A state solved in several batches counts once.
 	return s.distribution(ctx, p, `
-		SELECT length, sum(count)::bigint FROM distance_counts
-		WHERE puzzle = $1 GROUP BY length ORDER BY length`, p)
+		SELECT length, count(*) FROM (
+			SELECT DISTINCT ON (state) length FROM solutions
+			WHERE puzzle = $1 AND optimal ORDER BY state, length
+		) AS d GROUP BY length ORDER BY length`, p)
 }
 
 // canonical maps aliases ("8") to the stored spec text ("sliding:3x3").

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -292,14 +293,24 @@ func TestDistribution(t *testing.T) {
 	ctx := ctxT(t)
 	id1 := mustBatch(t, s, -1)
 	id2 := mustBatch(t, s, -1)
-	if _, err := s.InsertResults(ctx, []job.Results{res(id1, 0, 0, 2, 2, 4, -1, -2), res(id2, 0, 2, 6)}); err != nil {
+	id3 := mustBatch(t, s, -1)
+	// Batch 2 holds other states; batch 3 holds batch 1's first two again,
+	// which a per-puzzle distribution counts once.
+	other := res(id2, 0, 2, 6)
+	for i := range other.Results {
+		other.Results[i].State = fmt.Sprint("other ", i)
+	}
+	if _, err := s.InsertResults(ctx, []job.Results{res(id1, 0, 0, 2, 2, 4, -1, -2), other, res(id3, 0, 0, 2)}); err != nil {
 		t.Fatal(err)
 	}
 	d, err := s.BatchDistribution(ctx, id1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := store.Distribution{Counts: []store.LengthCount{{0, 1}, {2, 2}, {4, 1}}, Total: 4, Mean: 2, Max: 4}
+	// Lengths 0, 2, 2, 4: mean 2, sample variance 8/3.
+	sd := math.Sqrt(8.0 / 3)
+	want := store.Distribution{Counts: []store.LengthCount{{0, 1}, {2, 2}, {4, 1}}, Total: 4, Mean: 2, Max: 4,
+		SD: sd, CI95: [2]float64{2 - 1.96*sd/2, 2 + 1.96*sd/2}}
 	if !reflect.DeepEqual(d, want) {
 		t.Errorf("batch distribution = %+v, want %+v", d, want)
 	}
@@ -309,6 +320,7 @@ func TestDistribution(t *testing.T) {
 			t.Fatal(err)
 		}
 		want = store.Distribution{Counts: []store.LengthCount{{0, 1}, {2, 3}, {4, 1}, {6, 1}}, Total: 6, Mean: 16.0 / 6, Max: 6}
+		want.SD, want.CI95 = d.SD, d.CI95 // checked above
 		if !reflect.DeepEqual(d, want) {
 			t.Errorf("puzzle %s distribution = %+v, want %+v", spec, d, want)
 		}

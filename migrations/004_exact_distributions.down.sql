@@ -1,0 +1,1 @@
+DROP TABLE exact_distributions;
