@@ -132,7 +132,7 @@ func generate(ctx context.Context, f flags, seedSet bool, cfg config.Config, spe
 			return err
 		}
 	}
-	sols, err := e.st.DistinctScrambles(ctx, spec.String(), g.length, f.count)
+	sols, err := e.st.ServeScrambles(ctx, store.ScrambleQuery{Puzzle: spec.String(), Length: g.length, Count: f.count})
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,9 @@
 //	GET /api/batches/{id}                 one batch (404 if missing)
 //	GET /api/batches/{id}/distribution    histogram of optimal lengths of a batch
 //	GET /api/puzzles/{puzzle}/distribution  same over every batch of a puzzle (sliding:3x3 or 8)
-//	GET /api/scrambles?puzzle=P&length=L&limit=N  stored states of P whose optimal length is L
+//	GET /api/scrambles?puzzle=P&length=L&count=N[&client=K][&cursor=C][&min_nodes=A][&max_nodes=B]
+//	    distinct stored states of P whose optimal length is L; a client key
+//	    never gets a state twice; limit= is count's older name
 //	GET /?batch=ID                        HTML: recent batches, and the histogram of batch ID
 //
 // API errors are JSON objects {"error": "...", "param": "..."} (param only
@@ -24,6 +26,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tessera-solver/tessera/internal/puzzle"
@@ -200,14 +203,22 @@ func nonNil(d store.Distribution) store.Distribution {
 	return d
 }
 
-// Scrambles is the body of /api/scrambles: rows of solutions, oldest
-// batch and seq first, with the columns of `results export`.
+// Scrambles is the body of /api/scrambles: distinct states, one row each
+// (the first stored), oldest batch and seq first, with the columns of
+// `results export`.
 type Scrambles struct {
 	Puzzle    string           `json:"puzzle"` // canonical spec
 	Length    int              `json:"length"`
-	Limit     int              `json:"limit"` // after capping
-	Count     int              `json:"count"`
+	Limit     int              `json:"limit"` // the count asked for, after capping
+	Count     int              `json:"count"` // rows returned
 	Scrambles []store.Solution `json:"scrambles"`
+	// NextCursor, when set, continues after the last row returned.
+	NextCursor string `json:"next_cursor,omitempty"`
+	// Missing is how many of the count asked for are not stored (or, for
+	// a client, not stored unseen); Generate is the command that makes
+	// them.
+	Missing  int    `json:"missing,omitempty"`
+	Generate string `json:"generate,omitempty"`
 }
 
 func (s *server) scrambles(w http.ResponseWriter, r *http.Request) {
@@ -233,14 +244,42 @@ func (s *server) scrambles(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, err)
 		return
 	}
+	// count is the name generation backends use; limit stays accepted.
 	limit, err := intParam(r, "limit", DefaultScramble, 1, MaxScrambles)
+	if err == nil && q.Get("count") != "" {
+		limit, err = intParam(r, "count", DefaultScramble, 1, MaxScrambles)
+	}
 	if err != nil {
 		badRequest(w, err)
 		return
 	}
+	sq := store.ScrambleQuery{Puzzle: spec.String(), Length: length, Count: limit, Client: q.Get("client")}
+	if c := q.Get("cursor"); c != "" {
+		b, sqn, ok := strings.Cut(c, ".")
+		var e1, e2 error
+		sq.AfterBatch, e1 = strconv.ParseInt(b, 10, 64)
+		sq.AfterSeq, e2 = strconv.ParseInt(sqn, 10, 64)
+		if !ok || e1 != nil || e2 != nil {
+			badRequest(w, paramError{"cursor", fmt.Errorf("%q is not a cursor this API returned", c)})
+			return
+		}
+	}
+	for _, p := range []struct {
+		name string
+		dst  *int64
+	}{{"min_nodes", &sq.MinNodes}, {"max_nodes", &sq.MaxNodes}} {
+		if v := q.Get(p.name); v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 0 {
+				badRequest(w, paramError{p.name, fmt.Errorf("%q is not a node count", v)})
+				return
+			}
+			*p.dst = n
+		}
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), queryTimeout)
 	defer cancel()
-	rows, err := s.st.Scrambles(ctx, spec.String(), length, limit)
+	rows, err := s.st.ServeScrambles(ctx, sq)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -248,7 +287,15 @@ func (s *server) scrambles(w http.ResponseWriter, r *http.Request) {
 	if rows == nil {
 		rows = []store.Solution{}
 	}
-	writeJSON(w, http.StatusOK, Scrambles{Puzzle: spec.String(), Length: length, Limit: limit, Count: len(rows), Scrambles: rows})
+	out := Scrambles{Puzzle: spec.String(), Length: length, Limit: limit, Count: len(rows), Scrambles: rows}
+	if len(rows) == limit {
+		last := rows[len(rows)-1]
+		out.NextCursor = fmt.Sprintf("%d.%d", last.BatchID, last.Seq)
+	} else {
+		out.Missing = limit - len(rows)
+		out.Generate = fmt.Sprintf("producer --puzzle %s --target-length %d --count %d", spec, length, limit)
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 // paramError is a bad request parameter.

@@ -473,3 +473,55 @@ func TestPage(t *testing.T) {
 		t.Errorf("page with PostgreSQL down: %d", code)
 	}
 }
+
+// The scrambles contract for generation backends: count, a client key that
+// never gets a state twice, a cursor, and what is missing with the command
+// that generates it.
+func TestScramblesForClients(t *testing.T) {
+	t.Parallel()
+	st := storetest.NewStore(t)
+	ctx := context.Background()
+	id, err := st.CreateBatch(ctx, "8", "optimal", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := job.Results{V: job.Version, JobID: fmt.Sprintf("%d-0", id), BatchID: id, Puzzle: "sliding:3x3"}
+	for i := range 3 {
+		rs.Results = append(rs.Results, result.Result{Puzzle: "sliding:3x3", State: fmt.Sprint("s", i), Status: result.StatusSolved,
+			Length: 4, Optimal: true, Moves: "U U L L", Nodes: int64(10 * (i + 1))})
+	}
+	if _, err := st.InsertResults(ctx, []job.Results{rs}); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(httpapi.New(st, nil))
+	t.Cleanup(srv.Close)
+	get := func(q string) httpapi.Scrambles {
+		t.Helper()
+		var s httpapi.Scrambles
+		getJSON(t, srv, "/api/scrambles?"+q, 200, &s)
+		return s
+	}
+	first := get("puzzle=8&length=4&count=2&client=k")
+	if first.Count != 2 || first.NextCursor == "" || first.Missing != 0 {
+		t.Fatalf("first page %+v", first)
+	}
+	second := get("puzzle=8&length=4&count=2&client=k")
+	if second.Count != 1 || second.Scrambles[0].State == first.Scrambles[0].State || second.Missing != 1 ||
+		second.Generate != "producer --puzzle sliding:3x3 --target-length 4 --count 2" {
+		t.Fatalf("second request of the same client %+v", second)
+	}
+	if next := get("puzzle=8&length=4&count=2&cursor=" + first.NextCursor); next.Count != 1 || next.Scrambles[0].State != "s2" {
+		t.Fatalf("cursor page %+v", next)
+	}
+	if hard := get("puzzle=8&length=4&count=5&min_nodes=25"); hard.Count != 1 || hard.Scrambles[0].Nodes != 30 {
+		t.Fatalf("min_nodes %+v", hard)
+	}
+	if old := get("puzzle=8&length=4&limit=1"); old.Count != 1 || old.Limit != 1 {
+		t.Fatalf("limit %+v", old)
+	}
+	var e apiError
+	getJSON(t, srv, "/api/scrambles?puzzle=8&length=4&cursor=x", 400, &e)
+	if e.Param != "cursor" {
+		t.Errorf("bad cursor: %+v", e)
+	}
+}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -22,32 +23,6 @@ func (s *Store) DistinctAtLength(ctx context.Context, puzzleSpec string, length 
 		return 0, fmt.Errorf("states of %s at length %d: %w", p, length, err)
 	}
 	return n, nil
-}
-
-// DistinctScrambles returns up to limit distinct states of puzzle with a
-// proved optimal length of exactly length, one row each (the first
-// stored), in the order they were stored.
-func (s *Store) DistinctScrambles(ctx context.Context, puzzleSpec string, length, limit int) ([]Solution, error) {
-	p := canonical(puzzleSpec)
-	var out []Solution
-	err := s.pool.withConn(ctx, func(c *pgx.Conn) error {
-		rows, err := c.Query(ctx, `SELECT * FROM (`+strings.Replace(solutionSelect, "SELECT ", "SELECT DISTINCT ON (state) ", 1)+`
-			WHERE puzzle = $1 AND length = $2 AND optimal ORDER BY state, batch_id, seq
-			) AS d ORDER BY batch_id, seq LIMIT $3`, p, length, limit)
-		if err != nil {
-			return err
-		}
-		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Solution, error) {
-			var s Solution
-			err := scanSolution(r, &s)
-			return s, err
-		})
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("distinct scrambles of %s at length %d: %w", p, length, err)
-	}
-	return out, nil
 }
 
 // StatesBetween returns up to limit states of puzzle, drawn at random,
@@ -103,4 +78,66 @@ func (s *Store) SetExact(ctx context.Context, puzzleSpec string, counts []int64,
 func (s *Store) ExactDistribution(ctx context.Context, puzzleSpec string) (Distribution, error) {
 	p := canonical(puzzleSpec)
 	return s.distribution(ctx, p, `SELECT length, count FROM exact_distributions WHERE puzzle = $1 ORDER BY length`, p)
+}
+
+// ScrambleQuery selects scrambles for /api/scrambles.
+type ScrambleQuery struct {
+	Puzzle string
+	Length int
+	Count  int
+	// After is the cursor: only rows after this (batch_id, seq) (zero: from
+	// the start).
+	AfterBatch, AfterSeq int64
+	// Client, when set, excludes the states already served to it and
+	// records those returned now, so it never gets a state twice.
+	Client string
+	// MinNodes and MaxNodes bound the node count of the proof (0: none),
+	// a difficulty beyond length.
+	MinNodes, MaxNodes int64
+}
+
+// ServeScrambles returns up to q.Count distinct states of q.Puzzle with a
+// proved optimal length of exactly q.Length, in storage order from the
+// cursor on. For a client key the states returned are recorded in the
+// same statement, and only states newly recorded are returned, so two
+// concurrent requests of one client never get the same state.
+func (s *Store) ServeScrambles(ctx context.Context, q ScrambleQuery) ([]Solution, error) {
+	p := canonical(q.Puzzle)
+	maxNodes := q.MaxNodes
+	if maxNodes <= 0 {
+		maxNodes = math.MaxInt64
+	}
+	pick := strings.Replace(solutionSelect, "SELECT ", "SELECT DISTINCT ON (state) ", 1) + `
+		WHERE puzzle = $1 AND length = $2 AND optimal AND nodes BETWEEN $6 AND $7
+		  AND ($3 = '' OR NOT EXISTS (SELECT 1 FROM served_scrambles v
+		                              WHERE v.client = $3 AND v.puzzle = $1 AND v.state_hash = sha256(convert_to(state, 'UTF8'))))
+		ORDER BY state, batch_id, seq`
+	// Distinct first, then the cursor: a state's first row decides its
+	// place, so paging never shows a state twice.
+	query := `SELECT * FROM (` + pick + `) AS d WHERE (batch_id, seq) > ($4, $5) ORDER BY batch_id, seq LIMIT $8`
+	if q.Client != "" {
+		query = `WITH picked AS (` + query + `), rec AS (
+			INSERT INTO served_scrambles (client, puzzle, state_hash)
+			SELECT $3, $1, sha256(convert_to(state, 'UTF8')) FROM picked
+			ON CONFLICT DO NOTHING RETURNING state_hash
+		) SELECT picked.* FROM picked JOIN rec ON rec.state_hash = sha256(convert_to(picked.state, 'UTF8'))
+		  ORDER BY batch_id, seq`
+	}
+	var out []Solution
+	err := s.pool.withConn(ctx, func(c *pgx.Conn) error {
+		rows, err := c.Query(ctx, query, p, q.Length, q.Client, q.AfterBatch, q.AfterSeq, q.MinNodes, maxNodes, q.Count)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Solution, error) {
+			var s Solution
+			err := scanSolution(r, &s)
+			return s, err
+		})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scrambles of %s at length %d: %w", p, q.Length, err)
+	}
+	return out, nil
 }

@@ -147,32 +147,6 @@ func scanSolution(row pgx.Row, s *Solution) error {
 		&s.LowerBound, &s.Nodes, &s.SolveMS, &s.Solver, &s.Status, &s.Error, &s.SolvedAt)
 }
 
-// Scrambles returns up to limit stored states of puzzle whose optimal
-// solution has exactly length moves, oldest first (the partial index
-// solutions_puzzle_optimal_length answers it).
-func (s *Store) Scrambles(ctx context.Context, puzzleSpec string, length, limit int) ([]Solution, error) {
-	p := canonical(puzzleSpec)
-	var out []Solution
-	err := s.pool.withConn(ctx, func(c *pgx.Conn) error {
-		rows, err := c.Query(ctx, solutionSelect+`
-			WHERE puzzle = $1 AND length = $2 AND optimal
-			ORDER BY batch_id, seq LIMIT $3`, p, length, limit)
-		if err != nil {
-			return err
-		}
-		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Solution, error) {
-			var s Solution
-			err := scanSolution(r, &s)
-			return s, err
-		})
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("scrambles of %s at length %d: %w", p, length, err)
-	}
-	return out, nil
-}
-
 // Format is an export format.
 type Format string
 

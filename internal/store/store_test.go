@@ -551,15 +551,46 @@ func TestScrambles(t *testing.T) {
 	if _, err := s.InsertResults(ctx, []job.Results{res(id, 0, 4, 5, 4, -2, -1, 4)}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.Scrambles(ctx, "8", 4, 2)
+	got, err := s.ServeScrambles(ctx, store.ScrambleQuery{Puzzle: "8", Length: 4, Count: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 2 || got[0].Seq != 0 || got[1].Seq != 2 || *got[0].Length != 4 || !got[0].Optimal {
 		t.Errorf("scrambles = %+v", got)
 	}
-	if got, _ := s.Scrambles(ctx, "8", 30, 10); len(got) != 0 {
+	if got, _ := s.ServeScrambles(ctx, store.ScrambleQuery{Puzzle: "8", Length: 30, Count: 10}); len(got) != 0 {
 		t.Errorf("non-optimal rows returned: %+v", got)
+	}
+	// A second batch stores seq 0's state again: it is served once.
+	id2 := mustBatch(t, s, 1)
+	if _, err := s.InsertResults(ctx, []job.Results{res(id2, 0, 4)}); err != nil {
+		t.Fatal(err)
+	}
+	all, _ := s.ServeScrambles(ctx, store.ScrambleQuery{Puzzle: "8", Length: 4, Count: 10})
+	if len(all) != 3 {
+		t.Errorf("distinct scrambles = %d rows, want 3 (states 0, 2, 5)", len(all))
+	}
+	// The cursor continues after the last row of a page.
+	page2, _ := s.ServeScrambles(ctx, store.ScrambleQuery{Puzzle: "8", Length: 4, Count: 10, AfterBatch: id, AfterSeq: 2})
+	if len(page2) != 1 || page2[0].Seq != 5 {
+		t.Errorf("page 2 = %+v", page2)
+	}
+	// A client never gets a state twice; another client does get it.
+	for i, want := range []int{2, 1, 0} {
+		got, err := s.ServeScrambles(ctx, store.ScrambleQuery{Puzzle: "8", Length: 4, Count: 2, Client: "gen-a"})
+		if err != nil || len(got) != want {
+			t.Fatalf("client request %d: %d rows, want %d (%v)", i, len(got), want, err)
+		}
+	}
+	if got, _ := s.ServeScrambles(ctx, store.ScrambleQuery{Puzzle: "8", Length: 4, Count: 5, Client: "gen-b"}); len(got) != 3 {
+		t.Errorf("second client: %d rows, want 3", len(got))
+	}
+	// Difficulty: the proof's node count (every row here took 10 nodes).
+	if got, _ := s.ServeScrambles(ctx, store.ScrambleQuery{Puzzle: "8", Length: 4, Count: 5, MinNodes: 11}); len(got) != 0 {
+		t.Errorf("min_nodes 11: %d rows", len(got))
+	}
+	if got, _ := s.ServeScrambles(ctx, store.ScrambleQuery{Puzzle: "8", Length: 4, Count: 5, MaxNodes: 10}); len(got) != 3 {
+		t.Errorf("max_nodes 10: %d rows", len(got))
 	}
 }
 
