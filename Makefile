@@ -14,7 +14,7 @@ help: ## list the targets
 build: ## build the three binaries into bin/
 	$(GO) build -o bin/ ./producer ./solverd ./results
 
-test: ## run every test (starts or finds PostgreSQL first; NATS is in-process)
+test: ## run every test (starts or finds PostgreSQL first; NATS is in-process, but for the fault suite's CI subset)
 	@export TEST_DATABASE_URL="$${TEST_DATABASE_URL:-$$(scripts/pg-local.sh)}" && \
 	  echo "PostgreSQL: $$TEST_DATABASE_URL" && \
 	  $(GO) test -count=1 -timeout 20m $(PKGS)
