@@ -6,7 +6,7 @@ PKGS  := ./...
 # Pinned so that CI and every machine lint alike (fetched through the module proxy).
 STATICCHECK := v0.8.2
 
-.PHONY: help build test test-short run bench lint ci fuzz clean
+.PHONY: help build test test-short test-faults run bench lint ci fuzz clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -14,13 +14,20 @@ help: ## list the targets
 build: ## build the three binaries into bin/
 	$(GO) build -o bin/ ./producer ./solverd ./results
 
-test: ## run every test (starts or finds PostgreSQL first; NATS is in-process)
+test: ## run every test (starts or finds PostgreSQL first; NATS is in-process, but for the fault suite's CI subset)
 	@export TEST_DATABASE_URL="$${TEST_DATABASE_URL:-$$(scripts/pg-local.sh)}" && \
 	  echo "PostgreSQL: $$TEST_DATABASE_URL" && \
 	  $(GO) test -count=1 -timeout 20m $(PKGS)
 
 test-short: ## unit tests only, no databases
 	$(GO) test -short -count=1 $(PKGS)
+
+# The figures table goes to a file and is printed at the end, so that it
+# is the last thing on the screen (docs/RELIABILITY.md keeps it).
+test-faults: ## fault suite (~5 min): kill -9, restarts, poison, starvation on real nats-server + PostgreSQL; prints docs/RELIABILITY.md's figures
+	@report=$$(mktemp) && \
+	  TESSERA_FAULTS=full TESSERA_FAULTS_REPORT=$$report $(GO) test -count=1 -timeout 20m -run '^TestFaults$$' -v ./internal/faults; \
+	  rc=$$?; echo; cat $$report; rm -f $$report; exit $$rc
 
 run: build ## the demo: the whole pipeline in one process on an embedded NATS and a local PostgreSQL
 	@export TESSERA_DATABASE_URL="$${TESSERA_DATABASE_URL:-$$(scripts/pg-local.sh)}" && \
