@@ -23,6 +23,8 @@ import (
 	"github.com/tessera-solver/tessera/internal/httpapi"
 	"github.com/tessera-solver/tessera/internal/httpauth"
 	"github.com/tessera-solver/tessera/internal/ingest"
+	"github.com/tessera-solver/tessera/internal/plot"
+	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/redact"
 	"github.com/tessera-solver/tessera/internal/store"
@@ -118,9 +120,10 @@ func distCmd() *cobra.Command {
 		batch  int64
 		spec   string
 		asJSON bool
+		svg    string
 	)
 	c := &cobra.Command{
-		Use:   "dist (--batch ID | --puzzle P)",
+		Use:   "dist (--batch ID | --puzzle P) [--json] [--svg FILE]",
 		Short: "Print the histogram of optimal solution lengths",
 		Long: "Prints one `length count` line per length that occurs, ascending, then `total N`,\n" +
 			"`mean M`, `sd S`, `ci95 LO HI` (the 95 % confidence interval of the mean, for a uniform\n" +
@@ -146,6 +149,18 @@ func distCmd() *cobra.Command {
 			}
 			if err != nil {
 				return err
+			}
+			if svg != "" {
+				title := fmt.Sprintf("%s: optimal lengths", canonicalSpec(spec))
+				if hasBatch {
+					title = fmt.Sprintf("batch %d: optimal lengths", batch)
+				}
+				err := atomicfile.Write(svg, 0o644, func(f *os.File) error {
+					return plot.Histogram(f, title, series("sampled", d), series("exact", exact))
+				})
+				if err != nil {
+					return err
+				}
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {
@@ -174,7 +189,25 @@ func distCmd() *cobra.Command {
 	c.Flags().Int64Var(&batch, "batch", 0, "batch id")
 	c.Flags().StringVarP(&spec, "puzzle", "p", "", "puzzle, e.g. sliding:3x3 or 8 (all its batches)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object instead")
+	c.Flags().StringVar(&svg, "svg", "", "also draw the histogram (and the exact distribution, when stored) as an SVG file")
 	return c
+}
+
+// series is a distribution as plot draws it.
+func series(name string, d store.Distribution) plot.Series {
+	s := plot.Series{Name: name, Counts: map[int]int64{}}
+	for _, c := range d.Counts {
+		s.Counts[c.Length] = c.Count
+	}
+	return s
+}
+
+// canonicalSpec is spec as stored ("8" → "sliding:3x3"), or spec itself.
+func canonicalSpec(spec string) string {
+	if sp, err := puzzle.ParseSpec(spec); err == nil {
+		return sp.String()
+	}
+	return spec
 }
 
 func exportCmd() *cobra.Command {

@@ -200,9 +200,13 @@ func TestExactDistribution(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "181440 states, depths 0 to 31") {
 		t.Fatalf("exact: %d %q %s", code, out, e)
 	}
-	code, out, e = cli(t, ctx, "dist", "--puzzle", "8", db)
+	svg := filepath.Join(t.TempDir(), "d.svg")
+	code, out, e = cli(t, ctx, "dist", "--puzzle", "8", "--svg", svg, db)
 	if code != exitOK || !strings.Contains(out, "total 0\n") || !strings.Contains(out, "exact mean 21.9724 (181440 states)") {
 		t.Fatalf("dist: %d %q %s", code, out, e)
+	}
+	if b, err := os.ReadFile(svg); err != nil || !strings.Contains(string(b), `class="exact"`) || !strings.Contains(string(b), "sliding:3x3") {
+		t.Errorf("svg: %v\n%s", err, b)
 	}
 	// Junk is refused, naming the line.
 	bad := filepath.Join(t.TempDir(), "bad.txt")
