@@ -39,7 +39,7 @@ type usageError struct{ error }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
-// flags are the producer's own flags; the rest come from config.BindFlags.
+// flags are the producer's own flags; the rest are producerKeys.
 type flags struct {
 	puzzle    string
 	file      string
@@ -86,7 +86,7 @@ aborts before anything is enqueued instead.`,
 	fs.Int64Var(&f.maxStates, "max-states", 20_000_000, "refuse --enumerate beyond this many arrangements")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bars")
 	fs.StringVar(&f.goal, "goal", "", "swap boards only: target 0/1 pattern for every state (default: the ones first, row-major)")
-	config.BindFlags(fs)
+	producerKeys.Bind(fs)
 	c.AddCommand(resumeCmd(&f, stdin))
 	c.SetArgs(args)
 	c.SetIn(stdin)
@@ -94,7 +94,7 @@ aborts before anything is enqueued instead.`,
 	c.SetErr(stderr)
 	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	c.RunE = func(c *cobra.Command, _ []string) error {
-		cfg, err := config.Load("", c.Flags())
+		cfg, err := producerKeys.Load(c.Flags())
 		if err != nil {
 			return usageError{err}
 		}
@@ -115,6 +115,13 @@ aborts before anything is enqueued instead.`,
 	}
 	return exitError
 }
+
+// producerKeys are the config keys the producer reads: NATS and PostgreSQL,
+// the jobs' mode and budget, and for --local the solvers' and the
+// writer's settings. Not the HTTP or metrics keys of the services.
+var producerKeys = config.Uses("nats", "database", "solver.workers", "solver.quick_workers", "solver.mode",
+	"solver.max_nodes", "solver.timeout", "solver.tables_dir", "solver.tables", "solver.tables_private",
+	"results.fetch_batch", "results.fetch_wait", "producer.chunk_size")
 
 // errBadLines: --strict found lines that are not solvable states.
 var errBadLines = errors.New("bad lines in the input (--strict): nothing enqueued")

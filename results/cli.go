@@ -53,10 +53,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	config.BindFlags(root.PersistentFlags())
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	runCmd := serviceCmd()
 	root.RunE = runCmd.RunE
+	keyed(root, runKeys)
 	root.AddCommand(runCmd, migrateCmd(), distCmd(), exportCmd(), batchesCmd(), requeueCmd(), cancelCmd(), deadCmd(), serveCmd())
 
 	err := root.ExecuteContext(ctx)
@@ -71,9 +71,34 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return exitError
 }
 
-// setup loads the configuration and opens the store (without connecting).
+// The config keys each command reads: its --help lists them and only them,
+// and only they are validated (a bad solver.* value does not stop `dist`).
+var (
+	dbKeys      = config.Uses("database")
+	runKeys     = config.Uses("database", "nats", "results.fetch_batch", "results.fetch_wait", "results.metrics_addr", "results.http_token")
+	serveKeys   = config.Uses("database", "results.http_addr", "results.http_token")
+	requeueKeys = config.Uses("database", "nats", "solver.max_nodes", "solver.timeout", "producer.chunk_size")
+	cancelKeys  = config.Uses("database", "nats")
+)
+
+// keysAnnotation names the cobra annotation that carries a command's keys
+// from keyed to setup.
+const keysAnnotation = "tessera-config-keys"
+
+// keyed binds the flags of set's keys on c and records set for setup.
+func keyed(c *cobra.Command, set config.Set) *cobra.Command {
+	set.Bind(c.Flags())
+	if c.Annotations == nil {
+		c.Annotations = map[string]string{}
+	}
+	c.Annotations[keysAnnotation] = strings.Join(set.Names(), ",")
+	return c
+}
+
+// setup loads the configuration keys of cmd (see keyed) and opens the
+// store (without connecting).
 func setup(cmd *cobra.Command) (config.Config, *store.Store, error) {
-	cfg, err := config.Load("", cmd.Flags())
+	cfg, err := config.Uses(strings.Split(cmd.Annotations[keysAnnotation], ",")...).Load(cmd.Flags())
 	if err != nil {
 		return cfg, nil, usageError{err}
 	}
@@ -90,7 +115,7 @@ func logger(w io.Writer) *slog.Logger {
 }
 
 func migrateCmd() *cobra.Command {
-	return &cobra.Command{
+	return keyed(&cobra.Command{
 		Use:   "migrate",
 		Short: "Apply the embedded schema migrations (idempotent; safe to run concurrently)",
 		Args:  cobra.NoArgs,
@@ -110,7 +135,7 @@ func migrateCmd() *cobra.Command {
 			fmt.Fprintf(cmd.ErrOrStderr(), "schema at version %d\n", v)
 			return nil
 		},
-	}
+	}, dbKeys)
 }
 
 func distCmd() *cobra.Command {
@@ -162,7 +187,7 @@ func distCmd() *cobra.Command {
 	c.Flags().Int64Var(&batch, "batch", 0, "batch id")
 	c.Flags().StringVarP(&spec, "puzzle", "p", "", "puzzle, e.g. sliding:3x3 or 8 (all its batches)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object instead")
-	return c
+	return keyed(c, dbKeys)
 }
 
 func exportCmd() *cobra.Command {
@@ -204,7 +229,7 @@ func exportCmd() *cobra.Command {
 	c.Flags().Int64Var(&batch, "batch", 0, "batch id")
 	c.Flags().StringVar(&format, "format", "csv", "csv or jsonl")
 	c.Flags().StringVarP(&output, "output", "o", "", "file to write (default stdout)")
-	return c
+	return keyed(c, dbKeys)
 }
 
 func batchesCmd() *cobra.Command {
@@ -263,11 +288,11 @@ func batchesCmd() *cobra.Command {
 	}
 	c.Flags().IntVar(&limit, "limit", 20, "how many batches, newest first")
 	c.Flags().BoolVar(&asJSON, "json", false, "one JSON object per batch")
-	return c
+	return keyed(c, dbKeys)
 }
 
 func serviceCmd() *cobra.Command {
-	return &cobra.Command{
+	return keyed(&cobra.Command{
 		Use:   "run",
 		Short: "Migrate, then consume TESSERA_RESULTS into PostgreSQL until SIGTERM (the default)",
 		Args:  cobra.NoArgs,
@@ -279,7 +304,7 @@ func serviceCmd() *cobra.Command {
 			defer st.Close()
 			return service(cmd.Context(), cfg, st, logger(cmd.ErrOrStderr()))
 		},
-	}
+	}, runKeys)
 }
 
 // service is `results run`: it waits for PostgreSQL and NATS (a daemon may
@@ -332,7 +357,7 @@ func service(ctx context.Context, cfg config.Config, st *store.Store, log *slog.
 }
 
 func serveCmd() *cobra.Command {
-	return &cobra.Command{
+	return keyed(&cobra.Command{
 		Use:   "serve",
 		Short: "Serve /healthz, /metrics, a JSON API and a status page on results.http_addr until SIGTERM",
 		Long: "Migrates the schema (retrying until PostgreSQL answers; requests get 503 meanwhile),\n" +
@@ -352,7 +377,7 @@ func serveCmd() *cobra.Command {
 			defer st.Close()
 			return serve(cmd.Context(), cfg.Results.HTTPAddr, cfg.Results.HTTPToken, st, logger(cmd.ErrOrStderr()))
 		},
-	}
+	}, serveKeys)
 }
 
 // serve is `results serve`. It listens first (a taken or malformed address

@@ -35,7 +35,7 @@ func runCmd() *cobra.Command {
 			"tessera.yaml (--config).",
 		Args: nArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			cfg, err := config.Load("", c.Flags())
+			cfg, err := runKeys.Load(c.Flags())
 			if err != nil {
 				return usageError{err}
 			}
@@ -52,9 +52,12 @@ func runCmd() *cobra.Command {
 			return daemon(ctx, cfg, solver, log)
 		},
 	}
-	config.BindFlags(c.Flags())
+	runKeys.Bind(c.Flags())
 	return c
 }
+
+// runKeys are the config keys `solverd run` reads: NATS and the solver's.
+var runKeys = config.Uses("nats", "solver")
 
 // daemon connects (retrying while NATS is not up yet: a daemon may start
 // before its server), ensures the streams and runs the worker loop.

@@ -22,13 +22,26 @@ func tablesCmd() *cobra.Command {
 		Use:   "tables",
 		Short: "Build, list, verify, push and pull the precomputed tables in the tables directory (--tables-dir)",
 	}
-	config.BindFlags(c.PersistentFlags())
-	c.AddCommand(tablesBuildCmd(), tablesListCmd(), tablesVerifyCmd(), tablesPushCmd(), tablesPullCmd())
+	for _, sub := range []*cobra.Command{tablesBuildCmd(), tablesListCmd(), tablesVerifyCmd()} {
+		tablesKeys.Bind(sub.Flags())
+		c.AddCommand(sub)
+	}
+	for _, sub := range []*cobra.Command{tablesPushCmd(), tablesPullCmd()} {
+		syncKeys.Bind(sub.Flags())
+		c.AddCommand(sub)
+	}
 	return c
 }
 
+// The config keys of the tables commands: the directory, and for push
+// and pull the bucket and NATS.
+var (
+	tablesKeys = config.Uses("solver.tables_dir")
+	syncKeys   = config.Uses("solver.tables_dir", "solver.tables_bucket", "nats")
+)
+
 func tablesDir(c *cobra.Command) (string, error) {
-	cfg, err := config.Load("", c.Flags())
+	cfg, err := tablesKeys.Load(c.Flags())
 	if err != nil {
 		return "", usageError{err}
 	}
