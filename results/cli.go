@@ -23,6 +23,8 @@ import (
 	"github.com/tessera-solver/tessera/internal/httpapi"
 	"github.com/tessera-solver/tessera/internal/httpauth"
 	"github.com/tessera-solver/tessera/internal/ingest"
+	"github.com/tessera-solver/tessera/internal/job"
+	"github.com/tessera-solver/tessera/internal/metrics"
 	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/redact"
 	"github.com/tessera-solver/tessera/internal/store"
@@ -337,7 +339,19 @@ func service(ctx context.Context, cfg config.Config, st *store.Store, log *slog.
 	}
 	log.Info("consuming results", "nats", redact.URL(cfg.NATS.URL), "fetch_batch", cfg.Results.FetchBatch)
 
-	in := ingest.New(src, st, ingest.Options{
+	var sink ingest.Sink = st
+	if cfg.Results.MetricsAddr != "" {
+		reg := metrics.NewRegistry()
+		sink = measuredSink{st, metrics.NewWriter(reg)}
+		// A taken port does not stop the writer (several may run on a host).
+		if srv, err := metrics.Listen(cfg.Results.MetricsAddr, cfg.Results.HTTPToken, reg, st.Ping, log); err != nil {
+			log.Warn("no /metrics: give each results run on a host its own results.metrics_addr", "err", err)
+		} else {
+			defer srv.Close()
+			log.Info("serving /metrics and /healthz", "addr", srv.Addr())
+		}
+	}
+	in := ingest.New(src, sink, ingest.Options{
 		FetchBatch: cfg.Results.FetchBatch,
 		FetchWait:  cfg.Results.FetchWait,
 		Logger:     log,
@@ -346,7 +360,7 @@ func service(ctx context.Context, cfg config.Config, st *store.Store, log *slog.
 	go reportProgress(ctx, in, log, done)
 	deadDone := make(chan error, 1)
 	go func() {
-		deadDone <- ingest.RunDeadJobs(ctx, deadSrc, st, ingest.Options{FetchWait: cfg.Results.FetchWait, Logger: log})
+		deadDone <- ingest.RunDeadJobs(ctx, deadSrc, sink, ingest.Options{FetchWait: cfg.Results.FetchWait, Logger: log})
 	}()
 	err = in.Run(ctx)
 	close(done)
@@ -484,25 +498,80 @@ func deadJobsSource(ctx context.Context, nc *nats.Conn, cfg config.Config) (inge
 	return queue.NewDeadJobsSource[ingest.Msg](cons)
 }
 
-// reportProgress logs the totals every 10 s while they change.
+// reportProgress logs the totals every 10 s while they change, with the
+// rate since the last line; idle, it says so once and then once an hour
+// (issue 18: the same idle line every 10 s filled the logs).
 func reportProgress(ctx context.Context, in *ingest.Ingester, log *slog.Logger, done <-chan struct{}) {
-	t := time.NewTicker(10 * time.Second)
+	reportEvery(ctx, in.Stats, log, done, 10*time.Second, time.Hour)
+}
+
+func reportEvery(ctx context.Context, stats func() ingest.Stats, log *slog.Logger, done <-chan struct{}, every, idleEvery time.Duration) {
+	t := time.NewTicker(every)
 	defer t.Stop()
-	var last ingest.Stats
+	last, lastAt := stats(), time.Now()
+	var idleSaid time.Time
 	for {
 		select {
 		case <-done:
 			return
 		case <-ctx.Done():
 			return
-		case <-t.C:
-			if s := in.Stats(); s != last {
-				log.Info("progress", "messages", s.Messages, "rows", s.Rows, "inserted", s.Inserted,
-					"rejected", s.Rejected, "retries", s.Retries)
-				last = s
+		case now := <-t.C:
+			s := stats()
+			if s == last {
+				if idleSaid.IsZero() || now.Sub(idleSaid) >= idleEvery {
+					log.Info("idle: no results", "since", lastAt.Format(time.RFC3339), "rows", s.Rows, "inserted", s.Inserted)
+					idleSaid = now
+				}
+				continue
 			}
+			rate := float64(s.Rows-last.Rows) / now.Sub(lastAt).Seconds()
+			log.Info("progress", "messages", s.Messages, "rows", s.Rows, "inserted", s.Inserted,
+				"rows_per_s", fmt.Sprintf("%.0f", rate), "rejected", s.Rejected, "retries", s.Retries)
+			last, lastAt, idleSaid = s, now, time.Time{}
 		}
 	}
+}
+
+// measuredSink is the store with every write measured for /metrics.
+type measuredSink struct {
+	st *store.Store
+	m  *metrics.Writer
+}
+
+var _ ingest.Sink = measuredSink{}
+
+func rowsOf(b []job.Results) int {
+	n := 0
+	for _, r := range b {
+		n += len(r.Results)
+	}
+	return n
+}
+
+func (s measuredSink) InsertResults(ctx context.Context, b []job.Results) (int, error) {
+	t := time.Now()
+	n, err := s.st.InsertResults(ctx, b)
+	s.m.Transaction(rowsOf(b), n, time.Since(t), err)
+	return n, err
+}
+
+// InsertResultsReport keeps the store's collision report (ingest uses it
+// when the sink has it).
+func (s measuredSink) InsertResultsReport(ctx context.Context, b []job.Results) (store.Report, error) {
+	t := time.Now()
+	rep, err := s.st.InsertResultsReport(ctx, b)
+	s.m.Transaction(rowsOf(b), rep.Inserted, time.Since(t), err)
+	if err == nil {
+		s.m.DeadLetters(rep.Collisions)
+	}
+	return rep, err
+}
+
+func (s measuredSink) AddDeadLetters(ctx context.Context, ls []store.DeadLetter) (int, error) {
+	n, err := s.st.AddDeadLetters(ctx, ls)
+	s.m.DeadLetters(n)
+	return n, err
 }
 
 // retry runs f until it succeeds or ctx ends, waiting 100 ms, 200 ms, ...

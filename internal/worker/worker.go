@@ -73,6 +73,10 @@ type Options struct {
 	NoDeadLetters bool
 	// Log receives diagnostics about handled failures (default slog.Default()).
 	Log *slog.Logger
+	// OnJob, if set, is called when a worker takes up a claimed job message,
+	// with the time the stream stored it; the func it returns is called when
+	// the job is settled (metrics: queue lag, jobs in flight).
+	OnJob func(published time.Time) (done func())
 }
 
 func (o *Options) defaults() {
@@ -294,6 +298,9 @@ func (r *runner) process(t *tracked) {
 		// Not a JetStream delivery: nothing to ack, nothing to record.
 		r.log.Error("worker: message without JetStream metadata", "subject", m.Subject(), "err", err)
 		return
+	}
+	if r.opts.OnJob != nil {
+		defer r.opts.OnJob(meta.Timestamp)()
 	}
 	d := decodeJob(m.Data())
 	resultsID := queue.ResultsMsgID(d.job.ID, m.Data())
