@@ -16,12 +16,11 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/internal/job"
+	"github.com/tessera-solver/tessera/internal/progress"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/result"
@@ -291,8 +290,8 @@ func enqueueAndFollow(ctx context.Context, f flags, st *store.Store, js jetstrea
 	}
 	start := time.Now()
 	bar := newBar(f.quiet, stderr, src.total, "enqueue")
-	n, err := enqueue(ctx, js, b, src, 256, func(k int) { _ = bar.Add(k) })
-	_ = bar.Finish()
+	n, err := enqueue(ctx, js, b, src, 256, bar.Add)
+	bar.Finish()
 	if err != nil {
 		return err
 	}
@@ -335,24 +334,10 @@ func readFile(path string, stdin io.Reader, spec puzzle.Spec) ([]line, error) {
 	return lines, nil
 }
 
-// newBar is a progress bar on stderr, shown only on a terminal (a log
-// file would fill with carriage returns). total -1 is a spinner.
-func newBar(quiet bool, w io.Writer, total int64, what string) *progressbar.ProgressBar {
-	visible := false
-	if f, ok := w.(*os.File); ok && !quiet {
-		visible = term.IsTerminal(int(f.Fd()))
-	}
-	return progressbar.NewOptions64(total,
-		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetVisibility(visible),
-		progressbar.OptionSetDescription(what),
-		progressbar.OptionShowCount(),
-		progressbar.OptionShowIts(),
-		progressbar.OptionSetItsString("states"),
-		progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionSetWidth(30),
-		progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }),
-	)
+// newBar reports progress on stderr: a bar on a terminal, else a line
+// every 10 s with the count, rate and time left (internal/progress).
+func newBar(quiet bool, w io.Writer, total int64, what string) *progress.Meter {
+	return progress.New(w, "producer: "+what, "states", total, progress.Options{Quiet: quiet})
 }
 
 // natsAuth is the nats.* authentication and TLS keys as queue.Connect

@@ -20,6 +20,7 @@ import (
 
 	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/internal/fulltable"
+	"github.com/tessera-solver/tessera/internal/progress"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/solve"
@@ -378,7 +379,11 @@ func bfsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// The build reports no counts: off a terminal a line every
+			// 10 s says it is still going; stdout stays the distribution.
+			m := progress.New(c.ErrOrStderr(), "bfs "+spec.String(), "states", -1, progress.Options{})
 			t, err := fulltable.Build(spec)
+			m.Finish()
 			if err != nil {
 				return err
 			}
