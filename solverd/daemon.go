@@ -154,7 +154,9 @@ func workersOrCores(n int) int {
 	if n > 0 {
 		return n
 	}
-	return runtime.NumCPU()
+	// GOMAXPROCS honours a container's CPU limit (Go ≥ 1.25); NumCPU
+	// would count every core of the host.
+	return runtime.GOMAXPROCS(0)
 }
 
 // capBudget applies this host's node and time limits to every job: a job

@@ -36,7 +36,9 @@ type SolveFunc func(ctx context.Context, spec puzzle.Spec, text string, opt solv
 // Options configure Run. Zero values take the defaults noted.
 type Options struct {
 	// Workers is the number of workers that take jobs of both lanes, the
-	// quick lane first (default runtime.NumCPU()).
+	// quick lane first (default runtime.GOMAXPROCS(0): the cores this
+	// process may use, which since Go 1.25 honours a container's CPU limit,
+	// where runtime.NumCPU counts the host's).
 	Workers int
 	// QuickWorkers is the number of further workers that take quick jobs
 	// only, so that cheap work never waits behind heavy jobs holding every
@@ -81,7 +83,7 @@ type Options struct {
 
 func (o *Options) defaults() {
 	if o.Workers < 1 {
-		o.Workers = runtime.NumCPU()
+		o.Workers = runtime.GOMAXPROCS(0)
 	}
 	o.QuickWorkers = max(o.QuickWorkers, 0)
 	if o.Batch < 1 {
