@@ -106,6 +106,12 @@ type Solver struct {
 	// huge-page memory instead of sharing the mapped files: faster search
 	// on large tables (the 24-puzzle's), one copy per process.
 	TablesPrivate bool `mapstructure:"tables_private"`
+	// MetricsAddr is where solverd run serves /metrics and /healthz
+	// ("": nowhere).
+	MetricsAddr string `mapstructure:"metrics_addr"`
+	// MetricsToken, when set, is the bearer token solverd run's /metrics
+	// requires (secret; /healthz stays open).
+	MetricsToken string `mapstructure:"metrics_token"`
 }
 
 // Results tunes the results writer.
@@ -116,6 +122,9 @@ type Results struct {
 	// HTTPToken, when set, is the bearer token results serve requires on
 	// every endpoint but /healthz (secret).
 	HTTPToken string `mapstructure:"http_token"`
+	// MetricsAddr is where results run (the writer) serves /metrics and
+	// /healthz ("": nowhere); results.http_token guards its /metrics.
+	MetricsAddr string `mapstructure:"metrics_addr"`
 }
 
 // Producer tunes the producer.
@@ -134,11 +143,13 @@ func Default() Config {
 	c.Solver.Threads = 1
 	c.Solver.TablesDir = defaultTablesDir()
 	c.Solver.Tables = "auto"
+	c.Solver.MetricsAddr = "127.0.0.1:9464"
 	c.Results.FetchBatch = 1000
 	c.Results.FetchWait = time.Second
 	// Loopback only: the API and /metrics are unauthenticated unless
 	// results.http_token is set, so exposing them is an explicit choice.
 	c.Results.HTTPAddr = "127.0.0.1:8080"
+	c.Results.MetricsAddr = "127.0.0.1:9465"
 	return c
 }
 
@@ -200,12 +211,19 @@ var keys = []key{
 	{"solver.tables", "tables", "table sets to load: auto, none, or names like 15-pdb-78 (comma separated)", func(c *Config) any { return &c.Solver.Tables }, kindPlain},
 	{"solver.tables_bucket", "tables-bucket", "JetStream Object Store bucket to pull missing tables from (empty: never pull)", func(c *Config) any { return &c.Solver.TablesBucket }, kindPlain},
 	{"solver.tables_private", "tables-private", "copy pattern databases into this process's huge-page memory: ~12% faster 24-puzzle search, not shared between processes", func(c *Config) any { return &c.Solver.TablesPrivate }, kindPlain},
+	{"solver.metrics_addr", "metrics-addr", "listen address of solverd run's /metrics and /healthz (empty: none; 0.0.0.0:9464: every interface)", func(c *Config) any { return &c.Solver.MetricsAddr }, kindPlain},
+	{"solver.metrics_token", "metrics-token", "bearer token solverd run's /metrics requires (empty: none)" + secretUsage, func(c *Config) any { return &c.Solver.MetricsToken }, kindSecret},
 	{"results.fetch_batch", "fetch-batch", "result messages written per transaction, at most", func(c *Config) any { return &c.Results.FetchBatch }, kindPlain},
 	{"results.fetch_wait", "fetch-wait", "longest wait for a batch of results to fill", func(c *Config) any { return &c.Results.FetchWait }, kindPlain},
 	{"results.http_addr", "http-addr", "listen address of results serve (0.0.0.0:8080 or :8080: every interface)", func(c *Config) any { return &c.Results.HTTPAddr }, kindPlain},
 	{"results.http_token", "http-token", "bearer token results serve requires on every endpoint but /healthz (empty: none)" + secretUsage, func(c *Config) any { return &c.Results.HTTPToken }, kindSecret},
+	{"results.metrics_addr", "metrics-addr", "listen address of results run's /metrics and /healthz (empty: none); results.http_token guards /metrics", func(c *Config) any { return &c.Results.MetricsAddr }, kindPlain},
 	{"producer.chunk_size", "chunk-size", "states per job message (0: chosen per puzzle)", func(c *Config) any { return &c.Producer.ChunkSize }, kindPlain},
 }
+
+// emptyEnvKeys are the keys whose empty value means something (off) and so
+// is honoured from an empty environment variable too.
+var emptyEnvKeys = []string{"solver.metrics_addr", "results.metrics_addr"}
 
 // ConfigFlag names the flag holding the config file path.
 const ConfigFlag = "config"
@@ -295,6 +313,79 @@ func bindFlag(fs *pflag.FlagSet, k key, d *Config) {
 // the file that tessera does not know is an error naming it. The result is
 // validated.
 func Load(path string, fs *pflag.FlagSet) (Config, error) {
+	return load(path, fs, nil)
+}
+
+// Set is the keys one command reads. A command binds the flags of its own
+// keys only (its --help lists what it uses) and Load validates only them:
+// a bad value of the solver's keys does not stop `results dist`.
+type Set struct{ names map[string]bool }
+
+// Uses is the set of keys named: each name is a key ("solver.threads") or a section ("nats": every
+// nats.* key). An unknown name panics: it is a programming error.
+func Uses(names ...string) Set {
+	s := Set{names: map[string]bool{}}
+	for _, n := range names {
+		found := false
+		for _, k := range keys {
+			if k.name == n || strings.HasPrefix(k.name, n+".") {
+				s.names[k.name], found = true, true
+			}
+		}
+		if !found {
+			panic("config: no key or section " + n)
+		}
+	}
+	return s
+}
+
+// With is s and the keys or sections named.
+func (s Set) With(names ...string) Set {
+	out := Uses(names...)
+	for n := range s.names {
+		out.names[n] = true
+	}
+	return out
+}
+
+// Names lists s's keys, sorted.
+func (s Set) Names() []string {
+	out := make([]string, 0, len(s.names))
+	for n := range s.names {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Has reports whether key is in s.
+func (s Set) Has(key string) bool { return s.names[key] }
+
+// Bind defines --config and the flags of s's keys on fs (a flag fs
+// already has is kept, as BindFlags does).
+func (s Set) Bind(fs *pflag.FlagSet) {
+	if fs.Lookup(ConfigFlag) == nil {
+		fs.String(ConfigFlag, "", "config file (default ./"+DefaultFile+" when present; also "+EnvPrefix+"_CONFIG)")
+	}
+	d := Default()
+	for _, k := range keys {
+		if s.names[k.name] {
+			bindFlag(fs, k, &d)
+		}
+	}
+}
+
+// Load is the package's Load for a command that reads the keys of s: they
+// come from the file, the environment and fs as usual; every other key
+// keeps its default whatever the environment or file say (a shared
+// tessera.yaml may hold every component's keys; an unknown key is still
+// an error), and only s's keys are validated.
+func (s Set) Load(fs *pflag.FlagSet) (Config, error) {
+	return load("", fs, s.names)
+}
+
+func load(path string, fs *pflag.FlagSet, only map[string]bool) (Config, error) {
+	used := func(k key) bool { return only == nil || only[k.name] }
 	v := viper.New()
 	d := Default()
 	for _, k := range keys {
@@ -330,11 +421,32 @@ func Load(path string, fs *pflag.FlagSet) (Config, error) {
 
 	if fs != nil {
 		for _, k := range keys {
+			if !used(k) {
+				continue
+			}
 			if f := fs.Lookup(k.flag); f != nil {
 				if err := v.BindPFlag(k.name, f); err != nil {
 					return Config{}, fmt.Errorf("config: bind flag --%s: %w", k.flag, err)
 				}
 			}
+		}
+	}
+
+	for _, name := range emptyEnvKeys {
+		// viper takes an empty variable for an unset one; for these keys
+		// empty means "off", so TESSERA_SOLVER_METRICS_ADDR= turns it off
+		// (a flag given on the command line still wins).
+		k := keys[keyIndex(name)]
+		val, set := os.LookupEnv(EnvName(name))
+		if set && val == "" && !(fs != nil && fs.Lookup(k.flag) != nil && fs.Lookup(k.flag).Changed) {
+			v.Set(name, "")
+		}
+	}
+	for _, k := range keys {
+		if !used(k) {
+			// Set wins over every other source: a key this command does
+			// not read cannot fail it.
+			v.Set(k.name, derefAny(k.get(&d)))
 		}
 	}
 
@@ -345,7 +457,7 @@ func Load(path string, fs *pflag.FlagSet) (Config, error) {
 	if err := v.UnmarshalExact(&c); err != nil {
 		return Config{}, redact.Error(fmt.Errorf("config: %w", err), rawSecrets(v)...)
 	}
-	if err := c.Validate(); err != nil {
+	if err := c.validate(only); err != nil {
 		return Config{}, err
 	}
 	if c.Database.PasswordFile != "" {
@@ -446,10 +558,15 @@ func (e *KeyError) Is(target error) bool { return target == ErrInvalid }
 
 // Validate checks every key and returns one *KeyError per bad key (joined),
 // each naming it, e.g. `solver.mode: want optimal or fast, got "x"`.
-func (c Config) Validate() error {
+func (c Config) Validate() error { return c.validate(nil) }
+
+// validate is Validate reporting only the keys of only (nil: every key).
+func (c Config) validate(only map[string]bool) error {
 	var errs []error
 	bad := func(key, format string, a ...any) {
-		errs = append(errs, &KeyError{Key: key, Msg: fmt.Sprintf(format, a...)})
+		if only == nil || only[key] {
+			errs = append(errs, &KeyError{Key: key, Msg: fmt.Sprintf(format, a...)})
+		}
 	}
 
 	if strings.TrimSpace(c.NATS.URL) == "" {
@@ -544,6 +661,12 @@ func (c Config) Validate() error {
 	}
 	if c.Results.HTTPAddr == "" || !strings.Contains(c.Results.HTTPAddr, ":") {
 		bad("results.http_addr", "want host:port or :port, got %q", c.Results.HTTPAddr)
+	}
+	if a := c.Results.MetricsAddr; a != "" && !strings.Contains(a, ":") {
+		bad("results.metrics_addr", "want host:port, :port or empty (none), got %q", a)
+	}
+	if a := c.Solver.MetricsAddr; a != "" && !strings.Contains(a, ":") {
+		bad("solver.metrics_addr", "want host:port, :port or empty (none), got %q", a)
 	}
 
 	if c.Producer.ChunkSize < 0 {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -121,6 +122,7 @@ func TestEveryKeyFromEnv(t *testing.T) {
 		"solver.tables_dir": "/e", "solver.tables": "none", "solver.tables_bucket": "b", "solver.tables_private": "true",
 		"results.fetch_batch": "2", "results.fetch_wait": "2s",
 		"results.http_addr": ":2", "results.http_token": "t", "producer.chunk_size": "2",
+		"solver.metrics_addr": ":2", "solver.metrics_token": "t", "results.metrics_addr": "",
 	}
 	partner := map[string]string{
 		"nats.user": "nats.password", "nats.password": "nats.user",
@@ -429,4 +431,56 @@ func TestLoadValidates(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `solver.mode: want optimal or fast, got "quick"`) {
 		t.Fatalf("err = %v", err)
 	}
+}
+
+// A command's Set binds only its keys, reads them from every source, and
+// neither reads nor validates the others (issue 18: a bad solver key
+// stopped `results dist`).
+func TestSet(t *testing.T) {
+	clearEnv(t)
+	set := Uses("database", "results.http_addr")
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	set.Bind(fs)
+	for _, name := range []string{"config", "database-url", "database-password", "http-addr"} {
+		if fs.Lookup(name) == nil {
+			t.Errorf("flag --%s missing", name)
+		}
+	}
+	for _, name := range []string{"budget-nodes", "chunk-size", "tables-private", "nats-url", "workers"} {
+		if fs.Lookup(name) != nil {
+			t.Errorf("flag --%s of a key the command does not use is defined", name)
+		}
+	}
+	if err := fs.Parse([]string{"--http-addr", ":1"}); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TESSERA_SOLVER_MODE", "bogus")
+	t.Setenv("TESSERA_SOLVER_WORKERS", "many") // not even an int
+	t.Setenv("TESSERA_NATS_URL", "mysql://x")
+	t.Setenv("TESSERA_DATABASE_URL", "postgres://env/db")
+	file := writeFile(t, "t.yaml", "solver:\n  threads: -3\nresults:\n  fetch_batch: 0\n")
+	t.Setenv("TESSERA_CONFIG", file)
+	c, err := set.Load(fs)
+	if err != nil {
+		t.Fatalf("keys the command does not use failed it: %v", err)
+	}
+	if c.Database.URL != "postgres://env/db" || c.Results.HTTPAddr != ":1" {
+		t.Errorf("used keys not read: %+v", c)
+	}
+	if c.Solver != Default().Solver || c.NATS != Default().NATS {
+		t.Errorf("unused keys not left at their defaults: %+v", c)
+	}
+	t.Setenv("TESSERA_DATABASE_URL", "mysql://x")
+	if _, err := set.Load(fs); err == nil || !strings.Contains(err.Error(), "database.url") {
+		t.Errorf("a used key was not validated: %v", err)
+	}
+	if got := Uses("nats").With("solver.mode").Names(); len(got) != 12 || !slices.Contains(got, "solver.mode") {
+		t.Errorf("Names = %v", got)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("an unknown key did not panic")
+		}
+	}()
+	Uses("nosuch")
 }

@@ -16,12 +16,11 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/internal/job"
+	"github.com/tessera-solver/tessera/internal/progress"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/result"
@@ -39,7 +38,7 @@ type usageError struct{ error }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
-// flags are the producer's own flags; the rest come from config.BindFlags.
+// flags are the producer's own flags; the rest are producerKeys.
 type flags struct {
 	puzzle    string
 	file      string
@@ -93,7 +92,7 @@ aborts before anything is enqueued instead.`,
 	fs.IntVar(&f.targetLength, "target-length", -1, "generate: keep enqueuing candidates until --count distinct states of exactly this optimal length are stored, then print them (JSON lines)")
 	fs.IntVar(&f.count, "count", 0, "generate: how many distinct states of --target-length")
 	fs.StringVar(&f.method, "method", methodAuto, "generate: how candidates are drawn: auto, table (whole space, ≤ 10 cells), sample (uniform), walk (random walks: short tails), deep (from stored deep states: long tails)")
-	config.BindFlags(fs)
+	producerKeys.Bind(fs)
 	c.AddCommand(resumeCmd(&f, stdin))
 	c.SetArgs(args)
 	c.SetIn(stdin)
@@ -101,7 +100,7 @@ aborts before anything is enqueued instead.`,
 	c.SetErr(stderr)
 	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	c.RunE = func(c *cobra.Command, _ []string) error {
-		cfg, err := config.Load("", c.Flags())
+		cfg, err := producerKeys.Load(c.Flags())
 		if err != nil {
 			return usageError{err}
 		}
@@ -122,6 +121,13 @@ aborts before anything is enqueued instead.`,
 	}
 	return exitError
 }
+
+// producerKeys are the config keys the producer reads: NATS and PostgreSQL,
+// the jobs' mode and budget, and for --local the solvers' and the
+// writer's settings. Not the HTTP or metrics keys of the services.
+var producerKeys = config.Uses("nats", "database", "solver.workers", "solver.quick_workers", "solver.mode",
+	"solver.max_nodes", "solver.timeout", "solver.tables_dir", "solver.tables", "solver.tables_private",
+	"results.fetch_batch", "results.fetch_wait", "producer.chunk_size")
 
 // errBadLines: --strict found lines that are not solvable states.
 var errBadLines = errors.New("bad lines in the input (--strict): nothing enqueued")
@@ -297,8 +303,8 @@ func enqueueAndFollow(ctx context.Context, f flags, st *store.Store, js jetstrea
 	}
 	start := time.Now()
 	bar := newBar(f.quiet, stderr, src.total, "enqueue")
-	n, err := enqueue(ctx, js, b, src, 256, func(k int) { _ = bar.Add(k) })
-	_ = bar.Finish()
+	n, err := enqueue(ctx, js, b, src, 256, bar.Add)
+	bar.Finish()
 	if err != nil {
 		return err
 	}
@@ -341,24 +347,10 @@ func readFile(path string, stdin io.Reader, spec puzzle.Spec) ([]line, error) {
 	return lines, nil
 }
 
-// newBar is a progress bar on stderr, shown only on a terminal (a log
-// file would fill with carriage returns). total -1 is a spinner.
-func newBar(quiet bool, w io.Writer, total int64, what string) *progressbar.ProgressBar {
-	visible := false
-	if f, ok := w.(*os.File); ok && !quiet {
-		visible = term.IsTerminal(int(f.Fd()))
-	}
-	return progressbar.NewOptions64(total,
-		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetVisibility(visible),
-		progressbar.OptionSetDescription(what),
-		progressbar.OptionShowCount(),
-		progressbar.OptionShowIts(),
-		progressbar.OptionSetItsString("states"),
-		progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionSetWidth(30),
-		progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }),
-	)
+// newBar reports progress on stderr: a bar on a terminal, else a line
+// every 10 s with the count, rate and time left (internal/progress).
+func newBar(quiet bool, w io.Writer, total int64, what string) *progress.Meter {
+	return progress.New(w, "producer: "+what, "states", total, progress.Options{Quiet: quiet})
 }
 
 // natsAuth is the nats.* authentication and TLS keys as queue.Connect

@@ -104,7 +104,7 @@ its jobs, so every state without a row is enqueued again.`,
 			if err != nil || batch <= 0 {
 				return usagef("resume %q: want a batch id", args[0])
 			}
-			cfg, err := config.Load("", c.Flags())
+			cfg, err := producerKeys.Load(c.Flags())
 			if err != nil {
 				return usageError{err}
 			}
@@ -117,7 +117,7 @@ its jobs, so every state without a row is enqueued again.`,
 	fs.BoolVar(&f.local, "local", false, "run the whole pipeline in this process; enqueues every state without a row; implies --wait")
 	fs.BoolVar(&f.wait, "wait", false, "follow the batch to completion and print its distance histogram")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bars")
-	config.BindFlags(fs)
+	producerKeys.Bind(fs)
 	return c
 }
 

@@ -48,6 +48,11 @@ func readLines(r io.Reader, spec puzzle.Spec) ([]line, error) {
 		if err == io.EOF && text == "" && !tooLong {
 			return out, nil
 		}
+		if no == 1 {
+			// A byte-order mark (Windows editors write one) is not part of
+			// the first state.
+			text = strings.TrimPrefix(text, "\uFEFF")
+		}
 		if i := strings.IndexByte(text, '#'); i >= 0 {
 			text = text[:i]
 		}

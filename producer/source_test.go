@@ -165,3 +165,17 @@ func TestRandomStatesDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// Issue 18: a byte-order mark at the start of a corpus made its first line
+// invalid.
+func TestReadLinesBOM(t *testing.T) {
+	for _, in := range []string{"\uFEFF1 2 3/4 5 6/7 8 0\n8 6 7/2 5 4/3 0 1\n", "\uFEFF# header\r\n1 2 3/4 5 6/7 8 0\r\n"} {
+		lines, err := readLines(strings.NewReader(in), eight)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(lines) == 0 || lines[0].err != nil || lines[0].text != "1 2 3/4 5 6/7 8 0" {
+			t.Errorf("%q: first state %+v", in, lines)
+		}
+	}
+}

@@ -29,6 +29,7 @@ type batchReader interface {
 // stopped.
 func follow(ctx context.Context, st batchReader, batch, total int64, quiet bool, start time.Time, failed <-chan error, stdout, stderr io.Writer) error {
 	bar := newBar(quiet, stderr, total, "solved")
+	defer bar.Finish()
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
 	var b store.Batch
@@ -69,7 +70,7 @@ func follow(ctx context.Context, st batchReader, batch, total int64, quiet bool,
 			nb, err := st.BatchProgress(ctx, batch)
 			if err == nil {
 				b, got = nb, true
-				_ = bar.Set64(b.Done)
+				bar.Set(b.Done)
 			}
 			return err
 		}); err != nil {
@@ -85,7 +86,7 @@ func follow(ctx context.Context, st batchReader, batch, total int64, quiet bool,
 			return err
 		}
 	}
-	_ = bar.Finish()
+	bar.Finish()
 	var d store.Distribution
 	for got := false; !got; {
 		if err := read(func() (err error) {

@@ -60,5 +60,5 @@ func cancelCmd() *cobra.Command {
 		},
 	}
 	c.Flags().Int64Var(&batch, "batch", 0, "batch id")
-	return c
+	return keyed(c, cancelKeys)
 }

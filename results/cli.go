@@ -25,6 +25,8 @@ import (
 	"github.com/tessera-solver/tessera/internal/ingest"
 	"github.com/tessera-solver/tessera/internal/plot"
 	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/job"
+	"github.com/tessera-solver/tessera/internal/metrics"
 	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/redact"
 	"github.com/tessera-solver/tessera/internal/store"
@@ -55,10 +57,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	config.BindFlags(root.PersistentFlags())
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	runCmd := serviceCmd()
 	root.RunE = runCmd.RunE
+	keyed(root, runKeys)
 	root.AddCommand(runCmd, migrateCmd(), distCmd(), exportCmd(), batchesCmd(), requeueCmd(), cancelCmd(), deadCmd(), exactCmd(), serveCmd())
 
 	err := root.ExecuteContext(ctx)
@@ -73,9 +75,34 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return exitError
 }
 
-// setup loads the configuration and opens the store (without connecting).
+// The config keys each command reads: its --help lists them and only them,
+// and only they are validated (a bad solver.* value does not stop `dist`).
+var (
+	dbKeys      = config.Uses("database")
+	runKeys     = config.Uses("database", "nats", "results.fetch_batch", "results.fetch_wait", "results.metrics_addr", "results.http_token")
+	serveKeys   = config.Uses("database", "results.http_addr", "results.http_token")
+	requeueKeys = config.Uses("database", "nats", "solver.max_nodes", "solver.timeout", "producer.chunk_size")
+	cancelKeys  = config.Uses("database", "nats")
+)
+
+// keysAnnotation names the cobra annotation that carries a command's keys
+// from keyed to setup.
+const keysAnnotation = "tessera-config-keys"
+
+// keyed binds the flags of set's keys on c and records set for setup.
+func keyed(c *cobra.Command, set config.Set) *cobra.Command {
+	set.Bind(c.Flags())
+	if c.Annotations == nil {
+		c.Annotations = map[string]string{}
+	}
+	c.Annotations[keysAnnotation] = strings.Join(set.Names(), ",")
+	return c
+}
+
+// setup loads the configuration keys of cmd (see keyed) and opens the
+// store (without connecting).
 func setup(cmd *cobra.Command) (config.Config, *store.Store, error) {
-	cfg, err := config.Load("", cmd.Flags())
+	cfg, err := config.Uses(strings.Split(cmd.Annotations[keysAnnotation], ",")...).Load(cmd.Flags())
 	if err != nil {
 		return cfg, nil, usageError{err}
 	}
@@ -92,7 +119,7 @@ func logger(w io.Writer) *slog.Logger {
 }
 
 func migrateCmd() *cobra.Command {
-	return &cobra.Command{
+	return keyed(&cobra.Command{
 		Use:   "migrate",
 		Short: "Apply the embedded schema migrations (idempotent; safe to run concurrently)",
 		Args:  cobra.NoArgs,
@@ -112,7 +139,7 @@ func migrateCmd() *cobra.Command {
 			fmt.Fprintf(cmd.ErrOrStderr(), "schema at version %d\n", v)
 			return nil
 		},
-	}
+	}, dbKeys)
 }
 
 func distCmd() *cobra.Command {
@@ -190,7 +217,7 @@ func distCmd() *cobra.Command {
 	c.Flags().StringVarP(&spec, "puzzle", "p", "", "puzzle, e.g. sliding:3x3 or 8 (all its batches)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object instead")
 	c.Flags().StringVar(&svg, "svg", "", "also draw the histogram (and the exact distribution, when stored) as an SVG file")
-	return c
+	return keyed(c, dbKeys)
 }
 
 // series is a distribution as plot draws it.
@@ -249,7 +276,7 @@ func exportCmd() *cobra.Command {
 	c.Flags().Int64Var(&batch, "batch", 0, "batch id")
 	c.Flags().StringVar(&format, "format", "csv", "csv or jsonl")
 	c.Flags().StringVarP(&output, "output", "o", "", "file to write (default stdout)")
-	return c
+	return keyed(c, dbKeys)
 }
 
 func batchesCmd() *cobra.Command {
@@ -308,11 +335,11 @@ func batchesCmd() *cobra.Command {
 	}
 	c.Flags().IntVar(&limit, "limit", 20, "how many batches, newest first")
 	c.Flags().BoolVar(&asJSON, "json", false, "one JSON object per batch")
-	return c
+	return keyed(c, dbKeys)
 }
 
 func serviceCmd() *cobra.Command {
-	return &cobra.Command{
+	return keyed(&cobra.Command{
 		Use:   "run",
 		Short: "Migrate, then consume TESSERA_RESULTS into PostgreSQL until SIGTERM (the default)",
 		Args:  cobra.NoArgs,
@@ -324,7 +351,7 @@ func serviceCmd() *cobra.Command {
 			defer st.Close()
 			return service(cmd.Context(), cfg, st, logger(cmd.ErrOrStderr()))
 		},
-	}
+	}, runKeys)
 }
 
 // service is `results run`: it waits for PostgreSQL and NATS (a daemon may
@@ -357,7 +384,19 @@ func service(ctx context.Context, cfg config.Config, st *store.Store, log *slog.
 	}
 	log.Info("consuming results", "nats", redact.URL(cfg.NATS.URL), "fetch_batch", cfg.Results.FetchBatch)
 
-	in := ingest.New(src, st, ingest.Options{
+	var sink ingest.Sink = st
+	if cfg.Results.MetricsAddr != "" {
+		reg := metrics.NewRegistry()
+		sink = measuredSink{st, metrics.NewWriter(reg)}
+		// A taken port does not stop the writer (several may run on a host).
+		if srv, err := metrics.Listen(cfg.Results.MetricsAddr, cfg.Results.HTTPToken, reg, st.Ping, log); err != nil {
+			log.Warn("no /metrics: give each results run on a host its own results.metrics_addr", "err", err)
+		} else {
+			defer srv.Close()
+			log.Info("serving /metrics and /healthz", "addr", srv.Addr())
+		}
+	}
+	in := ingest.New(src, sink, ingest.Options{
 		FetchBatch: cfg.Results.FetchBatch,
 		FetchWait:  cfg.Results.FetchWait,
 		Logger:     log,
@@ -366,7 +405,7 @@ func service(ctx context.Context, cfg config.Config, st *store.Store, log *slog.
 	go reportProgress(ctx, in, log, done)
 	deadDone := make(chan error, 1)
 	go func() {
-		deadDone <- ingest.RunDeadJobs(ctx, deadSrc, st, ingest.Options{FetchWait: cfg.Results.FetchWait, Logger: log})
+		deadDone <- ingest.RunDeadJobs(ctx, deadSrc, sink, ingest.Options{FetchWait: cfg.Results.FetchWait, Logger: log})
 	}()
 	err = in.Run(ctx)
 	close(done)
@@ -377,7 +416,7 @@ func service(ctx context.Context, cfg config.Config, st *store.Store, log *slog.
 }
 
 func serveCmd() *cobra.Command {
-	return &cobra.Command{
+	return keyed(&cobra.Command{
 		Use:   "serve",
 		Short: "Serve /healthz, /metrics, a JSON API and a status page on results.http_addr until SIGTERM",
 		Long: "Migrates the schema (retrying until PostgreSQL answers; requests get 503 meanwhile),\n" +
@@ -397,7 +436,7 @@ func serveCmd() *cobra.Command {
 			defer st.Close()
 			return serve(cmd.Context(), cfg.Results.HTTPAddr, cfg.Results.HTTPToken, st, logger(cmd.ErrOrStderr()))
 		},
-	}
+	}, serveKeys)
 }
 
 // serve is `results serve`. It listens first (a taken or malformed address
@@ -504,25 +543,80 @@ func deadJobsSource(ctx context.Context, nc *nats.Conn, cfg config.Config) (inge
 	return queue.NewDeadJobsSource[ingest.Msg](cons)
 }
 
-// reportProgress logs the totals every 10 s while they change.
+// reportProgress logs the totals every 10 s while they change, with the
+// rate since the last line; idle, it says so once and then once an hour
+// (issue 18: the same idle line every 10 s filled the logs).
 func reportProgress(ctx context.Context, in *ingest.Ingester, log *slog.Logger, done <-chan struct{}) {
-	t := time.NewTicker(10 * time.Second)
+	reportEvery(ctx, in.Stats, log, done, 10*time.Second, time.Hour)
+}
+
+func reportEvery(ctx context.Context, stats func() ingest.Stats, log *slog.Logger, done <-chan struct{}, every, idleEvery time.Duration) {
+	t := time.NewTicker(every)
 	defer t.Stop()
-	var last ingest.Stats
+	last, lastAt := stats(), time.Now()
+	var idleSaid time.Time
 	for {
 		select {
 		case <-done:
 			return
 		case <-ctx.Done():
 			return
-		case <-t.C:
-			if s := in.Stats(); s != last {
-				log.Info("progress", "messages", s.Messages, "rows", s.Rows, "inserted", s.Inserted,
-					"rejected", s.Rejected, "retries", s.Retries)
-				last = s
+		case now := <-t.C:
+			s := stats()
+			if s == last {
+				if idleSaid.IsZero() || now.Sub(idleSaid) >= idleEvery {
+					log.Info("idle: no results", "since", lastAt.Format(time.RFC3339), "rows", s.Rows, "inserted", s.Inserted)
+					idleSaid = now
+				}
+				continue
 			}
+			rate := float64(s.Rows-last.Rows) / now.Sub(lastAt).Seconds()
+			log.Info("progress", "messages", s.Messages, "rows", s.Rows, "inserted", s.Inserted,
+				"rows_per_s", fmt.Sprintf("%.0f", rate), "rejected", s.Rejected, "retries", s.Retries)
+			last, lastAt, idleSaid = s, now, time.Time{}
 		}
 	}
+}
+
+// measuredSink is the store with every write measured for /metrics.
+type measuredSink struct {
+	st *store.Store
+	m  *metrics.Writer
+}
+
+var _ ingest.Sink = measuredSink{}
+
+func rowsOf(b []job.Results) int {
+	n := 0
+	for _, r := range b {
+		n += len(r.Results)
+	}
+	return n
+}
+
+func (s measuredSink) InsertResults(ctx context.Context, b []job.Results) (int, error) {
+	t := time.Now()
+	n, err := s.st.InsertResults(ctx, b)
+	s.m.Transaction(rowsOf(b), n, time.Since(t), err)
+	return n, err
+}
+
+// InsertResultsReport keeps the store's collision report (ingest uses it
+// when the sink has it).
+func (s measuredSink) InsertResultsReport(ctx context.Context, b []job.Results) (store.Report, error) {
+	t := time.Now()
+	rep, err := s.st.InsertResultsReport(ctx, b)
+	s.m.Transaction(rowsOf(b), rep.Inserted, time.Since(t), err)
+	if err == nil {
+		s.m.DeadLetters(rep.Collisions)
+	}
+	return rep, err
+}
+
+func (s measuredSink) AddDeadLetters(ctx context.Context, ls []store.DeadLetter) (int, error) {
+	n, err := s.st.AddDeadLetters(ctx, ls)
+	s.m.DeadLetters(n)
+	return n, err
 }
 
 // retry runs f until it succeeds or ctx ends, waiting 100 ms, 200 ms, ...

@@ -65,7 +65,7 @@ func deadCmd() *cobra.Command {
 	c.Flags().Int64Var(&batch, "batch", 0, "only the letters of this batch")
 	c.Flags().IntVar(&limit, "limit", 0, "at most this many (0: all)")
 	c.Flags().BoolVar(&asJSON, "json", false, "one JSON object per letter")
-	return c
+	return keyed(c, dbKeys)
 }
 
 type deadJSON struct {

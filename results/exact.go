@@ -47,7 +47,7 @@ func exactCmd() *cobra.Command {
 		},
 	}
 	c.Flags().StringVarP(&spec, "puzzle", "p", "", "puzzle the distribution is of, e.g. 8 or sliding:2x5")
-	return c
+	return keyed(c, dbKeys)
 }
 
 // readDepthCounts reads "depth count" lines, depths 0, 1, … in order,

@@ -5,8 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -48,6 +51,8 @@ func isolate(t *testing.T) {
 		t.Setenv(k, "")
 		os.Unsetenv(k)
 	}
+	// Any free port: tests run beside each other and beside real services.
+	t.Setenv("TESSERA_RESULTS_METRICS_ADDR", "127.0.0.1:0")
 	t.Chdir(t.TempDir())
 }
 
@@ -139,7 +144,7 @@ func TestRunConsumesResults(t *testing.T) {
 	defer cancel()
 
 	exit := make(chan int, 1)
-	var stderr bytes.Buffer
+	var stderr syncBuffer
 	go func() {
 		exit <- run(ctx, []string{"run", "--database-url=" + u, "--nats-url=" + natsURL, "--fetch-wait=50ms"}, &bytes.Buffer{}, &stderr)
 	}()
@@ -199,6 +204,31 @@ func TestRunConsumesResults(t *testing.T) {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+	// Issue 18: the writer's own /metrics (client_golang, beside the Go
+	// runtime and process collectors) counts what it wrote.
+	m := regexp.MustCompile(`serving /metrics and /healthz" addr=(\S+)`).FindStringSubmatch(stderr.String())
+	if m == nil {
+		t.Fatalf("no metrics listener:\n%s", stderr.String())
+	}
+	var body string
+	for _, path := range []string{"/healthz", "/metrics"} {
+		resp, err := http.Get("http://" + m[1] + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("%s: %d %s", path, resp.StatusCode, b)
+		}
+		body = string(b)
+	}
+	for _, want := range []string{"tessera_writer_rows_inserted_total 5\n", "tessera_writer_transaction_rows_count ",
+		"tessera_writer_transaction_seconds_bucket", "tessera_writer_dead_letters_total 0\n", "go_goroutines ", "process_cpu_seconds_total "} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %q:\n%s", want, body)
+		}
 	}
 	cancel()
 	select {

@@ -136,5 +136,5 @@ func requeueCmd() *cobra.Command {
 	}
 	c.Flags().Int64Var(&batch, "batch", 0, "batch id")
 	c.Flags().StringVar(&statuses, "status", "budget_exceeded,failed", "statuses to solve again, comma separated")
-	return c
+	return keyed(c, requeueKeys)
 }

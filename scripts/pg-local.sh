@@ -3,7 +3,8 @@
 #
 #   scripts/pg-local.sh          print a DATABASE_URL (starting a server if needed)
 #   scripts/pg-local.sh stop     stop the private server this script started
-#   scripts/pg-local.sh status   say which server would be used
+#   scripts/pg-local.sh status   say which server would be used (starts nothing)
+#   scripts/pg-local.sh remove   stop the private server and delete its directory
 #
 # Order: $TESSERA_DATABASE_URL, then $DATABASE_URL (used as given); then a
 # server already answering on 127.0.0.1:5432 (database "tessera" created
@@ -103,8 +104,20 @@ stop)
 	fi
 	exit 0
 	;;
+remove)
+	if ours_running; then
+		as_owner "$(bindir)/pg_ctl" -D "$data" -m fast -w stop >&2
+	fi
+	if [[ -d "$dir" ]]; then
+		say "removing $dir ($(du -sh "$dir" 2>/dev/null | cut -f1))"
+		rm -rf "$dir"
+	else
+		say "nothing to remove: no $dir"
+	fi
+	exit 0
+	;;
 status | url) ;;
-*) die "unknown command $cmd (want url, stop or status)" ;;
+*) die "unknown command $cmd (want url, stop, status or remove)" ;;
 esac
 
 # 1. Configured URL.
@@ -129,8 +142,21 @@ if [[ "$sysport" != none ]] && answers "$sysport"; then
 	say "a server answers on 127.0.0.1:$sysport but refuses user postgres; using a private server"
 fi
 
-# 3. The private server.
-[[ "$cmd" == status ]] && { ours_running && say "private server running in $data on port $port" || say "private server not running ($data)"; }
+# 3. The private server. status only reports it: it never creates or
+# starts one.
+if [[ "$cmd" == status ]]; then
+	size=$(du -sh "$dir" 2>/dev/null | cut -f1 || true)
+	if ours_running; then
+		actual=$(sed -n 4p "$data/postmaster.pid" 2>/dev/null || true)
+		say "private server running in $data on port ${actual:-$port} (${size:-?} on disk); stop: scripts/pg-local.sh stop, delete: scripts/pg-local.sh remove"
+		url_for "${actual:-$port}"
+	elif [[ -f "$data/PG_VERSION" ]]; then
+		say "private server stopped in $data (${size:-?} on disk); scripts/pg-local.sh starts it, scripts/pg-local.sh remove deletes it"
+	else
+		say "no private server; scripts/pg-local.sh would create one in $data on port $port"
+	fi
+	exit 0
+fi
 
 bd=$(bindir) || true
 if [[ -z "$bd" ]]; then

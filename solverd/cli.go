@@ -20,6 +20,7 @@ import (
 
 	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/internal/fulltable"
+	"github.com/tessera-solver/tessera/internal/progress"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/solve"
@@ -101,10 +102,7 @@ func parseSpec(s string) (puzzle.Spec, error) {
 }
 
 func solveCmd() *cobra.Command {
-	var p, mode, goal string
-	var nodes int64
-	var timeout time.Duration
-	var workers int
+	var p, goal string
 	c := &cobra.Command{
 		Use:   "solve --puzzle P [--mode optimal|fast] [--budget-nodes N] [--timeout D] [--goal G] [--threads T] [STATE ...]",
 		Short: "Solve states given as arguments, or one per line on stdin; one JSON object per state on stdout",
@@ -113,15 +111,15 @@ func solveCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			m, err := result.ParseMode(mode)
+			cfg, err := solveKeys.Load(c.Flags())
 			if err != nil {
 				return usageError{err}
 			}
-			cfg, err := config.Load("", c.Flags())
+			m, err := result.ParseMode(cfg.Solver.Mode)
 			if err != nil {
 				return usageError{err}
 			}
-			opt := solve.Options{Mode: m, MaxNodes: nodes, Timeout: timeout, Threads: cfg.Solver.Threads}
+			opt := solve.Options{Mode: m, MaxNodes: cfg.Solver.MaxNodes, Timeout: cfg.Solver.Timeout, Threads: cfg.Solver.Threads}
 			if opt.Goal, err = goalFlag(spec, goal); err != nil {
 				return err
 			}
@@ -138,6 +136,7 @@ func solveCmd() *cobra.Command {
 			} else {
 				src = &scanLines{r: bufio.NewReaderSize(c.InOrStdin(), 64<<10)}
 			}
+			workers := cfg.Solver.Workers
 			if workers <= 0 {
 				workers = runtime.GOMAXPROCS(0)
 			}
@@ -145,16 +144,17 @@ func solveCmd() *cobra.Command {
 		},
 	}
 	puzzleFlag(c, &p)
-	c.Flags().StringVar(&mode, "mode", "optimal", "optimal (proved shortest) or fast (short, not proved)")
-	c.Flags().Int64Var(&nodes, "budget-nodes", 0, "give up a state after this many search nodes (0: no limit)")
-	c.Flags().DurationVar(&timeout, "timeout", 0, "give up a state after this long, e.g. 30s (0: no limit)")
-	c.Flags().IntVar(&workers, "workers", 0, "states solved in parallel (0: one per core)")
+	c.Flags().Int("workers", 0, "states solved in parallel (0: one per core) ["+config.EnvName("solver.workers")+"]")
 	goalVar(c, &goal)
-	// The keys solve reads through config; its budget flags above are its
-	// own, per invocation.
-	config.BindKeyFlags(c.Flags(), "solver.threads", "solver.tables_dir", "solver.tables", "solver.tables_private")
+	// Every setting of solve is a key: --mode is solver.mode and
+	// TESSERA_SOLVER_MODE, the budget flags solver.max_nodes/timeout.
+	solveKeys.Bind(c.Flags())
 	return c
 }
+
+// solveKeys are the config keys `solverd solve` reads.
+var solveKeys = config.Uses("solver.workers", "solver.mode", "solver.max_nodes", "solver.timeout", "solver.threads",
+	"solver.tables_dir", "solver.tables", "solver.tables_private")
 
 func goalVar(c *cobra.Command, p *string) {
 	c.Flags().StringVar(p, "goal", "", "swap boards only: target 0/1 pattern with as many ones as each state (default: the ones first, row-major)")
@@ -379,7 +379,11 @@ func bfsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// The build reports no counts: off a terminal a line every
+			// 10 s says it is still going; stdout stays the distribution.
+			m := progress.New(c.ErrOrStderr(), "bfs "+spec.String(), "states", -1, progress.Options{})
 			t, err := fulltable.Build(spec)
+			m.Finish()
 			if err != nil {
 				return err
 			}

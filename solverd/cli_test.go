@@ -296,3 +296,58 @@ func TestSolveStdinLongLines(t *testing.T) {
 		t.Errorf("over-long line: %q", rs[2].Error)
 	}
 }
+
+// Issue 18: solve's settings are keys too — TESSERA_SOLVER_MODE and
+// TESSERA_SOLVER_MAX_NODES apply as --mode and --budget-nodes do (a flag
+// still wins) — and each command lists only the keys it reads.
+func TestSolveReadsKeysAndHelpListsOwn(t *testing.T) {
+	const korf1 = "13 6 8 12/15 14 0 10/11 7 4 5/9 1 3 2"
+	t.Setenv("TESSERA_SOLVER_MODE", "fast")
+	code, stdout, stderr := solverd(t, "", "solve", "-p", "15", korf1)
+	if rs := results(t, stdout); code != exitOK || len(rs) != 1 || rs[0].Optimal {
+		t.Fatalf("TESSERA_SOLVER_MODE=fast ignored: exit %d %s %s", code, stdout, stderr)
+	}
+	t.Setenv("TESSERA_SOLVER_MODE", "optimal")
+	t.Setenv("TESSERA_SOLVER_MAX_NODES", "1000")
+	code, stdout, _ = solverd(t, "", "solve", "-p", "15", korf1)
+	if rs := results(t, stdout); code != exitRejected || len(rs) != 1 || rs[0].Status != result.StatusBudgetExceeded {
+		t.Fatalf("TESSERA_SOLVER_MAX_NODES ignored: exit %d %s", code, stdout)
+	}
+	t.Setenv("TESSERA_SOLVER_MODE", "bogus")
+	if code, _, stderr := solverd(t, "", "solve", "-p", "8", "1 2 3/4 5 6/7 0 8"); code != exitUsage || !strings.Contains(stderr, "solver.mode") {
+		t.Errorf("bad solver.mode: exit %d %s", code, stderr)
+	}
+	// ... which does not concern the commands that do not solve.
+	if code, _, stderr := solverd(t, "", "tables", "list", "--tables-dir", t.TempDir()); code != exitOK {
+		t.Errorf("tables list with a bad solver.mode: exit %d %s", code, stderr)
+	}
+
+	for _, tc := range []struct {
+		args      []string
+		want, not []string
+	}{
+		{[]string{"solve", "--help"}, []string{"--mode", "--budget-nodes", "--timeout", "--tables-dir", "--threads"},
+			[]string{"--nats-url", "--database-url", "--fetch-batch", "--metrics-addr", "--chunk-size"}},
+		{[]string{"run", "--help"}, []string{"--nats-url", "--workers", "--quick-workers", "--metrics-addr", "--metrics-token", "--tables-bucket"},
+			[]string{"--database-url", "--fetch-batch", "--http-addr", "--chunk-size"}},
+		{[]string{"queue", "apply", "--help"}, []string{"--nats-url", "--nats-max-deliver"}, []string{"--workers", "--database-url", "--tables-dir"}},
+		{[]string{"tables", "build", "--help"}, []string{"--tables-dir"}, []string{"--nats-url", "--workers", "--database-url", "--mode"}},
+		{[]string{"tables", "push", "--help"}, []string{"--tables-dir", "--tables-bucket", "--nats-url"}, []string{"--workers", "--database-url"}},
+		{[]string{"bfs", "--help"}, nil, []string{"--nats-url", "--workers", "--tables-dir"}},
+	} {
+		code, out, e := solverd(t, "", tc.args...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, e)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out, w+" ") {
+				t.Errorf("%v lacks %s", tc.args, w)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(out, n+" ") {
+				t.Errorf("%v offers %s, a key it does not use", tc.args, n)
+			}
+		}
+	}
+}

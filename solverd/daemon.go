@@ -13,6 +13,7 @@ import (
 
 	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/internal/backoff"
+	"github.com/tessera-solver/tessera/internal/metrics"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/redact"
@@ -35,7 +36,7 @@ func runCmd() *cobra.Command {
 			"tessera.yaml (--config).",
 		Args: nArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			cfg, err := config.Load("", c.Flags())
+			cfg, err := runKeys.Load(c.Flags())
 			if err != nil {
 				return usageError{err}
 			}
@@ -49,19 +50,39 @@ func runCmd() *cobra.Command {
 			}
 			defer loaded.Close()
 			logTables(log, loaded, cfg.Solver.TablesDir)
-			return daemon(ctx, cfg, solver, log)
+			var obs *metrics.Solver
+			if cfg.Solver.MetricsAddr != "" {
+				reg := metrics.NewRegistry()
+				obs = metrics.NewSolver(reg)
+				// A taken port does not stop the solver: a host may run
+				// many solverd, each wanting its own solver.metrics_addr.
+				if srv, err := metrics.Listen(cfg.Solver.MetricsAddr, cfg.Solver.MetricsToken, reg, nil, log); err != nil {
+					log.Warn("no /metrics: give each solverd on a host its own solver.metrics_addr", "err", err)
+				} else {
+					defer srv.Close()
+					auth := "none"
+					if cfg.Solver.MetricsToken != "" {
+						auth = "bearer token"
+					}
+					log.Info("serving /metrics and /healthz", "addr", srv.Addr(), "auth", auth)
+				}
+			}
+			return daemon(ctx, cfg, solver, log, obs)
 		},
 	}
-	config.BindFlags(c.Flags())
+	runKeys.Bind(c.Flags())
 	return c
 }
 
+// runKeys are the config keys `solverd run` reads: NATS and the solver's.
+var runKeys = config.Uses("nats", "solver")
+
 // daemon connects (retrying while NATS is not up yet: a daemon may start
 // before its server), ensures the streams and runs the worker loop.
-func daemon(ctx context.Context, cfg config.Config, solver *solve.Solver, log *slog.Logger) error {
+func daemon(ctx context.Context, cfg config.Config, solver *solve.Solver, log *slog.Logger, obs *metrics.Solver) error {
 	qc := queue.WithDeliveries(cfg.NATS.MaxDeliver, cfg.NATS.AckWait)
 	err := backoff.Retry(ctx, connectBackoff, func() error {
-		err := serve(ctx, cfg, qc, solver, log)
+		err := serve(ctx, cfg, qc, solver, log, obs)
 		if err != nil && !errConnect(err) {
 			return backoff.Permanent(err)
 		}
@@ -90,7 +111,7 @@ func errConnect(err error) bool {
 	return ok
 }
 
-func serve(ctx context.Context, cfg config.Config, qc queue.Config, solver *solve.Solver, log *slog.Logger) error {
+func serve(ctx context.Context, cfg config.Config, qc queue.Config, solver *solve.Solver, log *slog.Logger, obs *metrics.Solver) error {
 	nc, err := queue.Connect(cfg.NATS.URL, "tessera-solverd", natsAuth(cfg.NATS))
 	if err != nil {
 		return connectError{err}
@@ -110,13 +131,18 @@ func serve(ctx context.Context, cfg config.Config, qc queue.Config, solver *solv
 			"run `solverd queue apply` with the settings every solverd should share", "differences", drift)
 	}
 	log.Info("solving jobs", "nats", redact.URL(cfg.NATS.URL), "workers", workersOrCores(cfg.Solver.Workers), "quick_workers", cfg.Solver.QuickWorkers)
-	err = worker.Run(ctx, js, worker.Options{
+	opts := worker.Options{
 		Workers:      cfg.Solver.Workers,
 		QuickWorkers: cfg.Solver.QuickWorkers,
 		Queue:        &qc,
 		Solve:        capBudget(cfg.Solver, solver.SolveText),
 		Log:          log,
-	})
+	}
+	if obs != nil {
+		opts.Solve = observe(obs, opts.Solve)
+		opts.OnJob = obs.JobClaimed
+	}
+	err = worker.Run(ctx, js, opts)
 	if derr := nc.Drain(); derr != nil && err == nil {
 		err = fmt.Errorf("drain NATS connection: %w", derr)
 	}
@@ -128,7 +154,9 @@ func workersOrCores(n int) int {
 	if n > 0 {
 		return n
 	}
-	return runtime.NumCPU()
+	// GOMAXPROCS honours a container's CPU limit (Go ≥ 1.25); NumCPU
+	// would count every core of the host.
+	return runtime.GOMAXPROCS(0)
 }
 
 // capBudget applies this host's node and time limits to every job: a job
@@ -144,6 +172,15 @@ func capBudget(s config.Solver, solveText worker.SolveFunc) worker.SolveFunc {
 		}
 		opt.Threads = s.Threads
 		return solveText(ctx, spec, text, opt)
+	}
+}
+
+// observe counts every answer of solveText in obs.
+func observe(obs *metrics.Solver, solveText worker.SolveFunc) worker.SolveFunc {
+	return func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result {
+		r := solveText(ctx, spec, text, opt)
+		obs.Solved(spec.String(), opt.Mode, r)
+		return r
 	}
 }
 

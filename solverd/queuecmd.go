@@ -30,7 +30,7 @@ func queueApplyCmd() *cobra.Command {
 			"own settings differ); this command is the one deliberate way to change them for all.",
 		Args: nArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			cfg, err := config.Load("", c.Flags())
+			cfg, err := natsKeys.Load(c.Flags())
 			if err != nil {
 				return usageError{err}
 			}
@@ -61,6 +61,9 @@ func queueApplyCmd() *cobra.Command {
 			return nil
 		},
 	}
-	config.BindFlags(c.Flags())
+	natsKeys.Bind(c.Flags())
 	return c
 }
+
+// natsKeys are the config keys of `solverd queue apply`.
+var natsKeys = config.Uses("nats")

@@ -3,15 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/tessera-solver/tessera/config"
+	"github.com/tessera-solver/tessera/internal/progress"
 	"github.com/tessera-solver/tessera/tables"
 	"github.com/tessera-solver/tessera/tables/catalog"
 )
@@ -22,13 +20,26 @@ func tablesCmd() *cobra.Command {
 		Use:   "tables",
 		Short: "Build, list, verify, push and pull the precomputed tables in the tables directory (--tables-dir)",
 	}
-	config.BindFlags(c.PersistentFlags())
-	c.AddCommand(tablesBuildCmd(), tablesListCmd(), tablesVerifyCmd(), tablesPushCmd(), tablesPullCmd())
+	for _, sub := range []*cobra.Command{tablesBuildCmd(), tablesListCmd(), tablesVerifyCmd()} {
+		tablesKeys.Bind(sub.Flags())
+		c.AddCommand(sub)
+	}
+	for _, sub := range []*cobra.Command{tablesPushCmd(), tablesPullCmd()} {
+		syncKeys.Bind(sub.Flags())
+		c.AddCommand(sub)
+	}
 	return c
 }
 
+// The config keys of the tables commands: the directory, and for push
+// and pull the bucket and NATS.
+var (
+	tablesKeys = config.Uses("solver.tables_dir")
+	syncKeys   = config.Uses("solver.tables_dir", "solver.tables_bucket", "nats")
+)
+
 func tablesDir(c *cobra.Command) (string, error) {
-	cfg, err := config.Load("", c.Flags())
+	cfg, err := tablesKeys.Load(c.Flags())
 	if err != nil {
 		return "", usageError{err}
 	}
@@ -66,7 +77,9 @@ present are skipped unless --force. Known sets:
 				}
 				fmt.Fprintf(errw, "building %s: %s pattern %s, %d entries (%s)\n", t.Meta.Name, t.Meta.Puzzle, t.Meta.Pattern, t.Meta.Entries, t.Cost)
 				t0 := time.Now()
-				path, m, err := catalog.Build(c.Context(), dir, t, buildProgress(errw, t.Meta.Name, t0))
+				report, stop := buildProgress(errw, t.Meta.Name)
+				path, m, err := catalog.Build(c.Context(), dir, t, report)
+				stop()
 				if err != nil {
 					return err
 				}
@@ -88,32 +101,21 @@ func knownSets() string {
 	return b.String()
 }
 
-// buildProgress draws a bar on a terminal; elsewhere (logs, CI) it prints
-// a line at every tenth, which stays readable in a file.
-func buildProgress(w io.Writer, name string, t0 time.Time) catalog.Progress {
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		var bar *progressbar.ProgressBar
-		return func(done, total uint64) {
-			if bar == nil {
-				bar = progressbar.NewOptions64(int64(total),
-					progressbar.OptionSetWriter(w),
-					progressbar.OptionSetDescription(name),
-					progressbar.OptionShowCount(),
-					progressbar.OptionSetItsString("placements"),
-					progressbar.OptionSetWidth(30),
-					progressbar.OptionThrottle(100*time.Millisecond),
-					progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }))
-			}
-			bar.Set64(int64(done))
-		}
-	}
-	tenth := uint64(0)
+// buildProgress reports a table build: a bar on a terminal, elsewhere
+// (logs, CI) a line every 10 s with the placements done, the rate and the
+// time left. Call the returned stop when the build ends.
+func buildProgress(w io.Writer, name string) (catalog.Progress, func()) {
+	var m *progress.Meter
 	return func(done, total uint64) {
-		if t := done * 10 / max(total, 1); t > tenth {
-			tenth = t
-			fmt.Fprintf(w, "%s: %d%% (%d of %d placements) %s\n", name, t*10, done, total, time.Since(t0).Round(time.Second))
+			if m == nil {
+				m = progress.New(w, name, "placements", int64(total), progress.Options{})
+			}
+			m.Set(int64(done))
+		}, func() {
+			if m != nil {
+				m.Finish()
+			}
 		}
-	}
 }
 
 func tablesListCmd() *cobra.Command {

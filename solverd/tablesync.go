@@ -45,7 +45,7 @@ func tablesPushCmd() *cobra.Command {
 		Use:   "push [NAME...]",
 		Short: "Upload tables of the tables directory (all, or the named tables/sets) to the JetStream Object Store bucket (--tables-bucket)",
 		RunE: func(c *cobra.Command, args []string) error {
-			cfg, err := config.Load("", c.Flags())
+			cfg, err := syncKeys.Load(c.Flags())
 			if err != nil {
 				return usageError{err}
 			}
@@ -95,7 +95,7 @@ func tablesPullCmd() *cobra.Command {
 		Use:   "pull [NAME...]",
 		Short: "Download tables missing from the tables directory (all in the bucket, or the named tables/sets) from the Object Store bucket",
 		RunE: func(c *cobra.Command, args []string) error {
-			cfg, err := config.Load("", c.Flags())
+			cfg, err := syncKeys.Load(c.Flags())
 			if err != nil {
 				return usageError{err}
 			}

@@ -100,7 +100,7 @@ func TestResultsSideLinksNoSolver(t *testing.T) {
 			t.Errorf("internal/result imports %s: it must stay a leaf", imp)
 		}
 	}
-	for _, p := range []string{"internal/job", "internal/store", "internal/ingest", "internal/httpapi", "results"} {
+	for _, p := range []string{"internal/job", "internal/store", "internal/ingest", "internal/httpapi", "internal/metrics", "results"} {
 		for _, dep := range all[p].deps {
 			if slices.Contains(solvers, strings.TrimPrefix(dep, mod)) {
 				t.Errorf("%s links the solver package %s", p, dep)
@@ -120,6 +120,7 @@ func TestAdaptersOwnTheirLibraries(t *testing.T) {
 	}{
 		{"github.com/spf13/viper", []string{"config"}},
 		{"github.com/jackc/", []string{"internal/store", "internal/store/storetest", "migrations"}},
+		{"github.com/prometheus/", []string{"internal/metrics", "internal/httpapi"}},
 		{"github.com/nats-io/", []string{"internal/queue", "internal/tablestore", "internal/worker", "internal/natstest",
 			"producer", "solverd", "results"}},
 	}

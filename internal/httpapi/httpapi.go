@@ -29,6 +29,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/metrics"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/store"
 )
@@ -62,9 +63,11 @@ func New(st *store.Store, log *slog.Logger) http.Handler {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &server{st: st, log: log}
+	reg := metrics.NewRegistry()
+	reg.MustRegister(dbCollector{st: st, log: log})
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", s.healthz)
-	mux.HandleFunc("GET /metrics", s.metrics)
+	mux.Handle("GET /metrics", noStore(metrics.Handler(reg)))
 	mux.HandleFunc("GET /api/batches", s.batches)
 	mux.HandleFunc("GET /api/batches/{id}", s.batch)
 	mux.HandleFunc("GET /api/batches/{id}/distribution", s.batchDistribution)
@@ -373,4 +376,12 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// noStore marks h's answers uncacheable.
+func noStore(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		h.ServeHTTP(w, r)
+	})
 }

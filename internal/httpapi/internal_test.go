@@ -1,25 +1,11 @@
 package httpapi
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
 	"github.com/tessera-solver/tessera/internal/store"
 )
-
-func TestExpoEscaping(t *testing.T) {
-	var b bytes.Buffer
-	m := expo{&b}
-	m.family("x_total", "counter", "a \\ b\nc")
-	m.sample("x_total", []string{"a", `q"b\s` + "\n", "z", ""}, 1e6)
-	m.sample("x_total", nil, 0.25)
-	want := "# HELP x_total a \\\\ b\\nc\n# TYPE x_total counter\n" +
-		`x_total{a="q\"b\\s\n",z=""} 1000000` + "\nx_total 0.25\n"
-	if b.String() != want {
-		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
-	}
-}
 
 func TestHistogramLayout(t *testing.T) {
 	if h := newHistogram(store.Distribution{}); len(h.Bars) != 0 {

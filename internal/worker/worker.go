@@ -36,7 +36,9 @@ type SolveFunc func(ctx context.Context, spec puzzle.Spec, text string, opt solv
 // Options configure Run. Zero values take the defaults noted.
 type Options struct {
 	// Workers is the number of workers that take jobs of both lanes, the
-	// quick lane first (default runtime.NumCPU()).
+	// quick lane first (default runtime.GOMAXPROCS(0): the cores this
+	// process may use, which since Go 1.25 honours a container's CPU limit,
+	// where runtime.NumCPU counts the host's).
 	Workers int
 	// QuickWorkers is the number of further workers that take quick jobs
 	// only, so that cheap work never waits behind heavy jobs holding every
@@ -73,11 +75,15 @@ type Options struct {
 	NoDeadLetters bool
 	// Log receives diagnostics about handled failures (default slog.Default()).
 	Log *slog.Logger
+	// OnJob, if set, is called when a worker takes up a claimed job message,
+	// with the time the stream stored it; the func it returns is called when
+	// the job is settled (metrics: queue lag, jobs in flight).
+	OnJob func(published time.Time) (done func())
 }
 
 func (o *Options) defaults() {
 	if o.Workers < 1 {
-		o.Workers = runtime.NumCPU()
+		o.Workers = runtime.GOMAXPROCS(0)
 	}
 	o.QuickWorkers = max(o.QuickWorkers, 0)
 	if o.Batch < 1 {
@@ -294,6 +300,9 @@ func (r *runner) process(t *tracked) {
 		// Not a JetStream delivery: nothing to ack, nothing to record.
 		r.log.Error("worker: message without JetStream metadata", "subject", m.Subject(), "err", err)
 		return
+	}
+	if r.opts.OnJob != nil {
+		defer r.opts.OnJob(meta.Timestamp)()
 	}
 	d := decodeJob(m.Data())
 	resultsID := queue.ResultsMsgID(d.job.ID, m.Data())
