@@ -2,13 +2,17 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/tessera-solver/tessera/internal/job"
+	"github.com/tessera-solver/tessera/internal/natstest"
 	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/store/storetest"
 )
@@ -70,5 +74,59 @@ func TestResumeInterruptedBatch(t *testing.T) {
 	}
 	if code, _, stderr := runProducer(t, "resume", "x"); code != exitUsage {
 		t.Errorf("resume x: exit %d %s", code, stderr)
+	}
+}
+
+// Without --local, resume publishes only the states after the enqueued
+// mark: the server already holds the jobs before it.
+func TestResumeFromEnqueuedMark(t *testing.T) {
+	url := storetest.SchemaURL(t)
+	natsURL, nc := natstest.Server(t)
+	st := openStore(t, url)
+	ctx := context.Background()
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	batch, err := st.CreateBatch(ctx, "8", "optimal", 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetBatchSource(ctx, batch, sourceRecord{Random: 1000, Seed: 9}, optionsRecord{Mode: "optimal", Chunk: 100}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetEnqueued(ctx, batch, 600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runProducer(t, "resume", fmt.Sprint(batch), "-q", "--database-url", url, "--nats-url", natsURL)
+	if code != exitOK || !strings.Contains(stderr, "from state 600 of 1000") {
+		t.Fatalf("resume: exit %d %s", code, stderr)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := js.Stream(ctx, queue.JobsStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var states, first int64 = 0, 1 << 62
+	for seq := uint64(1); seq <= s.CachedInfo().State.LastSeq; seq++ {
+		m, err := s.GetMsg(ctx, seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var j job.Job
+		if err := json.Unmarshal(m.Data, &j); err != nil {
+			t.Fatal(err)
+		}
+		states += int64(len(j.States))
+		first = min(first, j.FirstSeq)
+	}
+	if states != 400 || first != 600 {
+		t.Errorf("resume published %d states from seq %d, want 400 from 600", states, first)
+	}
+	b, err := st.BatchProgress(ctx, batch)
+	if err != nil || b.Enqueued != 1000 {
+		t.Errorf("enqueued mark after resume: %+v, %v", b, err)
 	}
 }
