@@ -146,8 +146,8 @@ func solveCmd() *cobra.Command {
 	}
 	puzzleFlag(c, &p)
 	c.Flags().StringVar(&mode, "mode", "optimal", "optimal (proved shortest) or fast (short, not proved)")
-	c.Flags().Int64Var(&nodes, "budget-nodes", 0, "give up a state after this many search nodes (0: no limit)")
-	c.Flags().DurationVar(&timeout, "timeout", 0, "give up a state after this long, e.g. 30s (0: no limit)")
+	c.Flags().Int64Var(&nodes, "budget-nodes", 0, "give up a state after this many search nodes (0: no limit); in fast mode, the nodes spent looking for shorter answers")
+	c.Flags().DurationVar(&timeout, "timeout", 0, "give up a state after this long, e.g. 30s (0: no limit); in fast mode, the time spent looking for shorter answers, longer or shorter than the default (about 1 s; 300 ms for loopover:5x5)")
 	c.Flags().IntVar(&workers, "workers", 0, "states solved in parallel (0: one per core)")
 	goalVar(c, &goal)
 	// The keys solve reads through config; its budget flags above are its

@@ -13,8 +13,8 @@ import (
 
 // loopoverAlg answers the Loopover boards that neither a distance table
 // nor the two-phase solver serves: optimal IDA* where its bound fits,
-// under the budget (in fast mode for at most search.FastWindow, then the
-// constructive answer); otherwise the constructive solver, whose answers
+// under the budget (in fast mode within the request's own budget, else
+// search.FastWindow; then the constructive answer); otherwise the constructive solver, whose answers
 // are not proved optimal but never refused for the board's size.
 type loopoverAlg struct {
 	ida loopover.Optimal // nil: construction only
@@ -50,7 +50,7 @@ func (l loopoverAlg) Answer(req search.Request) (search.Answer, error) {
 	if l.ida != nil {
 		b := req.Budget
 		if req.Mode == result.ModeFast {
-			b = b.Capped(search.FastWindow)
+			b = b.Fast(search.FastWindow)
 		}
 		out, err := l.ida.Solve(req.State.Cells, b)
 		a := search.Answer{Solver: l.ida.Name(), Nodes: out.Nodes, LowerBound: out.LowerBound, Optimal: out.Optimal}
