@@ -2,6 +2,7 @@ package pdb
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"sync"
 	"sync/atomic"
@@ -274,6 +275,9 @@ type idaWork struct {
 	item     int64 // work items met so far
 	mine     int64 // the last item claimed, −1 before the first
 	reported int64 // nodes added to par.nodes so far
+	// lastSplit is the split of the last parallel iteration: the next
+	// one's tree is larger, so its split is no shallower.
+	lastSplit int
 }
 
 // rankDirect and rankReflected rank pattern j at the start of a search
@@ -314,15 +318,34 @@ func (sv *Solver) SolveWeighted(cells []uint8, b search.Budget, w search.Weight)
 
 // parAbove is the size of an iteration (nodes) after which the next ones
 // run on every worker: below it, starting goroutines costs more than it
-// saves, and the answer of a small search stays deterministic. (A
-// variable so that tests split small searches.)
-var parAbove int64 = 1 << 20
+// saves, and the answer of a small search stays deterministic. A hard
+// 15-puzzle over 15-pdb-78 takes tens of thousands of nodes per
+// iteration, so it must be split early: with 2^20 (the first choice, made
+// for the 24-puzzle) two threads never helped one. Measured on the ten
+// hardest of Korf's 100 (BenchmarkKorfHardestThreads), 256 split earlier
+// gave more than 1024 or 4096. (A variable so that tests split small
+// searches.)
+var parAbove int64 = 1 << 8
 
-// splitDepth is the depth of the work items of a parallel iteration.
-// Every worker walks the tree above it (a few thousand nodes at most);
-// the subtrees below, thousands of them, are shared out one at a time,
-// so the heavy-tailed sizes of subtrees even out between the workers.
-const splitDepth = 12
+// maxSplit is the deepest split of a parallel iteration. Every worker
+// walks the tree above the split (a few thousand nodes at most at this
+// depth); the subtrees below it are the work items, shared out one at a
+// time, so that the heavy-tailed sizes of subtrees even out between the
+// workers.
+const maxSplit = 12
+
+// itemShare and minItems set how many work items a parallel iteration
+// wants: the previous iteration's nodes / (itemShare × workers), and at
+// least minItems per worker. The walk above the split costs about two
+// nodes per item for every worker, and once more to choose the depth;
+// iterations grow about fivefold, so this keeps the walk to a few percent
+// of the iteration (the ten hardest of Korf's 100 cost 5 % more nodes on
+// two threads than on one) while the items are small enough to even out.
+// Measured against 64/16, 16/16, 4/16 and 16/128 on those ten.
+const (
+	itemShare = 32
+	minItems  = 64
+)
 
 // SolveParallel is SolveWeighted on up to workers goroutines (one core
 // each; workers ≤ 1 searches alone). Small iterations run alone; once an iteration takes more than
@@ -364,6 +387,7 @@ func (sv *Solver) SolveParallel(cells []uint8, b search.Budget, w search.Weight,
 	k.bound = k.f(0, h0)
 	lower := h0
 	var nodes int64 // of the parallel iterations
+	var last int64  // nodes of the previous iteration
 	parallel := false
 	for {
 		var d int
@@ -372,7 +396,7 @@ func (sv *Solver) SolveParallel(cells []uint8, b search.Budget, w search.Weight,
 		var next int
 		before := k.nodes + nodes
 		if parallel {
-			d, ok, stopped, next, path = k.iterateParallel(workers, sum, &nodes)
+			d, ok, stopped, next, path = k.iterateParallel(workers, sum, &nodes, last)
 		} else {
 			if cap(k.path) < k.bound+1 {
 				k.path = make([]uint8, k.bound+1)
@@ -400,7 +424,8 @@ func (sv *Solver) SolveParallel(cells []uint8, b search.Budget, w search.Weight,
 			lower = next // every path shorter than the bound was refuted
 		}
 		k.bound = next
-		parallel = workers > 1 && total-before > parAbove
+		last = total - before
+		parallel = workers > 1 && last > parAbove
 	}
 }
 
@@ -414,7 +439,14 @@ type parIter struct {
 
 // iterateParallel runs one iteration of k's bound on workers goroutines,
 // each on its own copy of k's start, and adds their nodes to *nodes.
-func (k *idaWork) iterateParallel(workers int, sum [2]int, nodes *int64) (d int, ok, stopped bool, next int, path []uint8) {
+// last is the previous iteration's size, from which the split is chosen.
+func (k *idaWork) iterateParallel(workers int, sum [2]int, nodes *int64, last int64) (d int, ok, stopped bool, next int, path []uint8) {
+	split, top := k.splitFor(workers, sum, nodes, last)
+	if top.done {
+		// The walk above the split found the goal, ran out of budget or
+		// met no node at the split: it was the whole iteration.
+		return top.d, top.ok, top.stopped, top.next, top.path
+	}
 	var par parIter
 	// Nodes so far count against MaxNodes.
 	par.nodes.Store(k.nodes + *nodes)
@@ -429,7 +461,7 @@ func (k *idaWork) iterateParallel(workers int, sum [2]int, nodes *int64) (d int,
 		w.check = 1 // look at the shared budget at once
 		w.path = make([]uint8, k.bound+1)
 		w.next = 1 << 30
-		w.par, w.split, w.item, w.mine = &par, splitDepth, 0, -1
+		w.par, w.split, w.item, w.mine = &par, split, 0, -1
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -448,6 +480,54 @@ func (k *idaWork) iterateParallel(workers int, sum [2]int, nodes *int64) (d int,
 		next = min(next, ws[i].next)
 	}
 	return d, ok, !ok && par.out.Load(), next, path
+}
+
+// topWalk is a walk of an iteration that stops at the split: the work
+// items it met and, when it was the whole iteration (done), its outcome.
+type topWalk struct {
+	items   int64
+	done    bool
+	d       int
+	ok      bool
+	stopped bool
+	next    int
+	path    []uint8
+}
+
+// splitFor chooses the depth of the work items of a parallel iteration:
+// the shallowest (from the last one chosen, up to maxSplit) at which the
+// tree within the bound has the number of items the previous iteration's
+// size asks for. Each try walks the tree above that depth once on this
+// goroutine (its nodes count in *nodes).
+func (k *idaWork) splitFor(workers int, sum [2]int, nodes *int64, last int64) (int, topWalk) {
+	want := max(last/(itemShare*int64(workers)), minItems*int64(workers))
+	split := max(k.lastSplit, 1)
+	for {
+		top := k.walkTop(split, sum, nodes)
+		if top.done || top.items >= want || split == maxSplit {
+			k.lastSplit = split
+			return split, top
+		}
+		split++
+	}
+}
+
+// walkTop walks the current iteration down to depth split, counting the
+// nodes there (work items) without expanding them.
+func (k *idaWork) walkTop(split int, sum [2]int, nodes *int64) topWalk {
+	var par parIter
+	par.nodes.Store(k.nodes + *nodes)
+	w := *k
+	w.nodes, w.reported = 0, 0
+	w.check = 1
+	w.path = make([]uint8, k.bound+1)
+	w.next = 1 << 30
+	// Never drawing an item, the walk only numbers them.
+	w.par, w.split, w.item, w.mine = &par, split, 0, math.MaxInt64
+	d, ok := w.dfs(0, int(w.pos[0]), 0, sum[0], sum[1])
+	*nodes += w.nodes
+	stopped := !ok && par.out.Load()
+	return topWalk{items: w.item, done: ok || stopped || w.item == 0, d: d, ok: ok, stopped: stopped, next: w.next, path: w.path}
 }
 
 // f is the cost bound of a node at depth g with heuristic h.
@@ -488,10 +568,18 @@ func (k *idaWork) isGoal() bool { return k.board == k.goal }
 // the next number from the shared counter; every worker meets the items in
 // the same order, so each number is explored by exactly the worker that
 // drew it.
+//
+// Before drawing, a worker looks whether another has found the goal or
+// run out of budget: in a small iteration a worker may meet no budget
+// check (every search.CheckEvery nodes) before the end of its share.
 func (k *idaWork) claim() bool {
 	i := k.item
 	k.item++
 	if k.mine < i {
+		if k.par.found.Load() || k.par.out.Load() {
+			k.stopped = true
+			return false
+		}
 		k.mine = k.par.claims.Add(1) - 1
 	}
 	return k.mine == i
