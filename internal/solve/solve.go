@@ -32,8 +32,10 @@ type Options struct {
 	// Goal replaces the standard goal of a swap board (same shape, same
 	// number of ones); other puzzles ignore it.
 	Goal *puzzle.State
-	// Threads is how many goroutines one sliding search (pattern-database
-	// or walking-distance IDA*) may use (0 or 1: one). It pays for single
+	// Threads is how many goroutines one IDA* search (sliding boards over
+	// pattern databases or walking distance; Loopover 3×5, 5×5 and 12-cell
+	// boards without their table; not the 4×4 Loopover solver) may use (0
+	// or 1: one). It pays for single
 	// hard solves such as a hard 15-puzzle or the 24-puzzle; a batch is
 	// better spread over states.
 	Threads int
