@@ -89,9 +89,11 @@ type Solver struct {
 	Mode         string        `mapstructure:"mode"`      // optimal or fast
 	MaxNodes     int64         `mapstructure:"max_nodes"` // 0: no limit
 	Timeout      time.Duration `mapstructure:"timeout"`   // per state; 0: no limit
-	// Threads is how many goroutines one pattern-database search may use
+	// Threads is how many goroutines one IDA* search (sliding boards over
+	// pattern databases or walking distance; Loopover 3×5 and 5×5) may use
 	// (0 or 1: one). Workers × Threads should not exceed the cores: worth
-	// it on a host solving a few long 24-puzzles, not a corpus of small
+	// it on a host solving a few hard states (a hard 15-puzzle, long
+	// 24-puzzles), not a corpus of small
 	// states, which is already parallel across workers.
 	Threads   int    `mapstructure:"threads"`
 	TablesDir string `mapstructure:"tables_dir"`
@@ -204,9 +206,9 @@ var keys = []key{
 	{"solver.workers", "workers", "jobs solved in parallel, quick lane first (0: one per core)", func(c *Config) any { return &c.Solver.Workers }, kindPlain},
 	{"solver.quick_workers", "quick-workers", "further workers reserved for quick-lane jobs, so cheap work never waits behind heavy jobs", func(c *Config) any { return &c.Solver.QuickWorkers }, kindPlain},
 	{"solver.mode", "mode", "optimal (proved shortest) or fast (short, not proved)", func(c *Config) any { return &c.Solver.Mode }, kindPlain},
-	{"solver.max_nodes", "budget-nodes", "give up a state after this many search nodes (0: no limit)", func(c *Config) any { return &c.Solver.MaxNodes }, kindPlain},
-	{"solver.timeout", "timeout", "give up a state after this long, e.g. 30s (0: no limit)", func(c *Config) any { return &c.Solver.Timeout }, kindPlain},
-	{"solver.threads", "threads", "goroutines per pattern-database search, for a few long solves such as 24-puzzles (0 or 1: one)", func(c *Config) any { return &c.Solver.Threads }, kindPlain},
+	{"solver.max_nodes", "budget-nodes", "give up a state after this many search nodes (0: no limit); in fast mode, the nodes spent looking for shorter answers", func(c *Config) any { return &c.Solver.MaxNodes }, kindPlain},
+	{"solver.timeout", "timeout", "give up a state after this long, e.g. 30s (0: no limit); in fast mode, the time spent looking for shorter answers, longer or shorter than the default (about 1 s; 300 ms for loopover:5x5)", func(c *Config) any { return &c.Solver.Timeout }, kindPlain},
+	{"solver.threads", "threads", "goroutines per IDA* search (sliding; Loopover 3x5 and 5x5), for a few hard solves such as 24-puzzles (0 or 1: one)", func(c *Config) any { return &c.Solver.Threads }, kindPlain},
 	{"solver.tables_dir", "tables-dir", "directory of precomputed tables", func(c *Config) any { return &c.Solver.TablesDir }, kindPlain},
 	{"solver.tables", "tables", "table sets to load: auto, none, or names like 15-pdb-78 (comma separated)", func(c *Config) any { return &c.Solver.Tables }, kindPlain},
 	{"solver.tables_bucket", "tables-bucket", "JetStream Object Store bucket to pull missing tables from (empty: never pull)", func(c *Config) any { return &c.Solver.TablesBucket }, kindPlain},

@@ -351,3 +351,38 @@ func TestSolveReadsKeysAndHelpListsOwn(t *testing.T) {
 		}
 	}
 }
+
+// A job that names no budget gets the host's limits as a ceiling only, so
+// that fast mode keeps its default window under them; a job's own budget
+// (capped or not) is a chosen one that fast mode spends.
+func TestCapBudgetCeiling(t *testing.T) {
+	var got solve.Options
+	f := capBudget(config.Solver{MaxNodes: 100, Timeout: time.Second},
+		func(_ context.Context, _ puzzle.Spec, _ string, opt solve.Options) result.Result {
+			got = opt
+			return result.Result{}
+		})
+	for _, c := range []struct {
+		in      solve.Options
+		ceiling bool
+	}{
+		{solve.Options{}, true},
+		{solve.Options{Timeout: time.Minute}, false},
+		{solve.Options{MaxNodes: 5}, false},
+	} {
+		f(context.Background(), puzzle.Spec{}, "", c.in)
+		if got.Ceiling != c.ceiling {
+			t.Errorf("job %+v ran with %+v, want Ceiling %v", c.in, got, c.ceiling)
+		}
+	}
+	// Without host limits nothing is capped, and an empty budget stays
+	// empty (fast mode's default window).
+	f = capBudget(config.Solver{}, func(_ context.Context, _ puzzle.Spec, _ string, opt solve.Options) result.Result {
+		got = opt
+		return result.Result{}
+	})
+	f(context.Background(), puzzle.Spec{}, "", solve.Options{})
+	if got.MaxNodes != 0 || got.Timeout != 0 {
+		t.Errorf("no host limits: %+v", got)
+	}
+}

@@ -161,9 +161,12 @@ func workersOrCores(n int) int {
 
 // capBudget applies this host's node and time limits to every job: a job
 // asking for more (or for no limit) gets the host's. Its search threads
-// are the host's too.
+// are the host's too. A job that named no budget of its own keeps the
+// fast mode's default window under the host's limits (solve.Options.Ceiling)
+// instead of spending all of them.
 func capBudget(s config.Solver, solveText worker.SolveFunc) worker.SolveFunc {
 	return func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result {
+		opt.Ceiling = opt.Ceiling || opt.MaxNodes == 0 && opt.Timeout == 0
 		if s.MaxNodes > 0 && (opt.MaxNodes == 0 || opt.MaxNodes > s.MaxNodes) {
 			opt.MaxNodes = s.MaxNodes
 		}

@@ -7,6 +7,7 @@ package loopover
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
@@ -259,14 +260,39 @@ type work struct {
 	check   int64
 	budget  search.Budget
 	stopped bool
+
+	// A worker of a parallel iteration (shared nil when searching alone):
+	// the nodes at depth split are work items (see search.Items); a worker
+	// descends only into those it claimed.
+	shared    *search.Shared
+	split     int // −1 alone
+	items     search.Items
+	reported  int64 // nodes added to shared.Nodes so far
+	lastSplit int   // the split of the last parallel iteration
 }
 
 func (w *work) expired() bool {
-	if w.budget.Exhausted(w.nodes) {
+	if w.shared != nil {
+		// Counted over every worker; stops when another found the goal.
+		if w.shared.Report(w.budget, w.nodes, &w.reported) {
+			return true
+		}
+	} else if w.budget.Exhausted(w.nodes) {
 		return true
 	}
 	w.check = w.budget.NextCheck(w.nodes, search.CheckEvery)
 	return false
+}
+
+// claim numbers a work item of a parallel iteration and reports whether
+// this worker explores it; it stops the worker when another has found
+// the goal or run out.
+func (w *work) claim() bool {
+	mine, stop := w.items.Claim()
+	if stop {
+		w.stopped = true
+	}
+	return mine
 }
 
 // Solve runs IDA* from cells (1..n row-major) to the goal. Path holds
@@ -274,14 +300,25 @@ func (w *work) expired() bool {
 // search.ErrBudgetExceeded with the lower bound proved so far. The caller
 // checks solvability: an unreachable board never ends.
 func (s *Solver) Solve(cells []uint8, bud search.Budget) (search.Outcome, error) {
+	return s.SolveParallel(cells, bud, 1)
+}
+
+// SolveParallel is Solve on up to workers goroutines (workers ≤ 1: alone).
+// Small iterations run alone; once one passes search.ParallelAbove nodes,
+// the following ones share their subtrees among the workers (see
+// internal/search). The answer is as short as the one-worker answer but
+// may be another path; Nodes counts every worker's nodes.
+func (s *Solver) SolveParallel(cells []uint8, bud search.Budget, workers int) (search.Outcome, error) {
 	b, err := s.root(cells)
 	if err != nil {
 		return search.Outcome{}, err
 	}
-	w := &work{Solver: s, b: b, budget: bud, check: bud.FirstCheck(search.CheckEvery)}
-	return w.deepen(s.hval(b.hr, b.hc, b.par), func() (int, bool) {
-		return w.dfs(0, b.rc, b.cc, b.hr, b.hc, b.par, 0xff, 0)
-	})
+	w := &work{Solver: s, b: b, budget: bud, check: bud.FirstCheck(search.CheckEvery), split: -1}
+	iter := func(w *work) (int, bool) { return w.dfs(0, b.rc, b.cc, b.hr, b.hc, b.par, 0xff, 0) }
+	if workers <= 1 {
+		return w.deepen(s.hval(b.hr, b.hc, b.par), func() (int, bool) { return iter(w) })
+	}
+	return w.deepenParallel(s.hval(b.hr, b.hc, b.par), workers, iter)
 }
 
 // deepen runs the iterations of IDA* from bound h0, each a call of iter
@@ -309,6 +346,117 @@ func (w *work) deepen(h0 int, iter func() (int, bool)) (search.Outcome, error) {
 	}
 }
 
+// deepenParallel is deepen whose iterations past search.ParallelAbove
+// nodes run on workers goroutines, each on its own copy of w's start
+// (iter searches from the root with the worker it is given).
+func (w *work) deepenParallel(h0, workers int, iter func(*work) (int, bool)) (search.Outcome, error) {
+	w.bound = h0
+	lower := h0
+	var nodes, last int64 // nodes of the parallel iterations; of the previous iteration
+	for {
+		before := w.nodes + nodes
+		var it iterOut
+		if workers > 1 && last > search.ParallelAbove {
+			it = w.iterateParallel(workers, &nodes, last, iter)
+		} else {
+			if cap(w.path) < w.bound+1 {
+				w.path = make([]uint8, w.bound+1)
+			}
+			w.path = w.path[:w.bound+1]
+			w.next = 1 << 30
+			it.d, it.ok = iter(w)
+			it.stopped, it.next, it.path = w.stopped, w.next, w.path
+		}
+		total := w.nodes + nodes
+		if it.ok {
+			return search.Outcome{Path: append([]uint8(nil), it.path[:it.d]...), Nodes: total, LowerBound: it.d, Optimal: true}, nil
+		}
+		if it.stopped {
+			return search.Outcome{Nodes: total, LowerBound: lower}, search.ErrBudgetExceeded
+		}
+		lower = it.next
+		w.bound = it.next
+		last = total - before
+	}
+}
+
+// iterOut is one iteration's outcome, or a walk of its top.
+type iterOut struct {
+	d       int
+	ok      bool
+	stopped bool
+	next    int
+	path    []uint8
+	items   int64
+}
+
+// worker is a copy of w's start at depth split for one goroutine of a
+// parallel iteration, or for a walk of its top.
+func (w *work) worker(sh *search.Shared, split int, walk bool) *work {
+	c := *w
+	c.nodes, c.reported, c.stopped = 0, 0, false
+	c.check = 1 // look at the shared budget at once
+	c.path = make([]uint8, w.bound+1)
+	c.next = 1 << 30
+	c.shared, c.split, c.items = sh, split, search.NewItems(sh, walk)
+	return &c
+}
+
+func (w *work) run(iter func(*work) (int, bool)) iterOut {
+	d, ok := iter(w)
+	return iterOut{d: d, ok: ok, stopped: !ok && w.shared.Out.Load(), next: w.next, path: w.path, items: w.items.Met()}
+}
+
+// iterateParallel runs one iteration of w's bound on workers goroutines,
+// split where the tree holds search.SplitWant items, and adds their nodes
+// to *nodes.
+func (w *work) iterateParallel(workers int, nodes *int64, last int64, iter func(*work) (int, bool)) iterOut {
+	want := search.SplitWant(last, workers)
+	split := max(w.lastSplit, 1)
+	for {
+		var sh search.Shared
+		sh.Nodes.Store(w.nodes + *nodes)
+		c := w.worker(&sh, split, true)
+		top := c.run(iter)
+		*nodes += c.nodes
+		if top.ok || top.stopped || top.items == 0 {
+			return top // the walk above the split was the whole iteration
+		}
+		if top.items >= want || split == search.MaxSplit {
+			break
+		}
+		split++
+	}
+	w.lastSplit = split
+	var sh search.Shared
+	sh.Nodes.Store(w.nodes + *nodes)
+	ws := make([]*work, workers)
+	out := iterOut{next: 1 << 30}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for i := range ws {
+		ws[i] = w.worker(&sh, split, false)
+		wg.Add(1)
+		go func(c *work) {
+			defer wg.Done()
+			it := c.run(iter)
+			mu.Lock()
+			defer mu.Unlock()
+			if it.ok && !out.ok {
+				out.d, out.ok, out.path = it.d, true, it.path
+				sh.Found.Store(true)
+			}
+		}(ws[i])
+	}
+	wg.Wait()
+	for _, c := range ws {
+		*nodes += c.nodes
+		out.next = min(out.next, c.next)
+	}
+	out.stopped = !out.ok && sh.Out.Load()
+	return out
+}
+
 // visit counts a node and reports whether the budget stops the search
 // there (the node is then not counted). Small enough to inline: the
 // clock and context are looked at only every few thousand nodes.
@@ -333,6 +481,9 @@ func (w *work) stopHere() bool {
 // (0xff at the root) and run how many unit shifts of last's line in last's
 // direction end the path.
 func (w *work) dfs(g int, rc, cc [MaxSide]uint32, hr, hc, par int, last uint8, run int) (int, bool) {
+	if g == w.split && !w.claim() {
+		return 0, false
+	}
 	if w.visit() {
 		return 0, false
 	}

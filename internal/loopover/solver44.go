@@ -151,7 +151,7 @@ func (s *Solver44) Solve(cells []uint8, bud search.Budget) (search.Outcome, erro
 	if err != nil {
 		return search.Outcome{}, err
 	}
-	w := &work44{work: work{Solver: s.wd, b: b, budget: bud, check: bud.FirstCheck(search.CheckEvery)}, s: s, pdb: s.table()}
+	w := &work44{work: work{Solver: s.wd, b: b, budget: bud, check: bud.FirstCheck(search.CheckEvery), split: -1}, s: s, pdb: s.table()}
 	w.buf = s.bufs.Get().(*buf44)
 	defer s.bufs.Put(w.buf)
 	cw, pw := words44(&b)

@@ -38,11 +38,24 @@ type Algorithm interface {
 }
 
 // FastWindow is how long a fast-mode search keeps looking for shorter
-// answers (counted from its start) before it settles: the 24-puzzle's
+// answers (counted from its start) before it settles, when the request
+// chose no budget of its own (see Budget.Fast): the 24-puzzle's
 // fast answers come in well under a second, and 50 ms under a second
 // leaves room for the budget checks and the replay, so a solve stays
 // within a second.
 const FastWindow = 950 * time.Millisecond
+
+// Fast is the budget of an anytime search whose default window is d
+// (search.FastWindow, the 5×5 two-phase solver's DefaultTime): b itself
+// when the request chose a limit of its own, so that a user can trade
+// time for shorter answers as well as the reverse; otherwise b with its
+// deadline at most d from now (a host's ceilings still apply).
+func (b Budget) Fast(d time.Duration) Budget {
+	if b.Chosen && (b.MaxNodes > 0 || !b.Deadline.IsZero()) {
+		return b
+	}
+	return b.Capped(d)
+}
 
 // Capped is b with its deadline at most d from now.
 func (b Budget) Capped(d time.Duration) Budget {

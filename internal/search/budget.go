@@ -18,6 +18,12 @@ type Budget struct {
 	MaxNodes int64
 	Deadline time.Time
 	Ctx      context.Context
+	// Chosen reports that MaxNodes or Deadline is the request's own
+	// budget (a user's --budget-nodes or --timeout, a job's budget), not
+	// only a ceiling a host puts on every request. An anytime (fast-mode)
+	// search spends a chosen budget, longer or shorter than its default
+	// window; under a mere ceiling it keeps the window (see Fast).
+	Chosen bool
 }
 
 // Outcome is what a search proved.

@@ -11,18 +11,14 @@ import (
 // than optimal.
 const fastWeight search.Weight = 24
 
-// Answer solves req by IDA* over the searcher's bound: proved optimal, or
-// in fast mode weighted (h × 1.5).
+// Answer solves req by IDA* over the searcher's bound on req.Threads
+// goroutines: proved optimal, or in fast mode weighted (h × 1.5).
 func (s *Searcher) Answer(req search.Request) (search.Answer, error) {
-	var out search.Outcome
-	var err error
-	name := s.Name()
+	w, name := search.Unweighted, s.Name()
 	if req.Mode == result.ModeFast {
-		out, err = s.SolveWeighted(req.State.Cells, req.Budget, fastWeight)
-		name += "×1.5"
-	} else {
-		out, err = s.Solve(req.State.Cells, req.Budget)
+		w, name = fastWeight, name+"×1.5"
 	}
+	out, err := s.SolveParallel(req.State.Cells, req.Budget, w, req.Threads)
 	return PathAnswer(out, name), err
 }
 

@@ -2,6 +2,7 @@ package sliding
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/tessera-solver/tessera/internal/search"
 )
@@ -112,6 +113,16 @@ type slidingWork struct {
 	gate    search.Gate
 	stopped bool
 	weight  search.Weight // fast mode: h is scaled by the weight
+
+	// A worker of a parallel iteration (par nil when searching alone):
+	// the nodes at depth split are work items (see search.Items); a worker
+	// descends only into those it claimed.
+	budget    search.Budget
+	shared    *search.Shared
+	split     int // −1 alone
+	items     search.Items
+	reported  int64 // nodes added to par.Nodes so far
+	lastSplit int   // the split of the last parallel iteration
 }
 
 // Heuristic is the root lower bound of a board (tests check admissibility).
@@ -124,7 +135,7 @@ func (s *Searcher) Heuristic(cells []uint8) int {
 }
 
 func (s *Searcher) newWork(cells []uint8, b search.Budget) *slidingWork {
-	k := &slidingWork{Searcher: s, gate: search.NewGate(b), weight: search.Unweighted}
+	k := &slidingWork{Searcher: s, gate: search.NewGate(b), weight: search.Unweighted, budget: b, split: -1}
 	copy(k.board[:], cells)
 	return k
 }
@@ -217,17 +228,25 @@ func (k *slidingWork) adjust(h, blank int) int {
 // the budget runs out it returns search.ErrBudgetExceeded with the lower bound
 // proved so far.
 func (s *Searcher) Solve(cells []uint8, b search.Budget) (search.Outcome, error) {
-	return s.solve(cells, b, search.Unweighted)
+	return s.SolveParallel(cells, b, search.Unweighted, 1)
 }
 
 // SolveWeighted is the fast mode: IDA* on g + h·w/16 (e.g. 24 = 1.5×).
 // Answers are not proved optimal. Weights below Unweighted count as
 // Unweighted.
 func (s *Searcher) SolveWeighted(cells []uint8, b search.Budget, w search.Weight) (search.Outcome, error) {
-	return s.solve(cells, b, max(w, search.Unweighted))
+	return s.SolveParallel(cells, b, w, 1)
 }
 
-func (s *Searcher) solve(cells []uint8, b search.Budget, weight search.Weight) (search.Outcome, error) {
+// SolveParallel is SolveWeighted on up to workers goroutines (workers ≤ 1:
+// alone). Small iterations run alone; once one passes
+// search.ParallelAbove nodes, the following ones share their subtrees
+// among the workers (see internal/search). An optimal answer is as short
+// as the one-worker answer but may be another path; Nodes counts every
+// worker's nodes, and a MaxNodes budget is kept to within
+// search.CheckEvery nodes per worker.
+func (s *Searcher) SolveParallel(cells []uint8, b search.Budget, weight search.Weight, workers int) (search.Outcome, error) {
+	weight = max(weight, search.Unweighted)
 	if len(cells) != s.n {
 		return search.Outcome{}, fmt.Errorf("sliding search: %d cells, want %d", len(cells), s.n)
 	}
@@ -245,33 +264,148 @@ func (s *Searcher) solve(cells []uint8, b search.Budget, weight search.Weight) (
 	hv, hh := k.axisV(wv, inv>>16), k.axisH(wh, inv&0xffff)
 	lower := k.adjust(hv+hh, blank)
 	k.bound = k.f(0, hv+hh, blank)
+	root := root{blank, wv, wh, inv, hv, hh}
+	var nodes int64 // of the parallel iterations
+	var last int64  // nodes of the previous iteration
+	parallel := false
 	for {
-		if cap(k.path) < k.bound+1 {
-			k.path = make([]uint8, k.bound+1)
+		var it iteration
+		before := k.nodes + nodes
+		if parallel {
+			it = k.iterateParallel(root, workers, &nodes, last)
+		} else {
+			if cap(k.path) < k.bound+1 {
+				k.path = make([]uint8, k.bound+1)
+			}
+			k.path = k.path[:k.bound+1]
+			k.next = 1 << 30
+			it.d, it.ok = k.dfs(0, blank, noMove, wv, wh, inv, hv, hh)
+			it.stopped, it.next, it.path = k.stopped, k.next, k.path
 		}
-		k.path = k.path[:k.bound+1]
-		k.next = 1 << 30
-		if n, ok := k.dfs(0, blank, noMove, wv, wh, inv, hv, hh); ok {
-			out := search.Outcome{Path: append([]uint8(nil), k.path[:n]...), Nodes: k.nodes, LowerBound: n, Optimal: weight == search.Unweighted}
+		total := k.nodes + nodes
+		if it.ok {
+			out := search.Outcome{Path: append([]uint8(nil), it.path[:it.d]...), Nodes: total, LowerBound: it.d, Optimal: weight == search.Unweighted}
 			if !out.Optimal {
 				out.LowerBound = lower
 			}
 			return out, nil
 		}
-		if k.stopped {
+		if it.stopped {
 			if weight == search.Unweighted {
 				lower = k.bound
 			}
-			return search.Outcome{Nodes: k.nodes, LowerBound: lower}, search.ErrBudgetExceeded
+			return search.Outcome{Nodes: total, LowerBound: lower}, search.ErrBudgetExceeded
 		}
-		if k.next == 1<<30 {
-			return search.Outcome{Nodes: k.nodes}, search.ErrNoSolution
+		if it.next == 1<<30 {
+			return search.Outcome{Nodes: total}, search.ErrNoSolution
 		}
 		if weight == search.Unweighted {
 			lower = k.bound
 		}
-		k.bound = k.next
+		k.bound = it.next
+		last = total - before
+		parallel = workers > 1 && last > search.ParallelAbove
 	}
+}
+
+// root is the start of every iteration's walk.
+type root struct {
+	blank  int
+	wv, wh uint32
+	inv    int
+	hv, hh int
+}
+
+// iteration is the outcome of one IDA* iteration (or of a walk of its top).
+type iteration struct {
+	d       int
+	ok      bool
+	stopped bool
+	next    int
+	path    []uint8
+	items   int64 // a walk of the top: work items met
+}
+
+// worker is a copy of k's start for one goroutine of a parallel
+// iteration (or a walk of its top) at depth split.
+func (k *slidingWork) worker(par *search.Shared, split int, walk bool) *slidingWork {
+	w := *k
+	w.nodes, w.reported, w.stopped = 0, 0, false
+	// The gate only paces the shared checks: every search.CheckEvery
+	// nodes, and at once (the budget is over every worker's nodes).
+	w.gate = search.NewGate(search.Budget{Ctx: k.budget.Ctx})
+	w.path = make([]uint8, k.bound+1)
+	w.next = 1 << 30
+	w.shared, w.split, w.items = par, split, search.NewItems(par, walk)
+	return &w
+}
+
+func (w *slidingWork) run(r root) iteration {
+	d, ok := w.dfs(0, r.blank, noMove, r.wv, r.wh, r.inv, r.hv, r.hh)
+	return iteration{d: d, ok: ok, stopped: !ok && w.shared.Out.Load(), next: w.next, path: w.path, items: w.items.Met()}
+}
+
+// iterateParallel runs one iteration of k's bound on workers goroutines
+// and adds their nodes to *nodes; last, the previous iteration's size,
+// chooses the split.
+func (k *slidingWork) iterateParallel(r root, workers int, nodes *int64, last int64) iteration {
+	want := search.SplitWant(last, workers)
+	split := max(k.lastSplit, 1)
+	for {
+		var par search.Shared
+		par.Nodes.Store(k.nodes + *nodes)
+		w := k.worker(&par, split, true)
+		top := w.run(r)
+		*nodes += w.nodes
+		if top.ok || top.stopped || top.items == 0 {
+			// The walk above the split was the whole iteration.
+			return top
+		}
+		if top.items >= want || split == search.MaxSplit {
+			break
+		}
+		split++
+	}
+	k.lastSplit = split
+	var par search.Shared
+	par.Nodes.Store(k.nodes + *nodes)
+	ws := make([]*slidingWork, workers)
+	out := iteration{next: 1 << 30}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for i := range ws {
+		ws[i] = k.worker(&par, split, false)
+		wg.Add(1)
+		go func(w *slidingWork) {
+			defer wg.Done()
+			it := w.run(r)
+			mu.Lock()
+			defer mu.Unlock()
+			if it.ok && !out.ok {
+				out.d, out.ok, out.path = it.d, true, it.path
+				par.Found.Store(true)
+			}
+		}(ws[i])
+	}
+	wg.Wait()
+	for _, w := range ws {
+		*nodes += w.nodes
+		out.next = min(out.next, w.next)
+	}
+	out.stopped = !out.ok && par.Out.Load()
+	return out
+}
+
+// expired is called when the node count reaches the gate: alone, the
+// gate decides; a parallel worker counts against every worker's total
+// and stops when another has found the goal or run out.
+func (k *slidingWork) expired() bool {
+	if k.shared == nil {
+		return k.gate.Expired(k.nodes)
+	}
+	// Report looks at the whole budget; the gate (of the context alone)
+	// only re-arms.
+	return k.shared.Report(k.budget, k.nodes, &k.reported) || k.gate.Expired(k.nodes)
 }
 
 // f is the IDA* cost of a node at depth g with unadjusted bound h.
@@ -286,8 +420,17 @@ func (k *slidingWork) f(g, h, blank int) int {
 // dfs explores below a node at depth g. It returns the solution length and
 // true when the goal is found within k.bound.
 func (k *slidingWork) dfs(g, blank int, prev uint8, wv, wh uint32, inv, hv, hh int) (int, bool) {
+	if g == k.split {
+		mine, stop := k.items.Claim()
+		if stop {
+			k.stopped = true
+		}
+		if !mine {
+			return 0, false
+		}
+	}
 	k.nodes++
-	if k.nodes >= k.gate.Next && k.gate.Expired(k.nodes) {
+	if k.nodes >= k.gate.Next && k.expired() {
 		k.nodes-- // this node was not expanded
 		k.stopped = true
 		return 0, false

@@ -72,7 +72,7 @@ func solved(b []uint8) bool {
 // BenchmarkKorf100 solves all of Korf's 100 optimally on one goroutine and
 // reports the totals behind docs/BENCHMARKS.md:
 //
-//	go test -run '^$' -bench Korf100 -benchtime 1x ./internal/search
+//	go test -run '^$' -bench Korf100 -benchtime 1x ./internal/sliding
 func BenchmarkKorf100(b *testing.B) {
 	s, err := NewSearcher(4, 4)
 	if err != nil {

@@ -13,8 +13,8 @@ import (
 
 // loopoverAlg answers the Loopover boards that neither a distance table
 // nor the two-phase solver serves: optimal IDA* where its bound fits,
-// under the budget (in fast mode for at most search.FastWindow, then the
-// constructive answer); otherwise the constructive solver, whose answers
+// under the budget (in fast mode within the request's own budget, else
+// search.FastWindow; then the constructive answer); otherwise the constructive solver, whose answers
 // are not proved optimal but never refused for the board's size.
 type loopoverAlg struct {
 	ida loopover.Optimal // nil: construction only
@@ -50,9 +50,9 @@ func (l loopoverAlg) Answer(req search.Request) (search.Answer, error) {
 	if l.ida != nil {
 		b := req.Budget
 		if req.Mode == result.ModeFast {
-			b = b.Capped(search.FastWindow)
+			b = b.Fast(search.FastWindow)
 		}
-		out, err := l.ida.Solve(req.State.Cells, b)
+		out, err := l.solve(req.State.Cells, b, req.Threads)
 		a := search.Answer{Solver: l.ida.Name(), Nodes: out.Nodes, LowerBound: out.LowerBound, Optimal: out.Optimal}
 		if err == nil {
 			a.Moves = l.ida.Moves(out.Path)
@@ -70,4 +70,19 @@ func (l loopoverAlg) Answer(req search.Request) (search.Answer, error) {
 	}
 	// A constructive answer as short as a proved bound is optimal too.
 	return search.Answer{Moves: moves, Solver: "loopover-construct", Nodes: nodes, LowerBound: lower, Optimal: len(moves) == lower}, nil
+}
+
+// parallelSearch is an optimal Loopover search that can split its
+// iterations over threads: the general walking-distance or displacement
+// search (3×5, 5×5, 12-cell boards without their table). The 4×4 solver
+// searches alone.
+type parallelSearch interface {
+	SolveParallel(cells []uint8, b search.Budget, workers int) (search.Outcome, error)
+}
+
+func (l loopoverAlg) solve(cells []uint8, b search.Budget, threads int) (search.Outcome, error) {
+	if p, ok := l.ida.(parallelSearch); ok && threads > 1 {
+		return p.SolveParallel(cells, b, threads)
+	}
+	return l.ida.Solve(cells, b)
 }

@@ -17,15 +17,27 @@ import (
 
 // Options bound one solve. Zero values mean "no limit".
 type Options struct {
-	Mode     result.Mode
+	Mode result.Mode
+	// MaxNodes and Timeout are the solve's budget. In fast mode they are
+	// what the anytime search spends, longer or shorter than its default
+	// window (search.FastWindow; 300 ms for the 5×5 Loopover two-phase),
+	// which applies when neither is set.
 	MaxNodes int64
 	Timeout  time.Duration
+	// Ceiling says that MaxNodes and Timeout are only a host's limits on a
+	// request that named no budget (solverd run's solver.max_nodes and
+	// solver.timeout): they still stop the search, but fast mode keeps its
+	// default window under them.
+	Ceiling bool
 	// Goal replaces the standard goal of a swap board (same shape, same
 	// number of ones); other puzzles ignore it.
 	Goal *puzzle.State
-	// Threads is how many goroutines one pattern-database search may use
-	// (0 or 1: one). It pays for single long solves such as the 24-puzzle
-	// (two threads halve the time); a batch is better spread over states.
+	// Threads is how many goroutines one IDA* search (sliding boards over
+	// pattern databases or walking distance; Loopover 3×5, 5×5 and 12-cell
+	// boards without their table; not the 4×4 Loopover solver) may use (0
+	// or 1: one). It pays for single
+	// hard solves such as a hard 15-puzzle or the 24-puzzle; a batch is
+	// better spread over states.
 	Threads int
 }
 
@@ -131,7 +143,8 @@ func (s *Solver) answer(ctx context.Context, st, goal puzzle.State, opt Options)
 		return search.Answer{}, err
 	}
 	req := search.Request{State: st, Goal: goal, Mode: mode, Threads: opt.Threads,
-		Budget: search.Budget{MaxNodes: opt.MaxNodes, Ctx: ctx}}
+		Budget: search.Budget{MaxNodes: opt.MaxNodes, Ctx: ctx,
+			Chosen: !opt.Ceiling && (opt.MaxNodes > 0 || opt.Timeout > 0)}}
 	if opt.Timeout > 0 {
 		req.Budget.Deadline = time.Now().Add(opt.Timeout)
 	}

@@ -72,7 +72,10 @@ func decodeJob(data []byte) decoded {
 	if d.opt.Timeout == 0 {
 		// Every job ends: one that names no budget (an older or foreign
 		// producer) gets its puzzle's default, the lane it was sent on.
+		// The default only limits: fast mode keeps its short window under
+		// it instead of spending it all looking for shorter answers.
 		d.opt.Timeout = job.DefaultTimeout(spec, mode)
+		d.opt.Ceiling = d.opt.MaxNodes == 0
 	}
 	if j.Goal != "" {
 		if spec.Kind != puzzle.Swap {

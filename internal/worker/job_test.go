@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tessera-solver/tessera/internal/result"
@@ -104,4 +105,21 @@ func FuzzDecodeJob(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A job without a budget gets its puzzle's default as a limit only (fast
+// mode keeps its short window under it); a job's own timeout is chosen.
+func TestDefaultBudgetIsACeiling(t *testing.T) {
+	d := decodeJob([]byte(`{"v":1,"id":"1-0","batch":1,"puzzle":"15","seq":0,"states":["x"],"mode":"fast"}`))
+	if d.invalid != "" || d.dead != "" || d.opt.Timeout != job.QuickLimit || !d.opt.Ceiling {
+		t.Errorf("no budget: %+v", d)
+	}
+	d = decodeJob([]byte(`{"v":1,"id":"1-0","batch":1,"puzzle":"15","seq":0,"states":["x"],"mode":"fast","timeout_ms":5000}`))
+	if d.opt.Timeout != 5*time.Second || d.opt.Ceiling {
+		t.Errorf("own timeout: %+v", d.opt)
+	}
+	d = decodeJob([]byte(`{"v":1,"id":"1-0","batch":1,"puzzle":"15","seq":0,"states":["x"],"mode":"fast","max_nodes":1000}`))
+	if d.opt.MaxNodes != 1000 || d.opt.Ceiling {
+		t.Errorf("own node budget: %+v", d.opt)
+	}
 }

@@ -156,9 +156,16 @@ func (w *work) expired() bool {
 // that is not a permutation of 1..25 and puzzle.ErrUnsolvable for an odd
 // permutation.
 func (s *Solver) Solve(c []uint8, bud search.Budget) (moves []puzzle.Move, lower int, err error) {
+	moves, lower, _, err = s.solve(c, bud)
+	return moves, lower, err
+}
+
+// solve is Solve that also counts the nodes of both phases: a MaxNodes
+// budget counts them all, those of the first answer included.
+func (s *Solver) solve(c []uint8, bud search.Budget) (moves []puzzle.Move, lower int, nodes int64, err error) {
 	st := puzzle.State{Spec: puzzle.Spec{Kind: puzzle.Loopover, Rows: side, Cols: side}, Cells: c}
 	if err := puzzle.Solvable(st); err != nil {
-		return nil, 0, fmt.Errorf("loopover 5x5 two-phase: %w", err)
+		return nil, 0, 0, fmt.Errorf("loopover 5x5 two-phase: %w", err)
 	}
 	var in board
 	for i, x := range c {
@@ -203,7 +210,7 @@ func (s *Solver) Solve(c []uint8, bud search.Budget) (moves []puzzle.Move, lower
 			}
 		}
 	}
-	return w.bestVar.moves(w.bestPath), min(lower, w.best), nil
+	return w.bestVar.moves(w.bestPath), min(lower, w.best), w.nodes, nil
 }
 
 // blockPos is the cells of the block pieces on b.

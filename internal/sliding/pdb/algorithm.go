@@ -2,7 +2,6 @@ package pdb
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/search"
@@ -25,24 +24,21 @@ func (sv *Solver) Answer(req search.Request) (search.Answer, error) {
 }
 
 // fast is anytime weighted IDA*: the heaviest weight under the job's
-// budget, then lighter ones while search.FastWindow lasts, keeping the
-// shortest answer.
+// budget, then lighter ones, keeping the shortest answer, for as long as
+// the request's own budget lasts when it chose one (a --timeout or
+// --budget-nodes, longer or shorter), else while search.FastWindow lasts.
 func (sv *Solver) fast(req search.Request) (search.Answer, error) {
 	b := req.Budget
 	// The window counts from the start, so a solve takes about a second
 	// in all unless the first answer alone takes longer.
-	until := time.Now().Add(search.FastWindow)
+	window := b.Fast(search.FastWindow)
 	best, err := sv.SolveParallel(req.State.Cells, b, fastWeights[0], req.Threads)
 	name := weighted(sv.Name(), fastWeights[0])
 	if err != nil {
 		return sliding.PathAnswer(best, name), err
 	}
-	if !b.Deadline.IsZero() && b.Deadline.Before(until) {
-		until = b.Deadline
-	}
 	for _, w := range fastWeights[1:] {
-		lb := b
-		lb.Deadline = until
+		lb := window
 		if b.MaxNodes > 0 {
 			if lb.MaxNodes = b.MaxNodes - best.Nodes; lb.MaxNodes <= 0 {
 				break

@@ -54,7 +54,7 @@ func BenchmarkBuild(b *testing.B) {
 // BenchmarkKorf100 solves Korf's 100 optimally on one goroutine with
 // IDA* over the 5-5-5 and 6-6-3 sets, with and without the reflected
 // lookup. The tables are built before the timer starts. Compare with
-// go test -run '^$' -bench Korf100 -benchtime 1x ./internal/search (WD+ID).
+// go test -run '^$' -bench Korf100 -benchtime 1x ./internal/sliding (WD+ID).
 //
 //	go test -run '^$' -bench Korf100 -benchtime 1x ./internal/sliding/pdb
 func BenchmarkKorf100(b *testing.B) {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/bits"
 	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/tessera-solver/tessera/internal/search"
@@ -266,14 +265,15 @@ type idaWork struct {
 	weight  search.Weight // search.Unweighted is plain IDA*
 
 	// A worker of a parallel iteration (par nil when searching alone):
-	// the nodes at depth split are work items, numbered in the order in
-	// which every worker meets them; a worker descends only into those it
-	// claimed.
-	par      *parIter
-	split    int   // −1 alone
-	item     int64 // work items met so far
-	mine     int64 // the last item claimed, −1 before the first
-	reported int64 // nodes added to par.nodes so far
+	// the nodes at depth split are work items (see search.Items); a worker
+	// descends only into those it claimed.
+	par      *search.Shared
+	split    int // −1 alone
+	items    search.Items
+	reported int64 // nodes added to par.Nodes so far
+	// lastSplit is the split of the last parallel iteration: the next
+	// one's tree is larger, so its split is no shallower.
+	lastSplit int
 }
 
 // rankDirect and rankReflected rank pattern j at the start of a search
@@ -312,17 +312,9 @@ func (sv *Solver) SolveWeighted(cells []uint8, b search.Budget, w search.Weight)
 	return sv.SolveParallel(cells, b, w, 1)
 }
 
-// parAbove is the size of an iteration (nodes) after which the next ones
-// run on every worker: below it, starting goroutines costs more than it
-// saves, and the answer of a small search stays deterministic. (A
-// variable so that tests split small searches.)
-var parAbove int64 = 1 << 20
-
-// splitDepth is the depth of the work items of a parallel iteration.
-// Every worker walks the tree above it (a few thousand nodes at most);
-// the subtrees below, thousands of them, are shared out one at a time,
-// so the heavy-tailed sizes of subtrees even out between the workers.
-const splitDepth = 12
+// parAbove is search.ParallelAbove (a variable so that tests split small
+// searches).
+var parAbove int64 = search.ParallelAbove
 
 // SolveParallel is SolveWeighted on up to workers goroutines (one core
 // each; workers ≤ 1 searches alone). Small iterations run alone; once an iteration takes more than
@@ -364,6 +356,7 @@ func (sv *Solver) SolveParallel(cells []uint8, b search.Budget, w search.Weight,
 	k.bound = k.f(0, h0)
 	lower := h0
 	var nodes int64 // of the parallel iterations
+	var last int64  // nodes of the previous iteration
 	parallel := false
 	for {
 		var d int
@@ -372,7 +365,7 @@ func (sv *Solver) SolveParallel(cells []uint8, b search.Budget, w search.Weight,
 		var next int
 		before := k.nodes + nodes
 		if parallel {
-			d, ok, stopped, next, path = k.iterateParallel(workers, sum, &nodes)
+			d, ok, stopped, next, path = k.iterateParallel(workers, sum, &nodes, last)
 		} else {
 			if cap(k.path) < k.bound+1 {
 				k.path = make([]uint8, k.bound+1)
@@ -400,24 +393,24 @@ func (sv *Solver) SolveParallel(cells []uint8, b search.Budget, w search.Weight,
 			lower = next // every path shorter than the bound was refuted
 		}
 		k.bound = next
-		parallel = workers > 1 && total-before > parAbove
+		last = total - before
+		parallel = workers > 1 && last > parAbove
 	}
-}
-
-// parIter is what the workers of one parallel iteration share.
-type parIter struct {
-	claims atomic.Int64 // work items handed out
-	nodes  atomic.Int64 // nodes reported by the workers, for MaxNodes
-	found  atomic.Bool  // a worker reached the goal: the others stop
-	out    atomic.Bool  // a worker ran out of budget: the others stop
 }
 
 // iterateParallel runs one iteration of k's bound on workers goroutines,
 // each on its own copy of k's start, and adds their nodes to *nodes.
-func (k *idaWork) iterateParallel(workers int, sum [2]int, nodes *int64) (d int, ok, stopped bool, next int, path []uint8) {
-	var par parIter
+// last is the previous iteration's size, from which the split is chosen.
+func (k *idaWork) iterateParallel(workers int, sum [2]int, nodes *int64, last int64) (d int, ok, stopped bool, next int, path []uint8) {
+	split, top := k.splitFor(workers, sum, nodes, last)
+	if top.done {
+		// The walk above the split found the goal, ran out of budget or
+		// met no node at the split: it was the whole iteration.
+		return top.d, top.ok, top.stopped, top.next, top.path
+	}
+	var par search.Shared
 	// Nodes so far count against MaxNodes.
-	par.nodes.Store(k.nodes + *nodes)
+	par.Nodes.Store(k.nodes + *nodes)
 	ws := make([]idaWork, workers)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -429,7 +422,7 @@ func (k *idaWork) iterateParallel(workers int, sum [2]int, nodes *int64) (d int,
 		w.check = 1 // look at the shared budget at once
 		w.path = make([]uint8, k.bound+1)
 		w.next = 1 << 30
-		w.par, w.split, w.item, w.mine = &par, splitDepth, 0, -1
+		w.par, w.split, w.items = &par, split, search.NewItems(&par, false)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -438,7 +431,7 @@ func (k *idaWork) iterateParallel(workers int, sum [2]int, nodes *int64) (d int,
 			defer mu.Unlock()
 			if wok && !ok {
 				d, ok, path = wd, true, w.path
-				par.found.Store(true)
+				par.Found.Store(true)
 			}
 		}()
 	}
@@ -447,7 +440,56 @@ func (k *idaWork) iterateParallel(workers int, sum [2]int, nodes *int64) (d int,
 		*nodes += ws[i].nodes
 		next = min(next, ws[i].next)
 	}
-	return d, ok, !ok && par.out.Load(), next, path
+	return d, ok, !ok && par.Out.Load(), next, path
+}
+
+// topWalk is a walk of an iteration that stops at the split: the work
+// items it met and, when it was the whole iteration (done), its outcome.
+type topWalk struct {
+	items   int64
+	done    bool
+	d       int
+	ok      bool
+	stopped bool
+	next    int
+	path    []uint8
+}
+
+// splitFor chooses the depth of the work items of a parallel iteration:
+// the shallowest (from the last one chosen, up to search.MaxSplit) at
+// which the tree within the bound has the number of items the previous
+// iteration's size asks for (search.SplitWant). Each try walks the tree above that depth once on this
+// goroutine (its nodes count in *nodes).
+func (k *idaWork) splitFor(workers int, sum [2]int, nodes *int64, last int64) (int, topWalk) {
+	want := search.SplitWant(last, workers)
+	split := max(k.lastSplit, 1)
+	for {
+		top := k.walkTop(split, sum, nodes)
+		if top.done || top.items >= want || split == search.MaxSplit {
+			k.lastSplit = split
+			return split, top
+		}
+		split++
+	}
+}
+
+// walkTop walks the current iteration down to depth split, counting the
+// nodes there (work items) without expanding them.
+func (k *idaWork) walkTop(split int, sum [2]int, nodes *int64) topWalk {
+	var par search.Shared
+	par.Nodes.Store(k.nodes + *nodes)
+	w := *k
+	w.nodes, w.reported = 0, 0
+	w.check = 1
+	w.path = make([]uint8, k.bound+1)
+	w.next = 1 << 30
+	// Never drawing an item, the walk only numbers them.
+	w.par, w.split, w.items = &par, split, search.NewItems(&par, true)
+	d, ok := w.dfs(0, int(w.pos[0]), 0, sum[0], sum[1])
+	*nodes += w.nodes
+	stopped := !ok && par.Out.Load()
+	items := w.items.Met()
+	return topWalk{items: items, done: ok || stopped || items == 0, d: d, ok: ok, stopped: stopped, next: w.next, path: w.path}
 }
 
 // f is the cost bound of a node at depth g with heuristic h.
@@ -459,42 +501,30 @@ func (k *idaWork) f(g, h int) int {
 }
 
 func (k *idaWork) expired() bool {
-	b := k.budget
 	// A parallel worker counts against the workers' total and stops when
 	// another has found the goal or run out.
-	total := k.nodes
-	p := k.par
-	if p != nil {
-		total = p.nodes.Add(k.nodes - k.reported)
-		k.reported = k.nodes
-		if p.found.Load() || p.out.Load() {
+	if p := k.par; p != nil {
+		if p.Report(k.budget, k.nodes, &k.reported) {
 			return true
 		}
-	}
-	if b.Exhausted(total) {
-		if p != nil {
-			p.out.Store(true)
-		}
+	} else if k.budget.Exhausted(k.nodes) {
 		return true
 	}
-	k.check = b.NextCheck(k.nodes, search.CheckEvery)
+	k.check = k.budget.NextCheck(k.nodes, search.CheckEvery)
 	return false
 }
 
 func (k *idaWork) isGoal() bool { return k.board == k.goal }
 
 // claim numbers a work item of a parallel iteration and reports whether
-// this worker explores it. A worker that has finished its last claim takes
-// the next number from the shared counter; every worker meets the items in
-// the same order, so each number is explored by exactly the worker that
-// drew it.
+// this worker explores it (search.Items.Claim); it stops the worker when
+// another has found the goal or run out.
 func (k *idaWork) claim() bool {
-	i := k.item
-	k.item++
-	if k.mine < i {
-		k.mine = k.par.claims.Add(1) - 1
+	mine, stop := k.items.Claim()
+	if stop {
+		k.stopped = true
 	}
-	return k.mine == i
+	return mine
 }
 
 // steps are the rank changes, per side, when tile t makes move m.

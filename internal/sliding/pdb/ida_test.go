@@ -216,7 +216,7 @@ func TestSolverOptimal2x4(t *testing.T) {
 	}
 }
 
-// Parallel iterations share out the subtrees below splitDepth: a lost or
+// Parallel iterations share out the subtrees below search.MaxSplit: a lost or
 // doubled work item would show as a longer answer, a missed one as a
 // failed search. With parAbove lowered, every iteration after the first
 // few is split, on boards solved at many depths.
