@@ -80,7 +80,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 var (
 	dbKeys      = config.Uses("database")
 	runKeys     = config.Uses("database", "nats", "results.fetch_batch", "results.fetch_wait", "results.metrics_addr", "results.http_token")
-	serveKeys   = config.Uses("database", "results.http_addr", "results.http_token")
+	serveKeys   = config.Uses("database", "nats", "results.http_addr", "results.http_token")
 	requeueKeys = config.Uses("database", "nats", "solver.max_nodes", "solver.timeout", "producer.chunk_size")
 	cancelKeys  = config.Uses("database", "nats")
 )
@@ -416,7 +416,8 @@ func service(ctx context.Context, cfg config.Config, st *store.Store, log *slog.
 }
 
 func serveCmd() *cobra.Command {
-	return keyed(&cobra.Command{
+	var generate bool
+	c := keyed(&cobra.Command{
 		Use:   "serve",
 		Short: "Serve /healthz, /metrics, a JSON API and a status page on results.http_addr until SIGTERM",
 		Long: "Migrates the schema (retrying until PostgreSQL answers; requests get 503 meanwhile),\n" +
@@ -426,7 +427,9 @@ func serveCmd() *cobra.Command {
 			"  /api/scrambles?puzzle=P&length=L[&limit=N], and / (status page, ?batch=ID).\n" +
 			"With results.http_token (TESSERA_RESULTS_HTTP_TOKEN) set, every endpoint but /healthz\n" +
 			"requires \"Authorization: Bearer <token>\" (401 without it).\n" +
-			"Read-only; run it beside `results run`. See docs/PIPELINE-store.md and docs/SECURITY.md.",
+			"Read-only unless --generate: then /api/scrambles?generate=true enqueues sampled candidates\n" +
+			"on NATS (nats.*) for scrambles not stored yet. Run it beside `results run`. See\n" +
+			"docs/PIPELINE-store.md and docs/SECURITY.md.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, st, err := setup(cmd)
@@ -434,9 +437,27 @@ func serveCmd() *cobra.Command {
 				return err
 			}
 			defer st.Close()
-			return serve(cmd.Context(), cfg.Results.HTTPAddr, cfg.Results.HTTPToken, st, logger(cmd.ErrOrStderr()))
+			var opts []httpapi.Option
+			if generate {
+				nc, err := queue.Connect(cfg.NATS.URL, "tessera-results-serve", natsAuth(cfg.NATS))
+				if err != nil {
+					return err
+				}
+				defer nc.Close()
+				js, err := queue.New(nc)
+				if err != nil {
+					return err
+				}
+				if err := queue.EnsureStreams(cmd.Context(), js, queue.WithDeliveries(cfg.NATS.MaxDeliver, cfg.NATS.AckWait)); err != nil {
+					return err
+				}
+				opts = append(opts, httpapi.WithGenerator(newSampler(st, js, nc.MaxPayload(), uint64(time.Now().UnixNano()))))
+			}
+			return serve(cmd.Context(), cfg.Results.HTTPAddr, cfg.Results.HTTPToken, st, logger(cmd.ErrOrStderr()), opts...)
 		},
 	}, serveKeys)
+	c.Flags().BoolVar(&generate, "generate", false, "let /api/scrambles?generate=true enqueue candidates for missing scrambles (connects to NATS)")
+	return c
 }
 
 // serve is `results serve`. It listens first (a taken or malformed address
@@ -445,13 +466,13 @@ func serveCmd() *cobra.Command {
 // until ctx is cancelled and shuts down gracefully: in-flight requests get
 // up to 10 s to finish. A non-empty token guards every endpoint but
 // /healthz (internal/httpauth).
-func serve(ctx context.Context, addr, token string, st *store.Store, log *slog.Logger) error {
+func serve(ctx context.Context, addr, token string, st *store.Store, log *slog.Logger, opts ...httpapi.Option) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	var ready atomic.Bool
-	api := httpapi.New(st, log)
+	api := httpapi.New(st, log, opts...)
 	srv := &http.Server{
 		Handler: httpauth.Bearer(token, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if !ready.Load() {

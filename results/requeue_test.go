@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +16,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/tessera-solver/tessera/internal/httpapi"
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/natstest"
 	"github.com/tessera-solver/tessera/internal/puzzle"
@@ -214,5 +218,58 @@ func TestExactDistribution(t *testing.T) {
 	withStdin(bad)
 	if code, _, e := cli(t, ctx, "exact", "--puzzle", "8", db); code == exitOK || !strings.Contains(e, "line 2") {
 		t.Errorf("exact of junk: %d %s", code, e)
+	}
+}
+
+// generate=true enqueues sampled candidates for what is missing, once per
+// puzzle and length while that batch is solved, and the scrambles come in.
+func TestScramblesGenerate(t *testing.T) {
+	p := startPipeline(t)
+	p.run(t)
+	js := p.js
+	gen := newSampler(p.st, js, 1<<20, 1)
+	srv := httptest.NewServer(httpapi.New(p.st, nil, httpapi.WithGenerator(gen)))
+	defer srv.Close()
+	get := func() httpapi.Scrambles {
+		t.Helper()
+		resp, err := srv.Client().Get(srv.URL + "/api/scrambles?puzzle=8&length=20&count=5&client=c&generate=true")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var s httpapi.Scrambles
+		if resp.StatusCode != 200 || json.NewDecoder(resp.Body).Decode(&s) != nil {
+			t.Fatalf("status %d", resp.StatusCode)
+		}
+		return s
+	}
+	first := get()
+	if first.Missing != 5 || first.Generating == nil || first.Generating.Candidates < 5 {
+		t.Fatalf("first: %+v", first)
+	}
+	if again := get(); again.Generating == nil || again.Generating.Batch != first.Generating.Batch {
+		t.Errorf("a second request while the batch is solved made another: %+v", again)
+	}
+	p.until(t, first.Generating.Batch, store.Batch.Finished)
+	// 200 random 8-puzzles hold several of length 20 (about 9 % are).
+	got := get()
+	if got.Count == 0 {
+		t.Errorf("no scrambles after the batch: %+v", got)
+	}
+	for _, s := range got.Scrambles {
+		if *s.Length != 20 || !s.Optimal {
+			t.Errorf("scramble %+v", s)
+		}
+	}
+	// Without a generator the option is refused, naming the command.
+	plain := httptest.NewServer(httpapi.New(p.st, nil))
+	defer plain.Close()
+	resp, err := plain.Client().Get(plain.URL + "/api/scrambles?puzzle=8&length=31&count=5&generate=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotImplemented {
+		t.Errorf("generate without a generator: %d", resp.StatusCode)
 	}
 }

@@ -11,7 +11,8 @@
 //	GET /api/puzzles/{puzzle}/distribution  same over every batch of a puzzle (sliding:3x3 or 8)
 //	GET /api/scrambles?puzzle=P&length=L&count=N[&client=K][&cursor=C][&min_nodes=A][&max_nodes=B]
 //	    distinct stored states of P whose optimal length is L; a client key
-//	    never gets a state twice; limit= is count's older name
+//	    never gets a state twice; limit= is count's older name; with
+//	    generate=true (results serve --generate) what is missing is enqueued
 //	GET /?batch=ID                        HTML: recent batches, and the histogram of batch ID
 //
 // API errors are JSON objects {"error": "...", "param": "..."} (param only
@@ -54,15 +55,35 @@ const (
 type server struct {
 	st  *store.Store
 	log *slog.Logger
+	gen Generator // nil: generate=true is refused
 }
 
+// Generator enqueues candidates for scrambles that are not stored yet
+// (results serve --generate): states of spec to be solved, so that missing
+// more of them at optimal length come in. It returns the batch it made
+// (or the one still working on that length) and how many candidates it
+// holds.
+type Generator interface {
+	Generate(ctx context.Context, spec puzzle.Spec, length, missing int) (batch int64, candidates int, err error)
+}
+
+// Option configures New.
+type Option func(*server)
+
+// WithGenerator lets /api/scrambles?generate=true enqueue what is missing.
+func WithGenerator(g Generator) Option { return func(s *server) { s.gen = g } }
+
 // New returns the handler of every endpoint listed in the package comment.
-// It only reads st; log receives server-side failures (5xx).
-func New(st *store.Store, log *slog.Logger) http.Handler {
+// It only reads st (a Generator, when given, writes batches); log receives
+// server-side failures (5xx).
+func New(st *store.Store, log *slog.Logger, opts ...Option) http.Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &server{st: st, log: log}
+	for _, o := range opts {
+		o(s)
+	}
 	reg := metrics.NewRegistry()
 	reg.MustRegister(dbCollector{st: st, log: log})
 	mux := http.NewServeMux()
@@ -222,6 +243,15 @@ type Scrambles struct {
 	// them.
 	Missing  int    `json:"missing,omitempty"`
 	Generate string `json:"generate,omitempty"`
+	// Generating, after generate=true, is the batch of candidates
+	// enqueued for what is missing: ask again as it fills.
+	Generating *Generating `json:"generating,omitempty"`
+}
+
+// Generating is a batch of candidates enqueued by generate=true.
+type Generating struct {
+	Batch      int64 `json:"batch"`
+	Candidates int   `json:"candidates"`
 }
 
 func (s *server) scrambles(w http.ResponseWriter, r *http.Request) {
@@ -297,6 +327,18 @@ func (s *server) scrambles(w http.ResponseWriter, r *http.Request) {
 	} else {
 		out.Missing = limit - len(rows)
 		out.Generate = fmt.Sprintf("producer --puzzle %s --target-length %d --count %d", spec, length, limit)
+		if q.Get("generate") == "true" {
+			if s.gen == nil {
+				writeJSON(w, http.StatusNotImplemented, map[string]string{"error": "generate: this results serve does not generate (start it with --generate), or run: " + out.Generate, "param": "generate"})
+				return
+			}
+			b, n, err := s.gen.Generate(ctx, spec, length, out.Missing)
+			if err != nil {
+				s.fail(w, r, err)
+				return
+			}
+			out.Generating = &Generating{Batch: b, Candidates: n}
+		}
 	}
 	writeJSON(w, http.StatusOK, out)
 }
