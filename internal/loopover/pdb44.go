@@ -159,3 +159,26 @@ func (im *pdbImage) index(x uint64) uint32 {
 	}
 	return uint32(add2(y&low24, uint64(im.add)))
 }
+
+// PDB44Entries is the number of entries of the 4×4 six-piece table (the
+// placements of the pattern's pieces), stored two to a byte (encoding
+// "u4") in the table file `loopover-4x4-pdb6`.
+const PDB44Entries = pdbPlacements
+
+// PDB44Generator versions BuildPDB44: bump it when the index or the
+// entries change meaning.
+const PDB44Generator = 1
+
+// BuildPDB44 builds the 4×4 six-piece table (under a second) and returns
+// its payload, as NewSolver44With takes it, and its depth histogram.
+func BuildPDB44() (payload []byte, counts []int64) {
+	t := buildPDB44()
+	for r := range pdbPlacements {
+		d := int(t.nib[r>>1] >> (r & 1 * 4) & 15)
+		for len(counts) <= d {
+			counts = append(counts, 0)
+		}
+		counts[d]++
+	}
+	return t.nib, counts
+}

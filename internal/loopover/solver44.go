@@ -115,6 +115,21 @@ func newSolver44(order []uint8) (*Solver44, error) {
 	return s, nil
 }
 
+// NewSolver44With is NewSolver44 over a pattern database built before
+// (BuildPDB44's payload, e.g. a mapped table file, which must outlive the
+// solver and is never written): no table is built at run time.
+func NewSolver44With(payload []byte) (*Solver44, error) {
+	if len(payload) != pdbPlacements/2 {
+		return nil, fmt.Errorf("loopover 4x4 pattern database: %d bytes, want %d", len(payload), pdbPlacements/2)
+	}
+	s, err := NewSolver44()
+	if err != nil {
+		return nil, err
+	}
+	s.pdbOnce.Do(func() { s.pdb = &pdbTable{nib: payload} })
+	return s, nil
+}
+
 // Prepare builds the pattern database now rather than on the first Solve
 // or Heuristic. Optional.
 func (s *Solver44) Prepare() { s.table() }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tessera-solver/tessera/internal/fulltable"
+	"github.com/tessera-solver/tessera/internal/loopover"
 	"github.com/tessera-solver/tessera/internal/loopover/twophase"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
@@ -76,8 +77,23 @@ func Sets() []Set {
 		slidingSet(pdb.Partition6666, "6-6-6-6 additive PDB + reflection for the 24-puzzle", "≈45 s per table on 2 cores, 0.75 GB while building"),
 		fullSet(puzzle.Spec{Kind: puzzle.Loopover, Rows: 3, Cols: 4}, "every 3x4 (and, transposed, 4x3) Loopover distance: optimal answers by descent", "≈1 min on 2 cores, 240 MB"),
 		fullSet(puzzle.Spec{Kind: puzzle.Loopover, Rows: 2, Cols: 6}, "every 2x6 (and, transposed, 6x2) Loopover distance: optimal answers by descent", "≈1 min on 2 cores, 240 MB"),
+		loopover44Set(),
 		twoPhaseSet(),
 	}
+}
+
+// loopover44Set is the six-piece pattern database of the 4×4 Loopover
+// solver (2.9 MB): with it a process's first 4×4 state is answered without
+// building the table (about a second).
+func loopover44Set() Set {
+	const name = "loopover-4x4-pdb6"
+	spec := puzzle.Spec{Kind: puzzle.Loopover, Rows: 4, Cols: 4}
+	m := tables.Meta{Name: name, Puzzle: spec.String(), Pattern: "pieces 1-6", Encoding: "u4",
+		Entries: loopover.PDB44Entries, Generator: loopover.PDB44Generator}
+	k := loopover44Kind{}
+	return Set{Name: name, Puzzle: spec.String(), Optional: true, kind: k,
+		About:  "4x4 Loopover six-piece PDB: the first 4x4 state of a process is answered without building it",
+		Tables: []Table{{Meta: m, Set: name, Cost: "≈1 s, 19 MB while building", kind: k}}}
 }
 
 // twoPhaseSet is the phase-1 table of the 5×5 Loopover two-phase solver:

@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,7 +11,9 @@ import (
 	"testing"
 
 	"github.com/tessera-solver/tessera/internal/fulltable"
+	"github.com/tessera-solver/tessera/internal/loopover"
 	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/search"
 	"github.com/tessera-solver/tessera/internal/sliding/pdb"
 	"github.com/tessera-solver/tessera/tables"
@@ -186,5 +189,40 @@ func TestPDBWriteOpen(t *testing.T) {
 	_, _, err = OpenPartition(dir, missing, false, false)
 	if !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "solverd tables build 8-pdb-missing-a") {
 		t.Errorf("missing table: %v", err)
+	}
+}
+
+// The 4×4 Loopover table goes through the file format and answers as the
+// solver that builds it in memory does, state for state.
+func TestLoopover44Table(t *testing.T) {
+	dir := t.TempDir()
+	set, ok := LookupSet("loopover-4x4-pdb6")
+	if !ok {
+		t.Fatal("no loopover-4x4-pdb6 set")
+	}
+	if _, m, err := Build(context.Background(), dir, set.Tables[0], nil); err != nil || len(m.Counts) == 0 {
+		t.Fatalf("build: %+v %v", m, err)
+	}
+	alg, closer, err := set.Open(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closer()
+	mem, err := loopover.NewSolver44()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := puzzle.Spec{Kind: puzzle.Loopover, Rows: 4, Cols: 4}
+	rng := rand.New(rand.NewPCG(44, 4))
+	for i := range 20 {
+		st := puzzle.RandomWalk(spec, rng, 12)
+		a, err := alg.Answer(search.Request{State: st, Goal: st.Goal(), Mode: result.ModeOptimal})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := mem.Solve(st.Cells, search.Budget{})
+		if err != nil || len(a.Moves) != len(out.Path) || !a.Optimal || a.Nodes != out.Nodes {
+			t.Fatalf("state %d %s: table answer %d moves %d nodes, in memory %d moves %d nodes (%v)", i, st, len(a.Moves), a.Nodes, len(out.Path), out.Nodes, err)
+		}
 	}
 }

@@ -173,3 +173,33 @@ func (twoPhaseKind) open(dir string, s Set, _ bool) (search.Algorithm, func() er
 	}
 	return sv, f.Close, nil
 }
+
+// loopover44Kind: the six-piece pattern database of the 4×4 Loopover
+// solver, which otherwise builds it in memory on its first state (about a
+// second): mapped, the first answer costs no more than mapping it.
+type loopover44Kind struct{}
+
+func (loopover44Kind) build(context.Context, int, Progress) ([]byte, []int64, error) {
+	payload, counts := loopover.BuildPDB44()
+	return payload, counts, nil
+}
+
+// buildMemory: the 16 MB direct index of the BFS and the packed table.
+func (loopover44Kind) buildMemory(_ int, m tables.Meta) uint64 { return 1<<24 + m.Entries/2 }
+
+func (loopover44Kind) serves(spec puzzle.Spec, _ result.Mode) bool {
+	return spec == puzzle.Spec{Kind: puzzle.Loopover, Rows: 4, Cols: 4}
+}
+
+func (loopover44Kind) open(dir string, s Set, _ bool) (search.Algorithm, func() error, error) {
+	f, err := tables.Open(s.Tables[0].Path(dir), s.Tables[0].Meta, false)
+	if err != nil {
+		return nil, nil, fmt.Errorf("table set %s: %w", s.Name, err)
+	}
+	sv, err := loopover.NewSolver44With(f.Data)
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("table set %s: %w (rebuild it with: %s)", s.Name, err, s.BuildCommand())
+	}
+	return loopover.NewAlgorithm(sv), f.Close, nil
+}

@@ -1,0 +1,66 @@
+package loopover
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tessera-solver/tessera/internal/loopover/construct"
+	"github.com/tessera-solver/tessera/internal/result"
+	"github.com/tessera-solver/tessera/internal/search"
+)
+
+// Algorithm answers Loopover boards with an optimal search where one is
+// given, under the budget (in fast mode within the request's own budget,
+// else search.FastWindow; then the constructive answer), and otherwise
+// with the constructive solver, whose answers are not proved optimal but
+// never refused for the board's size.
+type Algorithm struct {
+	ida Optimal // nil: construction only
+}
+
+// NewAlgorithm is the Algorithm over ida (nil: construction only).
+func NewAlgorithm(ida Optimal) Algorithm { return Algorithm{ida: ida} }
+
+func (l Algorithm) Answer(req search.Request) (search.Answer, error) {
+	spec := req.State.Spec
+	lower := ShiftBound(spec.Rows, spec.Cols, req.State.Cells)
+	var nodes int64
+	if l.ida != nil {
+		b := req.Budget
+		if req.Mode == result.ModeFast {
+			b = b.Fast(search.FastWindow)
+		}
+		out, err := l.solve(req.State.Cells, b, req.Threads)
+		a := search.Answer{Solver: l.ida.Name(), Nodes: out.Nodes, LowerBound: out.LowerBound, Optimal: out.Optimal}
+		if err == nil {
+			a.Moves = l.ida.Moves(out.Path)
+			return a, nil
+		}
+		if !errors.Is(err, search.ErrBudgetExceeded) || req.Mode != result.ModeFast {
+			return a, err
+		}
+		// Fast mode: the constructive answer, with the bound the search proved.
+		lower, nodes = max(lower, out.LowerBound), out.Nodes
+	}
+	moves, err := construct.Solve(spec.Rows, spec.Cols, req.State.Cells)
+	if err != nil {
+		return search.Answer{}, fmt.Errorf("%s: %w", spec, err)
+	}
+	// A constructive answer as short as a proved bound is optimal too.
+	return search.Answer{Moves: moves, Solver: "loopover-construct", Nodes: nodes, LowerBound: lower, Optimal: len(moves) == lower}, nil
+}
+
+// parallelSearch is an optimal Loopover search that can split its
+// iterations over threads: the general walking-distance or displacement
+// search (3×5, 5×5, 12-cell boards without their table). The 4×4 solver
+// searches alone.
+type parallelSearch interface {
+	SolveParallel(cells []uint8, b search.Budget, workers int) (search.Outcome, error)
+}
+
+func (l Algorithm) solve(cells []uint8, b search.Budget, threads int) (search.Outcome, error) {
+	if p, ok := l.ida.(parallelSearch); ok && threads > 1 {
+		return p.SolveParallel(cells, b, threads)
+	}
+	return l.ida.Solve(cells, b)
+}
