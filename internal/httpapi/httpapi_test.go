@@ -471,7 +471,7 @@ func TestPage(t *testing.T) {
 		`<title>4: 2 (50.00%)</title>`,
 		fmt.Sprintf(`<tr id="batch-%d" class="sel">`, f.a),
 		fmt.Sprintf(`Batch %d: sliding:3x3, optimal, enqueuing`, f.a),
-		`Sampled: 4 distinct states, mean 4.000, sd 1.633, 95 % interval of the mean 2.400–5.600, max 6.`,
+		`Sampled: 4 states, mean 4.000, sd 1.633, 95 % interval of the mean 2.400–5.600, max 6.`,
 		`5 of 6 states stored (83.3 %), 4 solved, 1 not solved, `,
 	} {
 		if !strings.Contains(body, s) {

@@ -40,6 +40,7 @@ type pageData struct {
 // pageDist is a sampled distribution beside the exact one of its puzzle,
 // with the SVG drawn by internal/plot.
 type pageDist struct {
+	What    string // what Sampled counts: "distinct states" (a puzzle), "states" (a batch)
 	Sampled store.Distribution
 	Exact   store.Distribution // Total 0 when none is stored
 	SVG     template.HTML
@@ -140,6 +141,9 @@ func pace(b store.Batch, now time.Time) (rate, eta string) {
 	}
 	left := time.Duration(float64(b.Total-b.Done) / r * float64(time.Second))
 	eta = "in " + left.Round(time.Second).String()
+	if left < time.Second {
+		eta = "in under 1s"
+	}
 	if b.UpdatedAt != nil && now.Sub(*b.UpdatedAt) > store.StallAfter {
 		eta += ", no row for " + now.Sub(*b.UpdatedAt).Round(time.Second).String()
 	}
@@ -157,7 +161,7 @@ func rateDecimals(r float64) int {
 }
 
 // newPageDist draws sampled beside exact.
-func newPageDist(title string, sampled, exact store.Distribution) (*pageDist, error) {
+func newPageDist(title, what string, sampled, exact store.Distribution) (*pageDist, error) {
 	var b strings.Builder
 	n := "sampled"
 	if sampled.Total > 0 {
@@ -171,7 +175,7 @@ func newPageDist(title string, sampled, exact store.Distribution) (*pageDist, er
 		return nil, err
 	}
 	// plot.Histogram writes SVG text from numbers and escaped names only.
-	return &pageDist{Sampled: sampled, Exact: exact, SVG: template.HTML(b.String())}, nil //nolint:gosec
+	return &pageDist{What: what, Sampled: sampled, Exact: exact, SVG: template.HTML(b.String())}, nil //nolint:gosec
 }
 
 func series(name string, d store.Distribution) plot.Series {
@@ -247,7 +251,7 @@ func (s *server) page(w http.ResponseWriter, r *http.Request) {
 			pb := newPageBatch(b, selected, now)
 			data.Selected = &pb
 			if !pb.Fast && d.Total > 0 {
-				if data.Dist, err = newPageDist(fmt.Sprintf("batch %d: %s", b.ID, b.Puzzle), d, exact); err != nil {
+				if data.Dist, err = newPageDist(fmt.Sprintf("batch %d: %s", b.ID, b.Puzzle), "states", d, exact); err != nil {
 					fail("draw", err)
 				}
 			}
@@ -283,7 +287,7 @@ func (s *server) puzzles(ctx context.Context) ([]pagePuzzle, error) {
 		if err != nil {
 			return nil, err
 		}
-		d, err := newPageDist(t.Puzzle, sampled, exact)
+		d, err := newPageDist(t.Puzzle, "distinct states", sampled, exact)
 		if err != nil {
 			return nil, fmt.Errorf("draw %s: %w", t.Puzzle, err)
 		}
