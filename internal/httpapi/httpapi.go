@@ -52,8 +52,9 @@ const (
 )
 
 type server struct {
-	st  *store.Store
-	log *slog.Logger
+	st    *store.Store
+	log   *slog.Logger
+	dists distCache // the page's per-puzzle distributions (page.go)
 }
 
 // New returns the handler of every endpoint listed in the package comment.

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tessera-solver/tessera/internal/plot"
@@ -227,7 +228,7 @@ func (s *server) page(w http.ResponseWriter, r *http.Request) {
 		data.Batches = append(data.Batches, newPageBatch(b, selected, now))
 	}
 	if err == nil {
-		data.Puzzles, err = s.puzzles(ctx)
+		data.Puzzles, err = s.puzzles(ctx, now)
 		if err != nil {
 			fail("puzzles", err)
 		}
@@ -272,18 +273,14 @@ func (s *server) page(w http.ResponseWriter, r *http.Request) {
 
 // puzzles is a section per puzzle with a batch: the distinct states' optimal
 // lengths over every batch, beside the exact distribution when stored.
-func (s *server) puzzles(ctx context.Context) ([]pagePuzzle, error) {
+func (s *server) puzzles(ctx context.Context, now time.Time) ([]pagePuzzle, error) {
 	ts, err := s.st.Totals(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var out []pagePuzzle
 	for _, t := range ts {
-		sampled, err := s.st.PuzzleDistribution(ctx, t.Puzzle)
-		if err != nil {
-			return nil, err
-		}
-		exact, err := s.st.ExactDistribution(ctx, t.Puzzle)
+		sampled, exact, err := s.dists.get(ctx, s.st, t.Puzzle, now)
 		if err != nil {
 			return nil, err
 		}
@@ -294,4 +291,42 @@ func (s *server) puzzles(ctx context.Context) ([]pagePuzzle, error) {
 		out = append(out, pagePuzzle{Puzzle: t.Puzzle, pageDist: *d})
 	}
 	return out, nil
+}
+
+// DistTTL is how long the page reuses a puzzle's distributions.
+// PuzzleDistribution sorts every proved-optimal row of the puzzle to count
+// each state once, too much to repeat on every 5 s refresh of every open
+// page; the batch counters, which are cheap, stay live.
+const DistTTL = 30 * time.Second
+
+// distCache holds each puzzle's sampled and exact distributions for
+// DistTTL. Its zero value is ready; a miss queries under the lock, so
+// concurrent pages wait for one query instead of each running it.
+type distCache struct {
+	mu sync.Mutex
+	m  map[string]cachedDist
+}
+
+type cachedDist struct {
+	at             time.Time
+	sampled, exact store.Distribution
+}
+
+func (c *distCache) get(ctx context.Context, st *store.Store, puzzle string, now time.Time) (sampled, exact store.Distribution, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d, ok := c.m[puzzle]; ok && now.Sub(d.at) < DistTTL {
+		return d.sampled, d.exact, nil
+	}
+	if sampled, err = st.PuzzleDistribution(ctx, puzzle); err != nil {
+		return
+	}
+	if exact, err = st.ExactDistribution(ctx, puzzle); err != nil {
+		return
+	}
+	if c.m == nil {
+		c.m = make(map[string]cachedDist)
+	}
+	c.m[puzzle] = cachedDist{at: now, sampled: sampled, exact: exact}
+	return sampled, exact, nil
 }

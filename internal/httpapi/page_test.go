@@ -13,6 +13,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/httpapi"
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/result"
+	"github.com/tessera-solver/tessera/internal/store"
 	"github.com/tessera-solver/tessera/internal/store/storetest"
 )
 
@@ -31,6 +32,7 @@ var eightPuzzle = []int64{1, 2, 4, 8, 16, 20, 39, 62, 116, 152, 286, 396, 748, 1
 //
 // with the exact distribution of the 3x3 stored.
 type statusFixture struct {
+	st                      *store.Store
 	srv                     *httptest.Server
 	sample, hard, fast, run int64
 }
@@ -81,7 +83,7 @@ func newStatusFixture(t *testing.T) statusFixture {
 	if _, err := st.InsertResults(ctx, rs); err != nil {
 		t.Fatal(err)
 	}
-	f.srv = httptest.NewServer(httpapi.New(st, nil))
+	f.st, f.srv = st, httptest.NewServer(httpapi.New(st, nil))
 	t.Cleanup(f.srv.Close)
 	return f
 }
@@ -148,5 +150,28 @@ func TestPageStatuses(t *testing.T) {
 	if !strings.Contains(body, `<p class="note" id="fast-note">Fast-mode answers are not proved optimal, so they are not in the distance histogram. This batch has 6 solved states.</p>`) ||
 		strings.Contains(body, "No proved-optimal solution") || strings.Contains(body, `id="batch-histogram"`) {
 		t.Errorf("fast batch page:\n%s", body)
+	}
+}
+
+// Per-puzzle distributions are reused for httpapi.DistTTL (counting
+// distinct states sorts every row of the puzzle), while batch rows stay live.
+func TestPageCachesDistributions(t *testing.T) {
+	t.Parallel()
+	f := newStatusFixture(t)
+	if _, _, body := get(t, f.srv, "/"); !strings.Contains(body, "Sampled: 300 distinct states") {
+		t.Fatalf("first page lacks the sample")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	id, err := f.st.CreateBatch(ctx, "8", "optimal", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.st.InsertResults(ctx, []job.Results{pageResults("sliding:3x3", id, result.ModeOptimal, 5, 7)}); err != nil {
+		t.Fatal(err)
+	}
+	_, _, body := get(t, f.srv, "/")
+	if !strings.Contains(body, "Sampled: 300 distinct states") || !strings.Contains(body, fmt.Sprintf(`<tr id="batch-%d">`, id)) {
+		t.Errorf("second page within %v: want the cached sample and the new batch's row", httpapi.DistTTL)
 	}
 }
