@@ -12,7 +12,8 @@
 //	GET /api/scrambles?puzzle=P&length=L&count=N[&client=K][&cursor=C][&min_nodes=A][&max_nodes=B]
 //	    distinct stored states of P whose optimal length is L; a client key
 //	    never gets a state twice; limit= is count's older name
-//	GET /?batch=ID                        HTML: recent batches, and the histogram of batch ID
+//	GET /[?batch=ID]                      HTML: recent batches (state, progress by status, rate, ETA),
+//	                                      per puzzle its histogram against the exact one, and batch ID
 //
 // API errors are JSON objects {"error": "...", "param": "..."} (param only
 // when a request parameter is at fault) with status 400, 404 or 500.
