@@ -103,6 +103,27 @@ func TestCommands(t *testing.T) {
 	if n := strings.Count(string(data), "\n"); n != 5 {
 		t.Errorf("jsonl file has %d lines", n)
 	}
+	// --puzzle exports every batch of the puzzle, filtered.
+	for _, tc := range []struct {
+		args []string
+		rows int
+	}{
+		{[]string{"--puzzle", "8"}, 5},
+		{[]string{"--puzzle", "sliding:3x3", "--length", "4"}, 2},
+		{[]string{"--puzzle", "8", "--status", "budget_exceeded,failed"}, 1},
+		{[]string{"--puzzle", "8", "--length", "4", "--status", "budget_exceeded"}, 0},
+		{[]string{"--puzzle", "15"}, -1}, // no batch of the 4x4: exit 1
+	} {
+		code, out, e := cli(t, ctx, append(append([]string{"export"}, tc.args...), db)...)
+		switch {
+		case tc.rows < 0:
+			if code != 1 {
+				t.Errorf("export %v: exit %d %s, want 1", tc.args, code, e)
+			}
+		case code != 0 || strings.Count(out, "\n") != 1+tc.rows:
+			t.Errorf("export %v: %d %q %s, want %d rows", tc.args, code, out, e, tc.rows)
+		}
+	}
 	if code, out, _ = cli(t, ctx, "batches", db); code != 0 || !strings.Contains(out, "sliding:3x3") {
 		t.Errorf("batches: %d %q", code, out)
 	}
@@ -118,6 +139,10 @@ func TestCommands(t *testing.T) {
 		{2, []string{"dist", "--batch", "1", "--puzzle", "8", db}},
 		{2, []string{"export", db}},
 		{2, []string{"export", "--batch", "1", "--format", "xml", db}},
+		{2, []string{"export", "--batch", "1", "--puzzle", "8", db}},
+		{2, []string{"export", "--puzzle", "8", "--status", "lost", db}},
+		{2, []string{"export", "--puzzle", "8", "--length", "-1", db}},
+		{2, []string{"export", "--puzzle", "cube:3", db}},
 		{2, []string{"dist", "--batch", "x", db}},
 		{2, []string{"migrate", "--mode", "slow", db}},
 		{2, []string{"frobnicate"}},

@@ -129,7 +129,7 @@ func TestServe(t *testing.T) {
 		{"/api/puzzles/8/distribution", `"total":2`},
 		{"/api/scrambles?puzzle=8&length=3", `"count":1`},
 		{"/metrics", `tessera_solutions_total{puzzle="sliding:3x3",status="solved"} 2`},
-		{fmt.Sprintf("/?batch=%d", id), `<svg id="histogram"`},
+		{fmt.Sprintf("/?batch=%d", id), `<div id="batch-histogram" class="histogram">`},
 	} {
 		if code, body := httpGet(t, base+tc.path); code != 200 || !strings.Contains(body, tc.want) {
 			t.Errorf("GET %s: %d, want 200 with %s:\n%s", tc.path, code, tc.want, body)

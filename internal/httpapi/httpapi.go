@@ -13,7 +13,8 @@
 //	    distinct stored states of P whose optimal length is L; a client key
 //	    never gets a state twice; limit= is count's older name; with
 //	    generate=true (results serve --generate) what is missing is enqueued
-//	GET /?batch=ID                        HTML: recent batches, and the histogram of batch ID
+//	GET /[?batch=ID]                      HTML: recent batches (state, progress by status, rate, ETA),
+//	                                      per puzzle its histogram against the exact one, and batch ID
 //
 // API errors are JSON objects {"error": "...", "param": "..."} (param only
 // when a request parameter is at fault) with status 400, 404 or 500.
@@ -53,9 +54,10 @@ const (
 )
 
 type server struct {
-	st  *store.Store
-	log *slog.Logger
-	gen Generator // nil: generate=true is refused
+	st    *store.Store
+	log   *slog.Logger
+	gen   Generator // nil: generate=true is refused
+	dists distCache // the page's per-puzzle distributions (page.go)
 }
 
 // Generator enqueues candidates for scrambles that are not stored yet

@@ -434,35 +434,45 @@ func TestPage(t *testing.T) {
 		`<meta http-equiv="refresh" content="5">`,
 		fmt.Sprintf(`<tr id="batch-%d">`, f.a),
 		fmt.Sprintf(`<a href="/?batch=%d">%d</a>`, f.a, f.a),
-		`style="width: 83.3%"`,                    // a: 5 of 6
-		`class="fill done" style="width: 100.0%"`, // c: finished
-		`class="bar unknown"`,                     // b: total unknown
+		`class="seg solved" style="width: 66.67%"`,          // a: 4 of 6 solved
+		`class="seg budget_exceeded" style="width: 16.67%"`, // a: 1 of 6 over budget
+		`class="seg solved" style="width: 100.00%"`,         // c: finished
+		`class="bar unknown"`,                               // b: total unknown
 		`sliding:4x4`,
+		`<td class="state-finished">finished</td>`,
+		// Per puzzle: 6 distinct states of the 3x3 (a and c), lengths 2 3 4 4 4 6.
+		`<section class="puzzle histogram" data-puzzle="sliding:3x3">`,
+		`Sampled: 6 distinct states, mean 3.833, sd 1.329, 95 % interval of the mean 2.770–4.897, max 6.`,
+		`<title>4: 3 (50.00%)</title>`,
+		`No exact distribution stored`,
 	} {
 		if !strings.Contains(body, s) {
 			t.Errorf("page lacks %s", s)
 		}
 	}
-	if strings.Contains(body, "<svg") || strings.Contains(body, `id="error"`) {
-		t.Errorf("page without ?batch shows a histogram or an error")
+	if strings.Contains(body, `id="batch-histogram"`) || strings.Contains(body, `id="error"`) {
+		t.Errorf("page without ?batch shows a batch histogram or an error")
+	}
+	if t.Failed() {
+		t.Logf("page:\n%s", body)
 	}
 
 	code, _, body = get(t, f.srv, fmt.Sprintf("/?batch=%d", f.a))
 	if code != 200 {
 		t.Fatalf("?batch=a: %d", code)
 	}
-	// Lengths 2 to 6: five bars, the empty lengths 3 and 5 included.
-	if n := strings.Count(body, `<rect class="b"`); n != 5 {
-		t.Errorf("histogram has %d bars, want 5", n)
+	// Lengths 2, 4 and 6 in the batch's histogram, 2, 3, 4 and 6 in the puzzle's.
+	if n := strings.Count(body, `<rect class="sampled"`); n != 3+4 {
+		t.Errorf("histograms have %d bars, want 3+4", n)
 	}
 	for _, s := range []string{
-		`<svg id="histogram"`,
-		`<title>length 4: 2 states</title>`,
-		`<title>length 3: 0 states</title>`,
+		`<div id="batch-histogram" class="histogram">`,
+		`<title>batch ` + fmt.Sprint(f.a) + `: sliding:3x3</title>`,
+		`<title>4: 2 (50.00%)</title>`,
 		fmt.Sprintf(`<tr id="batch-%d" class="sel">`, f.a),
-		fmt.Sprintf(`Batch %d: sliding:3x3, optimal`, f.a),
-		`mean 4.000, max 6`,
-		`5 of 6 states stored (83.3 %), 4 solved, 1 not solved`,
+		fmt.Sprintf(`Batch %d: sliding:3x3, optimal, enqueuing`, f.a),
+		`Sampled: 4 states, mean 4.000, sd 1.633, 95 % interval of the mean 2.400–5.600, max 6.`,
+		`5 of 6 states stored (83.3 %), 4 solved, 1 not solved, `,
 	} {
 		if !strings.Contains(body, s) {
 			t.Errorf("?batch=a page lacks %s", s)

@@ -1,49 +1,50 @@
 package httpapi
 
 import (
-	"strings"
+	"reflect"
 	"testing"
+	"time"
 
 	"github.com/tessera-solver/tessera/internal/store"
 )
 
-func TestHistogramLayout(t *testing.T) {
-	if h := newHistogram(store.Distribution{}); len(h.Bars) != 0 {
-		t.Errorf("empty distribution drew %d bars", len(h.Bars))
+func TestSegments(t *testing.T) {
+	// Every state out of budget: one amber segment, no green.
+	all := store.Batch{Total: 4, Done: 4, BudgetExceeded: 4}
+	if got := segments(all); !reflect.DeepEqual(got, []segment{{"budget_exceeded", 4, "100.00"}}) {
+		t.Errorf("all over budget: %+v", got)
 	}
-	// 15-puzzle-like: lengths 0..80, one missing.
-	var counts []store.LengthCount
-	var total int64
-	for l := 0; l <= 80; l++ {
-		if l != 40 {
-			c := int64(1 + l*(80-l))
-			counts = append(counts, store.LengthCount{Length: l, Count: c})
-			total += c
+	// Widths are shares of the total, so the rest of the bar stays empty.
+	mixed := store.Batch{Total: 8, Done: 5, Solved: 2, BudgetExceeded: 1, Invalid: 1, Failed: 1}
+	want := []segment{{"solved", 2, "25.00"}, {"budget_exceeded", 1, "12.50"}, {"invalid", 1, "12.50"}, {"failed", 1, "12.50"}}
+	if got := segments(mixed); !reflect.DeepEqual(got, want) {
+		t.Errorf("mixed: %+v", got)
+	}
+	if got := segments(store.Batch{Total: 0}); got != nil {
+		t.Errorf("empty batch: %+v", got)
+	}
+}
+
+func TestPace(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	at := func(s int) *time.Time { x := t0.Add(time.Duration(s) * time.Second); return &x }
+	for _, c := range []struct {
+		name      string
+		b         store.Batch
+		now       time.Time
+		rate, eta string
+	}{
+		{"no row yet", store.Batch{Total: 10, CreatedAt: t0}, *at(5), "", ""},
+		// 100 rows in 50 s: 2/s, 900 to go: 7m30s.
+		{"running", store.Batch{Total: 1000, Done: 100, CreatedAt: t0, UpdatedAt: at(45)}, *at(50), "2.0/s", "in 7m30s"},
+		// Nothing for 5 minutes: the average falls, the ETA grows.
+		{"idle", store.Batch{Total: 1000, Done: 100, CreatedAt: t0, UpdatedAt: at(50)}, *at(350), "0.286/s", "in 52m30s, no row for 5m0s"},
+		{"unknown total", store.Batch{Total: -1, Done: 30, CreatedAt: t0, UpdatedAt: at(10)}, *at(10), "3.0/s", ""},
+		{"finished", store.Batch{Total: 500, Done: 500, CreatedAt: t0, UpdatedAt: at(2), FinishedAt: at(2)}, *at(90), "250/s", ""},
+		{"cancelled", store.Batch{Total: 500, Done: 40, CreatedAt: t0, UpdatedAt: at(20), CancelledAt: at(30)}, *at(90), "2.0/s", ""},
+	} {
+		if rate, eta := pace(c.b, c.now); rate != c.rate || eta != c.eta {
+			t.Errorf("%s: %q %q, want %q %q", c.name, rate, eta, c.rate, c.eta)
 		}
-	}
-	h := newHistogram(store.Distribution{Counts: counts, Total: total, Max: 80})
-	if len(h.Bars) != 81 || h.Bars[40].Count != 0 || h.Bars[40].H != 0 {
-		t.Fatalf("%d bars, bar 40 = %+v", len(h.Bars), h.Bars[40])
-	}
-	var tallest float64
-	for i, b := range h.Bars {
-		if b.Length != i || b.X < 0 || b.X+b.W > float64(h.Width) || b.Y < 0 || b.Y+b.H > float64(h.Height) {
-			t.Errorf("bar %d out of the box: %+v", i, b)
-		}
-		if b.Count > 0 && b.H < 1 {
-			t.Errorf("bar %d invisible: %+v", i, b)
-		}
-		tallest = max(tallest, b.H)
-	}
-	if tallest != histPlotH || h.YMax != 1+39*41 {
-		t.Errorf("tallest bar %v, YMax %d", tallest, h.YMax)
-	}
-	// Labels thin out so they do not overlap: 81 slots of ~8.8 units → every 5th.
-	var texts []string
-	for _, l := range h.Axis {
-		texts = append(texts, l.Text)
-	}
-	if got := strings.Join(texts, " "); got != "0 5 10 15 20 25 30 35 40 45 50 55 60 65 70 75 80" {
-		t.Errorf("axis labels %s", got)
 	}
 }

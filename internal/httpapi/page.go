@@ -9,8 +9,12 @@ import (
 	"html/template"
 	"net/http"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/plot"
+	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/store"
 )
 
@@ -26,117 +30,169 @@ type pageData struct {
 	Refresh  int
 	Now      string
 	Error    string
+	Puzzles  []pagePuzzle
 	Batches  []pageBatch
 	Selected *pageBatch
-	Hist     *histogram
+	// Dist is the selected batch's histogram (nil without ?batch, or for
+	// a fast batch, whose answers are not proved optimal).
+	Dist *pageDist
+}
+
+// pageDist is a sampled distribution beside the exact one of its puzzle,
+// with the SVG drawn by internal/plot.
+type pageDist struct {
+	What    string // what Sampled counts: "distinct states" (a puzzle), "states" (a batch)
+	Sampled store.Distribution
+	Exact   store.Distribution // Total 0 when none is stored
+	SVG     template.HTML
+}
+
+// pagePuzzle is one puzzle's section of the front page: its distinct
+// states' histogram (every batch) against the exact distribution.
+type pagePuzzle struct {
+	Puzzle string
+	pageDist
 }
 
 type pageBatch struct {
 	ID         int64
 	Puzzle     string
 	Mode       string
+	Fast       bool // answers not proved optimal: not in any histogram
+	State      string
 	Done       int64
 	Total      string // "?" while unknown
-	Known      bool   // total known: Percent means something
-	Percent    string // of total, one decimal, for the bar width
+	Known      bool   // total known: Percent and Segments mean something
+	Percent    string // of total, one decimal
+	Segments   []segment
 	Solved     int64
-	Other      int64 // rows not solved (budget exceeded, invalid, unsolvable, failed)
-	Finished   bool
+	Other      int64  // rows not solved (budget exceeded, invalid, unsolvable, failed)
+	Rate       string // rows per second, "" before the first row
+	ETA        string // for an unfinished batch with a known total and a rate
 	Created    string
 	IsSelected bool
 }
 
-func newPageBatch(b store.Batch, selected int64) pageBatch {
+// segment is one status's share of a progress bar.
+type segment struct {
+	Status string // a result.Status: its CSS class and colour
+	Count  int64
+	Width  string // percent of the bar, two decimals
+}
+
+func newPageBatch(b store.Batch, selected int64, now time.Time) pageBatch {
 	p := pageBatch{
-		ID: b.ID, Puzzle: b.Puzzle, Mode: b.Mode, Done: b.Done, Total: "?",
-		Solved: b.Solved, Other: b.Done - b.Solved, Finished: b.Finished(),
+		ID: b.ID, Puzzle: b.Puzzle, Mode: b.Mode, Fast: b.Mode == string(result.ModeFast),
+		State: b.State(now), Done: b.Done, Total: "?",
+		Solved: b.Solved, Other: b.Done - b.Solved,
 		Created: b.CreatedAt.UTC().Format("2006-01-02 15:04:05"), IsSelected: b.ID == selected,
 	}
 	if v := view(b); v.Progress != nil {
 		p.Known, p.Total = true, strconv.FormatInt(b.Total, 10)
 		p.Percent = strconv.FormatFloat(100**v.Progress, 'f', 1, 64)
+		p.Segments = segments(b)
 	}
+	p.Rate, p.ETA = pace(b, now)
 	return p
 }
 
-// histogram is an SVG bar chart of a distribution, laid out here so the
-// template only draws.
-type histogram struct {
-	Width, Height int
-	Bars          []histBar
-	Axis          []histLabel
-	YMax          int64   // count of the tallest bar
-	Total         int64   // states counted
-	Mean          float64 // mean optimal length
-	Max           int     // longest optimal length
-}
-
-type histBar struct {
-	X, Y, W, H float64
-	Length     int
-	Count      int64
-}
-
-type histLabel struct {
-	X    float64
-	Text string
-}
-
-// Histogram geometry, in SVG user units.
-const (
-	histWidth   = 720
-	histPlotH   = 200
-	histTop     = 16 // room for the y label
-	histBottom  = 20 // room for the length labels
-	histLeftPad = 4
-)
-
-// newHistogram draws one bar per length from the shortest to the longest
-// that occurs (gaps drawn as empty bars, so the axis is linear).
-func newHistogram(d store.Distribution) *histogram {
-	h := &histogram{Width: histWidth, Height: histTop + histPlotH + histBottom, Total: d.Total, Mean: d.Mean, Max: d.Max}
-	if len(d.Counts) == 0 || d.Total == 0 {
-		return h
+// segments splits a progress bar of a batch with a known total by status,
+// each as wide as its counter, so a batch whose states all ran out of
+// budget shows amber, not a full green bar.
+func segments(b store.Batch) []segment {
+	den := max(b.Total, b.Done)
+	if den <= 0 {
+		return nil
 	}
-	lo, hi := d.Counts[0].Length, d.Counts[len(d.Counts)-1].Length
-	byLen := make(map[int]int64, len(d.Counts))
+	var out []segment
+	for i, n := range b.ByStatus() {
+		if n > 0 {
+			out = append(out, segment{Status: string(result.Statuses()[i]), Count: n,
+				Width: strconv.FormatFloat(100*float64(n)/float64(den), 'f', 2, 64)})
+		}
+	}
+	return out
+}
+
+// pace is a batch's average rate, rows stored per second since its
+// creation (up to finished_at, the last row of a cancelled batch, or now
+// while it runs), and, while it is unfinished with a known total, how long
+// the rest should take at that rate. The page is rendered per request from
+// the batches row alone, so this is an average since creation (queue
+// waits included), not a recent rate; a batch whose solvers stopped shows
+// a falling rate, a growing ETA and how long no row came.
+func pace(b store.Batch, now time.Time) (rate, eta string) {
+	last := now
+	switch {
+	case b.FinishedAt != nil:
+		last = *b.FinishedAt
+	case b.CancelledAt != nil && b.UpdatedAt != nil:
+		last = *b.UpdatedAt
+	case b.CancelledAt != nil:
+		last = *b.CancelledAt
+	}
+	secs := last.Sub(b.CreatedAt).Seconds()
+	if b.Done <= 0 || secs <= 0 {
+		return "", ""
+	}
+	r := float64(b.Done) / secs
+	rate = strconv.FormatFloat(r, 'f', rateDecimals(r), 64) + "/s"
+	if b.FinishedAt != nil || b.CancelledAt != nil || b.Total < 0 || b.Done >= b.Total {
+		return rate, ""
+	}
+	left := time.Duration(float64(b.Total-b.Done) / r * float64(time.Second))
+	eta = "in " + left.Round(time.Second).String()
+	if left < time.Second {
+		eta = "in under 1s"
+	}
+	if b.UpdatedAt != nil && now.Sub(*b.UpdatedAt) > store.StallAfter {
+		eta += ", no row for " + now.Sub(*b.UpdatedAt).Round(time.Second).String()
+	}
+	return rate, eta
+}
+
+func rateDecimals(r float64) int {
+	switch {
+	case r >= 100:
+		return 0
+	case r >= 1:
+		return 1
+	}
+	return 3
+}
+
+// newPageDist draws sampled beside exact.
+func newPageDist(title, what string, sampled, exact store.Distribution) (*pageDist, error) {
+	var b strings.Builder
+	n := "sampled"
+	if sampled.Total > 0 {
+		n = fmt.Sprintf("sampled, mean %.3f", sampled.Mean)
+	}
+	e := "exact"
+	if exact.Total > 0 {
+		e = fmt.Sprintf("exact, mean %.3f", exact.Mean)
+	}
+	if err := plot.Histogram(&b, title, series(n, sampled), series(e, exact)); err != nil {
+		return nil, err
+	}
+	// plot.Histogram writes SVG text from numbers and escaped names only.
+	return &pageDist{What: what, Sampled: sampled, Exact: exact, SVG: template.HTML(b.String())}, nil //nolint:gosec
+}
+
+func series(name string, d store.Distribution) plot.Series {
+	s := plot.Series{Name: name, Counts: make(map[int]int64, len(d.Counts))}
 	for _, c := range d.Counts {
-		byLen[c.Length] = c.Count
-		h.YMax = max(h.YMax, c.Count)
+		s.Counts[c.Length] = c.Count
 	}
-	n := hi - lo + 1
-	slot := float64(histWidth-2*histLeftPad) / float64(n)
-	gap := 0.0
-	if slot >= 4 {
-		gap = max(1, slot/8)
-	}
-	every := 1 // label every bar, or every 2nd, 5th, 10th... when crowded
-	for _, e := range []int{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000} {
-		every = e
-		if slot*float64(e) >= 24 {
-			break
-		}
-	}
-	for i := range n {
-		l := lo + i
-		c := byLen[l]
-		bh := float64(c) / float64(h.YMax) * histPlotH
-		if c > 0 && bh < 1 {
-			bh = 1 // a rare length stays visible
-		}
-		x := histLeftPad + float64(i)*slot
-		h.Bars = append(h.Bars, histBar{X: x + gap/2, Y: histTop + histPlotH - bh, W: slot - gap, H: bh, Length: l, Count: c})
-		if l%every == 0 {
-			h.Axis = append(h.Axis, histLabel{X: x + slot/2, Text: strconv.Itoa(l)})
-		}
-	}
-	return h
+	return s
 }
 
-// page renders the status page: the newest batches with a progress bar
-// each and, with ?batch=ID, that batch's histogram of optimal lengths.
+// page renders the status page: per puzzle its histogram of optimal lengths
+// against the exact distribution, the newest batches with a progress bar,
+// state, rate and ETA each and, with ?batch=ID, that batch's histogram.
 func (s *server) page(w http.ResponseWriter, r *http.Request) {
-	data := pageData{Refresh: RefreshSeconds, Now: time.Now().UTC().Format("2006-01-02 15:04:05 UTC")}
+	now := time.Now()
+	data := pageData{Refresh: RefreshSeconds, Now: now.UTC().Format("2006-01-02 15:04:05 UTC")}
 	code := http.StatusOK
 	setErr := func(c int, err error) {
 		if data.Error == "" {
@@ -160,29 +216,46 @@ func (s *server) page(w http.ResponseWriter, r *http.Request) {
 
 	ctx, cancel := context.WithTimeout(r.Context(), queryTimeout)
 	defer cancel()
-	bs, err := s.st.Batches(ctx, limit)
-	if err != nil {
-		s.log.Error("page: list batches", "err", err)
+	fail := func(what string, err error) {
+		s.log.Error("page: "+what, "err", err)
 		setErr(http.StatusInternalServerError, err)
 	}
+	bs, err := s.st.Batches(ctx, limit)
+	if err != nil {
+		fail("list batches", err)
+	}
 	for _, b := range bs {
-		data.Batches = append(data.Batches, newPageBatch(b, selected))
+		data.Batches = append(data.Batches, newPageBatch(b, selected, now))
+	}
+	if err == nil {
+		data.Puzzles, err = s.puzzles(ctx, now)
+		if err != nil {
+			fail("puzzles", err)
+		}
 	}
 	if hasSelected && err == nil {
 		b, err := s.st.BatchProgress(ctx, selected)
 		var d store.Distribution
-		if err == nil {
+		if err == nil && b.Mode != string(result.ModeFast) {
 			d, err = s.st.BatchDistribution(ctx, selected)
+		}
+		var exact store.Distribution
+		if err == nil && d.Total > 0 {
+			exact, err = s.st.ExactDistribution(ctx, b.Puzzle)
 		}
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			setErr(http.StatusNotFound, err)
 		case err != nil:
-			s.log.Error("page: batch", "batch", selected, "err", err)
-			setErr(http.StatusInternalServerError, err)
+			fail(fmt.Sprintf("batch %d", selected), err)
 		default:
-			pb := newPageBatch(b, selected)
-			data.Selected, data.Hist = &pb, newHistogram(d)
+			pb := newPageBatch(b, selected, now)
+			data.Selected = &pb
+			if !pb.Fast && d.Total > 0 {
+				if data.Dist, err = newPageDist(fmt.Sprintf("batch %d: %s", b.ID, b.Puzzle), "states", d, exact); err != nil {
+					fail("draw", err)
+				}
+			}
 		}
 	}
 
@@ -196,4 +269,64 @@ func (s *server) page(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(code)
 	_, _ = w.Write(buf.Bytes())
+}
+
+// puzzles is a section per puzzle with a batch: the distinct states' optimal
+// lengths over every batch, beside the exact distribution when stored.
+func (s *server) puzzles(ctx context.Context, now time.Time) ([]pagePuzzle, error) {
+	ts, err := s.st.Totals(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []pagePuzzle
+	for _, t := range ts {
+		sampled, exact, err := s.dists.get(ctx, s.st, t.Puzzle, now)
+		if err != nil {
+			return nil, err
+		}
+		d, err := newPageDist(t.Puzzle, "distinct states", sampled, exact)
+		if err != nil {
+			return nil, fmt.Errorf("draw %s: %w", t.Puzzle, err)
+		}
+		out = append(out, pagePuzzle{Puzzle: t.Puzzle, pageDist: *d})
+	}
+	return out, nil
+}
+
+// DistTTL is how long the page reuses a puzzle's distributions.
+// PuzzleDistribution sorts every proved-optimal row of the puzzle to count
+// each state once, too much to repeat on every 5 s refresh of every open
+// page; the batch counters, which are cheap, stay live.
+const DistTTL = 30 * time.Second
+
+// distCache holds each puzzle's sampled and exact distributions for
+// DistTTL. Its zero value is ready; a miss queries under the lock, so
+// concurrent pages wait for one query instead of each running it.
+type distCache struct {
+	mu sync.Mutex
+	m  map[string]cachedDist
+}
+
+type cachedDist struct {
+	at             time.Time
+	sampled, exact store.Distribution
+}
+
+func (c *distCache) get(ctx context.Context, st *store.Store, puzzle string, now time.Time) (sampled, exact store.Distribution, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d, ok := c.m[puzzle]; ok && now.Sub(d.at) < DistTTL {
+		return d.sampled, d.exact, nil
+	}
+	if sampled, err = st.PuzzleDistribution(ctx, puzzle); err != nil {
+		return
+	}
+	if exact, err = st.ExactDistribution(ctx, puzzle); err != nil {
+		return
+	}
+	if c.m == nil {
+		c.m = make(map[string]cachedDist)
+	}
+	c.m[puzzle] = cachedDist{at: now, sampled: sampled, exact: exact}
+	return sampled, exact, nil
 }

@@ -171,8 +171,47 @@ func ParseFormat(s string) (Format, error) {
 // batch of millions does not sit in memory). A batch with neither a batch
 // row nor solutions is ErrNotFound.
 func (s *Store) Export(ctx context.Context, batchID int64, w io.Writer, format Format) error {
+	return s.ExportRows(ctx, ExportQuery{Batch: batchID}, w, format)
+}
+
+// ExportQuery selects the rows of an export: one batch, or every batch of
+// a puzzle, optionally only rows of one optimal length or some statuses.
+type ExportQuery struct {
+	Batch  int64  // this batch (0: every batch of Puzzle)
+	Puzzle string // any spec ParseSpec accepts; used when Batch is 0
+	// Length keeps only rows of this solution length (nil: any). A
+	// length filter keeps solved rows only: others have none.
+	Length *int
+	// Statuses keeps only rows with one of these statuses (empty: any).
+	Statuses []string
+}
+
+func (q ExportQuery) String() string {
+	if q.Batch != 0 {
+		return fmt.Sprintf("batch %d", q.Batch)
+	}
+	return "puzzle " + canonical(q.Puzzle)
+}
+
+// ExportRows writes the rows q selects to w, in (batch, seq) order,
+// streaming. A missing batch, or a puzzle without any batch, is
+// ErrNotFound; filters that match nothing give an empty export (a CSV
+// header only).
+func (s *Store) ExportRows(ctx context.Context, q ExportQuery, w io.Writer, format Format) error {
 	if _, err := ParseFormat(string(format)); err != nil {
-		return fmt.Errorf("export batch %d: %w", batchID, err)
+		return fmt.Errorf("export %s: %w", q, err)
+	}
+	where, args := `batch_id = $1`, []any{q.Batch}
+	if q.Batch == 0 {
+		where, args = `puzzle = $1`, []any{canonical(q.Puzzle)}
+	}
+	if q.Length != nil {
+		args = append(args, *q.Length)
+		where += fmt.Sprintf(` AND length = $%d`, len(args))
+	}
+	if len(q.Statuses) > 0 {
+		args = append(args, q.Statuses)
+		where += fmt.Sprintf(` AND status = ANY($%d::text[])`, len(args))
 	}
 	n := 0
 	bw := bufio.NewWriterSize(w, 64<<10)
@@ -181,7 +220,7 @@ func (s *Store) Export(ctx context.Context, batchID int64, w io.Writer, format F
 		cw = csv.NewWriter(bw)
 	}
 	err := s.pool.withConn(ctx, func(c *pgx.Conn) error {
-		rows, err := c.Query(ctx, solutionSelect+`WHERE batch_id = $1 ORDER BY seq`, batchID)
+		rows, err := c.Query(ctx, solutionSelect+`WHERE `+where+` ORDER BY batch_id, seq`, args...)
 		if err != nil {
 			return err
 		}
@@ -215,23 +254,43 @@ func (s *Store) Export(ctx context.Context, batchID int64, w io.Writer, format F
 		return rows.Err()
 	})
 	if err != nil {
-		return fmt.Errorf("export batch %d: %w", batchID, err)
+		return fmt.Errorf("export %s: %w", q, err)
 	}
 	if n == 0 {
 		// Nothing written yet (the CSV header sits in the buffer): a
-		// missing batch is an error, not an empty file.
-		if _, err := s.BatchProgress(ctx, batchID); err != nil {
+		// missing batch or puzzle is an error, not an empty file.
+		if err := s.exportExists(ctx, q); err != nil {
 			return fmt.Errorf("export: %w", err)
 		}
 	}
 	if cw != nil {
 		cw.Flush()
 		if err := cw.Error(); err != nil {
-			return fmt.Errorf("export batch %d: write: %w", batchID, err)
+			return fmt.Errorf("export %s: write: %w", q, err)
 		}
 	}
 	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("export batch %d: write: %w", batchID, err)
+		return fmt.Errorf("export %s: write: %w", q, err)
+	}
+	return nil
+}
+
+// exportExists is nil when q's batch, or a batch of q's puzzle, exists.
+func (s *Store) exportExists(ctx context.Context, q ExportQuery) error {
+	if q.Batch != 0 {
+		_, err := s.BatchProgress(ctx, q.Batch)
+		return err
+	}
+	p := canonical(q.Puzzle)
+	var ok bool
+	err := s.pool.withConn(ctx, func(c *pgx.Conn) error {
+		return c.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM batches WHERE puzzle = $1)`, p).Scan(&ok)
+	})
+	if err != nil {
+		return fmt.Errorf("puzzle %s: %w", p, err)
+	}
+	if !ok {
+		return fmt.Errorf("puzzle %s: no batch: %w", p, ErrNotFound)
 	}
 	return nil
 }

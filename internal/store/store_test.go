@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -520,6 +521,59 @@ func TestExport(t *testing.T) {
 	buf.Reset()
 	if err := s.Export(ctx, empty, &buf, store.FormatCSV); err != nil || strings.Count(buf.String(), "\n") != 1 {
 		t.Errorf("empty batch: %q, %v", buf.String(), err)
+	}
+}
+
+// Export by puzzle walks every batch of the puzzle in (batch, seq) order
+// and filters by length and status; other puzzles never leak in.
+func TestExportPuzzle(t *testing.T) {
+	t.Parallel()
+	s := storetest.NewStore(t)
+	ctx := ctxT(t)
+	a, b := mustBatch(t, s, 3), mustBatch(t, s, 2)
+	other, err := s.CreateBatch(ctx, "15", "optimal", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := res(other, 0, 4)
+	o.Puzzle, o.Results[0].Puzzle = "sliding:4x4", "sliding:4x4"
+	if _, err := s.InsertResults(ctx, []job.Results{res(b, 0, 2, -1), res(a, 0, 2, 4, -2), o}); err != nil {
+		t.Fatal(err)
+	}
+	keys := func(q store.ExportQuery) []string {
+		t.Helper()
+		var buf bytes.Buffer
+		if err := s.ExportRows(ctx, q, &buf, store.FormatCSV); err != nil {
+			t.Fatalf("%+v: %v", q, err)
+		}
+		recs, err := csv.NewReader(&buf).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range recs[1:] {
+			out = append(out, r[0]+"/"+r[1]+":"+r[11])
+		}
+		return out
+	}
+	two := 2
+	k := func(batch int64, seq int, status string) string { return fmt.Sprintf("%d/%d:%s", batch, seq, status) }
+	for _, c := range []struct {
+		q    store.ExportQuery
+		want []string
+	}{
+		{store.ExportQuery{Puzzle: "8"}, []string{k(a, 0, "solved"), k(a, 1, "solved"), k(a, 2, "solved"), k(b, 0, "solved"), k(b, 1, "budget_exceeded")}},
+		{store.ExportQuery{Puzzle: "sliding:3x3", Length: &two}, []string{k(a, 0, "solved"), k(b, 0, "solved")}},
+		{store.ExportQuery{Puzzle: "8", Statuses: []string{"budget_exceeded", "failed"}}, []string{k(b, 1, "budget_exceeded")}},
+		{store.ExportQuery{Batch: a, Length: &two}, []string{k(a, 0, "solved")}},
+		{store.ExportQuery{Puzzle: "8", Statuses: []string{"invalid"}}, nil},
+	} {
+		if got := keys(c.q); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%+v: rows %q, want %q", c.q, got, c.want)
+		}
+	}
+	if err := s.ExportRows(ctx, store.ExportQuery{Puzzle: "sliding:5x5"}, io.Discard, store.FormatJSONL); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("puzzle without batches: %v", err)
 	}
 }
 
