@@ -32,7 +32,7 @@ func (s Series) total() int64 {
 func Histogram(w io.Writer, title string, sampled, exact Series) error {
 	const (
 		width, height       = 720, 320
-		left, right, top    = 56, 16, 36
+		left, right, top    = 56, 16, 60 // the legend sits above the plot
 		bottom              = 40
 		plotW, plotH        = width - left - right, height - top - bottom
 		barFill, lineStroke = "#4a7fb5", "#d9534f"
@@ -95,10 +95,10 @@ func Histogram(w io.Writer, title string, sampled, exact Series) error {
 		fmt.Fprintf(&b, `<polyline class="exact" points="%s" fill="none" stroke="%s" stroke-width="2"/>`+"\n", strings.Join(pts, " "), lineStroke)
 	}
 	// Legend.
-	fmt.Fprintf(&b, `<rect x="%d" y="28" width="10" height="10" fill="%s"/><text x="%d" y="37">%s (%d)</text>`+"\n",
+	fmt.Fprintf(&b, `<rect x="%d" y="26" width="10" height="10" fill="%s"/><text x="%d" y="35">%s (%d)</text>`+"\n",
 		width-right-220, barFill, width-right-206, html.EscapeString(sampled.Name), sampled.total())
 	if t := exact.total(); t > 0 {
-		fmt.Fprintf(&b, `<line x1="%d" y1="48" x2="%d" y2="48" stroke="%s" stroke-width="2"/><text x="%d" y="52">%s (%d)</text>`+"\n",
+		fmt.Fprintf(&b, `<line x1="%d" y1="46" x2="%d" y2="46" stroke="%s" stroke-width="2"/><text x="%d" y="50">%s (%d)</text>`+"\n",
 			width-right-220, width-right-210, lineStroke, width-right-206, html.EscapeString(exact.Name), t)
 	}
 	b.WriteString("</svg>\n")
