@@ -30,7 +30,7 @@ test-faults: ## fault suite (~5 min): kill -9, restarts, poison, starvation on r
 	  rc=$$?; echo; cat $$report; rm -f $$report; exit $$rc
 
 run: build ## the demo: the whole pipeline in one process on an embedded NATS and a local PostgreSQL
-	@echo "building the small 15-puzzle tables first (15-pdb-663, ~5 s; without them the 15-puzzles take over a minute)"
+	@echo "building the small 15-puzzle tables first (15-pdb-663, ~5 s; without them the 15-puzzles take about 30 s)"
 	bin/solverd tables build 15-pdb-663
 	@export TESSERA_DATABASE_URL="$${TESSERA_DATABASE_URL:-$$(scripts/pg-local.sh)}" && \
 	  bin/producer --puzzle 8 --random 20000 --seed 1 --local --wait && \
