@@ -328,7 +328,14 @@ func (s *server) scrambles(w http.ResponseWriter, r *http.Request) {
 		out.NextCursor = fmt.Sprintf("%d.%d", last.BatchID, last.Seq)
 	} else {
 		out.Missing = limit - len(rows)
-		out.Generate = fmt.Sprintf("producer --puzzle %s --target-length %d --count %d", spec, length, limit)
+		// The producer counts every distinct state stored at the length, so
+		// new ones for this request means that many more than are stored.
+		stored, err := s.st.DistinctAtLength(ctx, spec.String(), length)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		out.Generate = fmt.Sprintf("producer --puzzle %s --target-length %d --count %d", spec, length, stored+int64(out.Missing))
 		if q.Get("generate") == "true" {
 			if s.gen == nil {
 				writeJSON(w, http.StatusNotImplemented, map[string]string{"error": "generate: this results serve does not generate (start it with --generate), or run: " + out.Generate, "param": "generate"})

@@ -529,7 +529,7 @@ func TestScramblesForClients(t *testing.T) {
 	}
 	second := get("puzzle=8&length=4&count=2&client=k")
 	if second.Count != 1 || second.Scrambles[0].State == first.Scrambles[0].State || second.Missing != 1 ||
-		second.Generate != "producer --puzzle sliding:3x3 --target-length 4 --count 2" {
+		second.Generate != "producer --puzzle sliding:3x3 --target-length 4 --count 4" { // 3 stored + 1 missing
 		t.Fatalf("second request of the same client %+v", second)
 	}
 	if next := get("puzzle=8&length=4&count=2&cursor=" + first.NextCursor); next.Count != 1 || next.Scrambles[0].State != "s2" {
