@@ -17,6 +17,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/store"
+	"github.com/tessera-solver/tessera/tables/catalog"
 )
 
 // Generation methods (--method): how candidates for a target optimal
@@ -25,7 +26,7 @@ import (
 // exactly the target length count.
 const (
 	methodAuto   = "auto"
-	methodTable  = "table"  // uniform among the states at that depth of a whole-space table (≤ 10 cells)
+	methodTable  = "table"  // uniform among the states at that depth of a whole-space table (≤ 10 cells, or a built 12-cell table file)
 	methodSample = "sample" // uniform random states: right where the length is common
 	methodWalk   = "walk"   // random walks from the goal, their length steered toward the target: short tails
 	methodDeep   = "deep"   // short random walks from stored states just below the target: long tails
@@ -45,10 +46,11 @@ type generator struct {
 	length int
 	rng    *rand.Rand
 	method string
-	// table: the states at the target depth, shuffled, and how many were
-	// handed out.
-	atDepth []string
-	next    int
+	// table: the whole-space table (built in memory up to tableCells, or
+	// a built 12-cell table file), closed with closeTable.
+	table      *fulltable.Table
+	closeTable func() error
+	tablesDir  string
 	// walk: the walk length, steered each round toward the target.
 	walk int
 	// sample: the estimated fraction of random states at the target.
@@ -78,9 +80,23 @@ func generate(ctx context.Context, f flags, seedSet bool, cfg config.Config, spe
 		return err
 	}
 	defer e.close()
-	g := &generator{spec: spec, length: f.targetLength, rng: rand.New(rand.NewPCG(f.seed, 0x6e6)), method: f.method, walk: f.targetLength}
+	g := &generator{spec: spec, length: f.targetLength, rng: rand.New(rand.NewPCG(f.seed, 0x6e6)), method: f.method, walk: f.targetLength,
+		tablesDir: cfg.Solver.TablesDir}
 	if err := g.choose(ctx, e.st); err != nil {
 		return err
+	}
+	if g.closeTable != nil {
+		defer g.closeTable()
+	}
+	if g.table != nil {
+		// The table knows how many states there are at the length.
+		var n int64
+		if g.length <= g.table.MaxDepth() {
+			n = g.table.Counts[g.length]
+		}
+		if n < int64(f.count) {
+			return fmt.Errorf("only %d distinct states of %s have optimal length %d; %d were asked for", n, spec, g.length, f.count)
+		}
 	}
 	opts := optionsRecord{Mode: string(result.ModeOptimal), MaxNodes: cfg.Solver.MaxNodes, TimeoutMS: cfg.Solver.Timeout.Milliseconds(),
 		Chunk: job.ChunkSize(spec, result.ModeOptimal, cfg.Producer.ChunkSize, e.nc.MaxPayload())}
@@ -166,10 +182,20 @@ func deref[T any](p *T) T {
 // below the mean and searches from deep states above it.
 func (g *generator) choose(ctx context.Context, st *store.Store) error {
 	small := g.spec.Cells() <= tableCells && g.spec.Kind != puzzle.Swap
+	if !small {
+		// A 12-cell Loopover board whose table file is built serves too.
+		t, closer, ok, err := catalog.OpenFullTable(g.tablesDir, g.spec)
+		if err != nil {
+			return err
+		}
+		if ok {
+			small, g.table, g.closeTable = true, t, closer
+		}
+	}
 	switch g.method {
 	case methodTable:
 		if !small {
-			return usagef("--method table: %s has more than %d cells; use sample, walk or deep", g.spec, tableCells)
+			return usagef("--method table: %s has more than %d cells and no built table file; use sample, walk or deep", g.spec, tableCells)
 		}
 	case methodSample, methodWalk, methodDeep:
 	case methodAuto:
@@ -200,18 +226,16 @@ func (g *generator) choose(ctx context.Context, st *store.Store) error {
 	default:
 		return usagef("--method %q: want auto, table, sample, walk or deep", g.method)
 	}
-	if g.method == methodTable {
+	if g.method == methodTable && g.table == nil {
 		t, err := fulltable.Build(g.spec)
 		if err != nil {
 			return err
 		}
-		idx := t.AtDepth(g.length)
-		cells := make([]uint8, g.spec.Cells())
-		for _, i := range idx {
-			t.Cells(i, cells)
-			g.atDepth = append(g.atDepth, puzzle.State{Spec: g.spec, Cells: cells}.String())
-		}
-		g.rng.Shuffle(len(g.atDepth), func(i, j int) { g.atDepth[i], g.atDepth[j] = g.atDepth[j], g.atDepth[i] })
+		g.table = t
+	}
+	if g.method != methodTable && g.closeTable != nil {
+		g.closeTable() // a table file opened but not used
+		g.table, g.closeTable = nil, nil
 	}
 	return nil
 }
@@ -221,10 +245,13 @@ func (g *generator) candidates(ctx context.Context, st *store.Store, need int64)
 	var out []string
 	switch g.method {
 	case methodTable:
-		// Every state handed out is at the depth: exactly the states asked for.
-		n := min(int(need), len(g.atDepth)-g.next)
-		out = g.atDepth[g.next : g.next+n]
-		g.next += n
+		// Every state drawn is at the depth; twice what is missing, so the
+		// states drawn again (stored already) do not cost a round each.
+		cells := make([]uint8, g.spec.Cells())
+		for _, i := range g.table.SampleAtDepth(g.length, int(2*need), g.rng) {
+			g.table.Cells(i, cells)
+			out = append(out, puzzle.State{Spec: g.spec, Cells: cells}.String())
+		}
 	case methodSample:
 		// Without an estimate yet, a probe round of 20 per state wanted
 		// (lengths rarer than 1 in 20 are learned from it).

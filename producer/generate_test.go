@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/tessera-solver/tessera/internal/fulltable"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/store/storetest"
+	"github.com/tessera-solver/tessera/tables/catalog"
 )
 
 type generated struct {
@@ -89,4 +92,39 @@ func TestGenerateTargetLength(t *testing.T) {
 	if code, _, stderr := runProducer(t, "--puzzle", "8", "--target-length", "5", "--count", "3", "--mode", "fast", "--database-url", url); code != exitUsage {
 		t.Errorf("fast mode: exit %d %s", code, stderr)
 	}
+}
+
+// On a 12-cell Loopover board whose table file is built, generation draws
+// from it (about a minute and 240 MB to build the table: run with
+// TESSERA_BFS_BIG=1).
+func TestGenerateFromTableFile(t *testing.T) {
+	if os.Getenv("TESSERA_BFS_BIG") == "" || testing.Short() {
+		t.Skip("set TESSERA_BFS_BIG=1 to build the 3x4 Loopover table")
+	}
+	dir := t.TempDir()
+	if code, _, stderr := buildSet(t, dir, "loopover-3x4-bfs"); code != 0 {
+		t.Fatalf("tables build: %d %s", code, stderr)
+	}
+	url := storetest.SchemaURL(t)
+	code, stdout, stderr := runProducer(t, "--local", "-q", "--puzzle", "loopover:3x4", "--target-length", "12", "--count", "20",
+		"--seed", "5", "--tables-dir", dir, "--database-url", url)
+	if code != exitOK || !strings.Contains(stderr, "(table)") {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	genOut(t, puzzle.Spec{Kind: puzzle.Loopover, Rows: 3, Cols: 4}, stdout, 12, 20, nil)
+}
+
+// buildSet builds a table set into dir with the catalogue.
+func buildSet(t *testing.T, dir, set string) (int, string, string) {
+	t.Helper()
+	s, ok := catalog.LookupSet(set)
+	if !ok {
+		t.Fatalf("no set %s", set)
+	}
+	for _, tb := range s.Tables {
+		if _, _, err := catalog.Build(context.Background(), dir, tb, nil); err != nil {
+			return 1, "", err.Error()
+		}
+	}
+	return 0, "", ""
 }

@@ -13,6 +13,7 @@ package fulltable
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/tessera-solver/tessera/internal/nibble"
 	"github.com/tessera-solver/tessera/internal/puzzle"
@@ -221,6 +222,37 @@ func (t *Table) AtDepth(d int) []uint64 {
 			}
 		}
 		out = append(out, idx)
+	}
+	return out
+}
+
+// SampleAtDepth draws k distinct states at distance exactly d uniformly
+// (reservoir sampling over one scan), as indices; all of them when fewer
+// than k exist. It holds k indices, never the whole depth.
+func (t *Table) SampleAtDepth(d, k int, rng *rand.Rand) []uint64 {
+	if d < 0 || d > t.MaxDepth() || k <= 0 {
+		return nil
+	}
+	out := make([]uint64, 0, min(int64(k), t.Counts[d]))
+	want := uint8(d % modulus)
+	cells := make([]uint8, t.sp.n)
+	seen := 0
+	for idx := range t.Size() {
+		if t.entry(idx) != want {
+			continue
+		}
+		if t.MaxDepth() >= modulus {
+			t.Cells(idx, cells)
+			if got, ok := t.Distance(cells); !ok || got != d {
+				continue
+			}
+		}
+		seen++
+		if len(out) < k {
+			out = append(out, idx)
+		} else if j := rng.IntN(seen); j < k {
+			out[j] = idx
+		}
 	}
 	return out
 }

@@ -626,3 +626,28 @@ func TestAtDepth(t *testing.T) {
 		}
 	}
 }
+
+// SampleAtDepth draws distinct states of the depth, all of them when fewer
+// exist than asked.
+func TestSampleAtDepth(t *testing.T) {
+	tb, err := Build(puzzle.Spec{Kind: puzzle.Sliding, Rows: 3, Cols: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	cells := make([]uint8, 9)
+	for _, c := range []struct{ d, k, want int }{{20, 50, 50}, {31, 10, 2}, {16, 3, 3}} {
+		got := tb.SampleAtDepth(c.d, c.k, rng)
+		seen := map[uint64]bool{}
+		for _, idx := range got {
+			tb.Cells(idx, cells)
+			if d, _ := tb.Distance(cells); d != c.d || seen[idx] {
+				t.Fatalf("depth %d: index %d at %d (repeat %v)", c.d, idx, d, seen[idx])
+			}
+			seen[idx] = true
+		}
+		if len(got) != c.want {
+			t.Errorf("depth %d, %d asked: %d drawn, want %d", c.d, c.k, len(got), c.want)
+		}
+	}
+}

@@ -114,6 +114,14 @@ func (k fullKind) serves(spec puzzle.Spec, _ result.Mode) bool {
 }
 
 func (k fullKind) open(dir string, s Set, _ bool) (search.Algorithm, func() error, error) {
+	t, closer, err := k.openTable(dir, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	return transposingTable{t}, closer, nil
+}
+
+func (k fullKind) openTable(dir string, s Set) (*fulltable.Table, func() error, error) {
 	f, err := tables.Open(s.Tables[0].Path(dir), s.Tables[0].Meta, false)
 	if err != nil {
 		return nil, nil, fmt.Errorf("table set %s: %w", s.Name, err)
@@ -123,7 +131,20 @@ func (k fullKind) open(dir string, s Set, _ bool) (search.Algorithm, func() erro
 		f.Close()
 		return nil, nil, fmt.Errorf("table set %s: %w (rebuild it with: %s)", s.Name, err, s.BuildCommand())
 	}
-	return transposingTable{t}, f.Close, nil
+	return t, f.Close, nil
+}
+
+// OpenFullTable maps the whole-space distance table of spec from dir, when
+// the catalogue has a set of one and it is built there: what generation
+// draws states of an exact depth from. ok is false when there is none.
+func OpenFullTable(dir string, spec puzzle.Spec) (t *fulltable.Table, closer func() error, ok bool, err error) {
+	for _, s := range Sets() {
+		if k, isFull := s.kind.(fullKind); isFull && k.spec == spec && s.Complete(dir) {
+			t, closer, err := k.openTable(dir, s)
+			return t, closer, err == nil, err
+		}
+	}
+	return nil, nil, false, nil
 }
 
 // transposingTable answers a Loopover board of the table's shape directly
