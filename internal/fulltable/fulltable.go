@@ -201,31 +201,6 @@ func (t *Table) down(b *board, idx uint64) (uint64, puzzle.Move) {
 	panic(fmt.Sprintf("bfs %s: index %d has no neighbour one step closer: corrupt table", t.Spec, idx))
 }
 
-// AtDepth returns the index of every state at distance exactly d, in
-// index order (Cells turns one into a board). Entries hold distances mod
-// 15, so where that is ambiguous the candidates are confirmed by descent.
-func (t *Table) AtDepth(d int) []uint64 {
-	if d < 0 || d > t.MaxDepth() {
-		return nil
-	}
-	out := make([]uint64, 0, t.Counts[d])
-	want := uint8(d % modulus)
-	cells := make([]uint8, t.sp.n)
-	for idx := range t.Size() {
-		if t.entry(idx) != want {
-			continue
-		}
-		if t.MaxDepth() >= modulus {
-			t.Cells(idx, cells)
-			if got, ok := t.Distance(cells); !ok || got != d {
-				continue
-			}
-		}
-		out = append(out, idx)
-	}
-	return out
-}
-
 // SampleAtDepth draws k distinct states at distance exactly d uniformly
 // (reservoir sampling over one scan), as indices; all of them when fewer
 // than k exist. It holds k indices, never the whole depth.
