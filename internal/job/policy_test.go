@@ -57,7 +57,7 @@ func TestChunkSize(t *testing.T) {
 	}{
 		{puzzle.Spec{Kind: puzzle.Sliding, Rows: 3, Cols: 3}, result.ModeOptimal, 0, 1000},
 		{puzzle.Spec{Kind: puzzle.Sliding, Rows: 3, Cols: 3}, result.ModeOptimal, 50, 50},
-		{fifteen, result.ModeOptimal, 0, 1},
+		{fifteen, result.ModeOptimal, 0, 8},
 		{fifteen, result.ModeFast, 0, 16},
 		{bigSwap, result.ModeOptimal, 500, 1}, // bounded by the payload
 	}
