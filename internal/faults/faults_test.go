@@ -170,9 +170,10 @@ func solverKill(t *testing.T, s *suite, kills int, n int64) figure {
 	s.writer(t, "results")
 	jobs, res := s.read(t, jobDeliveries), s.read(t, resultDeliveries)
 	start := time.Now()
-	// 15-puzzles with a 400 ms budget: every job holds a worker for up to
-	// 0.4 s, so a kill always finds jobs in flight.
-	id := s.produce(t, nil, "--puzzle", "15", "--random", strconv.FormatInt(n, 10), "--seed", "15", "--timeout", "400ms")
+	// 15-puzzles with a 400 ms budget, one per job (the default puts eight
+	// in a job, which can leave the killed daemon idle): every job holds a
+	// worker for up to 0.4 s, so a kill always finds jobs in flight.
+	id := s.produce(t, nil, "--puzzle", "15", "--random", strconv.FormatInt(n, 10), "--seed", "15", "--timeout", "400ms", "--chunk-size", "1")
 	for k := 1; k <= kills; k++ {
 		s.waitDone(t, id, int64(k)*n/int64(kills+1), 2*time.Minute)
 		a.kill()
