@@ -104,3 +104,20 @@ func TestTablesPushPull(t *testing.T) {
 		t.Fatalf("pull of a table the bucket lacks: exit %d %s", code, stderr)
 	}
 }
+
+// An optional table named only through its set is not required of a
+// bucket (one filled before the table existed still serves the set); named
+// itself, it is.
+func TestFileNamesOptional(t *testing.T) {
+	set, err := fileNames([]string{"loopover-5x5-p1"})
+	if err != nil || len(set) != 2 || !set["loopover-5x5-p1.g1.tbl"] || set["loopover-5x5-p2.g1.tbl"] {
+		t.Fatalf("by set: %v %v", set, err)
+	}
+	if _, listed := set["loopover-5x5-p2.g1.tbl"]; !listed {
+		t.Fatal("the optional table is not pulled with its set")
+	}
+	own, err := fileNames([]string{"loopover-5x5-p2"})
+	if err != nil || len(own) != 1 || !own["loopover-5x5-p2.g1.tbl"] {
+		t.Fatalf("by name: %v %v", own, err)
+	}
+}

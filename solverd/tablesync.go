@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -65,7 +66,7 @@ func tablesPushCmd() *cobra.Command {
 			n := 0
 			for _, in := range infos {
 				name := filepath.Base(in.Path)
-				if want != nil && !want[name] {
+				if _, named := want[name]; want != nil && !named {
 					continue
 				}
 				if in.Err != nil {
@@ -120,8 +121,10 @@ func tablesPullCmd() *cobra.Command {
 	}
 }
 
-// fileNames maps table or set names to table file names; no names is nil
-// (every table).
+// fileNames maps table or set names to their tables' file names, each
+// marked required unless it is an optional table named only through its
+// set (a bucket filled before that table existed still serves the set);
+// no names is nil (every table).
 func fileNames(names []string) (map[string]bool, error) {
 	if len(names) == 0 {
 		return nil, nil
@@ -132,13 +135,14 @@ func fileNames(names []string) (map[string]bool, error) {
 	}
 	out := map[string]bool{}
 	for _, t := range ts {
-		out[t.Meta.FileName()] = true
+		out[t.Meta.FileName()] = !t.Optional || slices.Contains(names, t.Meta.Name)
 	}
 	return out, nil
 }
 
 // pullMissing pulls the tables of want (nil: every table in the bucket)
-// that dir lacks. A named table the bucket lacks is an error.
+// that dir lacks. A required table the bucket lacks is an error, found
+// before anything is pulled.
 func pullMissing(ctx context.Context, st *tablestore.Store, dir string, want map[string]bool, out io.Writer) (int, error) {
 	objs, err := st.List(ctx)
 	if err != nil {
@@ -153,8 +157,8 @@ func pullMissing(ctx context.Context, st *tablestore.Store, dir string, want map
 		todo = have
 	} else {
 		var missing []string
-		for name := range want {
-			if !have[name] {
+		for name, required := range want {
+			if required && !have[name] {
 				missing = append(missing, name)
 			}
 			todo[name] = true

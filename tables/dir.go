@@ -62,9 +62,16 @@ func (t *Table) Mean() float64 {
 		return float64(sum) / float64(n)
 	}
 	var sum uint64
+	n := t.Meta.Entries
 	switch t.Meta.Encoding {
 	case "u8":
+		// 0xff marks an index no pattern takes (the 5×5 phase-2 walking
+		// distance has many): not a distance, so not in the mean.
 		for _, b := range t.Data {
+			if b == 0xff {
+				n--
+				continue
+			}
 			sum += uint64(b)
 		}
 	case "u4":
@@ -75,5 +82,8 @@ func (t *Table) Mean() float64 {
 			}
 		}
 	}
-	return float64(sum) / float64(t.Meta.Entries)
+	if n == 0 {
+		return 0
+	}
+	return float64(sum) / float64(n)
 }

@@ -220,8 +220,9 @@ func FuzzParseHeader(f *testing.F) {
 
 func TestScanAndMean(t *testing.T) {
 	dir := t.TempDir()
-	m8 := Meta{Name: "a", Puzzle: "sliding:3x3", Pattern: "1-4", Encoding: "u8", Entries: 4, Generator: 1}
-	if _, _, err := Write(dir, m8, []byte{0, 1, 2, 5}); err != nil {
+	// u8: 0xff marks an index no pattern takes, left out of the mean.
+	m8 := Meta{Name: "a", Puzzle: "sliding:3x3", Pattern: "1-4", Encoding: "u8", Entries: 5, Generator: 1}
+	if _, _, err := Write(dir, m8, []byte{0, 1, 0xff, 2, 5}); err != nil {
 		t.Fatal(err)
 	}
 	// u4: low nibble first; the odd last entry's high nibble is padding.

@@ -10,12 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/fulltable"
 	"github.com/tessera-solver/tessera/internal/loopover"
+	"github.com/tessera-solver/tessera/internal/loopover/twophase"
+	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/swap"
-
-	"github.com/tessera-solver/tessera/internal/fulltable"
-	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/tables"
 	"github.com/tessera-solver/tessera/tables/catalog"
 )
 
@@ -302,6 +303,32 @@ func TestLoadTables(t *testing.T) {
 	wd := builtin.SolveText(context.Background(), sp, text, Options{})
 	if wd.Length != r.Length || strings.HasPrefix(wd.Solver, "ida*(pdb") {
 		t.Fatalf("without tables: %+v", wd)
+	}
+}
+
+// A set in use whose optional table is missing (a directory built before
+// the 5×5 phase-2 file existed) still loads, with a notice naming the
+// command that builds the missing file; once it is built the notice goes.
+func TestOptionalTableNotice(t *testing.T) {
+	dir := t.TempDir()
+	set, _ := catalog.LookupSet("loopover-5x5-p1")
+	if _, _, err := tables.Write(dir, set.Tables[0].Meta, make([]byte, (twophase.Phase1Entries+1)/2)); err != nil {
+		t.Fatal(err)
+	}
+	noticed := func(l *Loaded) bool {
+		return slices.ContainsFunc(l.Notices, func(n Notice) bool {
+			return strings.Contains(n.Text, "solverd tables build loopover-5x5-p2")
+		})
+	}
+	l, err := Tables(dir, "auto", false)
+	if err != nil || !slices.Contains(l.Sets, set.Name) || !noticed(l) {
+		t.Fatalf("phase-1 table alone: %+v, %v", l, err)
+	}
+	if _, _, err := catalog.Build(context.Background(), dir, set.Tables[1], nil); err != nil {
+		t.Fatal(err)
+	}
+	if l, err = Tables(dir, set.Name, false); err != nil || noticed(l) {
+		t.Fatalf("both tables: %+v, %v", l, err)
 	}
 }
 

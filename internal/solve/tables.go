@@ -65,6 +65,12 @@ func Tables(dir, want string, private bool) (*Loaded, error) {
 		if err := set.Check(dir); err != nil {
 			return nil, err
 		}
+		for _, t := range set.Tables {
+			if t.Optional && !t.Present(dir) {
+				l.Notices = append(l.Notices, Notice{set.Puzzle, fmt.Sprintf("table %s (%s) is not in %s: the first request computes it in memory; build it with `solverd tables build %s`",
+					t.Meta.Name, set.Name, dir, t.Meta.Name)})
+			}
+		}
 		l.Sets = append(l.Sets, set.Name)
 		l.entries = append(l.entries, Entry{Name: "table set " + set.Name, Serves: set.Serves,
 			New: func(puzzle.Spec) (search.Algorithm, error) { return l.open(dir, set, private) }})

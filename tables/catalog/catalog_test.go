@@ -12,6 +12,7 @@ import (
 
 	"github.com/tessera-solver/tessera/internal/fulltable"
 	"github.com/tessera-solver/tessera/internal/loopover"
+	"github.com/tessera-solver/tessera/internal/loopover/twophase"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/search"
@@ -224,5 +225,78 @@ func TestLoopover44Table(t *testing.T) {
 		if err != nil || len(a.Moves) != len(out.Path) || !a.Optimal || a.Nodes != out.Nodes {
 			t.Fatalf("state %d %s: table answer %d moves %d nodes, in memory %d moves %d nodes (%v)", i, st, len(a.Moves), a.Nodes, len(out.Path), out.Nodes, err)
 		}
+	}
+}
+
+// The two-phase set is complete with its phase-1 table alone, as in
+// directories built before the phase-2 file existed: the solver then
+// builds the phase-2 bounds in memory. Once the phase-2 file is built it
+// is mapped instead, with the same answers node for node; a damaged one
+// is refused at start with the command that rebuilds it.
+func TestTwoPhaseOptionalTable(t *testing.T) {
+	dir := t.TempDir()
+	set, ok := LookupSet("loopover-5x5-p1")
+	if !ok || len(set.Tables) != 2 || !set.Tables[1].Optional {
+		t.Fatalf("set %+v", set)
+	}
+	// An all-zero phase-1 table stands in for the real one (seconds and
+	// 128 MB to build): admissible, but so weak that only short walks
+	// (below) are solved quickly.
+	if _, _, err := tables.Write(dir, set.Tables[0].Meta, make([]byte, (twophase.Phase1Entries+1)/2)); err != nil {
+		t.Fatal(err)
+	}
+	if !set.Complete(dir) || set.Check(dir) != nil {
+		t.Fatalf("phase-1 alone: complete %v, check %v", set.Complete(dir), set.Check(dir))
+	}
+	if got := Preferred(dir); len(got) != 1 || got[0].Name != set.Name {
+		t.Fatalf("preferred %v", got)
+	}
+	spec := puzzle.Spec{Kind: puzzle.Loopover, Rows: 5, Cols: 5}
+	states := []puzzle.State{}
+	rng := rand.New(rand.NewPCG(55, 5))
+	for range 3 {
+		states = append(states, puzzle.RandomWalk(spec, rng, 4))
+	}
+	answers := func() (out []search.Answer) {
+		alg, closer, err := set.Open(dir, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer closer()
+		for _, st := range states {
+			a, err := alg.Answer(search.Request{State: st, Goal: st.Goal(), Mode: result.ModeFast,
+				Budget: search.Budget{MaxNodes: 20000, Chosen: true}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := puzzle.VerifyMoves(st, a.Moves, st.Goal()); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, a)
+		}
+		return out
+	}
+	inMemory := answers()
+	if _, _, err := Build(context.Background(), dir, set.Tables[1], nil); err != nil {
+		t.Fatal(err)
+	}
+	mapped := answers()
+	for i := range states {
+		a, b := inMemory[i], mapped[i]
+		if len(a.Moves) != len(b.Moves) || a.Nodes != b.Nodes || a.LowerBound != b.LowerBound {
+			t.Fatalf("state %d: in memory %d moves %d nodes, mapped %d moves %d nodes", i, len(a.Moves), a.Nodes, len(b.Moves), b.Nodes)
+		}
+	}
+	// A phase-2 file of another layout is refused, naming the rebuild.
+	bad := set.Tables[1].Meta
+	bad.Pattern = "arm only"
+	if err := os.Remove(set.Tables[1].Path(dir)); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := tables.Write(dir, bad, make([]byte, twophase.Phase2Entries)); err != nil {
+		t.Fatal(err)
+	}
+	if err := set.Check(dir); !errors.Is(err, tables.ErrBadTable) || !strings.Contains(err.Error(), "solverd tables build loopover-5x5-p2") {
+		t.Fatalf("foreign phase-2 table: %v", err)
 	}
 }

@@ -25,13 +25,19 @@ type Solver struct {
 	arm   *pdb2
 }
 
-// New wraps a phase-1 payload (Phase1Entries 4-bit entries, e.g. a
-// read-only mapped table file; it is only read) and builds the small
-// tables in memory: the phase-2 walking distance (2 MB) and arm PDB
-// (11 MB), the phase-1 walking distance (4 MB), ≈0.3 s of CPU. A nil
-// payload selects the fallback: a four-piece phase-1 table (150 KB,
-// built here) with the phase-1 walking distance, weaker but free.
-func New(phase1 []byte) (*Solver, error) {
+// New wraps a phase-1 payload and builds the phase-2 bounds in memory
+// (NewWith without a phase-2 table).
+func New(phase1 []byte) (*Solver, error) { return NewWith(phase1, nil) }
+
+// NewWith wraps a phase-1 payload (Phase1Entries 4-bit entries) and a
+// phase-2 payload (BuildPhase2's), e.g. read-only mapped table files; they
+// are only read. A nil phase-2 payload builds those bounds in memory: the
+// arm PDB (11 MB) and the phase-2 walking distance (2 MB), ≈0.4 s of CPU.
+// A nil phase-1 payload selects the fallback: a four-piece phase-1 table
+// (150 KB) with the phase-1 walking distance (4 MB), built here, weaker
+// but free; the big table makes that walking distance useless, so it is
+// built only for the fallback.
+func NewWith(phase1, phase2 []byte) (*Solver, error) {
 	if phase1 != nil {
 		if len(phase1) != (Phase1Entries+1)/2 {
 			return nil, fmt.Errorf("loopover 5x5 two-phase: phase-1 table has %d bytes, want %d: %w", len(phase1), (Phase1Entries+1)/2, puzzle.ErrMalformed)
@@ -40,16 +46,23 @@ func New(phase1 []byte) (*Solver, error) {
 			return nil, fmt.Errorf("loopover 5x5 two-phase: phase-1 table does not hold 0 at the goal: %w", puzzle.ErrMalformed)
 		}
 	}
-	// The three small tables are independent: build them side by side.
 	s := &Solver{p1: phase1, p1k: 6, big: phase1 != nil}
+	if phase2 != nil {
+		var err error
+		if s.arm, s.wd2, err = phase2From(phase2); err != nil {
+			return nil, err
+		}
+	}
+	// What is left to build is independent: build it side by side.
 	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); s.wd1 = newWD1() }()
-	go func() { defer wg.Done(); s.wd2 = newWD2() }()
-	s.arm = newPDB2()
+	if s.wd2 == nil {
+		wg.Go(func() { s.wd2 = newWD2() })
+		wg.Go(func() { s.arm = newPDB2() })
+	}
 	if phase1 == nil {
 		// Without the big table: the four-piece one (0.3 M entries,
 		// milliseconds) with the walking distance.
+		wg.Go(func() { s.wd1 = newWD1() })
 		s.p1, s.p1k, s.useWD = smallPhase1(), 4, true
 	}
 	wg.Wait()

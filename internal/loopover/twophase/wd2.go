@@ -53,7 +53,15 @@ const wd2None = 0xff
 
 var pow5 = [7]int{1, 5, 25, 125, 625, 3125, 15625}
 
-func newWD2() *wd2 {
+// wd2Mids is the number of free-row multisets: 5 pieces over 5 labels.
+const wd2Mids = 126
+
+// wd2Entries is the size of the walking distance's index.
+const wd2Entries = 15625 * wd2Mids
+
+// newWD2Index builds the multiset codes, which are cheap; the distances
+// come from newWD2's BFS or a table file.
+func newWD2Index() *wd2 {
 	t := &wd2{}
 	for i := range t.midCode {
 		t.midCode[i] = wd2None
@@ -76,6 +84,18 @@ func newWD2() *wd2 {
 		}
 	}
 	rec(0, side, [5]uint8{})
+	return t
+}
+
+// wd2From wraps distances stored in a table file (wd2Entries bytes).
+func wd2From(dist []byte) *wd2 {
+	t := newWD2Index()
+	t.dist = dist
+	return t
+}
+
+func newWD2() *wd2 {
+	t := newWD2Index()
 	M := len(t.mid)
 	t.dist = make([]uint8, pow5[6]*M)
 	for i := range t.dist {
