@@ -36,7 +36,7 @@ func phase2From(payload []byte) (*pdb2, *wd2, error) {
 	if len(payload) != Phase2Entries {
 		return nil, nil, fmt.Errorf("loopover 5x5 two-phase: phase-2 table has %d bytes, want %d: %w", len(payload), Phase2Entries, puzzle.ErrMalformed)
 	}
-	arm := &pdb2{dist: payload[:n3*n3:n3*n3]}
+	arm := &pdb2{dist: payload[: n3*n3 : n3*n3]}
 	wd := wd2From(payload[n3*n3:])
 	g := goalBoard
 	if arm.h(&g, &identity, &identity) != 0 || wd.h(&g, &wd2Views[0]) != 0 || wd.h(&g, &wd2Views[1]) != 0 {
