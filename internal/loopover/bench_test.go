@@ -74,8 +74,13 @@ func BenchmarkWalk5x5(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	benchWalks(b, s, []int{10, 12, 14, 16}) // 18-move walks take many minutes each
+}
+
+// benchWalks solves ten random walks of each length optimally with s.
+func benchWalks(b *testing.B, s Optimal, walks []int) {
 	sp := spec(5, 5)
-	for _, walk := range []int{10, 12, 14, 16} { // 18-move walks take many minutes each
+	for _, walk := range walks {
 		b.Run(fmt.Sprintf("walk=%d", walk), func(b *testing.B) {
 			const states = 10
 			rng := rand.New(rand.NewPCG(2026, uint64(walk)))

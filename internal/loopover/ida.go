@@ -78,14 +78,29 @@ func NewWDSolver(rows, cols int) (*Solver, error) { return newSolver(rows, cols,
 // whose walking-distance tables do not (5×5: 126^4 patterns).
 func NewEMDSolver(rows, cols int) (*Solver, error) { return newSolver(rows, cols, true) }
 
+// NewWDSolverWith is the walking-distance search over rows×cols with
+// tables the caller built or mapped (BuildWDTable, NewWDFrom): rowsWD has
+// rows lines of cols cells, colsWD cols lines of rows; a square board's one
+// table serves both.
+func NewWDSolverWith(rows, cols int, rowsWD, colsWD *WD) (*Solver, error) {
+	if rowsWD == nil || colsWD == nil || rowsWD.Lines != rows || rowsWD.PerLine != cols || colsWD.Lines != cols || colsWD.PerLine != rows {
+		return nil, fmt.Errorf("loopover %dx%d: walking-distance tables of another shape: %w", rows, cols, puzzle.ErrMalformed)
+	}
+	s, err := newSolverShape(rows, cols)
+	if err != nil {
+		return nil, err
+	}
+	s.rows, s.cols = rowsWD, colsWD
+	return s, nil
+}
+
 // newSolver is NewEMDSolver if emd, else NewWDSolver (the tests check
 // both bounds on boards with full BFS tables).
 func newSolver(rows, cols int, emd bool) (*Solver, error) {
-	if rows < 2 || cols < 2 || rows > MaxSide || cols > MaxSide {
-		return nil, fmt.Errorf("loopover %dx%d: sides must be 2..%d: %w", rows, cols, MaxSide, puzzle.ErrMalformed)
+	s, err := newSolverShape(rows, cols)
+	if err != nil {
+		return nil, err
 	}
-	s := &Solver{r: rows, c: cols, n: rows * cols}
-	var err error
 	if !emd {
 		if s.rows, err = NewWD(rows, cols); err != nil {
 			return nil, fmt.Errorf("loopover %dx%d: %w", rows, cols, err)
@@ -101,6 +116,16 @@ func newSolver(rows, cols int, emd bool) (*Solver, error) {
 			return nil, fmt.Errorf("loopover %dx%d: %w", rows, cols, err)
 		}
 	}
+	return s, nil
+}
+
+// newSolverShape is a solver of rows×cols without its bound tables: the
+// parity rule and the move lists.
+func newSolverShape(rows, cols int) (*Solver, error) {
+	if rows < 2 || cols < 2 || rows > MaxSide || cols > MaxSide {
+		return nil, fmt.Errorf("loopover %dx%d: sides must be 2..%d: %w", rows, cols, MaxSide, puzzle.ErrMalformed)
+	}
+	s := &Solver{r: rows, c: cols, n: rows * cols}
 	switch {
 	case rows%2 == 0 && cols%2 == 0:
 		s.parity = parTotal

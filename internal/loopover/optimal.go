@@ -38,7 +38,9 @@ var (
 //     boards up to 2×6 and 3×5, and their transposes): Solver with
 //     walking distance;
 //   - otherwise where its tables fit (3×6, 4×5, 5×5 and transposes):
-//     Solver with the enhanced Manhattan distance, weaker but small;
+//     Solver with the enhanced Manhattan distance, weaker but small (a
+//     process with the 5×5 walking-distance table file gets
+//     NewWDSolverWith over it from the table catalogue instead);
 //   - an error for the rest (2×7, 4×6 and larger).
 //
 // Which boards deserve an optimal search at all, given the budget, is the

@@ -77,6 +77,18 @@ func NewWD(lines, perLine int) (*WD, error) {
 	if err != nil {
 		return nil, err
 	}
+	t := newWDIndex(lines, perLine)
+	t.Dist = make([]uint8, size)
+	for i := range t.Dist {
+		t.Dist[i] = Unreached
+	}
+	t.bfs()
+	return t, nil
+}
+
+// newWDIndex is a table without distances: its line codes, transitions
+// and index radices.
+func newWDIndex(lines, perLine int) *WD {
 	t := &WD{Lines: lines, PerLine: perLine}
 	t.enumerate()
 	t.radix[0] = 1
@@ -84,12 +96,7 @@ func NewWD(lines, perLine int) (*WD, error) {
 		t.radix[i] = t.radix[i-1] * t.Codes
 	}
 	copy(t.mul[:lines-1], t.radix[:lines-1])
-	t.Dist = make([]uint8, size)
-	for i := range t.Dist {
-		t.Dist[i] = Unreached
-	}
-	t.bfs()
-	return t, nil
+	return t
 }
 
 // enumerate lists every label-count vector of one line (counts summing to

@@ -58,10 +58,14 @@ func Tables(dir, want string, private bool) (*Loaded, error) {
 	}
 	served := map[string]bool{}
 	for _, set := range sets {
-		if served[set.Puzzle] {
-			continue // an earlier (better or explicitly named) set serves this puzzle
+		fresh := false
+		for _, r := range set.Roles() {
+			fresh = fresh || !served[r]
+			served[r] = true
 		}
-		served[set.Puzzle] = true
+		if !fresh {
+			continue // earlier (better or explicitly named) sets serve this puzzle in its modes
+		}
 		if err := set.Check(dir); err != nil {
 			return nil, err
 		}
@@ -115,11 +119,12 @@ func missingBetter(dir string) []Notice {
 	var out []Notice
 	seen := map[string]bool{}
 	for _, set := range catalog.Sets() {
-		if seen[set.Puzzle] {
-			continue
+		fresh := false
+		for _, r := range set.Roles() {
+			fresh = fresh || !seen[r]
+			seen[r] = true
 		}
-		seen[set.Puzzle] = true
-		if !set.Complete(dir) && !set.Optional {
+		if fresh && !set.Complete(dir) && !set.Optional {
 			out = append(out, Notice{set.Puzzle, fmt.Sprintf("table set %s (%s) is not in %s: build it with `%s`",
 				set.Name, set.Puzzle, dir, set.BuildCommand())})
 		}

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math/rand/v2"
@@ -298,5 +299,99 @@ func TestTwoPhaseOptionalTable(t *testing.T) {
 	}
 	if err := set.Check(dir); !errors.Is(err, tables.ErrBadTable) || !strings.Contains(err.Error(), "solverd tables build loopover-5x5-p2") {
 		t.Fatalf("foreign phase-2 table: %v", err)
+	}
+}
+
+// Sets of one puzzle that serve different modes are each preferred: the
+// 5×5 Loopover two-phase tables answer fast mode and its walking distance
+// optimal mode, while a second 15-puzzle set adds nothing to the first.
+func TestPreferredByRole(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"loopover-5x5-p1", "loopover-5x5-wd", "15-pdb-78", "15-pdb-663"} {
+		set, _ := LookupSet(name)
+		for _, tb := range set.Tables {
+			if err := os.WriteFile(tb.Path(dir), nil, 0o644); err != nil { // presence is all Preferred reads
+				t.Fatal(err)
+			}
+		}
+	}
+	var got []string
+	for _, s := range Preferred(dir) {
+		got = append(got, s.Name)
+	}
+	if want := []string{"15-pdb-78", "loopover-5x5-p1", "loopover-5x5-wd"}; !slices.Equal(got, want) {
+		t.Fatalf("preferred %v, want %v", got, want)
+	}
+	wd, _ := LookupSet("loopover-5x5-wd")
+	p1, _ := LookupSet("loopover-5x5-p1")
+	sl, _ := LookupSet("15-pdb-78")
+	if !slices.Equal(wd.Roles(), []string{"loopover:5x5 optimal"}) || !slices.Equal(p1.Roles(), []string{"loopover:5x5 fast"}) ||
+		!slices.Equal(sl.Roles(), []string{"sliding:4x4 optimal", "sliding:4x4 fast"}) {
+		t.Fatalf("roles %v %v %v", wd.Roles(), p1.Roles(), sl.Roles())
+	}
+}
+
+// The 5×5 walking-distance set answers optimal-mode 5×5 Loopover requests
+// from its mapped table. A table of 1 everywhere but 0 at the goal stands
+// in for the real one (minutes to build; TestWD55Table builds it): weak
+// but admissible, so short walks come back optimal.
+func TestWD55Wiring(t *testing.T) {
+	dir := t.TempDir()
+	set, _ := LookupSet("loopover-5x5-wd")
+	m := set.Tables[0].Meta
+	weak := bytes.Repeat([]byte{1}, int(m.Entries))
+	weak[loopover.WDGoalIndex(5, 5)] = 0
+	if _, _, err := tables.Write(dir, m, weak); err != nil {
+		t.Fatal(err)
+	}
+	spec := puzzle.Spec{Kind: puzzle.Loopover, Rows: 5, Cols: 5}
+	if !set.Serves(spec, result.ModeOptimal) || set.Serves(spec, result.ModeFast) {
+		t.Fatal("the set should serve 5x5 optimal mode only")
+	}
+	compareWD55(t, dir, set, 4, 20)
+}
+
+// TestWD55Table builds the real table (about 2 minutes on 2 cores, 380 MB:
+// run with TESSERA_BFS_BIG=1) and checks its answers against the EMD
+// search's on random walks.
+func TestWD55Table(t *testing.T) {
+	if os.Getenv("TESSERA_BFS_BIG") == "" || testing.Short() {
+		t.Skip("set TESSERA_BFS_BIG=1 to build the 5x5 walking-distance table")
+	}
+	dir := t.TempDir()
+	set, _ := LookupSet("loopover-5x5-wd")
+	if _, _, err := Build(context.Background(), dir, set.Tables[0], nil); err != nil {
+		t.Fatal(err)
+	}
+	compareWD55(t, dir, set, 12, 20)
+}
+
+// compareWD55 solves n random walks of the given length with the set's
+// solver and with the EMD search: same optimal lengths, replay-verified.
+func compareWD55(t *testing.T, dir string, set Set, walk, n int) {
+	alg, closer, err := set.Open(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closer()
+	emd, err := loopover.NewEMDSolver(5, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := puzzle.Spec{Kind: puzzle.Loopover, Rows: 5, Cols: 5}
+	rng := rand.New(rand.NewPCG(5, uint64(walk)))
+	for i := range n {
+		st := puzzle.RandomWalk(spec, rng, walk)
+		a, err := alg.Answer(search.Request{State: st, Goal: st.Goal(), Mode: result.ModeOptimal})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := puzzle.VerifyMoves(st, a.Moves, st.Goal()); err != nil {
+			t.Fatal(err)
+		}
+		out, err := emd.Solve(st.Cells, search.Budget{})
+		if err != nil || !a.Optimal || len(a.Moves) != len(out.Path) || a.Solver != "ida*(loopover-wd)" {
+			t.Fatalf("walk %d: %d moves (optimal %v, %s), EMD %d (%v)", i, len(a.Moves), a.Optimal, a.Solver, len(out.Path), err)
+		}
 	}
 }

@@ -244,3 +244,37 @@ func (loopover44Kind) open(dir string, s Set, _ bool) (search.Algorithm, func() 
 	}
 	return loopover.NewAlgorithm(sv), f.Close, nil
 }
+
+// wd55Kind: the walking-distance table of the 5×5 Loopover optimal
+// search, one table for both axes (the board is square).
+type wd55Kind struct{}
+
+func (wd55Kind) build(ctx context.Context, _ int, progress Progress) ([]byte, []int64, error) {
+	return loopover.BuildWDTable(ctx, 5, 5, 0, progress)
+}
+
+// buildMemory: the 4-bit work table and the payload.
+func (wd55Kind) buildMemory(_ int, m tables.Meta) uint64 { return m.Entries/2 + m.Entries }
+
+func (wd55Kind) serves(spec puzzle.Spec, mode result.Mode) bool {
+	return mode == result.ModeOptimal && spec == puzzle.Spec{Kind: puzzle.Loopover, Rows: 5, Cols: 5}
+}
+
+// open honours private: the search reads the 252 MB table at random, and
+// with 4 KB pages nearly every read misses the TLB.
+func (wd55Kind) open(dir string, s Set, private bool) (search.Algorithm, func() error, error) {
+	fs, closer, err := tables.OpenAll([]string{s.Tables[0].Path(dir)}, []tables.Meta{s.Tables[0].Meta}, false, private)
+	if err != nil {
+		return nil, nil, fmt.Errorf("table set %s: %w", s.Name, err)
+	}
+	f := fs[0]
+	wd, err := loopover.NewWDFrom(5, 5, f.Data)
+	if err == nil {
+		var sv *loopover.Solver
+		if sv, err = loopover.NewWDSolverWith(5, 5, wd, wd); err == nil {
+			return loopover.NewAlgorithm(sv), closer, nil
+		}
+	}
+	closer()
+	return nil, nil, fmt.Errorf("table set %s: %w (rebuild it with: %s)", s.Name, err, s.BuildCommand())
+}

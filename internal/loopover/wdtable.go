@@ -1,0 +1,255 @@
+package loopover
+
+import (
+	"context"
+	"fmt"
+	"math/bits"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tessera-solver/tessera/internal/nibble"
+	"github.com/tessera-solver/tessera/internal/puzzle"
+)
+
+// Walking-distance tables too large to build at request time (5×5: 126^4
+// indices, 22 M patterns, minutes of BFS) are built once by `solverd
+// tables build` and mapped: the payload is WD.Dist, one byte per index,
+// Unreached where the index is no pattern.
+
+// WD55Entries is the index size of the 5×5 table (5 lines of 5).
+const WD55Entries = 126 * 126 * 126 * 126
+
+// WD55Generator versions BuildWDTable's layout for the 5×5 table file:
+// bump it when the index or the entries change meaning.
+const WD55Generator = 1
+
+// WDTableEntries is the index size of the lines×perLine table, with no
+// limit on what a process would build in memory.
+func WDTableEntries(lines, perLine int) int {
+	size := 1
+	for i := 0; i < lines-1; i++ {
+		size *= binom(perLine+lines-1, lines-1)
+	}
+	return size
+}
+
+// BuildWDTable computes the walking-distance table of lines×perLine by a
+// parallel BFS over patterns: each level scans the 4-bit work table for
+// the frontier and claims neighbours with a compare-and-swap, so the
+// workers share nothing else. It returns the payload (one byte per index,
+// as WD.Dist) and the patterns per distance. progress, if not nil, is
+// told the patterns labelled so far after each level.
+func BuildWDTable(ctx context.Context, lines, perLine, workers int, progress func(done, total uint64)) ([]byte, []int64, error) {
+	if lines < 2 || perLine < 2 || lines > MaxSide || perLine > MaxSide {
+		return nil, nil, fmt.Errorf("walking distance %d×%d: sides must be 2..%d: %w", lines, perLine, MaxSide, puzzle.ErrMalformed)
+	}
+	if workers < 1 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	t := newWDIndex(lines, perLine)
+	size := uint64(WDTableEntries(lines, perLine))
+	work := make([]uint64, (size+15)/16)
+	for i := range work {
+		work[i] = ^uint64(0) // every index unreached
+	}
+	var goal [MaxSide]uint16
+	copy(goal[:], t.goalCode)
+	g := uint64(t.Index(&goal))
+	work[g>>4] &^= uint64(nibble.Unreached) << ((g & 15) << 2)
+	counts := []int64{1}
+	total := t.patternCount()
+	done := uint64(1)
+	// Chunks of words, claimed in turn: patterns are dense in some
+	// stretches of the index and absent from others.
+	const chunk = 1 << 12
+	for d := uint8(0); ; d++ {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		var next atomic.Uint64
+		var found atomic.Int64
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				e := t.expander()
+				var n int64
+				for {
+					lo := next.Add(chunk) - chunk
+					if lo >= uint64(len(work)) {
+						break
+					}
+					hi := min(lo+chunk, uint64(len(work)))
+					for wi := lo; wi < hi; wi++ {
+						m := nibble.Eq(atomic.LoadUint64(&work[wi]), d)
+						for m != 0 {
+							lane := uint64(bits.TrailingZeros64(m)) >> 2
+							m &= m - 1
+							x := wi<<4 | lane
+							if x < size {
+								n += e.expand(int(x), work, uint64(d+1))
+							}
+						}
+					}
+				}
+				found.Add(n)
+			})
+		}
+		wg.Wait()
+		n := found.Load()
+		if n == 0 {
+			break
+		}
+		counts = append(counts, n)
+		done += uint64(n)
+		if progress != nil {
+			progress(done, total)
+		}
+	}
+	if done != total {
+		return nil, nil, fmt.Errorf("walking distance %d×%d: labelled %d of %d patterns: transition or index bug", lines, perLine, done, total)
+	}
+	out := make([]byte, size)
+	for i := range out {
+		v := uint8(work[i>>4] >> ((i & 15) << 2) & 15)
+		if v == nibble.Unreached {
+			v = Unreached
+		}
+		out[i] = v
+	}
+	return out, counts, nil
+}
+
+// WDGoalIndex is the index of the goal pattern (distance 0) in the
+// lines×perLine table.
+func WDGoalIndex(lines, perLine int) int {
+	t := newWDIndex(lines, perLine)
+	var goal [MaxSide]uint16
+	copy(goal[:], t.goalCode)
+	return t.Index(&goal)
+}
+
+// NewWDFrom wraps the distances of a table built by BuildWDTable (e.g. a
+// read-only mapped file; it is only read), refusing one of the wrong size
+// or without 0 at the goal.
+func NewWDFrom(lines, perLine int, dist []byte) (*WD, error) {
+	if lines < 2 || perLine < 2 || lines > MaxSide || perLine > MaxSide {
+		return nil, fmt.Errorf("walking distance %d×%d: sides must be 2..%d: %w", lines, perLine, MaxSide, puzzle.ErrMalformed)
+	}
+	if want := WDTableEntries(lines, perLine); len(dist) != want {
+		return nil, fmt.Errorf("walking distance %d×%d: table has %d entries, want %d: %w", lines, perLine, len(dist), want, puzzle.ErrMalformed)
+	}
+	if dist[WDGoalIndex(lines, perLine)] != 0 {
+		return nil, fmt.Errorf("walking distance %d×%d: table does not hold 0 at the goal: %w", lines, perLine, puzzle.ErrMalformed)
+	}
+	t := newWDIndex(lines, perLine)
+	t.Dist = dist
+	return t, nil
+}
+
+// patternCount is the number of patterns: ways to fill Lines lines of
+// PerLine cells with PerLine pieces of each of Lines labels (counted line
+// by line over the labels still available).
+func (t *WD) patternCount() uint64 {
+	L := t.Lines
+	type key struct {
+		left [MaxSide]uint8
+		line int
+	}
+	memo := map[key]uint64{}
+	var count func(line int, left [MaxSide]uint8) uint64
+	count = func(line int, left [MaxSide]uint8) uint64 {
+		if line == L-1 {
+			return 1 // the last line takes what is left, PerLine pieces
+		}
+		k := key{left, line}
+		if v, ok := memo[k]; ok {
+			return v
+		}
+		var n uint64
+		for _, c := range t.counts {
+			next, ok := left, true
+			for l := 0; l < L && ok; l++ {
+				ok = c[l] <= left[l]
+				next[l] -= c[l]
+			}
+			if ok {
+				n += count(line+1, next)
+			}
+		}
+		memo[k] = n
+		return n
+	}
+	var all [MaxSide]uint8
+	for l := 0; l < L; l++ {
+		all[l] = uint8(t.PerLine)
+	}
+	return count(0, all)
+}
+
+// wdExpander enumerates a pattern's neighbours without allocating: per
+// line, the labels it holds; one perpendicular shift takes one of them
+// from every line into the next (down) or previous (up) line.
+type wdExpander struct {
+	t       *WD
+	present [][MaxSide]uint8 // per code: the labels with a count > 0
+	npres   []uint8
+}
+
+func (t *WD) expander() *wdExpander {
+	e := &wdExpander{t: t, present: make([][MaxSide]uint8, t.Codes), npres: make([]uint8, t.Codes)}
+	for code, c := range t.counts {
+		for l := 0; l < t.Lines; l++ {
+			if c[l] > 0 {
+				e.present[code][e.npres[code]] = uint8(l)
+				e.npres[code]++
+			}
+		}
+	}
+	return e
+}
+
+// expand claims for distance v every unreached neighbour of pattern x in
+// work and returns how many it claimed.
+func (e *wdExpander) expand(x int, work []uint64, v uint64) int64 {
+	t := e.t
+	L := t.Lines
+	var codes [MaxSide]uint16
+	if !t.decode(x, &codes) {
+		return 0 // padding past the last pattern is never marked
+	}
+	var idx, pick [MaxSide]int
+	for i := 0; i < L; i++ {
+		pick[i] = int(e.present[codes[i]][0])
+	}
+	var n int64
+	for {
+		for dir := 1; dir < L; dir += L - 2 { // down (+1), then up (L−1 ≡ −1)
+			y := 0
+			for j := 0; j < L-1; j++ {
+				from := (j - dir + L) % L // the line whose piece arrives in j
+				y += int(t.Trans[(int(codes[j])*L+pick[j])*L+pick[from]]) * t.radix[j]
+			}
+			if nibble.Claim(work, uint64(y), v) {
+				n++
+			}
+			if L == 2 {
+				break // on two lines up and down are the same shift
+			}
+		}
+		// Next choice of labels, odometer style.
+		i := 0
+		for ; i < L; i++ {
+			c := codes[i]
+			if idx[i]++; idx[i] < int(e.npres[c]) {
+				pick[i] = int(e.present[c][idx[i]])
+				break
+			}
+			idx[i] = 0
+			pick[i] = int(e.present[c][0])
+		}
+		if i == L {
+			return n
+		}
+	}
+}

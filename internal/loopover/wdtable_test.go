@@ -1,0 +1,112 @@
+package loopover
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/tessera-solver/tessera/tables"
+
+	"github.com/tessera-solver/tessera/internal/puzzle"
+)
+
+// The parallel table builder labels every pattern as the in-memory BFS
+// does, index for index, on every shape the latter builds.
+func TestBuildWDTableMatchesBFS(t *testing.T) {
+	for _, sh := range [][2]int{{2, 2}, {2, 5}, {5, 2}, {3, 3}, {3, 4}, {4, 3}, {4, 4}, {3, 5}, {5, 3}, {4, 5}} {
+		want, err := NewWD(sh[0], sh[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, workers := range []int{1, 2} {
+			got, counts, err := BuildWDTable(context.Background(), sh[0], sh[1], workers, nil)
+			if err != nil {
+				t.Fatalf("%v: %v", sh, err)
+			}
+			if !slices.Equal(got, want.Dist) {
+				t.Fatalf("%v on %d workers: distances differ", sh, workers)
+			}
+			var wc []int64
+			for _, c := range want.Counts {
+				wc = append(wc, int64(c))
+			}
+			if !slices.Equal(counts, wc) {
+				t.Fatalf("%v: counts %v, want %v", sh, counts, wc)
+			}
+		}
+	}
+}
+
+// NewWDFrom takes a built table as it is and refuses a wrong one.
+func TestNewWDFrom(t *testing.T) {
+	dist, _, err := BuildWDTable(context.Background(), 4, 4, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := NewWDFrom(4, 4, dist)
+	if err != nil || &w.Dist[0] != &dist[0] {
+		t.Fatalf("%v", err)
+	}
+	if _, err := NewWDFrom(4, 4, dist[1:]); !errors.Is(err, puzzle.ErrMalformed) {
+		t.Errorf("short table: %v", err)
+	}
+	bad := slices.Clone(dist)
+	for i := range bad {
+		bad[i] = 3
+	}
+	if _, err := NewWDFrom(4, 4, bad); !errors.Is(err, puzzle.ErrMalformed) {
+		t.Errorf("no 0 at the goal: %v", err)
+	}
+}
+
+// TestWD55Golden builds the 5×5 table (a minute or more on 2 cores, 380 MB:
+// run with TESSERA_BFS_BIG=1) and checks it against the seed's double
+// coset counts, 22,069,251 patterns.
+func TestWD55Golden(t *testing.T) {
+	if os.Getenv("TESSERA_BFS_BIG") == "" || testing.Short() {
+		t.Skip("set TESSERA_BFS_BIG=1 to build the 5x5 walking-distance table")
+	}
+	_, counts, err := BuildWDTable(context.Background(), 5, 5, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []int64{1, 2, 95, 2813, 57094, 588190, 3087603, 6698940, 6922292, 3807495, 904406, 320}
+	if !slices.Equal(counts, want) {
+		t.Fatalf("counts %v, seed %v", counts, want)
+	}
+}
+
+// BenchmarkWalk5x5WD is BenchmarkWalk5x5's walks over the 5×5 walking
+// distance mapped from $TESSERA_TABLES_DIR (built by `solverd tables build
+// loopover-5x5-wd`):
+//
+//	TESSERA_TABLES_DIR=~/.cache/tessera/tables go test -run '^$' -bench Walk5x5WD -benchtime 1x ./internal/loopover
+func BenchmarkWalk5x5WD(b *testing.B) {
+	dir := os.Getenv("TESSERA_TABLES_DIR")
+	if dir == "" {
+		b.Skip("set TESSERA_TABLES_DIR to a directory holding loopover-5x5-wd")
+	}
+	m := tables.Meta{Name: "loopover-5x5-wd", Puzzle: "loopover:5x5", Pattern: "walking distance", Encoding: "u8",
+		Entries: WD55Entries, Generator: WD55Generator}
+	f, err := tables.Open(filepath.Join(dir, m.FileName()), m, false)
+	if err != nil {
+		b.Skip(err)
+	}
+	defer f.Close()
+	wd, err := NewWDFrom(5, 5, f.Data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := NewWDSolverWith(5, 5, wd, wd)
+	if err != nil {
+		b.Fatal(err)
+	}
+	walks := []int{12, 14, 16}
+	if os.Getenv("LOOP_WALK18") != "" {
+		walks = append(walks, 18)
+	}
+	benchWalks(b, s, walks)
+}
