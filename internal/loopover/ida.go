@@ -7,7 +7,6 @@ package loopover
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
@@ -380,39 +379,33 @@ func (w *work) deepenParallel(h0, workers int, iter func(*work) (int, bool)) (se
 	var nodes, last int64 // nodes of the parallel iterations; of the previous iteration
 	for {
 		before := w.nodes + nodes
-		var it iterOut
+		var it search.Pass
 		if workers > 1 && last > search.ParallelAbove {
-			it = w.iterateParallel(workers, &nodes, last, iter)
+			var spent int64
+			it, spent = search.IterateParallel(workers, before, last, &w.lastSplit, func(sh *search.Shared, split int, walk bool) search.Walker {
+				return walker{w.worker(sh, split, walk), iter}
+			})
+			nodes += spent
 		} else {
 			if cap(w.path) < w.bound+1 {
 				w.path = make([]uint8, w.bound+1)
 			}
 			w.path = w.path[:w.bound+1]
 			w.next = 1 << 30
-			it.d, it.ok = iter(w)
-			it.stopped, it.next, it.path = w.stopped, w.next, w.path
+			it.D, it.OK = iter(w)
+			it.Stopped, it.Next, it.Path = w.stopped, w.next, w.path
 		}
 		total := w.nodes + nodes
-		if it.ok {
-			return search.Outcome{Path: append([]uint8(nil), it.path[:it.d]...), Nodes: total, LowerBound: it.d, Optimal: true}, nil
+		if it.OK {
+			return search.Outcome{Path: append([]uint8(nil), it.Path[:it.D]...), Nodes: total, LowerBound: it.D, Optimal: true}, nil
 		}
-		if it.stopped {
+		if it.Stopped {
 			return search.Outcome{Nodes: total, LowerBound: lower}, search.ErrBudgetExceeded
 		}
-		lower = it.next
-		w.bound = it.next
+		lower = it.Next
+		w.bound = it.Next
 		last = total - before
 	}
-}
-
-// iterOut is one iteration's outcome, or a walk of its top.
-type iterOut struct {
-	d       int
-	ok      bool
-	stopped bool
-	next    int
-	path    []uint8
-	items   int64
 }
 
 // worker is a copy of w's start at depth split for one goroutine of a
@@ -427,60 +420,19 @@ func (w *work) worker(sh *search.Shared, split int, walk bool) *work {
 	return &c
 }
 
-func (w *work) run(iter func(*work) (int, bool)) iterOut {
-	d, ok := iter(w)
-	return iterOut{d: d, ok: ok, stopped: !ok && w.shared.Out.Load(), next: w.next, path: w.path, items: w.items.Met()}
+// walker is a worker as search.IterateParallel drives it.
+type walker struct {
+	w    *work
+	iter func(*work) (int, bool)
 }
 
-// iterateParallel runs one iteration of w's bound on workers goroutines,
-// split where the tree holds search.SplitWant items, and adds their nodes
-// to *nodes.
-func (w *work) iterateParallel(workers int, nodes *int64, last int64, iter func(*work) (int, bool)) iterOut {
-	want := search.SplitWant(last, workers)
-	split := max(w.lastSplit, 1)
-	for {
-		var sh search.Shared
-		sh.Nodes.Store(w.nodes + *nodes)
-		c := w.worker(&sh, split, true)
-		top := c.run(iter)
-		*nodes += c.nodes
-		if top.ok || top.stopped || top.items == 0 {
-			return top // the walk above the split was the whole iteration
-		}
-		if top.items >= want || split == search.MaxSplit {
-			break
-		}
-		split++
-	}
-	w.lastSplit = split
-	var sh search.Shared
-	sh.Nodes.Store(w.nodes + *nodes)
-	ws := make([]*work, workers)
-	out := iterOut{next: 1 << 30}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	for i := range ws {
-		ws[i] = w.worker(&sh, split, false)
-		wg.Add(1)
-		go func(c *work) {
-			defer wg.Done()
-			it := c.run(iter)
-			mu.Lock()
-			defer mu.Unlock()
-			if it.ok && !out.ok {
-				out.d, out.ok, out.path = it.d, true, it.path
-				sh.Found.Store(true)
-			}
-		}(ws[i])
-	}
-	wg.Wait()
-	for _, c := range ws {
-		*nodes += c.nodes
-		out.next = min(out.next, c.next)
-	}
-	out.stopped = !out.ok && sh.Out.Load()
-	return out
+func (x walker) Walk() search.Pass {
+	w := x.w
+	d, ok := x.iter(w)
+	return search.Pass{D: d, OK: ok, Stopped: !ok && w.shared.Out.Load(), Next: w.next, Path: w.path, Items: w.items.Met()}
 }
+
+func (x walker) Nodes() int64 { return x.w.nodes }
 
 // visit counts a node and reports whether the budget stops the search
 // there (the node is then not counted). Small enough to inline: the

@@ -2,6 +2,7 @@ package search
 
 import (
 	"math"
+	"sync"
 	"sync/atomic"
 )
 
@@ -109,3 +110,83 @@ func (s *Shared) Report(b Budget, nodes int64, reported *int64) bool {
 	}
 	return false
 }
+
+// Pass is the outcome of one walk of an iteration's tree: the whole
+// iteration, one worker's share of it, or a walk of its top.
+type Pass struct {
+	D       int     // the solution's length, when OK
+	OK      bool    // the goal was reached
+	Stopped bool    // the budget ran out
+	Next    int     // the least bound above the iteration's seen
+	Path    []uint8 // the solution's moves (D of them), when OK
+	Items   int64   // work items met at the split (a walk of the top)
+}
+
+// Walker is one goroutine's search of a parallel iteration: a copy of the
+// search's start that explores only the work items it claims.
+type Walker interface {
+	Walk() Pass
+	// Nodes is how many nodes the walker has expanded.
+	Nodes() int64
+}
+
+// IterateParallel runs one iteration on workers goroutines. It first
+// walks the top of the tree to choose the split: the shallowest depth,
+// from *lastSplit (at least 1) up to MaxSplit, holding SplitWant(last,
+// workers) items; *lastSplit keeps the choice for the next iteration.
+// newWalker makes a walker over sh splitting at split (walk: one that
+// only counts the items). before is the nodes the search spent before
+// this iteration, so that a budget counts every worker. It returns the
+// iteration's outcome and the nodes it cost, the walks of the top
+// included.
+func IterateParallel(workers int, before, last int64, lastSplit *int, newWalker func(sh *Shared, split int, walk bool) Walker) (Pass, int64) {
+	want := SplitWant(last, workers)
+	split := max(*lastSplit, 1)
+	var nodes int64
+	for {
+		var sh Shared
+		sh.Nodes.Store(before + nodes)
+		top := newWalker(&sh, split, true)
+		p := top.Walk()
+		nodes += top.Nodes()
+		if p.OK || p.Stopped || p.Items == 0 {
+			return p, nodes // the walk above the split was the whole iteration
+		}
+		if p.Items >= want || split == MaxSplit {
+			break
+		}
+		split++
+	}
+	*lastSplit = split
+	var sh Shared
+	sh.Nodes.Store(before + nodes)
+	ws := make([]Walker, workers)
+	passes := make([]Pass, workers)
+	out := Pass{Next: NoNext}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for i := range ws {
+		ws[i] = newWalker(&sh, split, false)
+		wg.Go(func() {
+			passes[i] = ws[i].Walk()
+			if passes[i].OK {
+				mu.Lock()
+				defer mu.Unlock()
+				if !out.OK {
+					out.D, out.OK, out.Path = passes[i].D, true, passes[i].Path
+					sh.Found.Store(true)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i, w := range ws {
+		nodes += w.Nodes()
+		out.Next = min(out.Next, passes[i].Next)
+	}
+	out.Stopped = !out.OK && sh.Out.Load()
+	return out, nodes
+}
+
+// NoNext is a Pass's Next when no node was cut off by the bound.
+const NoNext = 1 << 30

@@ -2,7 +2,6 @@ package sliding
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/tessera-solver/tessera/internal/search"
 )
@@ -269,40 +268,44 @@ func (s *Searcher) SolveParallel(cells []uint8, b search.Budget, weight search.W
 	var last int64  // nodes of the previous iteration
 	parallel := false
 	for {
-		var it iteration
+		var it search.Pass
 		before := k.nodes + nodes
 		if parallel {
-			it = k.iterateParallel(root, workers, &nodes, last)
+			var spent int64
+			it, spent = search.IterateParallel(workers, before, last, &k.lastSplit, func(sh *search.Shared, split int, walk bool) search.Walker {
+				return slidingWalker{k.worker(sh, split, walk), root}
+			})
+			nodes += spent
 		} else {
 			if cap(k.path) < k.bound+1 {
 				k.path = make([]uint8, k.bound+1)
 			}
 			k.path = k.path[:k.bound+1]
-			k.next = 1 << 30
-			it.d, it.ok = k.dfs(0, blank, noMove, wv, wh, inv, hv, hh)
-			it.stopped, it.next, it.path = k.stopped, k.next, k.path
+			k.next = search.NoNext
+			it.D, it.OK = k.dfs(0, blank, noMove, wv, wh, inv, hv, hh)
+			it.Stopped, it.Next, it.Path = k.stopped, k.next, k.path
 		}
 		total := k.nodes + nodes
-		if it.ok {
-			out := search.Outcome{Path: append([]uint8(nil), it.path[:it.d]...), Nodes: total, LowerBound: it.d, Optimal: weight == search.Unweighted}
+		if it.OK {
+			out := search.Outcome{Path: append([]uint8(nil), it.Path[:it.D]...), Nodes: total, LowerBound: it.D, Optimal: weight == search.Unweighted}
 			if !out.Optimal {
 				out.LowerBound = lower
 			}
 			return out, nil
 		}
-		if it.stopped {
+		if it.Stopped {
 			if weight == search.Unweighted {
 				lower = k.bound
 			}
 			return search.Outcome{Nodes: total, LowerBound: lower}, search.ErrBudgetExceeded
 		}
-		if it.next == 1<<30 {
+		if it.Next == search.NoNext {
 			return search.Outcome{Nodes: total}, search.ErrNoSolution
 		}
 		if weight == search.Unweighted {
 			lower = k.bound
 		}
-		k.bound = it.next
+		k.bound = it.Next
 		last = total - before
 		parallel = workers > 1 && last > search.ParallelAbove
 	}
@@ -316,16 +319,6 @@ type root struct {
 	hv, hh int
 }
 
-// iteration is the outcome of one IDA* iteration (or of a walk of its top).
-type iteration struct {
-	d       int
-	ok      bool
-	stopped bool
-	next    int
-	path    []uint8
-	items   int64 // a walk of the top: work items met
-}
-
 // worker is a copy of k's start for one goroutine of a parallel
 // iteration (or a walk of its top) at depth split.
 func (k *slidingWork) worker(par *search.Shared, split int, walk bool) *slidingWork {
@@ -335,66 +328,24 @@ func (k *slidingWork) worker(par *search.Shared, split int, walk bool) *slidingW
 	// nodes, and at once (the budget is over every worker's nodes).
 	w.gate = search.NewGate(search.Budget{Ctx: k.budget.Ctx})
 	w.path = make([]uint8, k.bound+1)
-	w.next = 1 << 30
+	w.next = search.NoNext
 	w.shared, w.split, w.items = par, split, search.NewItems(par, walk)
 	return &w
 }
 
-func (w *slidingWork) run(r root) iteration {
-	d, ok := w.dfs(0, r.blank, noMove, r.wv, r.wh, r.inv, r.hv, r.hh)
-	return iteration{d: d, ok: ok, stopped: !ok && w.shared.Out.Load(), next: w.next, path: w.path, items: w.items.Met()}
+// slidingWalker is a worker as search.IterateParallel drives it.
+type slidingWalker struct {
+	w *slidingWork
+	r root
 }
 
-// iterateParallel runs one iteration of k's bound on workers goroutines
-// and adds their nodes to *nodes; last, the previous iteration's size,
-// chooses the split.
-func (k *slidingWork) iterateParallel(r root, workers int, nodes *int64, last int64) iteration {
-	want := search.SplitWant(last, workers)
-	split := max(k.lastSplit, 1)
-	for {
-		var par search.Shared
-		par.Nodes.Store(k.nodes + *nodes)
-		w := k.worker(&par, split, true)
-		top := w.run(r)
-		*nodes += w.nodes
-		if top.ok || top.stopped || top.items == 0 {
-			// The walk above the split was the whole iteration.
-			return top
-		}
-		if top.items >= want || split == search.MaxSplit {
-			break
-		}
-		split++
-	}
-	k.lastSplit = split
-	var par search.Shared
-	par.Nodes.Store(k.nodes + *nodes)
-	ws := make([]*slidingWork, workers)
-	out := iteration{next: 1 << 30}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	for i := range ws {
-		ws[i] = k.worker(&par, split, false)
-		wg.Add(1)
-		go func(w *slidingWork) {
-			defer wg.Done()
-			it := w.run(r)
-			mu.Lock()
-			defer mu.Unlock()
-			if it.ok && !out.ok {
-				out.d, out.ok, out.path = it.d, true, it.path
-				par.Found.Store(true)
-			}
-		}(ws[i])
-	}
-	wg.Wait()
-	for _, w := range ws {
-		*nodes += w.nodes
-		out.next = min(out.next, w.next)
-	}
-	out.stopped = !out.ok && par.Out.Load()
-	return out
+func (x slidingWalker) Walk() search.Pass {
+	w, r := x.w, x.r
+	d, ok := w.dfs(0, r.blank, noMove, r.wv, r.wh, r.inv, r.hv, r.hh)
+	return search.Pass{D: d, OK: ok, Stopped: !ok && w.shared.Out.Load(), Next: w.next, Path: w.path, Items: w.items.Met()}
 }
+
+func (x slidingWalker) Nodes() int64 { return x.w.nodes }
 
 // expired is called when the node count reaches the gate: alone, the
 // gate decides; a parallel worker counts against every worker's total
