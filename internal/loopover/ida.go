@@ -538,7 +538,11 @@ func (w *work) dfs(g int, rc, cc [MaxSide]uint32, hr, hc, par int, last uint8, r
 				k.codes[i] = uint32(nc)
 				x += int(nc) * t.mul[i]
 			}
-			nh = int(t.Dist[x])
+			// The table read waits for the second pass, so that the
+			// children's reads (cache misses in a big table) overlap.
+			k.x, k.m, k.run, k.par, k.old = uint32(x), uint8(m), uint8(nrun), uint8(npar), uint8(old)
+			nk++
+			continue
 		}
 		var f int
 		if ax == axisRow {
@@ -558,6 +562,9 @@ func (w *work) dfs(g int, rc, cc [MaxSide]uint32, hr, hc, par int, last uint8, r
 			down++
 		}
 		nk++
+	}
+	if s.emdR == nil {
+		nk, down = w.bound2(&kids, nk, g, hr, hc)
 	}
 	for i := 0; i < nk; i++ {
 		k := &kids[i]
@@ -585,7 +592,41 @@ func (w *work) dfs(g int, rc, cc [MaxSide]uint32, hr, hc, par int, last uint8, r
 // child is a move within the bound and the position it leads to.
 type child struct {
 	codes          [MaxSide]uint32 // the changed axis's line codes (EMD: its index)
+	x              uint32          // walking distance: the changed axis's index
 	m, h, run, par uint8
+	old            uint8 // the changed axis's bound at the parent
+}
+
+// bound2 is the walking-distance search's second pass over the nk
+// candidate children: it reads their bounds, keeps those within the
+// bound (the ones whose bound dropped first) and returns how many.
+func (w *work) bound2(kids *[4 * MaxSide]child, nk, g, hr, hc int) (int, int) {
+	s := w.Solver
+	n, down := 0, 0
+	for i := 0; i < nk; i++ {
+		k := kids[i]
+		var f int
+		if s.axis[k.m] == axisRow {
+			k.h = s.cols.Dist[k.x]
+			f = g + 1 + s.hval(hr, int(k.h), int(k.par))
+		} else {
+			k.h = s.rows.Dist[k.x]
+			f = g + 1 + s.hval(int(k.h), hc, int(k.par))
+		}
+		if f > w.bound {
+			if f < w.next {
+				w.next = f
+			}
+			continue
+		}
+		kids[n] = k
+		if k.h < k.old {
+			kids[n], kids[down] = kids[down], kids[n]
+			down++
+		}
+		n++
+	}
+	return n, down
 }
 
 // shift applies move code m to the search board.
