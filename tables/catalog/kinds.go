@@ -195,18 +195,22 @@ func (twoPhaseKind) open(dir string, s Set, _ bool) (search.Algorithm, func() er
 	return sv, f.Close, nil
 }
 
-// loopover44Kind: the six-piece pattern database of the 4×4 Loopover
-// solver, which otherwise builds it in memory on its first state (about a
-// second): mapped, the first answer costs no more than mapping it.
-type loopover44Kind struct{}
+// loopover44Kind: a pattern database of the 4×4 Loopover solver over the
+// first k pieces. Without any, the solver builds the six-piece one in
+// memory on its first state (about a second); mapped, the first answer
+// costs no more than mapping it, and the seven-piece one, too big to
+// build at request time, searches several times fewer nodes.
+type loopover44Kind struct{ k int }
 
-func (loopover44Kind) build(context.Context, int, Progress) ([]byte, []int64, error) {
-	payload, counts := loopover.BuildPDB44()
-	return payload, counts, nil
+func (k loopover44Kind) build(context.Context, int, Progress) ([]byte, []int64, error) {
+	return loopover.BuildPDB44(k.k)
 }
 
-// buildMemory: the 16 MB direct index of the BFS and the packed table.
-func (loopover44Kind) buildMemory(_ int, m tables.Meta) uint64 { return 1<<24 + m.Entries/2 }
+// buildMemory: the direct index of the BFS (a byte per 16^k), its queue
+// (4 bytes an entry) and the packed table.
+func (k loopover44Kind) buildMemory(_ int, m tables.Meta) uint64 {
+	return 1<<(4*k.k) + 4*m.Entries + m.Entries/2
+}
 
 func (loopover44Kind) serves(spec puzzle.Spec, _ result.Mode) bool {
 	return spec == puzzle.Spec{Kind: puzzle.Loopover, Rows: 4, Cols: 4}
