@@ -106,30 +106,42 @@ func BenchmarkWalk5x5(b *testing.B) {
 }
 
 // solver44 is the 4×4 solver over the largest pattern database in
-// $TESSERA_SOLVER_TABLES_DIR, else the one that builds its own.
+// $TESSERA_SOLVER_TABLES_DIR (copied to huge pages with
+// TESSERA_TABLES_PRIVATE=1, as solverd --tables-private does), else the
+// one that builds its own.
 func solver44(tb testing.TB) Optimal {
-	if dir := os.Getenv("TESSERA_SOLVER_TABLES_DIR"); dir != "" {
-		for _, k := range []int{7, 6} {
-			m := tables.Meta{Name: fmt.Sprintf("loopover-4x4-pdb%d", k), Puzzle: "loopover:4x4",
-				Pattern: fmt.Sprintf("pieces 1-%d", k), Encoding: "u4", Entries: uint64(placements(k)), Generator: PDB44Generator}
-			f, err := tables.Open(filepath.Join(dir, m.FileName()), m, false)
-			if err != nil {
-				continue
-			}
-			tb.Cleanup(func() { f.Close() })
-			if os.Getenv("TESSERA_TABLES_PRIVATE") != "" {
-				if err := f.Private(); err != nil {
-					tb.Fatal(err)
-				}
-			}
-			s, err := NewSolver44With(f.Data)
-			if err != nil {
-				tb.Fatal(err)
-			}
+	for _, k := range []int{8, 7, 6} {
+		if s := mapped44(tb, k); s != nil {
 			return s
 		}
 	}
 	s, err := NewOptimal(4, 4)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+// mapped44 is the 4×4 solver over the k-piece table that `solverd tables
+// build` wrote to $TESSERA_SOLVER_TABLES_DIR, or nil if it is not there.
+func mapped44(tb testing.TB, k int) *Solver44 {
+	dir := os.Getenv("TESSERA_SOLVER_TABLES_DIR")
+	if dir == "" {
+		return nil
+	}
+	m := tables.Meta{Name: fmt.Sprintf("loopover-4x4-pdb%d", k), Puzzle: "loopover:4x4",
+		Pattern: fmt.Sprintf("pieces 1-%d", k), Encoding: "u4", Entries: uint64(placements(k)), Generator: PDB44Generator}
+	f, err := tables.Open(filepath.Join(dir, m.FileName()), m, false)
+	if err != nil {
+		return nil
+	}
+	tb.Cleanup(func() { f.Close() })
+	if os.Getenv("TESSERA_TABLES_PRIVATE") != "" {
+		if err := f.Private(); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	s, err := NewSolver44With(f.Data)
 	if err != nil {
 		tb.Fatal(err)
 	}

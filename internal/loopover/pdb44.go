@@ -14,16 +14,21 @@ import (
 // state's inverse is as far from the goal as the state, the inverse's too.
 
 // A pattern is the first k pieces in row-major order (k = 6: row 0 and
-// the first two of row 1; k = 7: row 0 and the first three of row 1): in a
-// nibble word indexed by piece, their cells are the low 4k bits.
+// the first two of row 1; k = 7: row 0 and the first three of row 1; k =
+// 8: rows 0 and 1): in a nibble word indexed by piece, their cells are the
+// low 4k bits.
 const (
 	pdbPlacements  = 16 * 15 * 14 * 13 * 12 * 11 // of six pieces
 	pdb7Placements = pdbPlacements * 10          // of seven
+	pdb8Placements = pdb7Placements * 9          // of eight
 )
 
 // placements is the number of placements of the first k pieces.
 func placements(k int) int {
-	if k == 7 {
+	switch k {
+	case 8:
+		return pdb8Placements
+	case 7:
 		return pdb7Placements
 	}
 	return pdbPlacements
@@ -33,8 +38,8 @@ func placements(k int) int {
 // placement: the search reads it at random, so the smaller the better it
 // stays in cache (a direct 16^6-byte index measured slower).
 type pdbTable struct {
-	nib   []uint8
-	seven bool // a seven-piece table (rank7), else six (rank6)
+	nib []uint8
+	k   int // pieces: 6, 7 or 8 (rank6, rank7, rank8)
 }
 
 // rank6 ranks six distinct cells (nibble i: the cell of piece i, the first
@@ -74,10 +79,21 @@ func rank7(x uint32) uint32 {
 	return p0*(15*14*13*12*11*10) + d1*(14*13*12*11*10) + d2*(13*12*11*10) + d3*(12*11*10) + d4*(11*10) + d5*10 + d6
 }
 
+// rank8 is rank6 for eight cells (mixed radix 16, 15, …, 9).
+func rank8(x uint32) uint32 {
+	p7 := x >> 28
+	u7 := uint32(1)<<(x&15) | 1<<(x>>4&15) | 1<<(x>>8&15) | 1<<(x>>12&15) | 1<<(x>>16&15) | 1<<(x>>20&15) | 1<<(x>>24&15)
+	d7 := p7 - uint32(bits.OnesCount32(u7&(1<<p7-1)))
+	return rank7(x&(1<<28-1))*9 + d7
+}
+
 // rank is the index of the placement x (nibble i: the cell of piece i).
-// The branch goes the same way for every read of a solver.
+// The branches go the same way for every read of a solver.
 func (t *pdbTable) rank(x uint32) uint32 {
-	if t.seven {
+	switch t.k {
+	case 8:
+		return rank8(x)
+	case 7:
 		return rank7(x)
 	}
 	return rank6(x)
@@ -149,15 +165,56 @@ func buildPDB44(k int) *pdbTable {
 			}
 		}
 	}
-	t := &pdbTable{nib: make([]uint8, placements(k)/2), seven: k == 7}
+	t := &pdbTable{nib: make([]uint8, placements(k)/2), k: k}
 	for _, x := range q {
-		var r uint32
-		if k == 7 {
-			r = rank7(x)
-		} else {
-			r = rank6(x)
-		}
+		r := t.rank(x)
 		t.nib[r>>1] |= dist[x] << (r & 1 * 4)
+	}
+	return t
+}
+
+// buildPDB448 is buildPDB44 for the eight pieces of rows 0 and 1, whose
+// direct index would take 4 GB as bytes: a bit per index marks the
+// placements reached (512 MB), the queue (2 GB) is kept in BFS order with
+// the end of each depth, and the ranks are written from it.
+func buildPDB448() *pdbTable {
+	mp := movePerm44()
+	var chunk [16][1 << 12]uint32
+	for m := range chunk {
+		for x := range chunk[m] {
+			chunk[m][x] = uint32(mp[m][x&15]) | uint32(mp[m][x>>4&15])<<4 | uint32(mp[m][x>>8])<<8
+		}
+	}
+	seen := make([]uint64, 1<<26)
+	goal := uint32(0x76543210)
+	seen[goal>>6] |= 1 << (goal & 63)
+	q := make([]uint32, 0, pdb8Placements)
+	q = append(q, goal)
+	ends := []int{1}
+	for h := 0; h < len(q); h++ {
+		x := q[h]
+		// The top nibbles' chunk entry carries a third nibble that the
+		// shift pushes out of the word.
+		lo, mid, hi := x&0xfff, x>>12&0xfff, x>>24
+		for m := range chunk {
+			y := chunk[m][lo] | chunk[m][mid]<<12 | chunk[m][hi]<<24
+			if seen[y>>6]&(1<<(y&63)) == 0 {
+				seen[y>>6] |= 1 << (y & 63)
+				q = append(q, y)
+			}
+		}
+		if h+1 == ends[len(ends)-1] && len(q) > h+1 {
+			ends = append(ends, len(q))
+		}
+	}
+	seen = nil
+	t := &pdbTable{nib: make([]uint8, pdb8Placements/2), k: 8}
+	h := 0
+	for d, end := range ends {
+		for ; h < end; h++ {
+			r := rank8(q[h])
+			t.nib[r>>1] |= uint8(d) << (r & 1 * 4)
+		}
 	}
 	return t
 }
@@ -195,7 +252,7 @@ func newImage(dr, dc, k int) pdbImage {
 	im.lsh = uint(16 - 4*dc)
 	im.lmask = uint64(0xffff) >> im.rsh * 0x0001000100010001
 	im.keep = 1<<(4*k) - 1
-	im.add = uint32(((4-dr)&3)<<2|(4-dc)&3) * uint32(0x1111111&im.keep)
+	im.add = uint32(((4-dr)&3)<<2|(4-dc)&3) * uint32(0x11111111&im.keep)
 	for p := 0; p < k; p++ {
 		r, c := (p/4+dr)%4, (p%4+dc)%4
 		im.set |= 1 << (r*4 + c)
@@ -215,10 +272,12 @@ func (im *pdbImage) index(x uint64) uint32 {
 // PDB44Entries is the number of entries of the 4×4 six-piece table (the
 // placements of the pattern's pieces), stored two to a byte (encoding
 // "u4") in the table file `loopover-4x4-pdb6`; PDB447Entries of the
-// seven-piece one, `loopover-4x4-pdb7`.
+// seven-piece one, `loopover-4x4-pdb7`, and PDB448Entries of the
+// eight-piece one, `loopover-4x4-pdb8`.
 const (
 	PDB44Entries  = pdbPlacements
 	PDB447Entries = pdb7Placements
+	PDB448Entries = pdb8Placements
 )
 
 // PDB44Generator versions BuildPDB44: bump it when the index or the
@@ -229,10 +288,15 @@ const PDB44Generator = 1
 // under a second; 7: about a minute) and returns its payload, as
 // NewSolver44With takes it, and its depth histogram.
 func BuildPDB44(k int) (payload []byte, counts []int64, err error) {
-	if k != 6 && k != 7 {
-		return nil, nil, fmt.Errorf("loopover 4x4 pattern database of %d pieces: only 6 or 7", k)
+	if k < 6 || k > 8 {
+		return nil, nil, fmt.Errorf("loopover 4x4 pattern database of %d pieces: only 6, 7 or 8", k)
 	}
-	t := buildPDB44(k)
+	var t *pdbTable
+	if k == 8 {
+		t = buildPDB448()
+	} else {
+		t = buildPDB44(k)
+	}
 	return t.nib, pdbCounts(t.nib), nil
 }
 

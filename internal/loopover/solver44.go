@@ -55,7 +55,7 @@ type work44 struct {
 
 // NewSolver44 builds the 4×4 walking-distance tables and move lists
 // (milliseconds); the pattern database waits for Prepare or first use.
-func NewSolver44() (*Solver44, error) { return newSolver44(imageOrder(), 6) }
+func NewSolver44() (*Solver44, error) { return newSolver44(imageOrder(6), 6) }
 
 // newSolver44 consults the image slots of order of a k-piece pattern
 // database (the tests widen it).
@@ -127,19 +127,19 @@ func newSolver44(order []uint8, k int) (*Solver44, error) {
 // solver and is never written): no table is built at run time.
 func NewSolver44With(payload []byte) (*Solver44, error) {
 	k := 0
-	for _, n := range []int{6, 7} {
+	for _, n := range []int{6, 7, 8} {
 		if len(payload) == placements(n)/2 {
 			k = n
 		}
 	}
 	if k == 0 {
-		return nil, fmt.Errorf("loopover 4x4 pattern database: %d bytes, want %d (six pieces) or %d (seven)", len(payload), pdbPlacements/2, pdb7Placements/2)
+		return nil, fmt.Errorf("loopover 4x4 pattern database: %d bytes, want %d (six pieces), %d (seven) or %d (eight)", len(payload), pdbPlacements/2, pdb7Placements/2, pdb8Placements/2)
 	}
-	s, err := newSolver44(imageOrder(), k)
+	s, err := newSolver44(imageOrder(k), k)
 	if err != nil {
 		return nil, err
 	}
-	s.pdbOnce.Do(func() { s.pdb = &pdbTable{nib: payload, seven: k == 7} })
+	s.pdbOnce.Do(func() { s.pdb = &pdbTable{nib: payload, k: k} })
 	return s, nil
 }
 

@@ -77,6 +77,7 @@ func Sets() []Set {
 		slidingSet(pdb.Partition6666, "6-6-6-6 additive PDB + reflection for the 24-puzzle", "≈45 s per table on 2 cores, 0.75 GB while building"),
 		fullSet(puzzle.Spec{Kind: puzzle.Loopover, Rows: 3, Cols: 4}, "every 3x4 (and, transposed, 4x3) Loopover distance: optimal answers by descent", "≈1 min on 2 cores, 240 MB"),
 		fullSet(puzzle.Spec{Kind: puzzle.Loopover, Rows: 2, Cols: 6}, "every 2x6 (and, transposed, 6x2) Loopover distance: optimal answers by descent", "≈1 min on 2 cores, 240 MB"),
+		loopover44Set(8, "4x4 Loopover eight-piece PDB (rows 1-2): the fewest nodes, 260 MB", "≈5 min, 2.8 GB while building"),
 		loopover44Set(7, "4x4 Loopover seven-piece PDB: several times fewer nodes than the six-piece one", "≈1 min, 0.8 GB while building"),
 		loopover44Set(6, "4x4 Loopover six-piece PDB: the first 4x4 state of a process is answered without building it", "≈1 s, 19 MB while building"),
 		twoPhaseSet(),
@@ -86,13 +87,17 @@ func Sets() []Set {
 // loopover44Set is a pattern database of the 4×4 Loopover solver over
 // its first k pieces: six (2.9 MB), with which a process's first 4×4
 // state is answered without building the table (about a second), or seven
-// (29 MB), which the solver never builds itself.
+// (29 MB) or eight (two rows, 260 MB), which the solver never builds
+// itself.
 func loopover44Set(k int, about, cost string) Set {
 	name := fmt.Sprintf("loopover-4x4-pdb%d", k)
 	spec := puzzle.Spec{Kind: puzzle.Loopover, Rows: 4, Cols: 4}
 	entries := uint64(loopover.PDB44Entries)
-	if k == 7 {
+	switch k {
+	case 7:
 		entries = loopover.PDB447Entries
+	case 8:
+		entries = loopover.PDB448Entries
 	}
 	m := tables.Meta{Name: name, Puzzle: spec.String(), Pattern: fmt.Sprintf("pieces 1-%d", k), Encoding: "u4",
 		Entries: entries, Generator: loopover.PDB44Generator}

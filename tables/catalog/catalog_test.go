@@ -195,17 +195,18 @@ func TestPDBWriteOpen(t *testing.T) {
 // The 4×4 Loopover tables go through the file format and answer as the
 // solver that builds the six-piece table in memory does, state for state:
 // the same nodes with the six-piece file, the same lengths with the
-// seven-piece one (built only with TESSERA_BFS_BIG=1: about 25 s, 0.5 GB).
+// seven- and eight-piece ones (built only with TESSERA_BFS_BIG=1: about 25
+// s and 0.5 GB, 4 min and 2.7 GB).
 func TestLoopover44Table(t *testing.T) {
 	mem, err := loopover.NewSolver44()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"loopover-4x4-pdb6", "loopover-4x4-pdb7"} {
+	for _, name := range []string{"loopover-4x4-pdb6", "loopover-4x4-pdb7", "loopover-4x4-pdb8"} {
 		t.Run(name, func(t *testing.T) {
-			seven := name == "loopover-4x4-pdb7"
-			if seven && (os.Getenv("TESSERA_BFS_BIG") == "" || testing.Short()) {
-				t.Skip("set TESSERA_BFS_BIG=1 to build the seven-piece table")
+			big := name != "loopover-4x4-pdb6"
+			if big && (os.Getenv("TESSERA_BFS_BIG") == "" || testing.Short()) {
+				t.Skip("set TESSERA_BFS_BIG=1 to build " + name)
 			}
 			dir := t.TempDir()
 			set, ok := LookupSet(name)
@@ -229,7 +230,7 @@ func TestLoopover44Table(t *testing.T) {
 					t.Fatal(err)
 				}
 				out, err := mem.Solve(st.Cells, search.Budget{})
-				if err != nil || len(a.Moves) != len(out.Path) || !a.Optimal || (!seven && a.Nodes != out.Nodes) {
+				if err != nil || len(a.Moves) != len(out.Path) || !a.Optimal || (!big && a.Nodes != out.Nodes) {
 					t.Fatalf("state %d %s: table answer %d moves %d nodes, in memory %d moves %d nodes (%v)", i, st, len(a.Moves), a.Nodes, len(out.Path), out.Nodes, err)
 				}
 			}
