@@ -9,12 +9,13 @@ import (
 )
 
 // Solver44 is optimal IDA* for the 4×4 board: the walking-distance bound
-// maxed with a six-piece pattern database over translates and transposes
-// of the pattern (pdb44.go), on a board packed into nibble words
-// (ida44.go). The database belongs to the solver value and is built by
-// Prepare or the first Solve or Heuristic (under a second, 2.9 MB kept),
-// so a process that never solves 4×4 never builds it. Safe for concurrent
-// use.
+// maxed with a pattern database over translates and transposes of the
+// pattern (pdb44.go), on a board packed into nibble words (ida44.go).
+// NewSolver44With takes a six-, seven- or eight-piece table built before
+// (`solverd tables build loopover-4x4-pdbK`, mapped); NewSolver44 builds
+// the six-piece one itself on Prepare or the first Solve or Heuristic
+// (under a second, 2.9 MB kept), so a process that never solves 4×4 never
+// builds it. Safe for concurrent use.
 type Solver44 struct {
 	// wd is the general walking-distance solver of 4×4, whose tables,
 	// root, parity rule and move codes this one shares.
@@ -153,8 +154,9 @@ func (s *Solver44) table() *pdbTable {
 	return s.pdb
 }
 
-// Name describes the heuristic, for a Result's solver field.
-func (s *Solver44) Name() string { return "ida*(loopover-wd+pdb6)" }
+// Name describes the heuristic, for a Result's solver field: which
+// table (pdb6, pdb7, pdb8) answered matters when comparing nodes.
+func (s *Solver44) Name() string { return fmt.Sprintf("ida*(loopover-wd+pdb%d)", s.k) }
 
 // Moves converts a path of move codes to puzzle moves.
 func (s *Solver44) Moves(path []uint8) []puzzle.Move { return s.wd.Moves(path) }
