@@ -20,7 +20,7 @@ type Solver44 struct {
 	// wd is the general walking-distance solver of 4×4, whose tables,
 	// root, parity rule and move codes this one shares.
 	wd       *Solver
-	k        int // pieces of the pattern: 6 (built in memory) or 7 (mapped)
+	k        int // pieces of the pattern: 6 (built in memory), 7 or 8 (mapped)
 	succ     [17 * 3]succ44
 	images   [16]pdbImage
 	order    []uint8    // image slots consulted, in order
