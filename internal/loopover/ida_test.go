@@ -2,8 +2,10 @@ package loopover
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/tessera-solver/tessera/internal/fulltable"
@@ -141,16 +143,20 @@ func TestOptimal4x4Ball(t *testing.T) {
 		depth = 5
 	}
 	sp := spec(4, 4)
-	s, err := NewSolver44()
-	if err != nil {
-		t.Fatal(err)
-	}
 	dist := ball(sp, depth)
 	counts := make([]int, depth+1)
 	for _, d := range dist {
 		counts[d]++
 	}
 	t.Logf("4x4 states by depth: %v", counts)
+	for _, s := range solvers44(t) {
+		t.Run(fmt.Sprintf("pdb%d", s.k), func(t *testing.T) { checkBall(t, s, dist, depth) })
+	}
+}
+
+// checkBall checks s on every state of dist, the ball of depth.
+func checkBall(t *testing.T, s *Solver44, dist map[string]int, depth int) {
+	sp := spec(4, 4)
 	n := 0
 	for k, d := range dist {
 		cells := []uint8(k)
@@ -257,19 +263,53 @@ func TestTransposeAndShiftBound(t *testing.T) {
 	}
 }
 
-// The 4×4 pattern database: only the goal placement is at 0 (so every
-// placement was reached: the table starts zeroed), and every value fits
-// its nibble.
+// The 4×4 pattern databases' depth histograms (golden: a changed index or
+// move table shows here first). Only the goal placement is at 0, so every
+// placement was reached (the table starts zeroed) and the rank is onto.
 func TestPDB44Table(t *testing.T) {
-	tb := buildPDB44()
-	var counts [16]int
-	for r := 0; r < pdbPlacements; r++ {
-		counts[tb.nib[r>>1]>>(r&1*4)&15]++
+	golden := map[int][]int64{
+		6: {1, 12, 108, 900, 6879, 46686, 266818, 1121713, 2526948, 1668608, 126825, 262},
+		7: {1, 12, 112, 1021, 8795, 69743, 500125, 3029117, 13105629, 27460042, 13079928, 402975, 100},
+		8: {1, 12, 114, 1084, 9931, 86036, 703024, 5240586, 32884017, 142199734, 258379100, 78645932, 768545, 284},
 	}
-	if counts[0] != 1 {
-		t.Errorf("%d placements at distance 0, want 1", counts[0])
+	for _, s := range solvers44(t) {
+		if counts := pdbCounts(s.table().nib); !slices.Equal(counts, golden[s.k]) {
+			t.Errorf("%d pieces: placements by distance %#v, want %#v", s.k, counts, golden[s.k])
+		}
 	}
-	t.Logf("placements by distance: %v", counts)
+	if _, _, err := BuildPDB44(9); err == nil {
+		t.Error("a nine-piece table should be refused")
+	}
+}
+
+var (
+	pdb7Once sync.Once
+	pdb7     []byte
+)
+
+// solvers44 is the 4×4 solver with the six-piece table it builds itself
+// and, unless -short, one over the seven-piece table (built once per test
+// binary: about 25 s and 0.5 GB), and one over the eight-piece table when
+// `solverd tables build loopover-4x4-pdb8` has written it to
+// $TESSERA_SOLVER_TABLES_DIR (minutes and 2.8 GB to build: never here).
+func solvers44(t *testing.T) []*Solver44 {
+	t.Helper()
+	s6, err := NewSolver44()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if testing.Short() {
+		return []*Solver44{s6}
+	}
+	pdb7Once.Do(func() { pdb7, _, _ = BuildPDB44(7) })
+	s7, err := NewSolver44With(pdb7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s8 := mapped44(t, 8); s8 != nil {
+		return []*Solver44{s6, s7, s8}
+	}
+	return []*Solver44{s6, s7}
 }
 
 // slotValue reads image slot j (any of the 64) of a board.
@@ -289,17 +329,19 @@ func slotValue(s *Solver44, j uint8, cells []uint8) int {
 // the search deems untouched (pieceImg, lineImg) unchanged. The search's
 // skipping rests on these; admissibility then follows from the ball.
 func TestPDB44Slots(t *testing.T) {
-	sp := spec(4, 4)
-	s, err := NewSolver44()
-	if err != nil {
-		t.Fatal(err)
+	for _, s := range solvers44(t) {
+		t.Run(fmt.Sprintf("pdb%d", s.k), func(t *testing.T) { checkSlots(t, s) })
 	}
+}
+
+func checkSlots(t *testing.T, s *Solver44) {
+	sp := spec(4, 4)
 	// A solver whose slots include the inverse ones, for their tables.
 	var order []uint8
 	for j := uint8(0); j < 16; j++ {
 		order = append(order, j, j|16)
 	}
-	all, err := newSolver44(order)
+	all, err := newSolver44(order, s.k)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,12 +364,13 @@ func TestPDB44Slots(t *testing.T) {
 			// piece p at cell c−u.
 			var u [2]int
 			for d := 0; d < 16; d++ {
-				if newImage(d/4, d%4) == s.images[j] {
+				if newImage(d/4, d%4, s.k) == s.images[j] {
 					u = [2]int{d / 4, d % 4}
 				}
 			}
 			var x uint32
-			for i, p := range pdbPattern {
+			for i := 0; i < s.k; i++ {
+				p := i
 				q := (int(p)/4+u[0])%4*4 + (int(p)%4+u[1])%4
 				c := pos[q]
 				x |= uint32((c/4-u[0]+4)%4*4+(c%4-u[1]+4)%4) << (4 * i)
@@ -340,6 +383,19 @@ func TestPDB44Slots(t *testing.T) {
 			}
 			if got, want := slotValue(s, j|32, cells), slotValue(s, j, tr); got != want {
 				t.Fatalf("%v transposed slot %d: %d, want %d", cells, j, got, want)
+			}
+			// Two rows are their own translate along the rows: the
+			// solver reads one slot per pair of rows (imageOrder).
+			if s.k == 8 {
+				var same uint8
+				for r, k := range s.images {
+					if k == newImage(u[0], 0, 8) {
+						same = uint8(r)
+					}
+				}
+				if got, want := slotValue(s, j, cells), slotValue(s, same, cells); got != want {
+					t.Fatalf("%v slot %d (translate %v): %d, translate %v: %d", cells, j, u, got, []int{u[0], 0}, want)
+				}
 			}
 		}
 		for m := 0; m < 16; m++ {
@@ -373,11 +429,13 @@ func TestPDB44Slots(t *testing.T) {
 // walking-distance search alone (an independent optimal search), on
 // random states far beyond the ball.
 func TestPDB44AgainstWD(t *testing.T) {
-	sp := spec(4, 4)
-	s, err := NewSolver44()
-	if err != nil {
-		t.Fatal(err)
+	for _, s := range solvers44(t) {
+		t.Run(fmt.Sprintf("pdb%d", s.k), func(t *testing.T) { checkAgainstWD(t, s) })
 	}
+}
+
+func checkAgainstWD(t *testing.T, s *Solver44) {
+	sp := spec(4, 4)
 	wd, err := NewWDSolver(4, 4)
 	if err != nil {
 		t.Fatal(err)

@@ -33,7 +33,8 @@ var (
 // NewOptimal is the optimal solver of rows×cols, strongest bound first;
 // the one place in the package that chooses by shape:
 //   - 4×4: Solver44, walking distance maxed with a six-piece pattern
-//     database (built by Prepare or the first Solve);
+//     database (built by Prepare or the first Solve; the table sets
+//     loopover-4x4-pdb7 and -pdb8 give NewSolver44With a bigger one);
 //   - boards whose two walking-distance tables fit in memory (the other
 //     boards up to 2×6 and 3×5, and their transposes): Solver with
 //     walking distance;

@@ -9,16 +9,18 @@ import (
 )
 
 // Solver44 is optimal IDA* for the 4×4 board: the walking-distance bound
-// maxed with a six-piece pattern database over translates and transposes
-// of the pattern (pdb44.go), on a board packed into nibble words
-// (ida44.go). The database belongs to the solver value and is built by
-// Prepare or the first Solve or Heuristic (under a second, 2.9 MB kept),
-// so a process that never solves 4×4 never builds it. Safe for concurrent
-// use.
+// maxed with a pattern database over translates and transposes of the
+// pattern (pdb44.go), on a board packed into nibble words (ida44.go).
+// NewSolver44With takes a six-, seven- or eight-piece table built before
+// (`solverd tables build loopover-4x4-pdbK`, mapped); NewSolver44 builds
+// the six-piece one itself on Prepare or the first Solve or Heuristic
+// (under a second, 2.9 MB kept), so a process that never solves 4×4 never
+// builds it. Safe for concurrent use.
 type Solver44 struct {
 	// wd is the general walking-distance solver of 4×4, whose tables,
 	// root, parity rule and move codes this one shares.
 	wd       *Solver
+	k        int // pieces of the pattern: 6 (built in memory), 7 or 8 (mapped)
 	succ     [17 * 3]succ44
 	images   [16]pdbImage
 	order    []uint8    // image slots consulted, in order
@@ -32,9 +34,14 @@ type Solver44 struct {
 	bufs sync.Pool
 }
 
-// buf44 is a search's slot values per depth and kid.
+// buf44 is a search's slot values per depth and kid, and the scratch of
+// one node's batched reads (dfs44): ranks, their kid<<5|slot, and the
+// bytes read.
 type buf44 struct {
 	kv [][16]slotVals
+	rk [16 * maxSlots]uint32
+	at [16 * maxSlots]uint16
+	nb [16 * maxSlots]uint8
 }
 
 // work44 is one 4×4 search: the general search's counters and path, and
@@ -49,10 +56,11 @@ type work44 struct {
 
 // NewSolver44 builds the 4×4 walking-distance tables and move lists
 // (milliseconds); the pattern database waits for Prepare or first use.
-func NewSolver44() (*Solver44, error) { return newSolver44(imageOrder()) }
+func NewSolver44() (*Solver44, error) { return newSolver44(imageOrder(6), 6) }
 
-// newSolver44 consults the image slots of order (the tests widen it).
-func newSolver44(order []uint8) (*Solver44, error) {
+// newSolver44 consults the image slots of order of a k-piece pattern
+// database (the tests widen it).
+func newSolver44(order []uint8, k int) (*Solver44, error) {
 	if len(order) > maxSlots {
 		return nil, fmt.Errorf("loopover 4x4: %d image slots, at most %d", len(order), maxSlots)
 	}
@@ -60,7 +68,7 @@ func newSolver44(order []uint8) (*Solver44, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Solver44{wd: wd, order: order}
+	s := &Solver44{wd: wd, order: order, k: k}
 	s.bufs.New = func() any { return new(buf44) }
 	for last := 0; last <= 16; last++ {
 		for run := 0; run < 3; run++ {
@@ -90,7 +98,7 @@ func newSolver44(order []uint8) (*Solver44, error) {
 	// Translates in an order that prunes early: the pattern's own
 	// placement, then ones that overlap it least.
 	for t, d := range [16][2]int{{0, 0}, {2, 2}, {0, 2}, {2, 0}, {1, 1}, {3, 3}, {1, 3}, {3, 1}, {0, 1}, {2, 3}, {1, 0}, {3, 2}, {0, 3}, {2, 1}, {3, 0}, {1, 2}} {
-		s.images[t] = newImage(d[0], d[1])
+		s.images[t] = newImage(d[0], d[1], k)
 	}
 	// What each slot in use reads, as pieces (forward) or cells (inverse)
 	// of the untransposed board; bit si for the slot order[si].
@@ -119,14 +127,20 @@ func newSolver44(order []uint8) (*Solver44, error) {
 // (BuildPDB44's payload, e.g. a mapped table file, which must outlive the
 // solver and is never written): no table is built at run time.
 func NewSolver44With(payload []byte) (*Solver44, error) {
-	if len(payload) != pdbPlacements/2 {
-		return nil, fmt.Errorf("loopover 4x4 pattern database: %d bytes, want %d", len(payload), pdbPlacements/2)
+	k := 0
+	for _, n := range []int{6, 7, 8} {
+		if len(payload) == placements(n)/2 {
+			k = n
+		}
 	}
-	s, err := NewSolver44()
+	if k == 0 {
+		return nil, fmt.Errorf("loopover 4x4 pattern database: %d bytes, want %d (six pieces), %d (seven) or %d (eight)", len(payload), pdbPlacements/2, pdb7Placements/2, pdb8Placements/2)
+	}
+	s, err := newSolver44(imageOrder(k), k)
 	if err != nil {
 		return nil, err
 	}
-	s.pdbOnce.Do(func() { s.pdb = &pdbTable{nib: payload} })
+	s.pdbOnce.Do(func() { s.pdb = &pdbTable{nib: payload, k: k} })
 	return s, nil
 }
 
@@ -136,12 +150,13 @@ func (s *Solver44) Prepare() { s.table() }
 
 // table is the pattern database, built on first use.
 func (s *Solver44) table() *pdbTable {
-	s.pdbOnce.Do(func() { s.pdb = buildPDB44() })
+	s.pdbOnce.Do(func() { s.pdb = buildPDB44(s.k) })
 	return s.pdb
 }
 
-// Name describes the heuristic, for a Result's solver field.
-func (s *Solver44) Name() string { return "ida*(loopover-wd+pdb6)" }
+// Name describes the heuristic, for a Result's solver field: which
+// table (pdb6, pdb7, pdb8) answered matters when comparing nodes.
+func (s *Solver44) Name() string { return fmt.Sprintf("ida*(loopover-wd+pdb%d)", s.k) }
 
 // Moves converts a path of move codes to puzzle moves.
 func (s *Solver44) Moves(path []uint8) []puzzle.Move { return s.wd.Moves(path) }

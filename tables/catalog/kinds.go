@@ -215,27 +215,41 @@ func (twoPhaseKind) open(dir string, s Set, _ bool) (search.Algorithm, func() er
 	return sv, closeAll, nil
 }
 
-// loopover44Kind: the six-piece pattern database of the 4×4 Loopover
-// solver, which otherwise builds it in memory on its first state (about a
-// second): mapped, the first answer costs no more than mapping it.
-type loopover44Kind struct{}
+// loopover44Kind: a pattern database of the 4×4 Loopover solver over the
+// first k pieces. Without any, the solver builds the six-piece one in
+// memory on its first state (about a second); mapped, the first answer
+// costs no more than mapping it, and the seven- and eight-piece ones, too
+// big to build at request time, search several times fewer nodes.
+type loopover44Kind struct{ k int }
 
-func (loopover44Kind) build(context.Context, int, Progress) ([]byte, []int64, error) {
-	payload, counts := loopover.BuildPDB44()
-	return payload, counts, nil
+func (k loopover44Kind) build(context.Context, int, Progress) ([]byte, []int64, error) {
+	return loopover.BuildPDB44(k.k)
 }
 
-// buildMemory: the 16 MB direct index of the BFS and the packed table.
-func (loopover44Kind) buildMemory(_ int, m tables.Meta) uint64 { return 1<<24 + m.Entries/2 }
+// buildMemory: the direct index of the BFS (a byte per 16^k, a bit for
+// eight pieces), its queue (4 bytes an entry) and the packed table.
+func (k loopover44Kind) buildMemory(_ int, m tables.Meta) uint64 {
+	direct := uint64(1) << (4 * k.k)
+	if k.k == 8 {
+		direct /= 8
+	}
+	return direct + 4*m.Entries + m.Entries/2
+}
 
 func (loopover44Kind) serves(spec puzzle.Spec, _ result.Mode) bool {
 	return spec == puzzle.Spec{Kind: puzzle.Loopover, Rows: 4, Cols: 4}
 }
 
-func (loopover44Kind) open(dir string, s Set, _ bool) (search.Algorithm, func() error, error) {
+func (loopover44Kind) open(dir string, s Set, private bool) (search.Algorithm, func() error, error) {
 	f, err := tables.Open(s.Tables[0].Path(dir), s.Tables[0].Meta, false)
 	if err != nil {
 		return nil, nil, fmt.Errorf("table set %s: %w", s.Name, err)
+	}
+	if private {
+		if err := f.Private(); err != nil {
+			f.Close()
+			return nil, nil, fmt.Errorf("table set %s: %w", s.Name, err)
+		}
 	}
 	sv, err := loopover.NewSolver44With(f.Data)
 	if err != nil {
