@@ -569,7 +569,7 @@ func (w *work) dfs(g int, rc, cc [MaxSide]uint32, hr, hc, par int, last uint8, r
 		nk++
 	}
 	if s.emdR == nil {
-		nk, down = w.bound2(&kids, nk, g, hr, hc)
+		nk = w.bound2(&kids, nk, g, hr, hc)
 	}
 	for i := 0; i < nk; i++ {
 		k := &kids[i]
@@ -605,7 +605,7 @@ type child struct {
 // bound2 is the walking-distance search's second pass over the nk
 // candidate children: it reads their bounds, keeps those within the
 // bound (the ones whose bound dropped first) and returns how many.
-func (w *work) bound2(kids *[4 * MaxSide]child, nk, g, hr, hc int) (int, int) {
+func (w *work) bound2(kids *[4 * MaxSide]child, nk, g, hr, hc int) int {
 	s := w.Solver
 	n, down := 0, 0
 	for i := 0; i < nk; i++ {
@@ -631,7 +631,7 @@ func (w *work) bound2(kids *[4 * MaxSide]child, nk, g, hr, hc int) (int, int) {
 		}
 		n++
 	}
-	return n, down
+	return n
 }
 
 // shift applies move code m to the search board.
