@@ -372,7 +372,7 @@ func (sv *Solver) SolveParallel(cells []uint8, b search.Budget, w search.Weight,
 			}
 			k.path = k.path[:k.bound+1]
 			k.next = 1 << 30
-			d, ok = k.dfs(0, int(k.pos[0]), 0, sum[0], sum[1])
+			d, ok = k.dfs(0, int(k.pos[0]), 0, sum[0], sum[1], nil)
 			stopped, next, path = k.stopped, k.next, k.path
 		}
 		total := k.nodes + nodes
@@ -426,7 +426,7 @@ func (k *idaWork) iterateParallel(workers int, sum [2]int, nodes *int64, last in
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			wd, wok := w.dfs(0, int(w.pos[0]), 0, sum[0], sum[1])
+			wd, wok := w.dfs(0, int(w.pos[0]), 0, sum[0], sum[1], nil)
 			mu.Lock()
 			defer mu.Unlock()
 			if wok && !ok {
@@ -485,7 +485,7 @@ func (k *idaWork) walkTop(split int, sum [2]int, nodes *int64) topWalk {
 	w.next = 1 << 30
 	// Never drawing an item, the walk only numbers them.
 	w.par, w.split, w.items = &par, split, search.NewItems(&par, true)
-	d, ok := w.dfs(0, int(w.pos[0]), 0, sum[0], sum[1])
+	d, ok := w.dfs(0, int(w.pos[0]), 0, sum[0], sum[1], nil)
 	*nodes += w.nodes
 	stopped := !ok && par.Out.Load()
 	items := w.items.Met()
@@ -556,9 +556,15 @@ func (sv *Solver) wideSteps(board *[32]uint8, m *move, t uint8) uint32 {
 	return a
 }
 
+// kidRanks are the ranks of a node's successors, per direction and side
+// (the moved tile's pattern), as prefetchKids computed them: the node's
+// search reads them instead of stepping the ranks again.
+type kidRanks [4][2]uint32
+
 // prefetchKids prefetches the entries of the successors of the current
-// board with the blank on cell blank, in state st of the pruning machine.
-func (k *idaWork) prefetchKids(blank int, st int32) {
+// board with the blank on cell blank, in state st of the pruning machine,
+// and leaves their ranks in kr.
+func (k *idaWork) prefetchKids(blank int, st int32, kr *kidRanks) {
 	sv := k.Solver
 	blank &= 31
 	var pf [8]uintptr
@@ -571,8 +577,10 @@ func (k *idaWork) prefetchKids(blank int, st int32) {
 		t := k.board[m.src&31] & 31
 		d0, d1 := sv.steps(&k.board, m, t)
 		j0, j1 := sv.pat[0][t]&15, sv.pat[1][t]&15
-		pf[n&7] = uintptr(unsafe.Pointer(unsafe.SliceData(sv.data[j0]))) + uintptr(k.rank[0][j0]+d0)
-		pf[(n+1)&7] = uintptr(unsafe.Pointer(unsafe.SliceData(sv.data[j1]))) + uintptr(k.rank[1][j1]+d1)
+		r0, r1 := k.rank[0][j0]+d0, k.rank[1][j1]+d1
+		kr[d&3] = [2]uint32{r0, r1}
+		pf[n&7] = uintptr(unsafe.Pointer(unsafe.SliceData(sv.data[j0]))) + uintptr(r0)
+		pf[(n+1)&7] = uintptr(unsafe.Pointer(unsafe.SliceData(sv.data[j1]))) + uintptr(r1)
 		n += 2
 	}
 	prefetch(&pf, n)
@@ -591,8 +599,9 @@ type child struct {
 
 // dfs explores below a node at depth g whose blank is on cell blank, in
 // state st of the pruning machine, with sums s0 (board) and s1
-// (reflection) of the tables' entries.
-func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int) (int, bool) {
+// (reflection) of the tables' entries. kr, when not nil, holds the
+// successors' ranks (the parent computed them when prefetching).
+func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int, kr *kidRanks) (int, bool) {
 	if g == k.split && !k.claim() {
 		return 0, false
 	}
@@ -615,25 +624,37 @@ func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int) (int, bool) {
 		mask &= mask - 1
 		m := &sv.moves[blank][d&3]
 		t := k.board[m.src&31] & 31
-		// The vertical side's step: cols, corrected for the tiles jumped
-		// (cells past the cols−1 between are the always empty cell 31); the
-		// same as steps, written out: it is the search's inner loop.
-		vs := m.vs & 1
-		cr := &sv.cross[vs][t]
-		a := sv.vert[vs][t] + cr[k.board[m.between[0]&31]&31] + cr[k.board[m.between[1]&31]&31] +
-			cr[k.board[m.between[2]&31]&31] + cr[k.board[m.between[3]&31]&31]
-		if sv.wide {
-			a += sv.wideSteps(&k.board, m, t)
-		}
-		// sel is all ones when the board's side is the horizontal one.
-		sel := -uint32(vs)
-		d0 := (a&^sel | sv.horiz[0][t]&sel) ^ m.neg[0] - m.neg[0]
-		d1 := (a&sel | sv.horiz[1][t]&^sel) ^ m.neg[1] - m.neg[1]
 		j0, j1 := sv.pat[0][t]&15, sv.pat[1][t]&15
-		r0 := k.rank[0][j0] + d0
-		r1 := k.rank[1][j1] + d1
-		v0, v1 := sv.data[j0][r0], sv.data[j1][r1]
+		var r0, r1 uint32
+		if kr != nil {
+			r0, r1 = kr[d&3][0], kr[d&3][1]
+		} else {
+			// The vertical side's step: cols, corrected for the tiles
+			// jumped (cells past the cols−1 between are the always empty
+			// cell 31); the same as steps, written out: it is the
+			// search's inner loop.
+			vs := m.vs & 1
+			cr := &sv.cross[vs][t]
+			a := sv.vert[vs][t] + cr[k.board[m.between[0]&31]&31] + cr[k.board[m.between[1]&31]&31] +
+				cr[k.board[m.between[2]&31]&31] + cr[k.board[m.between[3]&31]&31]
+			if sv.wide {
+				a += sv.wideSteps(&k.board, m, t)
+			}
+			// sel is all ones when the board's side is the horizontal one.
+			sel := -uint32(vs)
+			r0 = k.rank[0][j0] + ((a&^sel | sv.horiz[0][t]&sel) ^ m.neg[0] - m.neg[0])
+			r1 = k.rank[1][j1] + ((a&sel | sv.horiz[1][t]&^sel) ^ m.neg[1] - m.neg[1])
+		}
+		v0 := sv.data[j0][r0]
 		c0 := s0 - int(k.hv[0][j0]) + int(v0)
+		// A child the board's side alone prunes needs its reflection only
+		// to lower the next bound: f ≥ this side's f, so when that is no
+		// lower than the next bound so far, the second load (often a
+		// miss) is skipped and the search is unchanged.
+		if f := k.f(g+1, c0); f > k.bound && f >= k.next {
+			continue
+		}
+		v1 := sv.data[j1][r1]
 		c1 := s1 - int(k.hv[1][j1]) + int(v1)
 		f := k.f(g+1, max(c0, c1))
 		if f > k.bound {
@@ -650,6 +671,7 @@ func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int) (int, bool) {
 			cs[j], cs[j-1] = cs[j-1], cs[j]
 		}
 	}
+	var krs [4]kidRanks
 	if sv.prefetch {
 		// Prefetch the entries of every child's successors now: the
 		// misses overlap, and those of the children after the first are
@@ -661,7 +683,7 @@ func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int) (int, bool) {
 			k.board[blank], k.board[src] = c.t, 0
 			r0, r1 := k.rank[0][j0], k.rank[1][j1]
 			k.rank[0][j0], k.rank[1][j1] = c.r[0], c.r[1]
-			k.prefetchKids(src, sv.fsm.next[st][c.dir&3])
+			k.prefetchKids(src, sv.fsm.next[st][c.dir&3], &krs[i&3])
 			k.board[blank], k.board[src] = 0, c.t
 			k.rank[0][j0], k.rank[1][j1] = r0, r1
 		}
@@ -674,7 +696,11 @@ func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int) (int, bool) {
 		r0, r1, v0, v1 := k.rank[0][j0], k.rank[1][j1], k.hv[0][j0], k.hv[1][j1]
 		k.rank[0][j0], k.rank[1][j1], k.hv[0][j0], k.hv[1][j1] = c.r[0], c.r[1], c.v[0], c.v[1]
 		k.path[g] = c.dir
-		if d, ok := k.dfs(g+1, src, sv.fsm.next[st][c.dir&3], c.s0, c.s1); ok {
+		var kr *kidRanks
+		if sv.prefetch {
+			kr = &krs[i&3]
+		}
+		if d, ok := k.dfs(g+1, src, sv.fsm.next[st][c.dir&3], c.s0, c.s1, kr); ok {
 			return d, true
 		}
 		k.board[blank], k.board[src&31] = 0, c.t
