@@ -324,34 +324,9 @@ var parAbove int64 = search.ParallelAbove
 // budget is enforced to within a few tens of thousands of nodes per
 // worker.
 func (sv *Solver) SolveParallel(cells []uint8, b search.Budget, w search.Weight, workers int) (search.Outcome, error) {
-	n := sv.set.g.n
-	if len(cells) != n {
-		return search.Outcome{}, fmt.Errorf("pdb search: %d cells, want %d", len(cells), n)
-	}
-	k := &idaWork{Solver: sv, budget: b, check: b.FirstCheck(search.CheckEvery), weight: max(w, search.Unweighted), split: -1}
-	var seen uint32
-	for i, t := range cells {
-		if int(t) >= n || seen&(1<<t) != 0 {
-			return search.Outcome{}, fmt.Errorf("pdb search: %v is not a board of %d cells", cells, n)
-		}
-		seen |= 1 << t
-		k.board[i] = t
-		k.pos[t] = uint8(i)
-	}
-	var sum [2]int
-	for j := range k.pats {
-		k.rank[0][j] = uint32(k.rankDirect(j))
-		k.hv[0][j] = k.data[j][k.rank[0][j]]
-		sum[0] += int(k.hv[0][j])
-		if sv.reflect {
-			k.rank[1][j] = uint32(k.rankReflected(j))
-			k.hv[1][j] = k.data[j][k.rank[1][j]]
-			sum[1] += int(k.hv[1][j])
-		}
-	}
-	h0 := max(sum[0], sum[1])
-	if h0 >= Unreached {
-		return search.Outcome{}, fmt.Errorf("pdb search: %v cannot reach the goal", cells)
+	k, sum, h0, err := sv.start(cells, b, w)
+	if err != nil {
+		return search.Outcome{}, err
 	}
 	k.bound = k.f(0, h0)
 	lower := h0
@@ -396,6 +371,41 @@ func (sv *Solver) SolveParallel(cells []uint8, b search.Budget, w search.Weight,
 		last = total - before
 		parallel = workers > 1 && last > parAbove
 	}
+}
+
+// start prepares a search of cells: the workspace with the start's ranks
+// and entries, the sums of the entries per side, and the bound of the
+// start.
+func (sv *Solver) start(cells []uint8, b search.Budget, w search.Weight) (k *idaWork, sum [2]int, h0 int, err error) {
+	n := sv.set.g.n
+	if len(cells) != n {
+		return nil, sum, 0, fmt.Errorf("pdb search: %d cells, want %d", len(cells), n)
+	}
+	k = &idaWork{Solver: sv, budget: b, check: b.FirstCheck(search.CheckEvery), weight: max(w, search.Unweighted), split: -1}
+	var seen uint32
+	for i, t := range cells {
+		if int(t) >= n || seen&(1<<t) != 0 {
+			return nil, sum, 0, fmt.Errorf("pdb search: %v is not a board of %d cells", cells, n)
+		}
+		seen |= 1 << t
+		k.board[i] = t
+		k.pos[t] = uint8(i)
+	}
+	for j := range k.pats {
+		k.rank[0][j] = uint32(k.rankDirect(j))
+		k.hv[0][j] = k.data[j][k.rank[0][j]]
+		sum[0] += int(k.hv[0][j])
+		if sv.reflect {
+			k.rank[1][j] = uint32(k.rankReflected(j))
+			k.hv[1][j] = k.data[j][k.rank[1][j]]
+			sum[1] += int(k.hv[1][j])
+		}
+	}
+	h0 = max(sum[0], sum[1])
+	if h0 >= Unreached {
+		return nil, sum, 0, fmt.Errorf("pdb search: %v cannot reach the goal", cells)
+	}
+	return k, sum, h0, nil
 }
 
 // iterateParallel runs one iteration of k's bound on workers goroutines,
@@ -575,9 +585,19 @@ func (k *idaWork) prefetchKids(blank int, st int32, kr *kidRanks) {
 		mask &= mask - 1
 		m := &sv.moves[blank][d&3]
 		t := k.board[m.src&31] & 31
-		d0, d1 := sv.steps(&k.board, m, t)
+		// The steps, as in steps (written out: this is the inner loop of
+		// the searches that prefetch).
+		vs := m.vs & 1
+		cr := &sv.cross[vs][t]
+		a := sv.vert[vs][t] + cr[k.board[m.between[0]&31]&31] + cr[k.board[m.between[1]&31]&31] +
+			cr[k.board[m.between[2]&31]&31] + cr[k.board[m.between[3]&31]&31]
+		if sv.wide {
+			a += sv.wideSteps(&k.board, m, t)
+		}
+		sel := -uint32(vs)
 		j0, j1 := sv.pat[0][t]&15, sv.pat[1][t]&15
-		r0, r1 := k.rank[0][j0]+d0, k.rank[1][j1]+d1
+		r0 := k.rank[0][j0] + ((a&^sel | sv.horiz[0][t]&sel) ^ m.neg[0] - m.neg[0])
+		r1 := k.rank[1][j1] + ((a&sel | sv.horiz[1][t]&^sel) ^ m.neg[1] - m.neg[1])
 		kr[d&3] = [2]uint32{r0, r1}
 		pf[n&7] = uintptr(unsafe.Pointer(unsafe.SliceData(sv.data[j0]))) + uintptr(r0)
 		pf[(n+1)&7] = uintptr(unsafe.Pointer(unsafe.SliceData(sv.data[j1]))) + uintptr(r1)

@@ -1,0 +1,264 @@
+package pdb
+
+import (
+	"math/bits"
+
+	"github.com/tessera-solver/tessera/internal/search"
+)
+
+// Batches: several states searched at once on one goroutine.
+//
+// Over a table far larger than the caches (15-pdb-78: 519 MB) a node's
+// entries are misses, and one search cannot hide them: the prefetches of
+// a node's successors are issued just before the first of them is
+// expanded (Korf's 100 spends about half its time waiting on memory;
+// over the cache-sized 6-6-3 tables a node costs half as much). A batch
+// interleaves independent searches, one node each in turn: a node
+// prefetches its successors' entries and yields, and by the time its
+// search comes round again the other searches' nodes have hidden the
+// misses. Each search is the same IDA* as Solve, node for node (the same
+// order, pruning and counts, so the same answer), written as an explicit
+// stack so that it can stop after any node.
+
+// BatchLanes is how many searches a batch interleaves unless told: enough
+// for the other lanes' nodes to cover a miss (measured on 15-pdb-78).
+const BatchLanes = 4
+
+// SolveBatch solves every state of states optimally on the calling
+// goroutine, up to lanes (≤ 0: BatchLanes) at a time, each within its own
+// budget b. outs[i] and errs[i] are what Solve would return for
+// states[i]: the same answer and node count.
+func (sv *Solver) SolveBatch(states [][]uint8, b search.Budget, lanes int) (outs []search.Outcome, errs []error) {
+	outs = make([]search.Outcome, len(states))
+	errs = make([]error, len(states))
+	next := 0
+	sv.solveLanes(func() (int, []uint8, bool) {
+		if next == len(states) {
+			return 0, nil, false
+		}
+		next++
+		return next - 1, states[next-1], true
+	}, func(i int, out search.Outcome, err error) { outs[i], errs[i] = out, err }, b, lanes)
+	return outs, errs
+}
+
+// solveLanes is SolveBatch over the states next hands out (an index and
+// a board, until it reports false), each result passed to done.
+func (sv *Solver) solveLanes(next func() (int, []uint8, bool), done func(int, search.Outcome, error), b search.Budget, lanes int) {
+	if lanes <= 0 {
+		lanes = BatchLanes
+	}
+	ls := make([]*lane, 0, lanes)
+	// fill starts states in a free lane until one needs expanding.
+	fill := func(l *lane) bool {
+		for {
+			i, cells, ok := next()
+			if !ok {
+				return false
+			}
+			if l.begin(sv, i, cells, b) {
+				return true
+			}
+			done(i, l.out, l.err)
+		}
+	}
+	for range lanes {
+		l := &lane{}
+		if !fill(l) {
+			break
+		}
+		ls = append(ls, l)
+	}
+	for len(ls) > 0 {
+		for j := 0; j < len(ls); {
+			l := ls[j]
+			if !l.step() {
+				j++
+				continue
+			}
+			done(l.idx, l.out, l.err)
+			if fill(l) {
+				j++
+				continue
+			}
+			ls[j] = ls[len(ls)-1]
+			ls = ls[:len(ls)-1]
+		}
+	}
+}
+
+// frame is a node on a lane's stack: its successors within the bound in
+// the order they are searched, and what the descent into the current one
+// changed.
+type frame struct {
+	cs     [4]child
+	nc, i  int
+	blank  int
+	st     int32
+	s0, s1 int
+	kr     kidRanks
+	// The moved tile's patterns' ranks and entries before the descent.
+	saveR [2]uint32
+	saveV [2]uint8
+}
+
+// lane is one search of a batch.
+type lane struct {
+	*idaWork
+	idx    int
+	g      int // depth of the current node
+	frames []frame
+	sum    [2]int
+	h0     int
+	lower  int
+	expand bool // the current node's successors are prefetched, not yet evaluated
+	out    search.Outcome
+	err    error
+}
+
+// begin starts the search of cells; it reports false when the search
+// ended at once (l.out and l.err hold the result).
+func (l *lane) begin(sv *Solver, idx int, cells []uint8, b search.Budget) bool {
+	k, sum, h0, err := sv.start(cells, b, search.Unweighted)
+	l.idx, l.out, l.err = idx, search.Outcome{}, err
+	if err != nil {
+		return false
+	}
+	l.idaWork, l.sum, l.h0, l.lower = k, sum, h0, h0
+	k.bound = h0
+	return !l.iterate()
+}
+
+// iterate starts an iteration at the current bound from the root; it
+// reports true when the search ended.
+func (l *lane) iterate() bool {
+	k := l.idaWork
+	if cap(k.path) < k.bound+1 {
+		k.path = make([]uint8, k.bound+1)
+	}
+	k.path = k.path[:k.bound+1]
+	if len(l.frames) < k.bound+1 {
+		l.frames = make([]frame, k.bound+1)
+	}
+	k.next = 1 << 30
+	l.g = 0
+	fr := &l.frames[0]
+	fr.blank, fr.st, fr.s0, fr.s1 = int(k.pos[0]), 0, l.sum[0], l.sum[1]
+	return l.enter()
+}
+
+// enter visits the current node: counts it, looks at the budget and the
+// goal, and prefetches its successors' entries. It reports true when the
+// search ended.
+func (l *lane) enter() bool {
+	k := l.idaWork
+	fr := &l.frames[l.g]
+	k.nodes++
+	if k.nodes >= k.check && k.expired() {
+		k.nodes--
+		l.out, l.err = search.Outcome{Nodes: k.nodes, LowerBound: l.lower}, search.ErrBudgetExceeded
+		return true
+	}
+	if max(fr.s0, fr.s1) == 0 && k.isGoal() {
+		l.out = search.Outcome{Path: append([]uint8(nil), k.path[:l.g]...), Nodes: k.nodes, LowerBound: l.g, Optimal: true}
+		return true
+	}
+	k.prefetchKids(fr.blank, fr.st, &fr.kr)
+	l.expand = true
+	return false
+}
+
+// step evaluates the current node's successors (their entries were
+// prefetched when it was entered), then moves to the next node of the
+// depth-first order and enters it. It reports true when the search ended.
+func (l *lane) step() bool {
+	k := l.idaWork
+	sv := k.Solver
+	if l.expand {
+		l.expand = false
+		l.successors()
+	}
+	for {
+		fr := &l.frames[l.g]
+		if fr.i < fr.nc {
+			c := &fr.cs[fr.i]
+			fr.i++
+			blank := fr.blank & 31
+			src := int(sv.moves[blank][c.dir&3].src) & 31
+			j0, j1 := c.j[0]&15, c.j[1]&15
+			k.board[blank], k.board[src] = c.t, 0
+			fr.saveR = [2]uint32{k.rank[0][j0], k.rank[1][j1]}
+			fr.saveV = [2]uint8{k.hv[0][j0], k.hv[1][j1]}
+			k.rank[0][j0], k.rank[1][j1], k.hv[0][j0], k.hv[1][j1] = c.r[0], c.r[1], c.v[0], c.v[1]
+			k.path[l.g] = c.dir
+			l.g++
+			nf := &l.frames[l.g]
+			nf.blank, nf.st, nf.s0, nf.s1 = src, sv.fsm.next[fr.st][c.dir&3], c.s0, c.s1
+			return l.enter()
+		}
+		if l.g == 0 {
+			// The iteration is over without the goal.
+			if k.next == 1<<30 {
+				l.out, l.err = search.Outcome{Nodes: k.nodes}, search.ErrNoSolution
+				return true
+			}
+			l.lower, k.bound = k.next, k.next
+			return l.iterate()
+		}
+		// Back to the parent: undo its move into this node.
+		l.g--
+		pf := &l.frames[l.g]
+		c := &pf.cs[pf.i-1]
+		blank := pf.blank & 31
+		src := int(sv.moves[blank][c.dir&3].src) & 31
+		j0, j1 := c.j[0]&15, c.j[1]&15
+		k.board[blank], k.board[src] = 0, c.t
+		k.rank[0][j0], k.rank[1][j1] = pf.saveR[0], pf.saveR[1]
+		k.hv[0][j0], k.hv[1][j1] = pf.saveV[0], pf.saveV[1]
+	}
+}
+
+// successors evaluates the current node's successors from the ranks
+// prefetchKids left, keeping those within the bound, most promising
+// first: dfs's loop, on the lane's stack.
+func (l *lane) successors() {
+	k := l.idaWork
+	sv := k.Solver
+	g := l.g
+	fr := &l.frames[g]
+	blank := fr.blank & 31
+	s0, s1 := fr.s0, fr.s1
+	nc := 0
+	mask := sv.legal[blank] & sv.fsm.allow[fr.st]
+	for mask != 0 {
+		d := uint8(trailingZeros8(mask))
+		mask &= mask - 1
+		m := &sv.moves[blank][d&3]
+		t := k.board[m.src&31] & 31
+		j0, j1 := sv.pat[0][t]&15, sv.pat[1][t]&15
+		r0, r1 := fr.kr[d&3][0], fr.kr[d&3][1]
+		v0 := sv.data[j0][r0]
+		c0 := s0 - int(k.hv[0][j0]) + int(v0)
+		if f := g + 1 + c0; f > k.bound && f >= k.next {
+			continue
+		}
+		v1 := sv.data[j1][r1]
+		c1 := s1 - int(k.hv[1][j1]) + int(v1)
+		f := g + 1 + max(c0, c1)
+		if f > k.bound {
+			k.next = min(k.next, f)
+			continue
+		}
+		fr.cs[nc] = child{r: [2]uint32{r0, r1}, s0: c0, s1: c1, f: f, dir: d, t: t, j: [2]uint8{j0, j1}, v: [2]uint8{v0, v1}}
+		nc++
+	}
+	cs := &fr.cs
+	for i := 1; i < nc; i++ {
+		for j := i; j > 0 && cs[j].f < cs[j-1].f; j-- {
+			cs[j], cs[j-1] = cs[j-1], cs[j]
+		}
+	}
+	fr.nc, fr.i = nc, 0
+}
+
+func trailingZeros8(x uint8) int { return bits.TrailingZeros8(x) }
