@@ -2,6 +2,7 @@ package pdb
 
 import (
 	"math/bits"
+	"unsafe"
 
 	"github.com/tessera-solver/tessera/internal/search"
 )
@@ -96,10 +97,19 @@ type frame struct {
 	blank  int
 	st     int32
 	s0, s1 int
-	kr     kidRanks
+	kids   [4]laneKid
+	nk     int
 	// The moved tile's patterns' ranks and entries before the descent.
 	saveR [2]uint32
 	saveV [2]uint8
+}
+
+// laneKid is a successor of a lane's node as enter found it: the move,
+// the tile and its cell, the tile's pattern and rank per side.
+type laneKid struct {
+	r           [2]uint32
+	dir, src, t uint8
+	j           [2]uint8
 }
 
 // lane is one search of a batch.
@@ -163,7 +173,36 @@ func (l *lane) enter() bool {
 		l.out = search.Outcome{Path: append([]uint8(nil), k.path[:l.g]...), Nodes: k.nodes, LowerBound: l.g, Optimal: true}
 		return true
 	}
-	k.prefetchKids(fr.blank, fr.st, &fr.kr)
+	// The successors' ranks, and a prefetch of their entries (the
+	// steps of prefetchKids).
+	sv := k.Solver
+	blank := fr.blank & 31
+	var pf [8]uintptr
+	n := 0
+	mask := sv.legal[blank] & sv.fsm.allow[fr.st]
+	for mask != 0 {
+		d := uint8(bits.TrailingZeros8(mask))
+		mask &= mask - 1
+		m := &sv.moves[blank][d&3]
+		t := k.board[m.src&31] & 31
+		vs := m.vs & 1
+		cr := &sv.cross[vs][t]
+		a := sv.vert[vs][t] + cr[k.board[m.between[0]&31]&31] + cr[k.board[m.between[1]&31]&31] +
+			cr[k.board[m.between[2]&31]&31] + cr[k.board[m.between[3]&31]&31]
+		if sv.wide {
+			a += sv.wideSteps(&k.board, m, t)
+		}
+		sel := -uint32(vs)
+		j0, j1 := sv.pat[0][t]&15, sv.pat[1][t]&15
+		r0 := k.rank[0][j0] + ((a&^sel | sv.horiz[0][t]&sel) ^ m.neg[0] - m.neg[0])
+		r1 := k.rank[1][j1] + ((a&sel | sv.horiz[1][t]&^sel) ^ m.neg[1] - m.neg[1])
+		fr.kids[(n>>1)&3] = laneKid{r: [2]uint32{r0, r1}, dir: d, src: m.src, t: t, j: [2]uint8{j0, j1}}
+		pf[n&7] = uintptr(unsafe.Pointer(unsafe.SliceData(sv.data[j0]))) + uintptr(r0)
+		pf[(n+1)&7] = uintptr(unsafe.Pointer(unsafe.SliceData(sv.data[j1]))) + uintptr(r1)
+		n += 2
+	}
+	fr.nk = n >> 1
+	prefetch(&pf, n)
 	l.expand = true
 	return false
 }
@@ -183,8 +222,7 @@ func (l *lane) step() bool {
 		if fr.i < fr.nc {
 			c := &fr.cs[fr.i]
 			fr.i++
-			blank := fr.blank & 31
-			src := int(sv.moves[blank][c.dir&3].src) & 31
+			blank, src := fr.blank&31, int(c.src)&31
 			j0, j1 := c.j[0]&15, c.j[1]&15
 			k.board[blank], k.board[src] = c.t, 0
 			fr.saveR = [2]uint32{k.rank[0][j0], k.rank[1][j1]}
@@ -209,8 +247,7 @@ func (l *lane) step() bool {
 		l.g--
 		pf := &l.frames[l.g]
 		c := &pf.cs[pf.i-1]
-		blank := pf.blank & 31
-		src := int(sv.moves[blank][c.dir&3].src) & 31
+		blank, src := pf.blank&31, int(c.src)&31
 		j0, j1 := c.j[0]&15, c.j[1]&15
 		k.board[blank], k.board[src] = 0, c.t
 		k.rank[0][j0], k.rank[1][j1] = pf.saveR[0], pf.saveR[1]
@@ -226,30 +263,24 @@ func (l *lane) successors() {
 	sv := k.Solver
 	g := l.g
 	fr := &l.frames[g]
-	blank := fr.blank & 31
 	s0, s1 := fr.s0, fr.s1
 	nc := 0
-	mask := sv.legal[blank] & sv.fsm.allow[fr.st]
-	for mask != 0 {
-		d := uint8(trailingZeros8(mask))
-		mask &= mask - 1
-		m := &sv.moves[blank][d&3]
-		t := k.board[m.src&31] & 31
-		j0, j1 := sv.pat[0][t]&15, sv.pat[1][t]&15
-		r0, r1 := fr.kr[d&3][0], fr.kr[d&3][1]
-		v0 := sv.data[j0][r0]
+	for i := range fr.nk & 7 {
+		kd := &fr.kids[i&3]
+		j0, j1 := kd.j[0]&15, kd.j[1]&15
+		v0 := sv.data[j0][kd.r[0]]
 		c0 := s0 - int(k.hv[0][j0]) + int(v0)
 		if f := g + 1 + c0; f > k.bound && f >= k.next {
 			continue
 		}
-		v1 := sv.data[j1][r1]
+		v1 := sv.data[j1][kd.r[1]]
 		c1 := s1 - int(k.hv[1][j1]) + int(v1)
 		f := g + 1 + max(c0, c1)
 		if f > k.bound {
 			k.next = min(k.next, f)
 			continue
 		}
-		fr.cs[nc] = child{r: [2]uint32{r0, r1}, s0: c0, s1: c1, f: f, dir: d, t: t, j: [2]uint8{j0, j1}, v: [2]uint8{v0, v1}}
+		fr.cs[nc&3] = child{r: kd.r, s0: c0, s1: c1, f: f, dir: kd.dir, src: kd.src, t: kd.t, j: [2]uint8{j0, j1}, v: [2]uint8{v0, v1}}
 		nc++
 	}
 	cs := &fr.cs
@@ -260,5 +291,3 @@ func (l *lane) successors() {
 	}
 	fr.nc, fr.i = nc, 0
 }
-
-func trailingZeros8(x uint8) int { return bits.TrailingZeros8(x) }
