@@ -196,7 +196,8 @@ func (l *lane) enter() bool {
 		j0, j1 := sv.pat[0][t]&15, sv.pat[1][t]&15
 		r0 := k.rank[0][j0] + ((a&^sel | sv.horiz[0][t]&sel) ^ m.neg[0] - m.neg[0])
 		r1 := k.rank[1][j1] + ((a&sel | sv.horiz[1][t]&^sel) ^ m.neg[1] - m.neg[1])
-		fr.kids[(n>>1)&3] = laneKid{r: [2]uint32{r0, r1}, dir: d, src: m.src, t: t, j: [2]uint8{j0, j1}}
+		kd := &fr.kids[(n>>1)&3]
+		kd.r[0], kd.r[1], kd.dir, kd.src, kd.t, kd.j[0], kd.j[1] = r0, r1, d, m.src, t, j0, j1
 		pf[n&7] = uintptr(unsafe.Pointer(unsafe.SliceData(sv.data[j0]))) + uintptr(r0)
 		pf[(n+1)&7] = uintptr(unsafe.Pointer(unsafe.SliceData(sv.data[j1]))) + uintptr(r1)
 		n += 2
