@@ -36,6 +36,10 @@ type Solver struct {
 	// prefetch is set when the tables are too large for the caches: below
 	// that, prefetching costs more than the misses it saves.
 	prefetch bool
+	// interleave is set with prefetch: an iteration of a search alone
+	// runs its subtrees in lanes (iterateLanes), which hides the misses
+	// as batches do.
+	interleave bool
 
 	// data[j] is table j; data[len(pats)] is a one-entry table of 0 for
 	// tiles no pattern holds (their rank stays 0), so the search needs no
@@ -129,6 +133,7 @@ func NewSolver(s *Set, reflect bool) (*Solver, error) {
 		largest = max(largest, p.size)
 	}
 	sv.prefetch = largest > prefetchAbove
+	sv.interleave = sv.prefetch
 	// The rank steps of each side. On side 1 the board's tile t is the
 	// reflection's tile relabel[t].
 	for side := 0; side < 2; side++ {
@@ -274,6 +279,8 @@ type idaWork struct {
 	// lastSplit is the split of the last parallel iteration: the next
 	// one's tree is larger, so its split is no shallower.
 	lastSplit int
+	// collect, when set, receives the work items a walk meets.
+	collect *[]laneItem
 }
 
 // rankDirect and rankReflected rank pattern j at the start of a search
@@ -332,7 +339,7 @@ func (sv *Solver) SolveParallel(cells []uint8, b search.Budget, w search.Weight,
 	lower := h0
 	var nodes int64 // of the parallel iterations
 	var last int64  // nodes of the previous iteration
-	parallel := false
+	parallel, interleave := false, false
 	for {
 		var d int
 		var ok, stopped bool
@@ -341,6 +348,8 @@ func (sv *Solver) SolveParallel(cells []uint8, b search.Budget, w search.Weight,
 		before := k.nodes + nodes
 		if parallel {
 			d, ok, stopped, next, path = k.iterateParallel(workers, sum, &nodes, last)
+		} else if interleave {
+			d, ok, stopped, next, path = k.iterateLanes(sum, &nodes, last)
 		} else {
 			if cap(k.path) < k.bound+1 {
 				k.path = make([]uint8, k.bound+1)
@@ -370,6 +379,7 @@ func (sv *Solver) SolveParallel(cells []uint8, b search.Budget, w search.Weight,
 		k.bound = next
 		last = total - before
 		parallel = workers > 1 && last > parAbove
+		interleave = !parallel && sv.interleave && k.weight == search.Unweighted && last > laneAbove
 	}
 }
 
@@ -474,7 +484,7 @@ func (k *idaWork) splitFor(workers int, sum [2]int, nodes *int64, last int64) (i
 	want := search.SplitWant(last, workers)
 	split := max(k.lastSplit, 1)
 	for {
-		top := k.walkTop(split, sum, nodes)
+		top := k.walkTop(split, sum, nodes, nil)
 		if top.done || top.items >= want || split == search.MaxSplit {
 			k.lastSplit = split
 			return split, top
@@ -485,7 +495,7 @@ func (k *idaWork) splitFor(workers int, sum [2]int, nodes *int64, last int64) (i
 
 // walkTop walks the current iteration down to depth split, counting the
 // nodes there (work items) without expanding them.
-func (k *idaWork) walkTop(split int, sum [2]int, nodes *int64) topWalk {
+func (k *idaWork) walkTop(split int, sum [2]int, nodes *int64, collect *[]laneItem) topWalk {
 	var par search.Shared
 	par.Nodes.Store(k.nodes + *nodes)
 	w := *k
@@ -495,6 +505,7 @@ func (k *idaWork) walkTop(split int, sum [2]int, nodes *int64) topWalk {
 	w.next = 1 << 30
 	// Never drawing an item, the walk only numbers them.
 	w.par, w.split, w.items = &par, split, search.NewItems(&par, true)
+	w.collect = collect
 	d, ok := w.dfs(0, int(w.pos[0]), 0, sum[0], sum[1], nil)
 	*nodes += w.nodes
 	stopped := !ok && par.Out.Load()
@@ -528,8 +539,14 @@ func (k *idaWork) isGoal() bool { return k.board == k.goal }
 
 // claim numbers a work item of a parallel iteration and reports whether
 // this worker explores it (search.Items.Claim); it stops the worker when
-// another has found the goal or run out.
-func (k *idaWork) claim() bool {
+// another has found the goal or run out. A walk that collects items
+// (collect set) keeps the item's node: the board, ranks and entries, the
+// path to it and the arguments of its dfs.
+func (k *idaWork) claim(blank int, st int32, s0, s1 int) bool {
+	if k.collect != nil {
+		*k.collect = append(*k.collect, laneItem{board: k.board, rank: k.rank, hv: k.hv,
+			path: append([]uint8(nil), k.path[:k.split]...), blank: blank, st: st, s0: s0, s1: s1})
+	}
 	mine, stop := k.items.Claim()
 	if stop {
 		k.stopped = true
@@ -623,7 +640,7 @@ type child struct {
 // (reflection) of the tables' entries. kr, when not nil, holds the
 // successors' ranks (the parent computed them when prefetching).
 func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int, kr *kidRanks) (int, bool) {
-	if g == k.split && !k.claim() {
+	if g == k.split && !k.claim(blank, st, s0, s1) {
 		return 0, false
 	}
 	k.nodes++
