@@ -2,6 +2,8 @@ package pdb
 
 import (
 	"math/bits"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/tessera-solver/tessera/internal/search"
@@ -329,7 +331,9 @@ var laneAbove int64 = 256
 // size of the one before: few, large items keep the walk above the split
 // short and the lanes busy; the goal's lane finds it no later than in
 // one search, but the other lanes' items were begun by then.
-func laneWant(last int64) int64 { return max(4*BatchLanes, last/256) }
+func laneWant(last int64, workers int) int64 {
+	return max(4*BatchLanes*int64(workers), last/256)
+}
 
 // laneItem is the node of a work item: the board, ranks and entries, the
 // path to it, and its dfs arguments.
@@ -343,11 +347,13 @@ type laneItem struct {
 	s0, s1 int
 }
 
-// iterateLanes runs one iteration of k's bound in lanes and adds their
-// nodes (and the walk's) to *nodes; last is the previous iteration's
-// size, from which the split is chosen.
-func (k *idaWork) iterateLanes(sum [2]int, nodes *int64, last int64) (d int, ok, stopped bool, next int, path []uint8) {
-	want := laneWant(last)
+// iterateLanes runs one iteration of k's bound in lanes, on workers
+// goroutines (each with BatchLanes lanes, drawing the items in turn), and
+// adds their nodes (and the walk's) to *nodes; last is the previous
+// iteration's size, from which the split is chosen.
+func (k *idaWork) iterateLanes(workers int, sum [2]int, nodes *int64, last int64) (d int, ok, stopped bool, next int, path []uint8) {
+	workers = max(workers, 1)
+	want := laneWant(last, workers)
 	split := max(k.lastSplit, 1)
 	var items []laneItem
 	var top topWalk
@@ -363,17 +369,60 @@ func (k *idaWork) iterateLanes(sum [2]int, nodes *int64, last int64) (d int, ok,
 	if top.done {
 		return top.d, top.ok, top.stopped, top.next, top.path
 	}
-	// The lanes count against MaxNodes together, as parallel workers do.
+	// The lanes count against MaxNodes together, as parallel workers do,
+	// and stop when one finds the goal.
 	var par search.Shared
 	par.Nodes.Store(k.nodes + *nodes)
-	ls := make([]lane, min(BatchLanes, len(items)))
-	nextItem := 0
+	var drawn atomic.Int64
+	ws := make([]laneWorker, workers)
+	if workers == 1 {
+		ws[0].run(k, &par, items, &drawn)
+	} else {
+		var wg sync.WaitGroup
+		for i := range ws {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ws[i].run(k, &par, items, &drawn)
+			}()
+		}
+		wg.Wait()
+	}
+	next = top.next
+	var found *lane
+	for i := range ws {
+		*nodes += ws[i].nodes
+		next = min(next, ws[i].next)
+		if ws[i].found != nil && found == nil {
+			found = ws[i].found
+		}
+	}
+	if found != nil {
+		return len(found.out.Path), true, false, next, found.out.Path
+	}
+	return 0, false, par.Out.Load(), next, nil
+}
+
+// laneWorker is one goroutine of an iteration in lanes.
+type laneWorker struct {
+	nodes int64
+	next  int
+	found *lane // the lane that reached the goal
+}
+
+// run searches items, drawn in turn from drawn, in BatchLanes lanes over
+// copies of k's start, until none is left, a lane reaches the goal or the
+// budget (shared in par) runs out.
+func (lw *laneWorker) run(k *idaWork, par *search.Shared, items []laneItem, drawn *atomic.Int64) {
 	// begin starts items in l until one needs expanding; false when none
 	// is left or the search ended (l.found, or the budget).
 	begin := func(l *lane) bool {
-		for nextItem < len(items) {
-			it := &items[nextItem]
-			nextItem++
+		for !par.Found.Load() && !par.Out.Load() {
+			i := int(drawn.Add(1) - 1)
+			if i >= len(items) {
+				return false
+			}
+			it := &items[i]
 			w := l.idaWork
 			w.board, w.rank, w.hv = it.board, it.rank, it.hv
 			copy(w.path, it.path)
@@ -389,7 +438,8 @@ func (k *idaWork) iterateLanes(sum [2]int, nodes *int64, last int64) (d int, ok,
 		}
 		return false
 	}
-	var live []*lane
+	ls := make([]lane, BatchLanes)
+	live := make([]*lane, 0, len(ls))
 	var end *lane // the lane that found the goal or ran out
 	for i := range ls {
 		l := &ls[i]
@@ -398,7 +448,7 @@ func (k *idaWork) iterateLanes(sum [2]int, nodes *int64, last int64) (d int, ok,
 		w.check = 1 // look at the shared budget at once
 		w.path = make([]uint8, k.bound+1)
 		w.next = 1 << 30
-		w.par, w.split, w.collect = &par, -1, nil
+		w.par, w.split, w.collect = par, -1, nil
 		l.idaWork, l.item = &w, true
 		l.frames = make([]frame, k.bound+1)
 		if begin(l) {
@@ -428,15 +478,15 @@ func (k *idaWork) iterateLanes(sum [2]int, nodes *int64, last int64) (d int, ok,
 			live = live[:len(live)-1]
 		}
 	}
-	next = top.next
+	lw.next = 1 << 30
 	for i := range ls {
 		if ls[i].idaWork != nil {
-			*nodes += ls[i].nodes
-			next = min(next, ls[i].next)
+			lw.nodes += ls[i].nodes
+			lw.next = min(lw.next, ls[i].next)
 		}
 	}
 	if end != nil && end.found {
-		return len(end.out.Path), true, false, next, end.out.Path
+		lw.found = end
+		par.Found.Store(true)
 	}
-	return 0, false, end != nil, next, nil
 }

@@ -130,12 +130,14 @@ func TestSolverLanes(t *testing.T) {
 	ks := instances.Korf100()
 	for _, id := range []int{1, 2, 5, 6, 9, 61, 65} {
 		k := ks[id-1]
-		out, err := sv.Solve(k.Cells, search.Budget{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(out.Path) != k.Opt || !out.Optimal || out.LowerBound != k.Opt || !isGoal(replay(4, k.Cells, out.Path)) {
-			t.Fatalf("#%d: %d moves (optimum %d), %+v", k.ID, len(out.Path), k.Opt, out)
+		for _, workers := range []int{1, 2, 3} {
+			out, err := sv.SolveParallel(k.Cells, search.Budget{}, search.Unweighted, workers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(out.Path) != k.Opt || !out.Optimal || out.LowerBound != k.Opt || !isGoal(replay(4, k.Cells, out.Path)) {
+				t.Fatalf("#%d, %d workers: %d moves (optimum %d), %+v", k.ID, workers, len(out.Path), k.Opt, out)
+			}
 		}
 	}
 	// Small boards: every answer is the BFS distance.
@@ -161,9 +163,16 @@ func TestSolverLanes(t *testing.T) {
 	}
 	// A node budget stops every lane with a proved lower bound.
 	k := ks[0]
-	out, err := sv.Solve(k.Cells, search.Budget{MaxNodes: 20000})
-	if !errors.Is(err, search.ErrBudgetExceeded) || out.LowerBound < sv.set.Heuristic(k.Cells) || out.LowerBound > k.Opt ||
-		out.Nodes < 20000 || out.Nodes > 20000+BatchLanes*search.CheckEvery {
-		t.Fatalf("node budget: %+v %v", out, err)
+	for _, workers := range []int{1, 2} {
+		out, err := sv.SolveParallel(k.Cells, search.Budget{MaxNodes: 20000}, search.Unweighted, workers)
+		if !errors.Is(err, search.ErrBudgetExceeded) || out.LowerBound < sv.set.Heuristic(k.Cells) || out.LowerBound > k.Opt ||
+			out.Nodes < 20000 || out.Nodes > 20000+int64(workers)*BatchLanes*search.CheckEvery {
+			t.Fatalf("node budget, %d workers: %+v %v", workers, out, err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := sv.SolveParallel(k.Cells, search.Budget{Ctx: ctx}, search.Unweighted, 2); !errors.Is(err, search.ErrBudgetExceeded) {
+		t.Fatalf("cancelled: %v", err)
 	}
 }

@@ -346,10 +346,10 @@ func (sv *Solver) SolveParallel(cells []uint8, b search.Budget, w search.Weight,
 		var path []uint8
 		var next int
 		before := k.nodes + nodes
-		if parallel {
+		if interleave {
+			d, ok, stopped, next, path = k.iterateLanes(workers, sum, &nodes, last)
+		} else if parallel {
 			d, ok, stopped, next, path = k.iterateParallel(workers, sum, &nodes, last)
-		} else if interleave {
-			d, ok, stopped, next, path = k.iterateLanes(sum, &nodes, last)
 		} else {
 			if cap(k.path) < k.bound+1 {
 				k.path = make([]uint8, k.bound+1)
@@ -379,7 +379,7 @@ func (sv *Solver) SolveParallel(cells []uint8, b search.Budget, w search.Weight,
 		k.bound = next
 		last = total - before
 		parallel = workers > 1 && last > parAbove
-		interleave = !parallel && sv.interleave && k.weight == search.Unweighted && last > laneAbove
+		interleave = sv.interleave && k.weight == search.Unweighted && last > laneAbove
 	}
 }
 
