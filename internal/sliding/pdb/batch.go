@@ -458,7 +458,9 @@ func (lw *laneWorker) run(k *idaWork, par *search.Shared, items []laneItem, draw
 			break
 		}
 	}
-	for end == nil && len(live) > 0 {
+	// A round steps every lane once; another worker's goal ends it (one
+	// load per round, so the others stop within a few nodes).
+	for end == nil && len(live) > 0 && !par.Found.Load() {
 		for j := 0; j < len(live); {
 			l := live[j]
 			if !l.step() {
