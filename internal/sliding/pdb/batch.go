@@ -123,7 +123,6 @@ type lane struct {
 	g      int // depth of the current node
 	frames []frame
 	sum    [2]int
-	h0     int
 	lower  int
 	expand bool // the current node's successors are prefetched, not yet evaluated
 	// A lane of one iteration (iterateLanes) searches subtrees: root is
@@ -144,7 +143,7 @@ func (l *lane) begin(sv *Solver, idx int, cells []uint8, b search.Budget) bool {
 	if err != nil {
 		return false
 	}
-	l.idaWork, l.sum, l.h0, l.lower = k, sum, h0, h0
+	l.idaWork, l.sum, l.lower = k, sum, h0
 	k.bound = h0
 	return !l.iterate()
 }
@@ -270,9 +269,9 @@ func (l *lane) step() bool {
 	}
 }
 
-// successors evaluates the current node's successors from the ranks
-// prefetchKids left, keeping those within the bound, most promising
-// first: dfs's loop, on the lane's stack.
+// successors evaluates the current node's successors from what enter
+// left, keeping those within the bound, most promising first: dfs's
+// loop, on the lane's stack.
 func (l *lane) successors() {
 	k := l.idaWork
 	sv := k.Solver

@@ -175,7 +175,7 @@ func storedDir(b *testing.B) string {
 // them with reflection. $PDB_FSM_L=n replaces its pruning machine by one
 // of the duplicates up to n moves (experiments). $PDB_PRIVATE=1 copies the
 // tables into huge-page memory (PDB.Private); $PDB_PREFETCH=0 or 1 forces
-// prefetching off or on.
+// prefetching, and with it the lanes of one search, off or on.
 func storedSolver(b *testing.B, dir string, pt Partition) (*Solver, []*PDB) {
 	var pdbs []*PDB
 	for i := range pt.Patterns {
@@ -188,6 +188,7 @@ func storedSolver(b *testing.B, dir string, pt Partition) (*Solver, []*PDB) {
 	sv := reflectingSolver(b, pdbs...)
 	if v := os.Getenv("PDB_PREFETCH"); v != "" {
 		sv.prefetch = v == "1"
+		sv.interleave = sv.prefetch
 	}
 	if v := os.Getenv("PDB_FSM_L"); v != "" {
 		L, err := strconv.Atoi(v)

@@ -22,7 +22,10 @@ import (
 // perm multipliers, so the ranks are perm's. All children's entries are loaded before any is descended
 // into, so their cache misses overlap. Move sequences that a shorter or
 // lexicographically smaller equivalent sequence replaces are pruned by a
-// finite-state machine (see fsm.go).
+// finite-state machine (see fsm.go). On tables too large for the caches
+// the larger iterations run in lanes, and SolveBatch interleaves whole
+// searches (see batch.go): one search's prefetches come too late to hide
+// its own misses.
 //
 // Move codes of the Outcome's Path are those of internal/search: the
 // direction the TILE moves (Up 0, Down 1, Left 2, Right 3).
@@ -326,10 +329,12 @@ var parAbove int64 = search.ParallelAbove
 // SolveParallel is SolveWeighted on up to workers goroutines (one core
 // each; workers ≤ 1 searches alone). Small iterations run alone; once an iteration takes more than
 // parAbove nodes, the following ones share their subtrees among the
-// workers. An optimal answer is as short as the one-worker answer but may
-// be a different path; Nodes counts every worker's nodes, and a MaxNodes
-// budget is enforced to within a few tens of thousands of nodes per
-// worker.
+// workers. On tables that are prefetched, an unweighted search's
+// iterations past laneAbove nodes run their subtrees in interleaved lanes
+// instead (iterateLanes), on every worker. An optimal answer is as short
+// as Solve's alone but may be a different path; Nodes counts every
+// worker's nodes, and a MaxNodes budget is enforced to within a few tens
+// of thousands of nodes per worker.
 func (sv *Solver) SolveParallel(cells []uint8, b search.Budget, w search.Weight, workers int) (search.Outcome, error) {
 	k, sum, h0, err := sv.start(cells, b, w)
 	if err != nil {
