@@ -1,16 +1,22 @@
 package pdb
 
 import (
+	"cmp"
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/tessera-solver/tessera/internal/instances"
+	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
 	"github.com/tessera-solver/tessera/tables"
 )
@@ -169,7 +175,7 @@ func storedDir(b *testing.B) string {
 // them with reflection. $PDB_FSM_L=n replaces its pruning machine by one
 // of the duplicates up to n moves (experiments). $PDB_PRIVATE=1 copies the
 // tables into huge-page memory (PDB.Private); $PDB_PREFETCH=0 or 1 forces
-// prefetching off or on.
+// prefetching, and with it the lanes of one search, off or on.
 func storedSolver(b *testing.B, dir string, pt Partition) (*Solver, []*PDB) {
 	var pdbs []*PDB
 	for i := range pt.Patterns {
@@ -182,6 +188,7 @@ func storedSolver(b *testing.B, dir string, pt Partition) (*Solver, []*PDB) {
 	sv := reflectingSolver(b, pdbs...)
 	if v := os.Getenv("PDB_PREFETCH"); v != "" {
 		sv.prefetch = v == "1"
+		sv.interleave = sv.prefetch
 	}
 	if v := os.Getenv("PDB_FSM_L"); v != "" {
 		L, err := strconv.Atoi(v)
@@ -270,4 +277,108 @@ func stored(b *testing.B, dir string, pt Partition, i int, private bool) *PDB {
 		b.Fatal(err)
 	}
 	return p
+}
+
+// BenchmarkSearch15 is issue 19's target 5 in process, over 15-pdb-78 with
+// reflection: Korf's 100 and $PDB_RANDOM_N (default 1,000) uniform random
+// 15-puzzles (the states of `solverd scramble --puzzle 15 --count 1000
+// --seed 2`), each solved one after the other on one thread (threads=1),
+// one after the other with each search on two (threads=2), and side by
+// side on two goroutines over the one mapping, each taking the next state
+// (goroutines=2, as two solverd workers do). An untimed pass brings the
+// mapped pages in first. s/op is wall time, cpu-s/op user and system time
+// of the process; every answer is replayed and optimal.
+//
+//	go test -run '^$' -bench Search15 -benchtime 3x -count 5 ./internal/sliding/pdb
+func BenchmarkSearch15(b *testing.B) {
+	n := 1000
+	if v := os.Getenv("PDB_RANDOM_N"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 1 {
+			b.Fatalf("PDB_RANDOM_N=%q", v)
+		}
+	}
+	spec := puzzle.Spec{Kind: puzzle.Sliding, Rows: 4, Cols: 4}
+	rng := rand.New(rand.NewPCG(2, 0x7e55e7a)) // solverd scramble's generator
+	var random []instances.Instance
+	for range n {
+		random = append(random, instances.Instance{Cells: puzzle.Random(spec, rng).Cells})
+	}
+	sv, _ := storedSolver(b, storedDir(b), Partition78)
+	for _, set := range []struct {
+		name string
+		ks   []instances.Instance
+	}{{"korf100", instances.Korf100()}, {"random" + strconv.Itoa(n), random}} {
+		searchPass(b, sv, set.ks, 1, 1, 0)
+		for _, mode := range []struct {
+			name                string
+			threads, goroutines int
+			lanes               int
+		}{{"threads=1", 1, 1, 0}, {"threads=2", 2, 1, 0}, {"goroutines=2", 1, 2, 0},
+			{"batch", 1, 1, BatchLanes}, {"batch/goroutines=2", 1, 2, BatchLanes}} {
+			b.Run(set.name+"/"+mode.name, func(b *testing.B) {
+				var nodes int64
+				cpu0 := cpuTime()
+				for b.Loop() {
+					nodes = searchPass(b, sv, set.ks, mode.threads, mode.goroutines, mode.lanes)
+				}
+				b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+				b.ReportMetric(float64(nodes), "nodes")
+			})
+		}
+	}
+}
+
+// searchPass solves ks on goroutines goroutines (each taking the next
+// state), each search on threads threads, or with lanes > 0 each goroutine
+// interleaving lanes searches (Solver.solveLanes); it checks every answer
+// (replayed, optimal, and of the published length where ks has one) and
+// returns the nodes spent.
+func searchPass(b *testing.B, sv *Solver, ks []instances.Instance, threads, goroutines, lanes int) int64 {
+	var next, nodes atomic.Int64
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var first error
+	check := func(i int, out search.Outcome, err error) {
+		k := ks[i]
+		if err == nil && (!out.Optimal || !isGoal(replay(4, k.Cells, out.Path)) || k.Opt > 0 && len(out.Path) != k.Opt) {
+			err = fmt.Errorf("state %d: %d moves, optimum %d", i, len(out.Path), k.Opt)
+		}
+		if err != nil {
+			mu.Lock()
+			first = cmp.Or(first, err)
+			mu.Unlock()
+		}
+		nodes.Add(out.Nodes)
+	}
+	take := func() (int, []uint8, bool) {
+		i := int(next.Add(1) - 1)
+		if i >= len(ks) {
+			return 0, nil, false
+		}
+		return i, ks[i].Cells, true
+	}
+	for range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if lanes > 0 {
+				sv.solveLanes(take, check, search.Budget{}, lanes)
+				return
+			}
+			for {
+				i, cells, ok := take()
+				if !ok {
+					return
+				}
+				out, err := sv.SolveParallel(cells, search.Budget{}, search.Unweighted, threads)
+				check(i, out, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		b.Fatal(first)
+	}
+	return nodes.Load()
 }

@@ -22,7 +22,10 @@ import (
 // perm multipliers, so the ranks are perm's. All children's entries are loaded before any is descended
 // into, so their cache misses overlap. Move sequences that a shorter or
 // lexicographically smaller equivalent sequence replaces are pruned by a
-// finite-state machine (see fsm.go).
+// finite-state machine (see fsm.go). On tables too large for the caches
+// the larger iterations run in lanes, and SolveBatch interleaves whole
+// searches (see batch.go): one search's prefetches come too late to hide
+// its own misses.
 //
 // Move codes of the Outcome's Path are those of internal/search: the
 // direction the TILE moves (Up 0, Down 1, Left 2, Right 3).
@@ -36,6 +39,10 @@ type Solver struct {
 	// prefetch is set when the tables are too large for the caches: below
 	// that, prefetching costs more than the misses it saves.
 	prefetch bool
+	// interleave is set with prefetch: an iteration of a search alone
+	// runs its subtrees in lanes (iterateLanes), which hides the misses
+	// as batches do.
+	interleave bool
 
 	// data[j] is table j; data[len(pats)] is a one-entry table of 0 for
 	// tiles no pattern holds (their rank stays 0), so the search needs no
@@ -129,6 +136,7 @@ func NewSolver(s *Set, reflect bool) (*Solver, error) {
 		largest = max(largest, p.size)
 	}
 	sv.prefetch = largest > prefetchAbove
+	sv.interleave = sv.prefetch
 	// The rank steps of each side. On side 1 the board's tile t is the
 	// reflection's tile relabel[t].
 	for side := 0; side < 2; side++ {
@@ -274,6 +282,8 @@ type idaWork struct {
 	// lastSplit is the split of the last parallel iteration: the next
 	// one's tree is larger, so its split is no shallower.
 	lastSplit int
+	// collect, when set, receives the work items a walk meets.
+	collect *[]laneItem
 }
 
 // rankDirect and rankReflected rank pattern j at the start of a search
@@ -319,52 +329,31 @@ var parAbove int64 = search.ParallelAbove
 // SolveParallel is SolveWeighted on up to workers goroutines (one core
 // each; workers ≤ 1 searches alone). Small iterations run alone; once an iteration takes more than
 // parAbove nodes, the following ones share their subtrees among the
-// workers. An optimal answer is as short as the one-worker answer but may
-// be a different path; Nodes counts every worker's nodes, and a MaxNodes
-// budget is enforced to within a few tens of thousands of nodes per
-// worker.
+// workers. On tables that are prefetched, an unweighted search's
+// iterations past laneAbove nodes run their subtrees in interleaved lanes
+// instead (iterateLanes), on every worker. An optimal answer is as short
+// as Solve's alone but may be a different path; Nodes counts every
+// worker's nodes, and a MaxNodes budget is enforced to within a few tens
+// of thousands of nodes per worker.
 func (sv *Solver) SolveParallel(cells []uint8, b search.Budget, w search.Weight, workers int) (search.Outcome, error) {
-	n := sv.set.g.n
-	if len(cells) != n {
-		return search.Outcome{}, fmt.Errorf("pdb search: %d cells, want %d", len(cells), n)
-	}
-	k := &idaWork{Solver: sv, budget: b, check: b.FirstCheck(search.CheckEvery), weight: max(w, search.Unweighted), split: -1}
-	var seen uint32
-	for i, t := range cells {
-		if int(t) >= n || seen&(1<<t) != 0 {
-			return search.Outcome{}, fmt.Errorf("pdb search: %v is not a board of %d cells", cells, n)
-		}
-		seen |= 1 << t
-		k.board[i] = t
-		k.pos[t] = uint8(i)
-	}
-	var sum [2]int
-	for j := range k.pats {
-		k.rank[0][j] = uint32(k.rankDirect(j))
-		k.hv[0][j] = k.data[j][k.rank[0][j]]
-		sum[0] += int(k.hv[0][j])
-		if sv.reflect {
-			k.rank[1][j] = uint32(k.rankReflected(j))
-			k.hv[1][j] = k.data[j][k.rank[1][j]]
-			sum[1] += int(k.hv[1][j])
-		}
-	}
-	h0 := max(sum[0], sum[1])
-	if h0 >= Unreached {
-		return search.Outcome{}, fmt.Errorf("pdb search: %v cannot reach the goal", cells)
+	k, sum, h0, err := sv.start(cells, b, w)
+	if err != nil {
+		return search.Outcome{}, err
 	}
 	k.bound = k.f(0, h0)
 	lower := h0
 	var nodes int64 // of the parallel iterations
 	var last int64  // nodes of the previous iteration
-	parallel := false
+	parallel, interleave := false, false
 	for {
 		var d int
 		var ok, stopped bool
 		var path []uint8
 		var next int
 		before := k.nodes + nodes
-		if parallel {
+		if interleave {
+			d, ok, stopped, next, path = k.iterateLanes(workers, sum, &nodes, last)
+		} else if parallel {
 			d, ok, stopped, next, path = k.iterateParallel(workers, sum, &nodes, last)
 		} else {
 			if cap(k.path) < k.bound+1 {
@@ -372,7 +361,7 @@ func (sv *Solver) SolveParallel(cells []uint8, b search.Budget, w search.Weight,
 			}
 			k.path = k.path[:k.bound+1]
 			k.next = 1 << 30
-			d, ok = k.dfs(0, int(k.pos[0]), 0, sum[0], sum[1])
+			d, ok = k.dfs(0, int(k.pos[0]), 0, sum[0], sum[1], nil)
 			stopped, next, path = k.stopped, k.next, k.path
 		}
 		total := k.nodes + nodes
@@ -395,7 +384,43 @@ func (sv *Solver) SolveParallel(cells []uint8, b search.Budget, w search.Weight,
 		k.bound = next
 		last = total - before
 		parallel = workers > 1 && last > parAbove
+		interleave = sv.interleave && k.weight == search.Unweighted && last > laneAbove
 	}
+}
+
+// start prepares a search of cells: the workspace with the start's ranks
+// and entries, the sums of the entries per side, and the bound of the
+// start.
+func (sv *Solver) start(cells []uint8, b search.Budget, w search.Weight) (k *idaWork, sum [2]int, h0 int, err error) {
+	n := sv.set.g.n
+	if len(cells) != n {
+		return nil, sum, 0, fmt.Errorf("pdb search: %d cells, want %d", len(cells), n)
+	}
+	k = &idaWork{Solver: sv, budget: b, check: b.FirstCheck(search.CheckEvery), weight: max(w, search.Unweighted), split: -1}
+	var seen uint32
+	for i, t := range cells {
+		if int(t) >= n || seen&(1<<t) != 0 {
+			return nil, sum, 0, fmt.Errorf("pdb search: %v is not a board of %d cells", cells, n)
+		}
+		seen |= 1 << t
+		k.board[i] = t
+		k.pos[t] = uint8(i)
+	}
+	for j := range k.pats {
+		k.rank[0][j] = uint32(k.rankDirect(j))
+		k.hv[0][j] = k.data[j][k.rank[0][j]]
+		sum[0] += int(k.hv[0][j])
+		if sv.reflect {
+			k.rank[1][j] = uint32(k.rankReflected(j))
+			k.hv[1][j] = k.data[j][k.rank[1][j]]
+			sum[1] += int(k.hv[1][j])
+		}
+	}
+	h0 = max(sum[0], sum[1])
+	if h0 >= Unreached {
+		return nil, sum, 0, fmt.Errorf("pdb search: %v cannot reach the goal", cells)
+	}
+	return k, sum, h0, nil
 }
 
 // iterateParallel runs one iteration of k's bound on workers goroutines,
@@ -426,7 +451,7 @@ func (k *idaWork) iterateParallel(workers int, sum [2]int, nodes *int64, last in
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			wd, wok := w.dfs(0, int(w.pos[0]), 0, sum[0], sum[1])
+			wd, wok := w.dfs(0, int(w.pos[0]), 0, sum[0], sum[1], nil)
 			mu.Lock()
 			defer mu.Unlock()
 			if wok && !ok {
@@ -464,7 +489,7 @@ func (k *idaWork) splitFor(workers int, sum [2]int, nodes *int64, last int64) (i
 	want := search.SplitWant(last, workers)
 	split := max(k.lastSplit, 1)
 	for {
-		top := k.walkTop(split, sum, nodes)
+		top := k.walkTop(split, sum, nodes, nil)
 		if top.done || top.items >= want || split == search.MaxSplit {
 			k.lastSplit = split
 			return split, top
@@ -475,7 +500,7 @@ func (k *idaWork) splitFor(workers int, sum [2]int, nodes *int64, last int64) (i
 
 // walkTop walks the current iteration down to depth split, counting the
 // nodes there (work items) without expanding them.
-func (k *idaWork) walkTop(split int, sum [2]int, nodes *int64) topWalk {
+func (k *idaWork) walkTop(split int, sum [2]int, nodes *int64, collect *[]laneItem) topWalk {
 	var par search.Shared
 	par.Nodes.Store(k.nodes + *nodes)
 	w := *k
@@ -485,7 +510,8 @@ func (k *idaWork) walkTop(split int, sum [2]int, nodes *int64) topWalk {
 	w.next = 1 << 30
 	// Never drawing an item, the walk only numbers them.
 	w.par, w.split, w.items = &par, split, search.NewItems(&par, true)
-	d, ok := w.dfs(0, int(w.pos[0]), 0, sum[0], sum[1])
+	w.collect = collect
+	d, ok := w.dfs(0, int(w.pos[0]), 0, sum[0], sum[1], nil)
 	*nodes += w.nodes
 	stopped := !ok && par.Out.Load()
 	items := w.items.Met()
@@ -518,8 +544,14 @@ func (k *idaWork) isGoal() bool { return k.board == k.goal }
 
 // claim numbers a work item of a parallel iteration and reports whether
 // this worker explores it (search.Items.Claim); it stops the worker when
-// another has found the goal or run out.
-func (k *idaWork) claim() bool {
+// another has found the goal or run out. A walk that collects items
+// (collect set) keeps the item's node: the board, ranks and entries, the
+// path to it and the arguments of its dfs.
+func (k *idaWork) claim(blank int, st int32, s0, s1 int) bool {
+	if k.collect != nil {
+		*k.collect = append(*k.collect, laneItem{board: k.board, rank: k.rank, hv: k.hv,
+			path: append([]uint8(nil), k.path[:k.split]...), blank: blank, st: st, s0: s0, s1: s1})
+	}
 	mine, stop := k.items.Claim()
 	if stop {
 		k.stopped = true
@@ -556,9 +588,15 @@ func (sv *Solver) wideSteps(board *[32]uint8, m *move, t uint8) uint32 {
 	return a
 }
 
+// kidRanks are the ranks of a node's successors, per direction and side
+// (the moved tile's pattern), as prefetchKids computed them: the node's
+// search reads them instead of stepping the ranks again.
+type kidRanks [4][2]uint32
+
 // prefetchKids prefetches the entries of the successors of the current
-// board with the blank on cell blank, in state st of the pruning machine.
-func (k *idaWork) prefetchKids(blank int, st int32) {
+// board with the blank on cell blank, in state st of the pruning machine,
+// and leaves their ranks in kr.
+func (k *idaWork) prefetchKids(blank int, st int32, kr *kidRanks) {
 	sv := k.Solver
 	blank &= 31
 	var pf [8]uintptr
@@ -569,10 +607,22 @@ func (k *idaWork) prefetchKids(blank int, st int32) {
 		mask &= mask - 1
 		m := &sv.moves[blank][d&3]
 		t := k.board[m.src&31] & 31
-		d0, d1 := sv.steps(&k.board, m, t)
+		// The steps, as in steps (written out: this is the inner loop of
+		// the searches that prefetch).
+		vs := m.vs & 1
+		cr := &sv.cross[vs][t]
+		a := sv.vert[vs][t] + cr[k.board[m.between[0]&31]&31] + cr[k.board[m.between[1]&31]&31] +
+			cr[k.board[m.between[2]&31]&31] + cr[k.board[m.between[3]&31]&31]
+		if sv.wide {
+			a += sv.wideSteps(&k.board, m, t)
+		}
+		sel := -uint32(vs)
 		j0, j1 := sv.pat[0][t]&15, sv.pat[1][t]&15
-		pf[n&7] = uintptr(unsafe.Pointer(unsafe.SliceData(sv.data[j0]))) + uintptr(k.rank[0][j0]+d0)
-		pf[(n+1)&7] = uintptr(unsafe.Pointer(unsafe.SliceData(sv.data[j1]))) + uintptr(k.rank[1][j1]+d1)
+		r0 := k.rank[0][j0] + ((a&^sel | sv.horiz[0][t]&sel) ^ m.neg[0] - m.neg[0])
+		r1 := k.rank[1][j1] + ((a&sel | sv.horiz[1][t]&^sel) ^ m.neg[1] - m.neg[1])
+		kr[d&3] = [2]uint32{r0, r1}
+		pf[n&7] = uintptr(unsafe.Pointer(unsafe.SliceData(sv.data[j0]))) + uintptr(r0)
+		pf[(n+1)&7] = uintptr(unsafe.Pointer(unsafe.SliceData(sv.data[j1]))) + uintptr(r1)
 		n += 2
 	}
 	prefetch(&pf, n)
@@ -584,16 +634,18 @@ type child struct {
 	r      [2]uint32 // ranks of the moved tile's patterns, per side
 	s0, s1 int       // sums of entries, per side
 	f      int
-	dir, t uint8 // direction, moving tile
+	dir, t uint8
+	src    uint8 // the moved tile's cell // direction, moving tile
 	j      [2]uint8
 	v      [2]uint8 // entries of the moved tile's patterns, per side
 }
 
 // dfs explores below a node at depth g whose blank is on cell blank, in
 // state st of the pruning machine, with sums s0 (board) and s1
-// (reflection) of the tables' entries.
-func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int) (int, bool) {
-	if g == k.split && !k.claim() {
+// (reflection) of the tables' entries. kr, when not nil, holds the
+// successors' ranks (the parent computed them when prefetching).
+func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int, kr *kidRanks) (int, bool) {
+	if g == k.split && !k.claim(blank, st, s0, s1) {
 		return 0, false
 	}
 	k.nodes++
@@ -615,25 +667,37 @@ func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int) (int, bool) {
 		mask &= mask - 1
 		m := &sv.moves[blank][d&3]
 		t := k.board[m.src&31] & 31
-		// The vertical side's step: cols, corrected for the tiles jumped
-		// (cells past the cols−1 between are the always empty cell 31); the
-		// same as steps, written out: it is the search's inner loop.
-		vs := m.vs & 1
-		cr := &sv.cross[vs][t]
-		a := sv.vert[vs][t] + cr[k.board[m.between[0]&31]&31] + cr[k.board[m.between[1]&31]&31] +
-			cr[k.board[m.between[2]&31]&31] + cr[k.board[m.between[3]&31]&31]
-		if sv.wide {
-			a += sv.wideSteps(&k.board, m, t)
-		}
-		// sel is all ones when the board's side is the horizontal one.
-		sel := -uint32(vs)
-		d0 := (a&^sel | sv.horiz[0][t]&sel) ^ m.neg[0] - m.neg[0]
-		d1 := (a&sel | sv.horiz[1][t]&^sel) ^ m.neg[1] - m.neg[1]
 		j0, j1 := sv.pat[0][t]&15, sv.pat[1][t]&15
-		r0 := k.rank[0][j0] + d0
-		r1 := k.rank[1][j1] + d1
-		v0, v1 := sv.data[j0][r0], sv.data[j1][r1]
+		var r0, r1 uint32
+		if kr != nil {
+			r0, r1 = kr[d&3][0], kr[d&3][1]
+		} else {
+			// The vertical side's step: cols, corrected for the tiles
+			// jumped (cells past the cols−1 between are the always empty
+			// cell 31); the same as steps, written out: it is the
+			// search's inner loop.
+			vs := m.vs & 1
+			cr := &sv.cross[vs][t]
+			a := sv.vert[vs][t] + cr[k.board[m.between[0]&31]&31] + cr[k.board[m.between[1]&31]&31] +
+				cr[k.board[m.between[2]&31]&31] + cr[k.board[m.between[3]&31]&31]
+			if sv.wide {
+				a += sv.wideSteps(&k.board, m, t)
+			}
+			// sel is all ones when the board's side is the horizontal one.
+			sel := -uint32(vs)
+			r0 = k.rank[0][j0] + ((a&^sel | sv.horiz[0][t]&sel) ^ m.neg[0] - m.neg[0])
+			r1 = k.rank[1][j1] + ((a&sel | sv.horiz[1][t]&^sel) ^ m.neg[1] - m.neg[1])
+		}
+		v0 := sv.data[j0][r0]
 		c0 := s0 - int(k.hv[0][j0]) + int(v0)
+		// A child the board's side alone prunes needs its reflection only
+		// to lower the next bound: f ≥ this side's f, so when that is no
+		// lower than the next bound so far, the second load (often a
+		// miss) is skipped and the search is unchanged.
+		if f := k.f(g+1, c0); f > k.bound && f >= k.next {
+			continue
+		}
+		v1 := sv.data[j1][r1]
 		c1 := s1 - int(k.hv[1][j1]) + int(v1)
 		f := k.f(g+1, max(c0, c1))
 		if f > k.bound {
@@ -650,6 +714,7 @@ func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int) (int, bool) {
 			cs[j], cs[j-1] = cs[j-1], cs[j]
 		}
 	}
+	var krs [4]kidRanks
 	if sv.prefetch {
 		// Prefetch the entries of every child's successors now: the
 		// misses overlap, and those of the children after the first are
@@ -661,7 +726,7 @@ func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int) (int, bool) {
 			k.board[blank], k.board[src] = c.t, 0
 			r0, r1 := k.rank[0][j0], k.rank[1][j1]
 			k.rank[0][j0], k.rank[1][j1] = c.r[0], c.r[1]
-			k.prefetchKids(src, sv.fsm.next[st][c.dir&3])
+			k.prefetchKids(src, sv.fsm.next[st][c.dir&3], &krs[i&3])
 			k.board[blank], k.board[src] = 0, c.t
 			k.rank[0][j0], k.rank[1][j1] = r0, r1
 		}
@@ -674,7 +739,11 @@ func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int) (int, bool) {
 		r0, r1, v0, v1 := k.rank[0][j0], k.rank[1][j1], k.hv[0][j0], k.hv[1][j1]
 		k.rank[0][j0], k.rank[1][j1], k.hv[0][j0], k.hv[1][j1] = c.r[0], c.r[1], c.v[0], c.v[1]
 		k.path[g] = c.dir
-		if d, ok := k.dfs(g+1, src, sv.fsm.next[st][c.dir&3], c.s0, c.s1); ok {
+		var kr *kidRanks
+		if sv.prefetch {
+			kr = &krs[i&3]
+		}
+		if d, ok := k.dfs(g+1, src, sv.fsm.next[st][c.dir&3], c.s0, c.s1, kr); ok {
 			return d, true
 		}
 		k.board[blank], k.board[src&31] = 0, c.t

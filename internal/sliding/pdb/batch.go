@@ -1,0 +1,493 @@
+package pdb
+
+import (
+	"math/bits"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/tessera-solver/tessera/internal/search"
+)
+
+// Batches: several states searched at once on one goroutine.
+//
+// Over a table far larger than the caches (15-pdb-78: 519 MB) a node's
+// entries are misses, and one search cannot hide them: the prefetches of
+// a node's successors are issued just before the first of them is
+// expanded (Korf's 100 spends about half its time waiting on memory;
+// over the cache-sized 6-6-3 tables a node costs half as much). A batch
+// interleaves independent searches, one node each in turn: a node
+// prefetches its successors' entries and yields, and by the time its
+// search comes round again the other searches' nodes have hidden the
+// misses. Each search is the same IDA* as Solve, node for node (the same
+// order, pruning and counts, so the same answer), written as an explicit
+// stack so that it can stop after any node.
+
+// BatchLanes is how many searches a batch interleaves unless told: enough
+// for the other lanes' nodes to cover a miss (measured on 15-pdb-78).
+const BatchLanes = 4
+
+// SolveBatch solves every state of states optimally on the calling
+// goroutine, up to lanes (≤ 0: BatchLanes) at a time. outs[i] and errs[i]
+// are what Solve would return for states[i]: the same answer and node
+// count. b applies to each state: MaxNodes counts its own nodes, and a
+// Deadline or a context ends every state still searching. A batch always
+// prefetches: it is meant for tables far larger than the caches.
+func (sv *Solver) SolveBatch(states [][]uint8, b search.Budget, lanes int) (outs []search.Outcome, errs []error) {
+	outs = make([]search.Outcome, len(states))
+	errs = make([]error, len(states))
+	next := 0
+	sv.solveLanes(func() (int, []uint8, bool) {
+		if next == len(states) {
+			return 0, nil, false
+		}
+		next++
+		return next - 1, states[next-1], true
+	}, func(i int, out search.Outcome, err error) { outs[i], errs[i] = out, err }, b, lanes)
+	return outs, errs
+}
+
+// solveLanes is SolveBatch over the states next hands out (an index and
+// a board, until it reports false), each result passed to done.
+func (sv *Solver) solveLanes(next func() (int, []uint8, bool), done func(int, search.Outcome, error), b search.Budget, lanes int) {
+	if lanes <= 0 {
+		lanes = BatchLanes
+	}
+	ls := make([]*lane, 0, lanes)
+	// fill starts states in a free lane until one needs expanding.
+	fill := func(l *lane) bool {
+		for {
+			i, cells, ok := next()
+			if !ok {
+				return false
+			}
+			if l.begin(sv, i, cells, b) {
+				return true
+			}
+			done(i, l.out, l.err)
+		}
+	}
+	for range lanes {
+		l := &lane{}
+		if !fill(l) {
+			break
+		}
+		ls = append(ls, l)
+	}
+	for len(ls) > 0 {
+		for j := 0; j < len(ls); {
+			l := ls[j]
+			if !l.step() {
+				j++
+				continue
+			}
+			done(l.idx, l.out, l.err)
+			if fill(l) {
+				j++
+				continue
+			}
+			ls[j] = ls[len(ls)-1]
+			ls = ls[:len(ls)-1]
+		}
+	}
+}
+
+// frame is a node on a lane's stack: its successors within the bound in
+// the order they are searched, and what the descent into the current one
+// changed.
+type frame struct {
+	cs     [4]child
+	nc, i  int
+	blank  int
+	st     int32
+	s0, s1 int
+	kids   [4]laneKid
+	nk     int
+	// The moved tile's patterns' ranks and entries before the descent.
+	saveR [2]uint32
+	saveV [2]uint8
+}
+
+// laneKid is a successor of a lane's node as enter found it: the move,
+// the tile and its cell, the tile's pattern and rank per side.
+type laneKid struct {
+	r           [2]uint32
+	dir, src, t uint8
+	j           [2]uint8
+}
+
+// lane is one search of a batch.
+type lane struct {
+	*idaWork
+	idx    int
+	g      int // depth of the current node
+	frames []frame
+	sum    [2]int
+	lower  int
+	expand bool // the current node's successors are prefetched, not yet evaluated
+	// A lane of one iteration (iterateLanes) searches subtrees: root is
+	// the depth of the current one's root, and found is set when it
+	// reached the goal.
+	root  int
+	item  bool
+	found bool
+	out   search.Outcome
+	err   error
+}
+
+// begin starts the search of cells; it reports false when the search
+// ended at once (l.out and l.err hold the result).
+func (l *lane) begin(sv *Solver, idx int, cells []uint8, b search.Budget) bool {
+	k, sum, h0, err := sv.start(cells, b, search.Unweighted)
+	l.idx, l.out, l.err = idx, search.Outcome{}, err
+	if err != nil {
+		return false
+	}
+	l.idaWork, l.sum, l.lower = k, sum, h0
+	k.bound = h0
+	return !l.iterate()
+}
+
+// iterate starts an iteration at the current bound from the root; it
+// reports true when the search ended.
+func (l *lane) iterate() bool {
+	k := l.idaWork
+	if cap(k.path) < k.bound+1 {
+		k.path = make([]uint8, k.bound+1)
+	}
+	k.path = k.path[:k.bound+1]
+	if len(l.frames) < k.bound+1 {
+		l.frames = make([]frame, k.bound+1)
+	}
+	k.next = 1 << 30
+	l.g = 0
+	fr := &l.frames[0]
+	fr.blank, fr.st, fr.s0, fr.s1 = int(k.pos[0]), 0, l.sum[0], l.sum[1]
+	return l.enter()
+}
+
+// enter visits the current node: counts it, looks at the budget and the
+// goal, and prefetches its successors' entries. It reports true when the
+// search ended.
+func (l *lane) enter() bool {
+	k := l.idaWork
+	fr := &l.frames[l.g]
+	k.nodes++
+	if k.nodes >= k.check && k.expired() {
+		k.nodes--
+		l.out, l.err = search.Outcome{Nodes: k.nodes, LowerBound: l.lower}, search.ErrBudgetExceeded
+		return true
+	}
+	if max(fr.s0, fr.s1) == 0 && k.isGoal() {
+		l.out = search.Outcome{Path: append([]uint8(nil), k.path[:l.g]...), Nodes: k.nodes, LowerBound: l.g, Optimal: true}
+		l.found = true
+		return true
+	}
+	// The successors' ranks, and a prefetch of their entries (the
+	// steps of prefetchKids).
+	sv := k.Solver
+	blank := fr.blank & 31
+	var pf [8]uintptr
+	n := 0
+	mask := sv.legal[blank] & sv.fsm.allow[fr.st]
+	for mask != 0 {
+		d := uint8(bits.TrailingZeros8(mask))
+		mask &= mask - 1
+		m := &sv.moves[blank][d&3]
+		t := k.board[m.src&31] & 31
+		vs := m.vs & 1
+		cr := &sv.cross[vs][t]
+		a := sv.vert[vs][t] + cr[k.board[m.between[0]&31]&31] + cr[k.board[m.between[1]&31]&31] +
+			cr[k.board[m.between[2]&31]&31] + cr[k.board[m.between[3]&31]&31]
+		if sv.wide {
+			a += sv.wideSteps(&k.board, m, t)
+		}
+		sel := -uint32(vs)
+		j0, j1 := sv.pat[0][t]&15, sv.pat[1][t]&15
+		r0 := k.rank[0][j0] + ((a&^sel | sv.horiz[0][t]&sel) ^ m.neg[0] - m.neg[0])
+		r1 := k.rank[1][j1] + ((a&sel | sv.horiz[1][t]&^sel) ^ m.neg[1] - m.neg[1])
+		kd := &fr.kids[(n>>1)&3]
+		kd.r[0], kd.r[1], kd.dir, kd.src, kd.t, kd.j[0], kd.j[1] = r0, r1, d, m.src, t, j0, j1
+		pf[n&7] = uintptr(unsafe.Pointer(unsafe.SliceData(sv.data[j0]))) + uintptr(r0)
+		pf[(n+1)&7] = uintptr(unsafe.Pointer(unsafe.SliceData(sv.data[j1]))) + uintptr(r1)
+		n += 2
+	}
+	fr.nk = n >> 1
+	prefetch(&pf, n)
+	l.expand = true
+	return false
+}
+
+// step evaluates the current node's successors (their entries were
+// prefetched when it was entered), then moves to the next node of the
+// depth-first order and enters it. It reports true when the search ended.
+func (l *lane) step() bool {
+	k := l.idaWork
+	sv := k.Solver
+	if l.expand {
+		l.expand = false
+		l.successors()
+	}
+	for {
+		fr := &l.frames[l.g]
+		if fr.i < fr.nc {
+			c := &fr.cs[fr.i]
+			fr.i++
+			blank, src := fr.blank&31, int(c.src)&31
+			j0, j1 := c.j[0]&15, c.j[1]&15
+			k.board[blank], k.board[src] = c.t, 0
+			fr.saveR = [2]uint32{k.rank[0][j0], k.rank[1][j1]}
+			fr.saveV = [2]uint8{k.hv[0][j0], k.hv[1][j1]}
+			k.rank[0][j0], k.rank[1][j1], k.hv[0][j0], k.hv[1][j1] = c.r[0], c.r[1], c.v[0], c.v[1]
+			k.path[l.g] = c.dir
+			l.g++
+			nf := &l.frames[l.g]
+			nf.blank, nf.st, nf.s0, nf.s1 = src, sv.fsm.next[fr.st][c.dir&3], c.s0, c.s1
+			return l.enter()
+		}
+		if l.g == l.root {
+			if l.item {
+				return true // the subtree is done
+			}
+			// The iteration is over without the goal.
+			if k.next == 1<<30 {
+				l.out, l.err = search.Outcome{Nodes: k.nodes}, search.ErrNoSolution
+				return true
+			}
+			l.lower, k.bound = k.next, k.next
+			return l.iterate()
+		}
+		// Back to the parent: undo its move into this node.
+		l.g--
+		pf := &l.frames[l.g]
+		c := &pf.cs[pf.i-1]
+		blank, src := pf.blank&31, int(c.src)&31
+		j0, j1 := c.j[0]&15, c.j[1]&15
+		k.board[blank], k.board[src] = 0, c.t
+		k.rank[0][j0], k.rank[1][j1] = pf.saveR[0], pf.saveR[1]
+		k.hv[0][j0], k.hv[1][j1] = pf.saveV[0], pf.saveV[1]
+	}
+}
+
+// successors evaluates the current node's successors from what enter
+// left, keeping those within the bound, most promising first: dfs's
+// loop, on the lane's stack.
+func (l *lane) successors() {
+	k := l.idaWork
+	sv := k.Solver
+	g := l.g
+	fr := &l.frames[g]
+	s0, s1 := fr.s0, fr.s1
+	nc := 0
+	for i := range fr.nk & 7 {
+		kd := &fr.kids[i&3]
+		j0, j1 := kd.j[0]&15, kd.j[1]&15
+		v0 := sv.data[j0][kd.r[0]]
+		c0 := s0 - int(k.hv[0][j0]) + int(v0)
+		if f := g + 1 + c0; f > k.bound && f >= k.next {
+			continue
+		}
+		v1 := sv.data[j1][kd.r[1]]
+		c1 := s1 - int(k.hv[1][j1]) + int(v1)
+		f := g + 1 + max(c0, c1)
+		if f > k.bound {
+			k.next = min(k.next, f)
+			continue
+		}
+		fr.cs[nc&3] = child{r: kd.r, s0: c0, s1: c1, f: f, dir: kd.dir, src: kd.src, t: kd.t, j: [2]uint8{j0, j1}, v: [2]uint8{v0, v1}}
+		nc++
+	}
+	cs := &fr.cs
+	for i := 1; i < nc; i++ {
+		for j := i; j > 0 && cs[j].f < cs[j-1].f; j-- {
+			cs[j], cs[j-1] = cs[j-1], cs[j]
+		}
+	}
+	fr.nc, fr.i = nc, 0
+}
+
+// Lanes within one search. An iteration of a search alone that has grown
+// past laneAbove nodes is cut, like a parallel one, into the subtrees
+// below a split depth (work items: a walk of the tree above collects
+// their nodes), and BatchLanes of them are searched at a time,
+// interleaved as the states of a batch are. Only the order of the nodes
+// changes: every subtree is searched whole unless the goal is met, so the
+// iteration proves what it would alone; the answer is as short, but may
+// be another path, and the nodes differ from Solve's by the walk above
+// the split and the subtrees the other lanes had begun when the goal was
+// found.
+
+// laneAbove is the size of an iteration (nodes) after which the next ones
+// run in lanes (a variable so that tests cut small searches). With
+// laneWant, chosen on Korf's 100 over 15-pdb-78 (CPU, best of 5; 0.18 s
+// in one search): above 256 nodes, max(16, last/256) items, 0.157 s and
+// 2.8 % more nodes; max(16, last/512) 0.160 s; max(32, last/256) 0.171 s;
+// above 512 or 2048 nodes, 0.162 s and 0.169 s; above 4096 with the
+// parallel split's items (search.SplitWant), 0.201 s against 0.200 s.
+var laneAbove int64 = 256
+
+// laneWant is how many work items an iteration in lanes wants, given the
+// size of the one before: few, large items keep the walk above the split
+// short and the lanes busy; the goal's lane finds it no later than in
+// one search, but the other lanes' items were begun by then.
+func laneWant(last int64, workers int) int64 {
+	return max(4*BatchLanes*int64(workers), last/256)
+}
+
+// laneItem is the node of a work item: the board, ranks and entries, the
+// path to it, and its dfs arguments.
+type laneItem struct {
+	board  [32]uint8
+	rank   [2][patSlots]uint32
+	hv     [2][patSlots]uint8
+	path   []uint8
+	blank  int
+	st     int32
+	s0, s1 int
+}
+
+// iterateLanes runs one iteration of k's bound in lanes, on workers
+// goroutines (each with BatchLanes lanes, drawing the items in turn), and
+// adds their nodes (and the walk's) to *nodes; last is the previous
+// iteration's size, from which the split is chosen.
+func (k *idaWork) iterateLanes(workers int, sum [2]int, nodes *int64, last int64) (d int, ok, stopped bool, next int, path []uint8) {
+	workers = max(workers, 1)
+	want := laneWant(last, workers)
+	split := max(k.lastSplit, 1)
+	var items []laneItem
+	var top topWalk
+	for {
+		items = items[:0]
+		top = k.walkTop(split, sum, nodes, &items)
+		if top.done || top.items >= want || split == search.MaxSplit {
+			break
+		}
+		split++
+	}
+	k.lastSplit = split
+	if top.done {
+		return top.d, top.ok, top.stopped, top.next, top.path
+	}
+	// The lanes count against MaxNodes together, as parallel workers do,
+	// and stop when one finds the goal.
+	var par search.Shared
+	par.Nodes.Store(k.nodes + *nodes)
+	var drawn atomic.Int64
+	ws := make([]laneWorker, workers)
+	if workers == 1 {
+		ws[0].run(k, &par, items, &drawn)
+	} else {
+		var wg sync.WaitGroup
+		for i := range ws {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ws[i].run(k, &par, items, &drawn)
+			}()
+		}
+		wg.Wait()
+	}
+	next = top.next
+	var found *lane
+	for i := range ws {
+		*nodes += ws[i].nodes
+		next = min(next, ws[i].next)
+		if ws[i].found != nil && found == nil {
+			found = ws[i].found
+		}
+	}
+	if found != nil {
+		return len(found.out.Path), true, false, next, found.out.Path
+	}
+	return 0, false, par.Out.Load(), next, nil
+}
+
+// laneWorker is one goroutine of an iteration in lanes.
+type laneWorker struct {
+	nodes int64
+	next  int
+	found *lane // the lane that reached the goal
+}
+
+// run searches items, drawn in turn from drawn, in BatchLanes lanes over
+// copies of k's start, until none is left, a lane reaches the goal or the
+// budget (shared in par) runs out.
+func (lw *laneWorker) run(k *idaWork, par *search.Shared, items []laneItem, drawn *atomic.Int64) {
+	// begin starts items in l until one needs expanding; false when none
+	// is left or the search ended (l.found, or the budget).
+	begin := func(l *lane) bool {
+		for !par.Found.Load() && !par.Out.Load() {
+			i := int(drawn.Add(1) - 1)
+			if i >= len(items) {
+				return false
+			}
+			it := &items[i]
+			w := l.idaWork
+			w.board, w.rank, w.hv = it.board, it.rank, it.hv
+			copy(w.path, it.path)
+			l.root, l.g = len(it.path), len(it.path)
+			fr := &l.frames[l.g]
+			fr.blank, fr.st, fr.s0, fr.s1 = it.blank, it.st, it.s0, it.s1
+			if !l.enter() {
+				return true
+			}
+			if l.found || l.err != nil {
+				return false
+			}
+		}
+		return false
+	}
+	ls := make([]lane, BatchLanes)
+	live := make([]*lane, 0, len(ls))
+	var end *lane // the lane that found the goal or ran out
+	for i := range ls {
+		l := &ls[i]
+		w := *k
+		w.nodes, w.reported = 0, 0
+		w.check = 1 // look at the shared budget at once
+		w.path = make([]uint8, k.bound+1)
+		w.next = 1 << 30
+		w.par, w.split, w.collect = par, -1, nil
+		l.idaWork, l.item = &w, true
+		l.frames = make([]frame, k.bound+1)
+		if begin(l) {
+			live = append(live, l)
+		} else if l.found || l.err != nil {
+			end = l
+			break
+		}
+	}
+	// A round steps every lane once; another worker's goal ends it (one
+	// load per round, so the others stop within a few nodes).
+	for end == nil && len(live) > 0 && !par.Found.Load() {
+		for j := 0; j < len(live); {
+			l := live[j]
+			if !l.step() {
+				j++
+				continue
+			}
+			// l's subtree is done, or the goal or the budget ended it.
+			if !l.found && l.err == nil && begin(l) {
+				j++
+				continue
+			}
+			if l.found || l.err != nil {
+				end = l
+				break
+			}
+			live[j] = live[len(live)-1]
+			live = live[:len(live)-1]
+		}
+	}
+	lw.next = 1 << 30
+	for i := range ls {
+		if ls[i].idaWork != nil {
+			lw.nodes += ls[i].nodes
+			lw.next = min(lw.next, ls[i].next)
+		}
+	}
+	if end != nil && end.found {
+		lw.found = end
+		par.Found.Store(true)
+	}
+}
