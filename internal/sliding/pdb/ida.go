@@ -3,7 +3,6 @@ package pdb
 import (
 	"fmt"
 	"math/bits"
-	"sync"
 	"unsafe"
 
 	"github.com/tessera-solver/tessera/internal/search"
@@ -424,49 +423,37 @@ func (sv *Solver) start(cells []uint8, b search.Budget, w search.Weight) (k *ida
 }
 
 // iterateParallel runs one iteration of k's bound on workers goroutines,
-// each on its own copy of k's start, and adds their nodes to *nodes.
-// last is the previous iteration's size, from which the split is chosen.
+// each on its own copy of k's start (search.IterateParallel), and adds
+// their nodes to *nodes. last is the previous iteration's size, from
+// which the split is chosen.
 func (k *idaWork) iterateParallel(workers int, sum [2]int, nodes *int64, last int64) (d int, ok, stopped bool, next int, path []uint8) {
-	split, top := k.splitFor(workers, sum, nodes, last)
-	if top.done {
-		// The walk above the split found the goal, ran out of budget or
-		// met no node at the split: it was the whole iteration.
-		return top.d, top.ok, top.stopped, top.next, top.path
-	}
-	var par search.Shared
-	// Nodes so far count against MaxNodes.
-	par.Nodes.Store(k.nodes + *nodes)
-	ws := make([]idaWork, workers)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	next = 1 << 30
-	for i := range ws {
-		w := &ws[i]
-		*w = *k
+	p, spent := search.IterateParallel(workers, k.nodes+*nodes, last, &k.lastSplit, func(sh *search.Shared, split int, walk bool) search.Walker {
+		w := *k
 		w.nodes, w.reported = 0, 0
 		w.check = 1 // look at the shared budget at once
 		w.path = make([]uint8, k.bound+1)
 		w.next = 1 << 30
-		w.par, w.split, w.items = &par, split, search.NewItems(&par, false)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			wd, wok := w.dfs(0, int(w.pos[0]), 0, sum[0], sum[1], nil)
-			mu.Lock()
-			defer mu.Unlock()
-			if wok && !ok {
-				d, ok, path = wd, true, w.path
-				par.Found.Store(true)
-			}
-		}()
-	}
-	wg.Wait()
-	for i := range ws {
-		*nodes += ws[i].nodes
-		next = min(next, ws[i].next)
-	}
-	return d, ok, !ok && par.Out.Load(), next, path
+		w.par, w.split, w.items = sh, split, search.NewItems(sh, walk)
+		w.collect = nil
+		return &pdbWalker{w: w, sum: sum}
+	})
+	*nodes += spent
+	return p.D, p.OK, p.Stopped, p.Next, p.Path
 }
+
+// pdbWalker is a worker as search.IterateParallel drives it.
+type pdbWalker struct {
+	w   idaWork
+	sum [2]int
+}
+
+func (x *pdbWalker) Walk() search.Pass {
+	w := &x.w
+	d, ok := w.dfs(0, int(w.pos[0]), 0, x.sum[0], x.sum[1], nil)
+	return search.Pass{D: d, OK: ok, Stopped: !ok && w.par.Out.Load(), Next: w.next, Path: w.path, Items: w.items.Met()}
+}
+
+func (x *pdbWalker) Nodes() int64 { return x.w.nodes }
 
 // topWalk is a walk of an iteration that stops at the split: the work
 // items it met and, when it was the whole iteration (done), its outcome.
@@ -478,24 +465,6 @@ type topWalk struct {
 	stopped bool
 	next    int
 	path    []uint8
-}
-
-// splitFor chooses the depth of the work items of a parallel iteration:
-// the shallowest (from the last one chosen, up to search.MaxSplit) at
-// which the tree within the bound has the number of items the previous
-// iteration's size asks for (search.SplitWant). Each try walks the tree above that depth once on this
-// goroutine (its nodes count in *nodes).
-func (k *idaWork) splitFor(workers int, sum [2]int, nodes *int64, last int64) (int, topWalk) {
-	want := search.SplitWant(last, workers)
-	split := max(k.lastSplit, 1)
-	for {
-		top := k.walkTop(split, sum, nodes, nil)
-		if top.done || top.items >= want || split == search.MaxSplit {
-			k.lastSplit = split
-			return split, top
-		}
-		split++
-	}
 }
 
 // walkTop walks the current iteration down to depth split, counting the
