@@ -52,11 +52,16 @@ func (l Algorithm) Answer(req search.Request) (search.Answer, error) {
 
 // parallelSearch is an optimal Loopover search that can split its
 // iterations over threads: the general walking-distance or displacement
-// search (3×5, 5×5, 12-cell boards without their table). The 4×4 solver
-// searches alone.
+// search (3×5, 5×5, 12-cell boards without their table) and the 4×4
+// solver.
 type parallelSearch interface {
 	SolveParallel(cells []uint8, b search.Budget, workers int) (search.Outcome, error)
 }
+
+var (
+	_ parallelSearch = (*Solver)(nil)
+	_ parallelSearch = (*Solver44)(nil)
+)
 
 func (l Algorithm) solve(cells []uint8, b search.Budget, threads int) (search.Outcome, error) {
 	if p, ok := l.ida.(parallelSearch); ok && threads > 1 {

@@ -347,7 +347,10 @@ func (s *Solver) SolveParallel(cells []uint8, bud search.Budget, workers int) (s
 	if workers <= 1 {
 		return w.deepen(s.hval(b.hr, b.hc, b.par), func() (int, bool) { return iter(w) })
 	}
-	return w.deepenParallel(s.hval(b.hr, b.hc, b.par), workers, iter)
+	return w.deepenParallel(s.hval(b.hr, b.hc, b.par), workers, func() (int, bool) { return iter(w) },
+		func(sh *search.Shared, split int, walk bool) search.Walker {
+			return walker{w.worker(sh, split, walk), iter}
+		})
 }
 
 // deepen runs the iterations of IDA* from bound h0, each a call of iter
@@ -376,9 +379,9 @@ func (w *work) deepen(h0 int, iter func() (int, bool)) (search.Outcome, error) {
 }
 
 // deepenParallel is deepen whose iterations past search.ParallelAbove
-// nodes run on workers goroutines, each on its own copy of w's start
-// (iter searches from the root with the worker it is given).
-func (w *work) deepenParallel(h0, workers int, iter func(*work) (int, bool)) (search.Outcome, error) {
+// nodes run on workers goroutines, each a walker newWalker makes over a
+// copy of w's start; alone searches an iteration from the root on w.
+func (w *work) deepenParallel(h0, workers int, alone func() (int, bool), newWalker func(sh *search.Shared, split int, walk bool) search.Walker) (search.Outcome, error) {
 	w.bound = h0
 	lower := h0
 	var nodes, last int64 // nodes of the parallel iterations; of the previous iteration
@@ -387,9 +390,7 @@ func (w *work) deepenParallel(h0, workers int, iter func(*work) (int, bool)) (se
 		var it search.Pass
 		if workers > 1 && last > search.ParallelAbove {
 			var spent int64
-			it, spent = search.IterateParallel(workers, before, last, &w.lastSplit, func(sh *search.Shared, split int, walk bool) search.Walker {
-				return walker{w.worker(sh, split, walk), iter}
-			})
+			it, spent = search.IterateParallel(workers, before, last, &w.lastSplit, newWalker)
 			nodes += spent
 		} else {
 			if cap(w.path) < w.bound+1 {
@@ -397,7 +398,7 @@ func (w *work) deepenParallel(h0, workers int, iter func(*work) (int, bool)) (se
 			}
 			w.path = w.path[:w.bound+1]
 			w.next = 1 << 30
-			it.D, it.OK = iter(w)
+			it.D, it.OK = alone()
 			it.Stopped, it.Next, it.Path = w.stopped, w.next, w.path
 		}
 		total := w.nodes + nodes

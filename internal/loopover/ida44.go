@@ -140,6 +140,9 @@ func movedCol(col uint64) uint64 {
 // dfs44 explores below a node at depth g. pv holds the node's slot
 // values, exact where pe has the bit and otherwise upper bounds.
 func (w *work44) dfs44(g int, cells, pos uint64, rc, cc uint32, hr, hc, par int, last, run int, pv *slotVals, pe uint32) (int, bool) {
+	if g == w.split && !w.claim() {
+		return 0, false
+	}
 	if w.visit() {
 		return 0, false
 	}

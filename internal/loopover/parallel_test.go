@@ -15,17 +15,22 @@ import (
 
 // Parallel iterations share out the subtrees below the split: a lost or
 // doubled work item would show as a longer answer, a missed one as a
-// failed search. Walking distance on 3×5, the displacement bound on 5×5.
+// failed search. Walking distance on 3×5, the displacement bound on 5×5,
+// the 4×4 solver's pattern database.
 func TestSolveParallel(t *testing.T) {
-	for _, c := range []struct{ rows, cols, walk int }{{3, 5, 16}, {5, 5, 13}} {
+	for _, c := range []struct{ rows, cols, walk int }{{3, 5, 16}, {5, 5, 13}, {4, 4, 24}} {
 		s, err := NewOptimal(c.rows, c.cols)
 		if err != nil {
 			t.Fatal(err)
 		}
-		gs, ok := s.(*Solver)
+		ps, ok := s.(parallelSearch)
 		if !ok {
 			t.Fatalf("%dx%d: %T has no parallel search", c.rows, c.cols, s)
 		}
+		gs := struct {
+			Optimal
+			parallelSearch
+		}{s, ps}
 		sp := spec(c.rows, c.cols)
 		rng := rand.New(rand.NewPCG(7, uint64(c.walk)))
 		for range 4 {

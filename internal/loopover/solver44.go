@@ -177,6 +177,13 @@ func (s *Solver44) Heuristic(cells []uint8) (int, error) {
 // Solve runs IDA* from cells (1..16 row-major) to the goal, as
 // Solver.Solve does.
 func (s *Solver44) Solve(cells []uint8, bud search.Budget) (search.Outcome, error) {
+	return s.SolveParallel(cells, bud, 1)
+}
+
+// SolveParallel is Solve on up to workers goroutines, as
+// Solver.SolveParallel splits its iterations; each worker has its own
+// buffers and reads the one pattern database.
+func (s *Solver44) SolveParallel(cells []uint8, bud search.Budget, workers int) (search.Outcome, error) {
 	b, err := s.wd.root(cells)
 	if err != nil {
 		return search.Outcome{}, err
@@ -188,10 +195,32 @@ func (s *Solver44) Solve(cells []uint8, bud search.Budget) (search.Outcome, erro
 	p := s.pdbBound(w.pdb, cw, pw, 1<<30, &w.rootV)
 	h0 := max(s.wd.hval(b.hr, b.hc, b.par), p+(p^b.par)&1)
 	rc, cc := pack44(&b.rc), pack44(&b.cc)
-	return w.deepen(h0, func() (int, bool) {
+	iter := func(w *work44) (int, bool) {
 		if len(w.buf.kv) < w.bound+1 {
 			w.buf.kv = make([][16]slotVals, w.bound+8)
 		}
 		return w.dfs44(0, cw, pw, rc, cc, b.hr, b.hc, b.par, 16, 0, &w.rootV, 1<<32-1)
+	}
+	alone := func() (int, bool) { return iter(w) }
+	if workers <= 1 {
+		return w.deepen(h0, alone)
+	}
+	return w.deepenParallel(h0, workers, alone, func(sh *search.Shared, split int, walk bool) search.Walker {
+		c := &work44{work: *w.worker(sh, split, walk), s: s, pdb: w.pdb, buf: &buf44{}, rootV: w.rootV}
+		return walker44{c, iter}
 	})
 }
+
+// walker44 is a 4×4 worker as search.IterateParallel drives it.
+type walker44 struct {
+	w    *work44
+	iter func(*work44) (int, bool)
+}
+
+func (x walker44) Walk() search.Pass {
+	w := x.w
+	d, ok := x.iter(w)
+	return search.Pass{D: d, OK: ok, Stopped: !ok && w.shared.Out.Load(), Next: w.next, Path: w.path, Items: w.items.Met()}
+}
+
+func (x walker44) Nodes() int64 { return x.w.nodes }
