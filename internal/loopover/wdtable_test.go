@@ -11,6 +11,7 @@ import (
 	"github.com/tessera-solver/tessera/tables"
 
 	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/search"
 )
 
 // The parallel table builder labels every pattern as the in-memory BFS
@@ -79,31 +80,60 @@ func TestWD55Golden(t *testing.T) {
 	}
 }
 
-// BenchmarkWalk5x5WD is BenchmarkWalk5x5's walks over the 5×5 walking
-// distance mapped from $TESSERA_TABLES_DIR (built by `solverd tables build
-// loopover-5x5-wd`):
-//
-//	TESSERA_TABLES_DIR=~/.cache/tessera/tables go test -run '^$' -bench Walk5x5WD -benchtime 1x ./internal/loopover
-func BenchmarkWalk5x5WD(b *testing.B) {
-	dir := os.Getenv("TESSERA_TABLES_DIR")
+// wd55FromDir maps the 5×5 walking distance from $TESSERA_SOLVER_TABLES_DIR
+// (built by `solverd tables build loopover-5x5-wd`), or skips.
+func wd55FromDir(tb testing.TB) *Solver {
+	dir := os.Getenv("TESSERA_SOLVER_TABLES_DIR")
 	if dir == "" {
-		b.Skip("set TESSERA_TABLES_DIR to a directory holding loopover-5x5-wd")
+		tb.Skip("set TESSERA_SOLVER_TABLES_DIR to a directory holding loopover-5x5-wd")
 	}
 	m := tables.Meta{Name: "loopover-5x5-wd", Puzzle: "loopover:5x5", Pattern: "walking distance", Encoding: "u8",
 		Entries: WD55Entries, Generator: WD55Generator}
 	f, err := tables.Open(filepath.Join(dir, m.FileName()), m, false)
 	if err != nil {
-		b.Skip(err)
+		tb.Skip(err)
 	}
-	defer f.Close()
+	tb.Cleanup(func() { f.Close() })
 	wd, err := NewWDFrom(5, 5, f.Data)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	s, err := NewWDSolverWith(5, 5, wd, wd)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
+	return s
+}
+
+// Over the mapped 5×5 table: the bound never exceeds the BFS distance of
+// any state within 4 moves of the goal, and a sample of them is solved in
+// exactly that many moves.
+func TestWD55Ball(t *testing.T) {
+	s := wd55FromDir(t)
+	dist := ball(spec(5, 5), 4)
+	n := 0
+	for key, d := range dist {
+		cells := []uint8(key)
+		h, err := s.Heuristic(cells)
+		if err != nil || h > d {
+			t.Fatalf("%v: bound %d, BFS distance %d (%v)", cells, h, d, err)
+		}
+		if n++; n%97 == 0 {
+			out, err := s.Solve(cells, search.Budget{})
+			if err != nil || len(out.Path) != d {
+				t.Fatalf("%v: %d moves, BFS distance %d (%v)", cells, len(out.Path), d, err)
+			}
+		}
+	}
+	t.Logf("%d states within 4 moves", len(dist))
+}
+
+// BenchmarkWalk5x5WD is BenchmarkWalk5x5's walks over the 5×5 walking
+// distance mapped from $TESSERA_SOLVER_TABLES_DIR:
+//
+//	TESSERA_SOLVER_TABLES_DIR=~/.cache/tessera/tables go test -run '^$' -bench Walk5x5WD -benchtime 1x ./internal/loopover
+func BenchmarkWalk5x5WD(b *testing.B) {
+	s := wd55FromDir(b)
 	walks := []int{12, 14, 16}
 	if os.Getenv("LOOP_WALK18") != "" {
 		walks = append(walks, 18)
