@@ -98,7 +98,7 @@ type Solver struct {
 	Threads   int    `mapstructure:"threads"`
 	TablesDir string `mapstructure:"tables_dir"`
 	// Tables names the table sets to load at start, comma separated:
-	// "auto" (the best complete set per puzzle in TablesDir), "none", or
+	// "auto" (the best complete set per puzzle and mode in TablesDir), "none", or
 	// set names such as "15-pdb-78" (a missing one is an error).
 	Tables string `mapstructure:"tables"`
 	// TablesBucket is a JetStream Object Store bucket to pull missing

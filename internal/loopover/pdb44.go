@@ -15,12 +15,12 @@ import (
 // the inverse's too.
 //
 // Legend (the 200 random states of BenchmarkRandom4x4, slots 8+8 for six
-// and seven pieces, 4+4 for eight):
+// and seven pieces, 4+4 and 4+4 inverse for eight):
 //
 //	pieces  entries      bytes    mean   build            nodes/state
 //	6       5,765,760    2.9 MB   8.02   1 s, in memory     21,791
 //	7       57,657,600   29 MB    8.88   24 s, 0.55 GB       4,274
-//	8       518,918,400  259 MB   9.72   4 min, 2.7 GB       1,100
+//	8       518,918,400  259 MB   9.72   4 min, 2.7 GB         704
 
 // A pattern is the first k pieces in row-major order (k = 6: row 0 and
 // the first two of row 1; k = 7: row 0 and the first three of row 1; k =

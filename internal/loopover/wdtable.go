@@ -67,6 +67,7 @@ func BuildWDTable(ctx context.Context, lines, perLine, workers int, progress fun
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
+
 		var next atomic.Uint64
 		var found atomic.Int64
 		var wg sync.WaitGroup
@@ -99,6 +100,11 @@ func BuildWDTable(ctx context.Context, lines, perLine, workers int, progress fun
 		n := found.Load()
 		if n == 0 {
 			break
+		}
+		if d+1 >= nibble.Unreached {
+			// Level 15 is the 4-bit work table's "unreached" (5×5's
+			// deepest level is 11): a deeper table needs another builder.
+			return nil, nil, fmt.Errorf("walking distance %d×%d: patterns %d moves deep do not fit the builder's 4-bit entries", lines, perLine, d+1)
 		}
 		counts = append(counts, n)
 		done += uint64(n)

@@ -32,7 +32,7 @@ type Notice struct {
 }
 
 // Tables chooses table sets in dir. want is a comma-separated list: "auto"
-// takes the best complete set of each puzzle and notes the better ones
+// takes the best complete set of each puzzle and mode (catalog.Set.Roles) and notes the better ones
 // that are missing; "none" takes nothing; a set name takes that set. The
 // headers of every chosen table are checked now, so a missing or damaged
 // file is an error at start naming the command that builds it; the

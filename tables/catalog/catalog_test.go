@@ -311,6 +311,17 @@ func TestTwoPhaseOptionalTable(t *testing.T) {
 	if err := set.Check(dir); !errors.Is(err, tables.ErrBadTable) || !strings.Contains(err.Error(), "solverd tables build loopover-5x5-p2") {
 		t.Fatalf("foreign phase-2 table: %v", err)
 	}
+	// A right header over a wrong payload is refused when mapped, naming
+	// the phase-2 file and the forced build that replaces it.
+	if err := os.Remove(filepath.Join(dir, bad.FileName())); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := tables.Write(dir, set.Tables[1].Meta, bytes.Repeat([]byte{3}, twophase.Phase2Entries)); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := set.Open(dir, false); !errors.Is(err, puzzle.ErrMalformed) || !strings.Contains(err.Error(), "solverd tables build --force loopover-5x5-p2") {
+		t.Fatalf("bad phase-2 payload: %v", err)
+	}
 }
 
 // Sets of one puzzle that serve different modes are each preferred: the

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -210,7 +211,13 @@ func (twoPhaseKind) open(dir string, s Set, _ bool) (search.Algorithm, func() er
 	sv, err := twophase.NewWith(files[0].Data, phase2)
 	if err != nil {
 		closeAll()
-		return nil, nil, fmt.Errorf("table set %s: %w (rebuild it with: %s)", s.Name, err, s.BuildCommand())
+		// The header matched but the payload did not: the file is there,
+		// so only a forced build replaces it.
+		bad := s.Tables[0].Meta.Name
+		if errors.Is(err, twophase.ErrPhase2Table) {
+			bad = s.Tables[1].Meta.Name
+		}
+		return nil, nil, fmt.Errorf("table set %s: %w (rebuild it with: solverd tables build --force %s)", s.Name, err, bad)
 	}
 	return sv, closeAll, nil
 }
@@ -264,7 +271,13 @@ func (loopover44Kind) open(dir string, s Set, private bool) (search.Algorithm, f
 type wd55Kind struct{}
 
 func (wd55Kind) build(ctx context.Context, _ int, progress Progress) ([]byte, []int64, error) {
-	return loopover.BuildWDTable(ctx, 5, 5, 0, progress)
+	// The builder counts patterns (22 M); Build ends on the entries
+	// (252 M): report in entries throughout, so the meter ends at 100 %.
+	var scaled func(done, total uint64)
+	if progress != nil {
+		scaled = func(done, total uint64) { progress(done*loopover.WD55Entries/total, loopover.WD55Entries) }
+	}
+	return loopover.BuildWDTable(ctx, 5, 5, 0, scaled)
 }
 
 // buildMemory: the 4-bit work table and the payload.

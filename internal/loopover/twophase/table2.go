@@ -1,6 +1,7 @@
 package twophase
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/tessera-solver/tessera/internal/puzzle"
@@ -29,18 +30,22 @@ func BuildPhase2() []byte {
 	return append(out, newWD2().dist...)
 }
 
+// ErrPhase2Table marks a refused phase-2 payload (with puzzle.ErrMalformed),
+// so that callers name the phase-2 file, not the phase-1 one, to rebuild.
+var ErrPhase2Table = errors.New("bad phase-2 table")
+
 // phase2From splits a phase-2 payload into its two tables, refusing one
 // of the wrong size or whose goal is not at distance 0 (a file of another
 // layout that a stale header let through).
 func phase2From(payload []byte) (*pdb2, *wd2, error) {
 	if len(payload) != Phase2Entries {
-		return nil, nil, fmt.Errorf("loopover 5x5 two-phase: phase-2 table has %d bytes, want %d: %w", len(payload), Phase2Entries, puzzle.ErrMalformed)
+		return nil, nil, fmt.Errorf("loopover 5x5 two-phase: phase-2 table has %d bytes, want %d: %w: %w", len(payload), Phase2Entries, ErrPhase2Table, puzzle.ErrMalformed)
 	}
 	arm := &pdb2{dist: payload[: n3*n3 : n3*n3]}
 	wd := wd2From(payload[n3*n3:])
 	g := goalBoard
 	if arm.h(&g, &identity, &identity) != 0 || wd.h(&g, &wd2Views[0]) != 0 || wd.h(&g, &wd2Views[1]) != 0 {
-		return nil, nil, fmt.Errorf("loopover 5x5 two-phase: phase-2 table does not hold 0 at the goal: %w", puzzle.ErrMalformed)
+		return nil, nil, fmt.Errorf("loopover 5x5 two-phase: phase-2 table does not hold 0 at the goal: %w: %w", ErrPhase2Table, puzzle.ErrMalformed)
 	}
 	return arm, wd, nil
 }

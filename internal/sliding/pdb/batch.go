@@ -19,9 +19,11 @@ import (
 // interleaves independent searches, one node each in turn: a node
 // prefetches its successors' entries and yields, and by the time its
 // search comes round again the other searches' nodes have hidden the
-// misses. Each search is the same IDA* as Solve, node for node (the same
-// order, pruning and counts, so the same answer), written as an explicit
-// stack so that it can stop after any node.
+// misses. Each search is the same IDA* as Solve's plain depth-first
+// search, node for node (the same order, pruning and counts, so the same
+// answer), written as an explicit stack so that it can stop after any
+// node. (On prefetched tables Solve itself runs its larger iterations in
+// lanes, which may expand other nodes and find another optimal path.)
 
 // BatchLanes is how many searches a batch interleaves unless told: enough
 // for the other lanes' nodes to cover a miss (measured on 15-pdb-78).
@@ -29,8 +31,8 @@ const BatchLanes = 4
 
 // SolveBatch solves every state of states optimally on the calling
 // goroutine, up to lanes (≤ 0: BatchLanes) at a time. outs[i] and errs[i]
-// are what Solve would return for states[i]: the same answer and node
-// count. b applies to each state: MaxNodes counts its own nodes, and a
+// are what Solve's plain depth-first search returns for states[i] (Solve
+// with lanes off): the same answer and node count. b applies to each state: MaxNodes counts its own nodes, and a
 // Deadline or a context ends every state still searching. A batch always
 // prefetches: it is meant for tables far larger than the caches.
 func (sv *Solver) SolveBatch(states [][]uint8, b search.Budget, lanes int) (outs []search.Outcome, errs []error) {

@@ -603,8 +603,8 @@ type child struct {
 	r      [2]uint32 // ranks of the moved tile's patterns, per side
 	s0, s1 int       // sums of entries, per side
 	f      int
-	dir, t uint8
-	src    uint8 // the moved tile's cell // direction, moving tile
+	dir, t uint8 // direction, moving tile
+	src    uint8 // the moved tile's cell
 	j      [2]uint8
 	v      [2]uint8 // entries of the moved tile's patterns, per side
 }
