@@ -349,7 +349,8 @@ func (s *Solver) SolveParallel(cells []uint8, bud search.Budget, workers int) (s
 	}
 	return w.deepenParallel(s.hval(b.hr, b.hc, b.par), workers, func() (int, bool) { return iter(w) },
 		func(sh *search.Shared, split int, walk bool) search.Walker {
-			return walker{w.worker(sh, split, walk), iter}
+			c := w.worker(sh, split, walk)
+			return walker[*work]{c, c, iter}
 		})
 }
 
@@ -426,19 +427,22 @@ func (w *work) worker(sh *search.Shared, split int, walk bool) *work {
 	return &c
 }
 
-// walker is a worker as search.IterateParallel drives it.
-type walker struct {
-	w    *work
-	iter func(*work) (int, bool)
+// walker is a worker as search.IterateParallel drives it: iter searches
+// from the root with w, whose general part is base (w itself, or the
+// work a 4×4 search embeds).
+type walker[W any] struct {
+	w    W
+	base *work
+	iter func(W) (int, bool)
 }
 
-func (x walker) Walk() search.Pass {
-	w := x.w
-	d, ok := x.iter(w)
-	return search.Pass{D: d, OK: ok, Stopped: !ok && w.shared.Out.Load(), Next: w.next, Path: w.path, Items: w.items.Met()}
+func (x walker[W]) Walk() search.Pass {
+	d, ok := x.iter(x.w)
+	b := x.base
+	return search.Pass{D: d, OK: ok, Stopped: !ok && b.shared.Out.Load(), Next: b.next, Path: b.path, Items: b.items.Met()}
 }
 
-func (x walker) Nodes() int64 { return x.w.nodes }
+func (x walker[W]) Nodes() int64 { return x.base.nodes }
 
 // visit counts a node and reports whether the budget stops the search
 // there (the node is then not counted). Small enough to inline: the

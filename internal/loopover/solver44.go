@@ -207,20 +207,6 @@ func (s *Solver44) SolveParallel(cells []uint8, bud search.Budget, workers int) 
 	}
 	return w.deepenParallel(h0, workers, alone, func(sh *search.Shared, split int, walk bool) search.Walker {
 		c := &work44{work: *w.worker(sh, split, walk), s: s, pdb: w.pdb, buf: &buf44{}, rootV: w.rootV}
-		return walker44{c, iter}
+		return walker[*work44]{c, &c.work, iter}
 	})
 }
-
-// walker44 is a 4×4 worker as search.IterateParallel drives it.
-type walker44 struct {
-	w    *work44
-	iter func(*work44) (int, bool)
-}
-
-func (x walker44) Walk() search.Pass {
-	w := x.w
-	d, ok := x.iter(w)
-	return search.Pass{D: d, OK: ok, Stopped: !ok && w.shared.Out.Load(), Next: w.next, Path: w.path, Items: w.items.Met()}
-}
-
-func (x walker44) Nodes() int64 { return x.w.nodes }
