@@ -51,6 +51,13 @@ type NATS struct {
 	MaxDeliver int           `mapstructure:"max_deliver"` // deliveries of one job before it is recorded as failed
 	AckWait    time.Duration `mapstructure:"ack_wait"`
 
+	NATSAuth `mapstructure:",squash"`
+}
+
+// NATSAuth is how a client proves itself to NATS and checks the server.
+// Its fields are queue.Auth's, in the same order, so that a main hands
+// them over by conversion: queue.Auth(cfg.NATS.NATSAuth).
+type NATSAuth struct {
 	// At most one way to authenticate: User and Password, Token, NKeyFile
 	// (a file holding an nkey seed, SU…) or CredsFile (a .creds file: user
 	// JWT and nkey seed, as `nsc` writes it).

@@ -259,7 +259,7 @@ func connect(ctx context.Context, f flags, cfg config.Config, spec puzzle.Spec, 
 		e.closers = append(e.closers, func() { e.pipeline.stop() })
 		e.nc = e.pipeline.nc
 	} else {
-		if e.nc, err = queue.Connect(cfg.NATS.URL, "tessera-producer", natsAuth(cfg.NATS)); err != nil {
+		if e.nc, err = queue.Connect(cfg.NATS.URL, "tessera-producer", queue.Auth(cfg.NATS.NATSAuth)); err != nil {
 			return nil, err
 		}
 		e.closers = append(e.closers, e.nc.Close)
@@ -351,16 +351,6 @@ func readFile(path string, stdin io.Reader, spec puzzle.Spec) ([]line, error) {
 // every 10 s with the count, rate and time left (internal/progress).
 func newBar(quiet bool, w io.Writer, total int64, what string) *progress.Meter {
 	return progress.New(w, "producer: "+what, "states", total, progress.Options{Quiet: quiet})
-}
-
-// natsAuth is the nats.* authentication and TLS keys as queue.Connect
-// takes them.
-func natsAuth(n config.NATS) queue.Auth {
-	return queue.Auth{
-		User: n.User, Password: n.Password, Token: n.Token,
-		NKeyFile: n.NKeyFile, CredsFile: n.CredsFile,
-		TLSCAFile: n.TLSCAFile, TLSCertFile: n.TLSCertFile, TLSKeyFile: n.TLSKeyFile,
-	}
 }
 
 // refuse handles a state too long for a job message. A valid state written

@@ -42,7 +42,7 @@ func cancelCmd() *cobra.Command {
 			}
 			// Told again on a second cancel: a first one may have failed
 			// to reach NATS after marking the batch.
-			nc, err := queue.Connect(cfg.NATS.URL, "tessera-cancel", natsAuth(cfg.NATS))
+			nc, err := queue.Connect(cfg.NATS.URL, "tessera-cancel", queue.Auth(cfg.NATS.NATSAuth))
 			if err != nil {
 				return fmt.Errorf("batch %d is marked cancelled, but the solvers were not told: %w", batch, err)
 			}

@@ -413,7 +413,7 @@ func service(ctx context.Context, cfg config.Config, st *store.Store, log *slog.
 
 	var src, deadSrc ingest.Source
 	err := retry(ctx, log, "connect to NATS", func() error {
-		nc, err := queue.Connect(cfg.NATS.URL, "tessera-results", natsAuth(cfg.NATS))
+		nc, err := queue.Connect(cfg.NATS.URL, "tessera-results", queue.Auth(cfg.NATS.NATSAuth))
 		if err != nil {
 			return err
 		}
@@ -488,7 +488,7 @@ func serveCmd() *cobra.Command {
 			defer st.Close()
 			var opts []httpapi.Option
 			if generate {
-				nc, err := queue.Connect(cfg.NATS.URL, "tessera-results-serve", natsAuth(cfg.NATS))
+				nc, err := queue.Connect(cfg.NATS.URL, "tessera-results-serve", queue.Auth(cfg.NATS.NATSAuth))
 				if err != nil {
 					return err
 				}
@@ -703,13 +703,3 @@ func retry(ctx context.Context, log *slog.Logger, what string, f func() error) e
 
 // startBackoff paces the waits for PostgreSQL and NATS at start.
 var startBackoff = backoff.Policy{Min: 100 * time.Millisecond, Max: 5 * time.Second}
-
-// natsAuth is the nats.* authentication and TLS keys as queue.Connect
-// takes them.
-func natsAuth(n config.NATS) queue.Auth {
-	return queue.Auth{
-		User: n.User, Password: n.Password, Token: n.Token,
-		NKeyFile: n.NKeyFile, CredsFile: n.CredsFile,
-		TLSCAFile: n.TLSCAFile, TLSCertFile: n.TLSCertFile, TLSKeyFile: n.TLSKeyFile,
-	}
-}

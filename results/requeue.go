@@ -69,7 +69,7 @@ func requeueCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("batch %d: %w", batch, err)
 			}
-			nc, err := queue.Connect(cfg.NATS.URL, "tessera-requeue", natsAuth(cfg.NATS))
+			nc, err := queue.Connect(cfg.NATS.URL, "tessera-requeue", queue.Auth(cfg.NATS.NATSAuth))
 			if err != nil {
 				return err
 			}

@@ -112,7 +112,7 @@ func errConnect(err error) bool {
 }
 
 func serve(ctx context.Context, cfg config.Config, qc queue.Config, solver *solve.Solver, log *slog.Logger, obs *metrics.Solver) error {
-	nc, err := queue.Connect(cfg.NATS.URL, "tessera-solverd", natsAuth(cfg.NATS))
+	nc, err := queue.Connect(cfg.NATS.URL, "tessera-solverd", queue.Auth(cfg.NATS.NATSAuth))
 	if err != nil {
 		return connectError{err}
 	}
@@ -184,15 +184,5 @@ func observe(obs *metrics.Solver, solveText worker.SolveFunc) worker.SolveFunc {
 		r := solveText(ctx, spec, text, opt)
 		obs.Solved(spec.String(), opt.Mode, r)
 		return r
-	}
-}
-
-// natsAuth is the nats.* authentication and TLS keys as queue.Connect
-// takes them.
-func natsAuth(n config.NATS) queue.Auth {
-	return queue.Auth{
-		User: n.User, Password: n.Password, Token: n.Token,
-		NKeyFile: n.NKeyFile, CredsFile: n.CredsFile,
-		TLSCAFile: n.TLSCAFile, TLSCertFile: n.TLSCertFile, TLSKeyFile: n.TLSKeyFile,
 	}
 }

@@ -35,7 +35,7 @@ func queueApplyCmd() *cobra.Command {
 				return usageError{err}
 			}
 			qc := queue.WithDeliveries(cfg.NATS.MaxDeliver, cfg.NATS.AckWait)
-			nc, err := queue.Connect(cfg.NATS.URL, "tessera-solverd-queue", natsAuth(cfg.NATS))
+			nc, err := queue.Connect(cfg.NATS.URL, "tessera-solverd-queue", queue.Auth(cfg.NATS.NATSAuth))
 			if err != nil {
 				return err
 			}

@@ -29,7 +29,7 @@ func openBucket(ctx context.Context, cfg config.Config) (*tablestore.Store, func
 	if bucket == "" {
 		bucket = defaultBucket
 	}
-	nc, err := queue.Connect(cfg.NATS.URL, "tessera-solverd-tables", natsAuth(cfg.NATS))
+	nc, err := queue.Connect(cfg.NATS.URL, "tessera-solverd-tables", queue.Auth(cfg.NATS.NATSAuth))
 	if err != nil {
 		return nil, nil, err
 	}
