@@ -298,6 +298,8 @@ type work struct {
 	items     search.Items
 	reported  int64 // nodes added to shared.Nodes so far
 	lastSplit int   // the split of the last parallel iteration
+
+	k55 []kids55 // dfs55's children per depth
 }
 
 func (w *work) expired() bool {
@@ -344,6 +346,13 @@ func (s *Solver) SolveParallel(cells []uint8, bud search.Budget, workers int) (s
 	}
 	w := &work{Solver: s, b: b, budget: bud, check: bud.FirstCheck(search.CheckEvery), split: -1}
 	iter := func(w *work) (int, bool) { return w.dfs(0, b.rc, b.cc, b.hr, b.hc, b.par, 0xff, 0) }
+	if s.uses55() {
+		var rc, cc [side55]uint16
+		for i := range rc {
+			rc[i], cc[i] = uint16(b.rc[i]), uint16(b.cc[i])
+		}
+		iter = func(w *work) (int, bool) { return w.dfs55(0, rc, cc, b.hr, b.hc, 0xff, 0) }
+	}
 	if workers <= 1 {
 		return w.deepen(s.hval(b.hr, b.hc, b.par), func() (int, bool) { return iter(w) })
 	}
@@ -362,10 +371,7 @@ func (w *work) deepen(h0 int, iter func() (int, bool)) (search.Outcome, error) {
 	w.bound = h0
 	lower := h0
 	for {
-		if cap(w.path) < w.bound+1 {
-			w.path = make([]uint8, w.bound+1)
-		}
-		w.path = w.path[:w.bound+1]
+		w.grow()
 		w.next = 1 << 30
 		d, ok := iter()
 		if ok {
@@ -394,10 +400,7 @@ func (w *work) deepenParallel(h0, workers int, alone func() (int, bool), newWalk
 			it, spent = search.IterateParallel(workers, before, last, &w.lastSplit, newWalker)
 			nodes += spent
 		} else {
-			if cap(w.path) < w.bound+1 {
-				w.path = make([]uint8, w.bound+1)
-			}
-			w.path = w.path[:w.bound+1]
+			w.grow()
 			w.next = 1 << 30
 			it.D, it.OK = alone()
 			it.Stopped, it.Next, it.Path = w.stopped, w.next, w.path
@@ -415,13 +418,25 @@ func (w *work) deepenParallel(h0, workers int, alone func() (int, bool), newWalk
 	}
 }
 
+// grow sizes the path, and dfs55's per-depth children, for w.bound.
+func (w *work) grow() {
+	if cap(w.path) < w.bound+1 {
+		w.path = make([]uint8, w.bound+1)
+	}
+	w.path = w.path[:w.bound+1]
+	if w.uses55() && len(w.k55) < w.bound+1 {
+		w.k55 = make([]kids55, w.bound+1)
+	}
+}
+
 // worker is a copy of w's start at depth split for one goroutine of a
 // parallel iteration, or for a walk of its top.
 func (w *work) worker(sh *search.Shared, split int, walk bool) *work {
 	c := *w
 	c.nodes, c.reported, c.stopped = 0, 0, false
-	c.check = 1 // look at the shared budget at once
-	c.path = make([]uint8, w.bound+1)
+	c.check = 1              // look at the shared budget at once
+	c.path, c.k55 = nil, nil // its own, not w's
+	c.grow()
 	c.next = 1 << 30
 	c.shared, c.split, c.items = sh, split, search.NewItems(sh, walk)
 	return &c
