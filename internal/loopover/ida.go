@@ -347,7 +347,7 @@ func (s *Solver) SolveParallel(cells []uint8, bud search.Budget, workers int) (s
 	w := &work{Solver: s, b: b, budget: bud, check: bud.FirstCheck(search.CheckEvery), split: -1}
 	iter := func(w *work) (int, bool) { return w.dfs(0, b.rc, b.cc, b.hr, b.hc, b.par, 0xff, 0) }
 	if s.uses55() {
-		var rc, cc [side55]uint16
+		var rc, cc codes55
 		for i := range rc {
 			rc[i], cc[i] = uint16(b.rc[i]), uint16(b.cc[i])
 		}

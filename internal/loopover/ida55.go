@@ -9,15 +9,18 @@ package loopover
 // children as dfs, so the same nodes (TestDFS55MatchesGeneral).
 
 const (
-	side55  = 5
-	codes55 = 126 // label multisets of a 5-cell line over 5 labels
+	side55   = 5
+	nCodes55 = 126 // label multisets of a 5-cell line over 5 labels
 )
+
+// codes55 are the codes of the first four lines of an axis.
+type codes55 [side55 - 1]uint16
 
 // kid55 is a child within the bound: the changed axis's line codes and
 // pattern index, its move, run and bound, and the axis's bound at the
 // parent.
 type kid55 struct {
-	codes          [side55]uint16
+	codes          codes55
 	x              uint32
 	m, run, h, old uint8
 }
@@ -34,7 +37,12 @@ func (s *Solver) uses55() bool {
 
 // dfs55 is dfs for the 5×5 board with walking distance (the board is odd
 // by odd, so there is no parity rule: the bound is hr + hc).
-func (w *work) dfs55(g int, rc, cc [side55]uint16, hr, hc int, last uint8, run int) (int, bool) {
+//
+// rc and cc are the line codes of the first four rows and columns: the
+// pattern index reads only those (the last line holds what the others do
+// not), and a line's code follows from its own code alone, so the last
+// line's is never needed.
+func (w *work) dfs55(g int, rc, cc codes55, hr, hc int, last uint8, run int) (int, bool) {
 	if g == w.split && !w.claim() {
 		return 0, false
 	}
@@ -92,20 +100,20 @@ func (w *work) dfs55(g int, rc, cc [side55]uint16, hr, hc int, last uint8, run i
 			// Perpendicular line i loses the piece at position i of
 			// this line and gains its neighbour's: the one before it
 			// (right, down) or after it (left, up).
-			var base [side55]int
+			var base [side55 - 1]int
 			for i := range base {
 				base[i] = (int(codes[i])*side55 + int(lab[i])) * side55
 			}
 			if dirs&1 != 0 {
 				k := &kids[nk]
-				k.codes = [side55]uint16{tr[base[0]+int(lab[4])], tr[base[1]+int(lab[0])], tr[base[2]+int(lab[1])], tr[base[3]+int(lab[2])], tr[base[4]+int(lab[3])]}
+				k.codes = codes55{tr[base[0]+int(lab[4])], tr[base[1]+int(lab[0])], tr[base[2]+int(lab[1])], tr[base[3]+int(lab[2])]}
 				k.x = index55(&k.codes)
 				k.m, k.run, k.old = 2*side55*ax+2*ln, uint8(nrun), uint8(old)
 				nk++
 			}
 			if dirs&2 != 0 {
 				k := &kids[nk]
-				k.codes = [side55]uint16{tr[base[0]+int(lab[1])], tr[base[1]+int(lab[2])], tr[base[2]+int(lab[3])], tr[base[3]+int(lab[4])], tr[base[4]+int(lab[0])]}
+				k.codes = codes55{tr[base[0]+int(lab[1])], tr[base[1]+int(lab[2])], tr[base[2]+int(lab[3])], tr[base[3]+int(lab[4])]}
 				k.x = index55(&k.codes)
 				k.m, k.run, k.old = 2*side55*ax+2*ln+1, uint8(nrun), uint8(old)
 				nk++
@@ -164,6 +172,6 @@ func (w *work) dfs55(g int, rc, cc [side55]uint16, hr, hc int, last uint8, run i
 
 // index55 is the table index of a pattern's line codes (the last line's
 // follows from the others).
-func index55(c *[side55]uint16) uint32 {
-	return uint32(c[0]) + uint32(c[1])*codes55 + uint32(c[2])*(codes55*codes55) + uint32(c[3])*(codes55*codes55*codes55)
+func index55(c *codes55) uint32 {
+	return uint32(c[0]) + uint32(c[1])*nCodes55 + uint32(c[2])*(nCodes55*nCodes55) + uint32(c[3])*(nCodes55*nCodes55*nCodes55)
 }
