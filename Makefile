@@ -38,7 +38,7 @@ run: build ## the demo: the whole pipeline in one process on an embedded NATS an
 
 bench: ## benchmarks behind docs/BENCHMARKS.md (long: builds every table, Korf's 100, 24-puzzles, 1M-state pipeline)
 	$(GO) run ./solverd tables build loopover-5x5-p1
-	TESSERA_TWOPHASE_DIR="$${TESSERA_SOLVER_TABLES_DIR:-$${XDG_CACHE_HOME:-$$HOME/.cache}/tessera/tables}" \
+	TESSERA_SOLVER_TABLES_DIR="$${TESSERA_SOLVER_TABLES_DIR:-$${XDG_CACHE_HOME:-$$HOME/.cache}/tessera/tables}" \
 		$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 120m ./internal/...
 	scripts/bench-pipeline.sh
 	$(GO) run ./internal/tablebench/datasheet --doc docs/BENCHMARKS.md

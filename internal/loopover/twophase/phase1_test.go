@@ -120,7 +120,7 @@ func TestPhase1Full(t *testing.T) {
 		t.Fatalf("counts %v, seed %v", counts, Phase1Counts)
 	}
 	t.Logf("built in %v", time.Since(t0))
-	if dir := os.Getenv("TESSERA_TWOPHASE_DIR"); dir != "" {
+	if dir := os.Getenv("TESSERA_SOLVER_TABLES_DIR"); dir != "" {
 		m := phase1Meta()
 		m.Counts = counts
 		path, _, err := tables.Write(dir, m, payload)
@@ -137,11 +137,11 @@ func phase1Meta() tables.Meta {
 		Encoding: Phase1Encoding, Entries: Phase1Entries, Generator: Phase1Generator}
 }
 
-// openPhase1 maps the table from $TESSERA_TWOPHASE_DIR, or skips.
+// openPhase1 maps the table from $TESSERA_SOLVER_TABLES_DIR, or skips.
 func openPhase1(tb testing.TB) []byte {
-	dir := os.Getenv("TESSERA_TWOPHASE_DIR")
+	dir := os.Getenv("TESSERA_SOLVER_TABLES_DIR")
 	if dir == "" {
-		tb.Skip("set TESSERA_TWOPHASE_DIR to a directory holding the phase-1 table")
+		tb.Skip("set TESSERA_SOLVER_TABLES_DIR to a directory holding the phase-1 table")
 	}
 	m := phase1Meta()
 	f, err := tables.Open(filepath.Join(dir, m.FileName()), m, false)

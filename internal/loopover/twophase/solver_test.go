@@ -149,7 +149,7 @@ func benchRandom(b *testing.B, s *Solver, budget time.Duration) {
 
 // BenchmarkRandom5x5 solves a fixed set of 100 random boards with the
 // callers' default budget of 300 ms ($TESSERA_TWOPHASE_MS overrides it),
-// with the big phase-1 table (from $TESSERA_TWOPHASE_DIR, else skipped)
+// with the big phase-1 table (from $TESSERA_SOLVER_TABLES_DIR, else skipped)
 // and with the built-in fallback.
 func BenchmarkRandom5x5(b *testing.B) {
 	budget := DefaultTime

@@ -100,7 +100,7 @@ func BenchmarkKorf100(b *testing.B) {
 }
 
 // BenchmarkKorf100Stored solves Korf's 100 (or the first $PDB_KORF_N)
-// with the tables stored in $TESSERA_TABLES_DIR (default: the user cache,
+// with the tables stored in $TESSERA_SOLVER_TABLES_DIR (default: the user cache,
 // where `solverd tables build` writes), with reflection, after one
 // untimed pass that brings the mapped pages in ($PDB_NO_WARM skips it). A
 // set whose files are missing is skipped; 78 needs `solverd tables build
@@ -157,10 +157,10 @@ func korfPass(b *testing.B, sv *Solver, ks []instances.Instance) (nodes int64) {
 }
 
 // storedDir is where the Stored benchmarks find tables:
-// $TESSERA_TABLES_DIR, else the user cache, where `solverd tables build`
+// $TESSERA_SOLVER_TABLES_DIR, else the user cache, where `solverd tables build`
 // writes.
 func storedDir(b *testing.B) string {
-	if dir := os.Getenv("TESSERA_TABLES_DIR"); dir != "" {
+	if dir := os.Getenv("TESSERA_SOLVER_TABLES_DIR"); dir != "" {
 		return dir
 	}
 	c, err := os.UserCacheDir()

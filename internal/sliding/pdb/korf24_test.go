@@ -14,7 +14,7 @@ import (
 
 // BenchmarkKorfFelner24Stored solves the $PDB_KF24_N (default 10)
 // shortest of Korf and Felner's fifty 24-puzzle instances optimally on
-// $PDB_KF24_WORKERS goroutines (default 1; see SolveParallel) with the 24-pdb-6666 tables stored in $TESSERA_TABLES_DIR
+// $PDB_KF24_WORKERS goroutines (default 1; see SolveParallel) with the 24-pdb-6666 tables stored in $TESSERA_SOLVER_TABLES_DIR
 // (default: the user cache) and the reflected lookup; $PDB_KF24_IDS
 // ("25,40") picks instances instead. Every page of the tables is read
 // before the timer starts. Each instance's nodes and time are logged; a
