@@ -5,7 +5,8 @@ package loopover
 // array of children sized for 8×8 that it clears at every node; here the
 // sizes are constants, a line's labels are read once for both directions,
 // the line codes are 16-bit, and the children of each depth live in the
-// search's own buffer. Same bound, same move rules, same order of
+// search's own buffer, and the fifth line's codes are not kept (dfs55).
+// Same bound, same move rules, same order of
 // children as dfs, so the same nodes (TestDFS55MatchesGeneral).
 
 const (
@@ -25,12 +26,13 @@ type kid55 struct {
 	m, run, h, old uint8
 }
 
-// kids55 is one depth's children: at most ten lines of each axis, both
-// ways.
+// kids55 is one depth's children: at most the five lines of each axis,
+// both ways.
 type kids55 [4 * side55]kid55
 
-// uses55 reports whether s is the 5×5 walking-distance search, which
-// dfs55 runs.
+// uses55 reports whether s is the 5×5 walking-distance search over one
+// table for both axes (the table file's), which dfs55 runs; the tests
+// give two tables to run the general dfs on the same distances.
 func (s *Solver) uses55() bool {
 	return s.r == 5 && s.c == 5 && s.emdR == nil && s.rows == s.cols
 }
