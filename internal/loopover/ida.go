@@ -555,10 +555,10 @@ func (w *work) dfs(g int, rc, cc [MaxSide]uint32, hr, hc, par int, last uint8, r
 			if ax == axisCol {
 				t = s.rows
 			}
-			// The last perpendicular line's code is left stale: the
-			// index leaves it out (the last line holds what the others
-			// do not) and a line's next code follows from its own, so no
-			// bound ever reads it.
+			// The last perpendicular line's code is not computed (the
+			// child's stays zero): the index leaves it out (the last
+			// line holds what the others do not) and a line's next code
+			// follows from its own, so no bound ever reads it.
 			L, x := t.Lines, 0
 			for i := 0; i < mv.n-1; i++ {
 				out := (cells[mv.cell[i]] >> shift) & mask

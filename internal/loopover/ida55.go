@@ -2,12 +2,12 @@ package loopover
 
 // The 5×5 walking-distance search, specialised: the general dfs serves
 // every shape through per-move cell lists, variable line counts and an
-// array of children sized for 8×8 that it clears at every node; here the
+// array of children sized for 8×8 that it clears at every node. Here the
 // sizes are constants, a line's labels are read once for both directions,
-// the line codes are 16-bit, and the children of each depth live in the
+// the line codes are 16-bit, the children of each depth live in the
 // search's own buffer, and the fifth line's codes are not kept (dfs55).
-// Same bound, same move rules, same order of
-// children as dfs, so the same nodes (TestDFS55MatchesGeneral).
+// Same bound, same move rules, same order of children as dfs, so the same
+// nodes (TestDFS55MatchesGeneral).
 
 const (
 	side55   = 5
