@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/tessera-solver/tessera/internal/nibble"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 )
 
@@ -15,17 +16,7 @@ func (t *Table) PayloadBytes() int { return int((t.sp.size + 1) / 2) }
 // Payload is the table's entries in the file layout (entry i in byte i/2,
 // low nibble first). On little-endian machines that is the memory of
 // Packed itself, so it is a view, not a copy.
-func (t *Table) Payload() []byte {
-	n := t.PayloadBytes()
-	if littleEndian {
-		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(t.Packed))), len(t.Packed)*8)[:n]
-	}
-	b := make([]byte, len(t.Packed)*8)
-	for i, w := range t.Packed {
-		binary.LittleEndian.PutUint64(b[8*i:], w)
-	}
-	return b[:n]
-}
+func (t *Table) Payload() []byte { return nibble.Payload(t.Packed, t.sp.size) }
 
 // FromPayload wraps a payload in the layout of Payload (for example a
 // read-only mapped table file) with its depth counts. On little-endian
@@ -41,7 +32,7 @@ func FromPayload(spec puzzle.Spec, data []byte, counts []int64) (*Table, error) 
 	}
 	words := int((size + 15) / 16)
 	var packed []uint64
-	if littleEndian && len(data) == words*8 && uintptr(unsafe.Pointer(unsafe.SliceData(data)))%8 == 0 {
+	if nibble.LittleEndian() && len(data) == words*8 && uintptr(unsafe.Pointer(unsafe.SliceData(data)))%8 == 0 {
 		packed = unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(data))), words)
 	} else {
 		// A partial last word (padding entries read as unreached) or a
@@ -58,11 +49,6 @@ func FromPayload(spec puzzle.Spec, data []byte, counts []int64) (*Table, error) 
 	}
 	return New(spec, packed, counts)
 }
-
-var littleEndian = func() bool {
-	x := uint16(1)
-	return *(*byte)(unsafe.Pointer(&x)) == 1
-}()
 
 // States is the number of reachable states of spec, the entries of its
 // table.
