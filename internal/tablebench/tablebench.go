@@ -54,8 +54,13 @@ func Run(ctx context.Context, c Config, w io.Writer) error {
 	fmt.Fprintf(w, "### Datasheet: one row per table\n\n")
 	fmt.Fprintf(w, "Build time is wall time on every core, from the file's header (`solverd tables list`); the builder's memory is its 2-bit state array plus the table.\n\n")
 	fmt.Fprintf(w, "| table | puzzle | pattern | entries | file | build | builder memory | mean | max |\n|---|---|---|---:|---:|---:|---:|---:|---:|\n")
+	listed := map[string]bool{} // sets may share a table: one row each
 	for _, set := range catalog.Sets() {
 		for _, t := range set.Tables {
+			if listed[t.Meta.Name] {
+				continue
+			}
+			listed[t.Meta.Name] = true
 			if !t.Present(c.Dir) {
 				logf("building %s (%s)", t.Meta.Name, t.Cost)
 				if _, _, err := catalog.Build(ctx, c.Dir, t, nil); err != nil {

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -36,14 +37,19 @@ func TestResolve(t *testing.T) {
 	if _, err := Resolve([]string{"15-pdb-99"}); err == nil || !strings.Contains(err.Error(), "15-pdb-78") {
 		t.Fatalf("unknown name: %v", err)
 	}
-	seen := map[string]bool{}
+	// A file name is one table: sets may share a table (the phase-2
+	// bounds of both 5×5 phase-1 sets), never give one name to two.
+	seen := map[string]tables.Meta{}
 	for _, s := range Sets() {
 		for _, tb := range s.Tables {
-			if seen[tb.Meta.FileName()] {
-				t.Errorf("two tables named %s", tb.Meta.FileName())
+			if m, ok := seen[tb.Meta.FileName()]; ok && !reflect.DeepEqual(m, tb.Meta) {
+				t.Errorf("two tables named %s: %+v and %+v", tb.Meta.FileName(), m, tb.Meta)
 			}
-			seen[tb.Meta.FileName()] = true
+			seen[tb.Meta.FileName()] = tb.Meta
 		}
+	}
+	if ts, err := Resolve([]string{"loopover-5x5-p7", "loopover-5x5-p1"}); err != nil || len(ts) != 3 {
+		t.Fatalf("both phase-1 sets resolve to %d tables (%v), want 3", len(ts), err)
 	}
 }
 
@@ -329,7 +335,7 @@ func TestTwoPhaseOptionalTable(t *testing.T) {
 // optimal mode, while a second 15-puzzle set adds nothing to the first.
 func TestPreferredByRole(t *testing.T) {
 	dir := t.TempDir()
-	for _, name := range []string{"loopover-5x5-p1", "loopover-5x5-wd", "15-pdb-78", "15-pdb-663"} {
+	for _, name := range []string{"loopover-5x5-p1", "loopover-5x5-p7", "loopover-5x5-wd", "15-pdb-78", "15-pdb-663"} {
 		set, _ := LookupSet(name)
 		for _, tb := range set.Tables {
 			if err := os.WriteFile(tb.Path(dir), nil, 0o644); err != nil { // presence is all Preferred reads
@@ -341,7 +347,9 @@ func TestPreferredByRole(t *testing.T) {
 	for _, s := range Preferred(dir) {
 		got = append(got, s.Name)
 	}
-	if want := []string{"15-pdb-78", "loopover-5x5-p1", "loopover-5x5-wd"}; !slices.Equal(got, want) {
+	// The seven-piece phase-1 set serves the same role as the six-piece
+	// one and comes first: where both are built, it is the one opened.
+	if want := []string{"15-pdb-78", "loopover-5x5-p7", "loopover-5x5-wd"}; !slices.Equal(got, want) {
 		t.Fatalf("preferred %v, want %v", got, want)
 	}
 	wd, _ := LookupSet("loopover-5x5-wd")

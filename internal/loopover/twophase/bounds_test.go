@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/tessera-solver/tessera/internal/nibble"
+	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
 )
 
@@ -149,6 +151,98 @@ func TestConcurrent(t *testing.T) {
 	for range states {
 		if err := <-done; err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// Every lookup reads its pieces at the pattern's goal cells when the
+// block is solved, and its cell map is a symmetry of the board: it
+// carries each shift to a shift, so a table distance read through it is
+// a distance of the board too (admissible).
+func TestLookSymmetries(t *testing.T) {
+	check := func(name string, looks []lookup, k int) {
+		for j, lk := range looks {
+			for i := range k {
+				if got := lk.cmap[blockGoal[lk.sel[i]]]; got != patCells[i] {
+					t.Fatalf("%s lookup %d: piece %d's goal maps to %d, pattern cell %d", name, j, i, got, patCells[i])
+				}
+			}
+			for m := range nMove {
+				found := false
+				for m2 := 0; m2 < nMove && !found; m2++ {
+					found = true
+					for x := range cells {
+						if lk.cmap[dest[m][x]] != dest[m2][lk.cmap[x]] {
+							found = false
+							break
+						}
+					}
+				}
+				if !found {
+					t.Fatalf("%s lookup %d: shift %d maps to no shift", name, j, m)
+				}
+			}
+		}
+	}
+	check("six-piece", p1Look[:], 6)
+	check("seven-piece", p7Look[:], 7)
+	// The eight lookups of seven pieces leave out eight different pairs.
+	missing := map[uint16]bool{}
+	for _, lk := range p7Look {
+		m := uint16(1<<9 - 1)
+		for _, i := range lk.sel {
+			m &^= 1 << i
+		}
+		missing[m] = true
+	}
+	if len(missing) != len(p7Look) {
+		t.Fatalf("seven-piece lookups leave out %d distinct pairs, want %d", len(missing), len(p7Look))
+	}
+}
+
+// solver7 is the solver over capped7's table: the seven-piece lookups,
+// exact near the goal.
+func solver7(t *testing.T) *Solver {
+	if testing.Short() {
+		t.Skip("the capped seven-piece table holds 1.2 GB")
+	}
+	tab, _ := capped7()
+	s, err := New(nibble.Payload(tab, Phase7Entries))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.p1k != 7 || s.nl != len(p7Look) || s.Name() != "two-phase(loopover-5x5-p7)" {
+		t.Fatalf("seven-piece table read as %d pieces, %d lookups, %s", s.p1k, s.nl, s.Name())
+	}
+	return s
+}
+
+// Over the seven-piece table: every phase-1 bound is at most the exact
+// distance within 4 moves of the goal, and scrambles are solved (their
+// answers replayed). The capped table is weak far from the goal, so the
+// scrambles are short walks.
+func TestPhase7Solver(t *testing.T) {
+	s := solver7(t)
+	var all [nMove]int
+	for m := range all {
+		all[m] = m
+	}
+	for b, d := range bfsBoards(all[:], 4) {
+		pos := blockPos(&b)
+		if h := s.h1(&pos); h > d {
+			t.Fatalf("phase-1 bound %d > distance %d at %v", h, d, b)
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 77))
+	for range 4 {
+		st := puzzle.RandomWalk(spec55, rng, 8)
+		ms, lower, err := s.Solve(st.Cells, search.Budget{MaxNodes: 50000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		replay(t, st, ms)
+		if lower > len(ms) {
+			t.Fatalf("lower bound %d above the answer's %d moves", lower, len(ms))
 		}
 	}
 }

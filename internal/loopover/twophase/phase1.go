@@ -2,7 +2,6 @@ package twophase
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"math/bits"
 	"runtime"
@@ -32,9 +31,23 @@ const Phase1Generator = 1
 // seed's table of the big phase-1 solver).
 var Phase1Counts = []int64{1, 10, 94, 880, 7558, 58432, 402862, 2335840, 10374813, 30419907, 47958515, 30962779, 4936603, 53706}
 
+// Phase7Entries is the number of entries of the seven-piece phase-1
+// table (the six pieces and K, the block's bottom-left piece): 25!/18!.
+const Phase7Entries = 2422728000
+
+// Phase7Pattern names the pieces of the seven-piece table.
+const Phase7Pattern = "1-3,6-8,11"
+
+// Phase7Generator versions BuildPhase7.
+const Phase7Generator = 1
+
+// Phase7Counts is the golden depth histogram of the seven-piece table.
+var Phase7Counts = []int64{1, 12, 121, 1190, 11085, 96313, 771602, 5542127, 33871714, 161523439, 523516288, 932489705, 657276042, 106331470, 1296781, 110}
+
 // patCells are the goal cells of the pattern pieces in index order: the
-// top two rows of the 3×3 block.
-var patCells = [6]uint8{0, 1, 2, 5, 6, 7}
+// top two rows of the 3×3 block, then its bottom-left cell (the first six
+// index the six-piece table, all seven the seven-piece one).
+var patCells = [7]uint8{0, 1, 2, 5, 6, 7, 10}
 
 // patSize is the number of entries of the table of the first k pattern
 // pieces, 25!/(25−k)!.
@@ -62,17 +75,24 @@ const unreached = nibble.Unreached
 // end (the packed table and the payload) and takes about a minute on two
 // cores.
 func BuildPhase1(ctx context.Context, progress func(done, total uint64)) (payload []byte, counts []int64, err error) {
-	packed, counts, err := buildPDB(ctx, 6, -1, runtime.GOMAXPROCS(0), progress)
+	return buildPhase(ctx, 6, progress)
+}
+
+// BuildPhase7 builds the seven-piece phase-1 table as BuildPhase1 does:
+// 1.2 GB, held once (the payload is a view of the packed table), and
+// about five minutes on two cores. Where it is present the solver reads
+// it instead of the six-piece one: phase 1 needs fewer nodes, and answers
+// come about half a move shorter in the same time.
+func BuildPhase7(ctx context.Context, progress func(done, total uint64)) (payload []byte, counts []int64, err error) {
+	return buildPhase(ctx, 7, progress)
+}
+
+func buildPhase(ctx context.Context, k int, progress func(done, total uint64)) ([]byte, []int64, error) {
+	packed, counts, err := buildPDB(ctx, k, -1, runtime.GOMAXPROCS(0), progress)
 	if err != nil {
 		return nil, nil, err
 	}
-	payload = make([]byte, (Phase1Entries+1)/2)
-	var buf [8]byte
-	for i, w := range packed {
-		binary.LittleEndian.PutUint64(buf[:], w)
-		copy(payload[8*i:], buf[:])
-	}
-	return payload, counts, nil
+	return nibble.Payload(packed, patSize(k)), counts, nil
 }
 
 // chunkWords is the unit of work a builder worker claims (16 entries a
@@ -184,7 +204,7 @@ func (w *pdbWorker) push(lo, hi int64, cur uint8) {
 	tab, k := w.tab, w.k
 	nxt := uint64(cur + 1)
 	pp := &patPerm[k]
-	var pb, qb [6]uint8
+	var pb, qb [7]uint8
 	p, q := pb[:k], qb[:k]
 	for wi := lo; wi < hi; wi++ {
 		m := nibble.Eq(atomic.LoadUint64(&tab[wi]), cur)
@@ -205,7 +225,7 @@ func (w *pdbWorker) pull(lo, hi int64, cur uint8) {
 	tab, k := w.tab, w.k
 	nxt := uint64(cur + 1)
 	pp := &patPerm[k]
-	var pb, qb [6]uint8
+	var pb, qb [7]uint8
 	p, q := pb[:k], qb[:k]
 	for wi := lo; wi < hi; wi++ {
 		x := atomic.LoadUint64(&tab[wi])

@@ -5,25 +5,27 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/nibble"
 	"github.com/tessera-solver/tessera/tables"
 )
 
 // naiveCounts is a plain BFS over the cells of the first k pattern
 // pieces, keyed by the cells themselves, to depth maxDepth (−1: all).
-func naiveCounts(k, maxDepth int) (map[[6]uint8]int, []int64) {
-	var start [6]uint8
+func naiveCounts(k, maxDepth int) (map[[7]uint8]int, []int64) {
+	var start [7]uint8
 	copy(start[:], patCells[:k])
-	dist := map[[6]uint8]int{start: 0}
+	dist := map[[7]uint8]int{start: 0}
 	counts := []int64{1}
-	frontier := [][6]uint8{start}
+	frontier := [][7]uint8{start}
 	for d := 0; len(frontier) > 0 && (maxDepth < 0 || d < maxDepth); d++ {
-		var next [][6]uint8
+		var next [][7]uint8
 		for _, p := range frontier {
 			for m := 0; m < nMove; m++ {
-				var q [6]uint8
+				var q [7]uint8
 				for i := 0; i < k; i++ {
 					q[i] = dest[m][p[i]]
 				}
@@ -44,10 +46,10 @@ func naiveCounts(k, maxDepth int) (map[[6]uint8]int, []int64) {
 func entry(tab []uint64, i uint64) int { return int(tab[i>>4]>>((i&15)<<2)) & 15 }
 
 func TestRankRoundTrip(t *testing.T) {
-	for _, k := range []int{1, 3, 6} {
+	for _, k := range []int{1, 3, 6, 7} {
 		n := patSize(k)
 		step := max(n/5000, 1)
-		var p [6]uint8
+		var p [7]uint8
 		for i := uint64(0); i < n; i += step {
 			unrank(i, p[:k])
 			if got := rank(p[:k]); got != i {
@@ -102,26 +104,72 @@ func TestPhase1FirstLevels(t *testing.T) {
 	}
 }
 
+// TestPhase7FirstLevels checks the seven-piece table's first levels: the
+// builder stopped early against the naive BFS and the golden histogram.
+func TestPhase7FirstLevels(t *testing.T) {
+	_, counts := naiveCounts(7, 4)
+	if !slices.Equal(counts, Phase7Counts[:5]) {
+		t.Fatalf("naive counts %v, golden %v", counts, Phase7Counts[:5])
+	}
+	if testing.Short() {
+		t.Skip("builder to depth 3 scans 1.2 GB per level")
+	}
+	tab, counts := capped7()
+	if !slices.Equal(counts, Phase7Counts[:len(counts)]) {
+		t.Fatalf("builder counts %v, golden %v", counts, Phase7Counts)
+	}
+	near, _ := naiveCounts(7, len(counts)-1)
+	for p, d := range near {
+		if got := entry(tab, rank(p[:])); got != d {
+			t.Fatalf("entry %v = %d, BFS %d", p, got, d)
+		}
+	}
+}
+
+// capped7Depth is the depth capped7 builds to: its other entries hold
+// one more, which no state within the cap has and no state beyond it
+// exceeds, so the table is an admissible bound.
+const capped7Depth = 4
+
+// capped7 is the seven-piece table exact to capped7Depth (seconds, where
+// the full table takes minutes): packed words, and the builder's counts.
+var capped7 = sync.OnceValues(func() ([]uint64, []int64) {
+	tab, counts, err := buildPDB(context.Background(), 7, capped7Depth, 2, nil)
+	if err != nil {
+		panic(err)
+	}
+	for i, w := range tab {
+		m := nibble.Eq(w, unreached) >> 3 * 15 // the unreached lanes, all four bits
+		tab[i] = w&^m | (m/15)*(capped7Depth+1)
+	}
+	return tab, counts
+})
+
 // TestPhase1Full builds the whole table (≈1–2 min on 2 cores) and checks
-// its histogram; TESSERA_BFS_BIG=1 turns it on.
+// its histogram; TESSERA_BFS_BIG=1 turns it on. TESSERA_BFS_BIG=7 builds
+// the seven-piece table instead (≈5 min, 1.2 GB).
 func TestPhase1Full(t *testing.T) {
-	if os.Getenv("TESSERA_BFS_BIG") != "1" {
-		t.Skip("set TESSERA_BFS_BIG=1 to build the 127.5 M-entry phase-1 table")
+	build, entries, golden, m := BuildPhase1, uint64(Phase1Entries), Phase1Counts, phase1Meta()
+	switch os.Getenv("TESSERA_BFS_BIG") {
+	case "1":
+	case "7":
+		build, entries, golden, m = BuildPhase7, Phase7Entries, Phase7Counts, phase7Meta()
+	default:
+		t.Skip("set TESSERA_BFS_BIG=1 to build the 127.5 M-entry phase-1 table (7: the 2.4 G-entry one)")
 	}
 	t0 := time.Now()
-	payload, counts, err := BuildPhase1(context.Background(), func(done, total uint64) { t.Logf("%v: %d of %d", time.Since(t0), done, total) })
+	payload, counts, err := build(context.Background(), func(done, total uint64) { t.Logf("%v: %d of %d", time.Since(t0), done, total) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(payload) != Phase1Entries/2 {
+	if uint64(len(payload)) != (entries+1)/2 {
 		t.Fatalf("payload %d bytes", len(payload))
 	}
-	if !slices.Equal(counts, Phase1Counts) {
-		t.Fatalf("counts %v, seed %v", counts, Phase1Counts)
+	if !slices.Equal(counts, golden) {
+		t.Fatalf("counts %v, golden %v", counts, golden)
 	}
 	t.Logf("built in %v", time.Since(t0))
 	if dir := os.Getenv("TESSERA_SOLVER_TABLES_DIR"); dir != "" {
-		m := phase1Meta()
 		m.Counts = counts
 		path, _, err := tables.Write(dir, m, payload)
 		if err != nil {
@@ -135,6 +183,12 @@ func TestPhase1Full(t *testing.T) {
 func phase1Meta() tables.Meta {
 	return tables.Meta{Name: "loopover-5x5-p1", Puzzle: "loopover:5x5", Pattern: Phase1Pattern,
 		Encoding: Phase1Encoding, Entries: Phase1Entries, Generator: Phase1Generator}
+}
+
+// phase7Meta is the seven-piece table's identity.
+func phase7Meta() tables.Meta {
+	return tables.Meta{Name: "loopover-5x5-p7", Puzzle: "loopover:5x5", Pattern: Phase7Pattern,
+		Encoding: Phase1Encoding, Entries: Phase7Entries, Generator: Phase7Generator}
 }
 
 // openPhase1 maps the table from $TESSERA_SOLVER_TABLES_DIR, or skips.

@@ -16,6 +16,11 @@ import (
 type Solver struct {
 	p1  []byte // phase-1 pattern database of the first p1k pattern pieces
 	p1k int
+	// looks are the nl ways the block is read through the table, and sel
+	// the block pieces each reads.
+	looks [maxLook]lookup
+	nl    int
+	sel   [maxLook]uint16
 	// useWD adds the phase-1 walking distance to the phase-1 bounds: the
 	// fallback's 4-piece table is weak without it.
 	useWD bool
@@ -29,8 +34,8 @@ type Solver struct {
 // (NewWith without a phase-2 table).
 func New(phase1 []byte) (*Solver, error) { return NewWith(phase1, nil) }
 
-// NewWith wraps a phase-1 payload (Phase1Entries 4-bit entries) and a
-// phase-2 payload (BuildPhase2's), e.g. read-only mapped table files; they
+// NewWith wraps a phase-1 payload (Phase1Entries 4-bit entries, or
+// Phase7Entries for the seven-piece table) and a phase-2 payload (BuildPhase2's), e.g. read-only mapped table files; they
 // are only read. A nil phase-2 payload builds those bounds in memory: the
 // arm PDB (11 MB) and the phase-2 walking distance (2 MB), ≈0.4 s of CPU.
 // A nil phase-1 payload selects the fallback: a four-piece phase-1 table
@@ -38,15 +43,22 @@ func New(phase1 []byte) (*Solver, error) { return NewWith(phase1, nil) }
 // but free; the big table makes that walking distance useless, so it is
 // built only for the fallback.
 func NewWith(phase1, phase2 []byte) (*Solver, error) {
+	s := &Solver{p1: phase1, p1k: 6, big: phase1 != nil, nl: len(p1Look)}
+	copy(s.looks[:], p1Look[:])
 	if phase1 != nil {
-		if len(phase1) != (Phase1Entries+1)/2 {
-			return nil, fmt.Errorf("loopover 5x5 two-phase: phase-1 table has %d bytes, want %d: %w", len(phase1), (Phase1Entries+1)/2, puzzle.ErrMalformed)
+		switch uint64(len(phase1)) {
+		case (Phase1Entries + 1) / 2:
+		case (Phase7Entries + 1) / 2:
+			s.p1k, s.nl = 7, len(p7Look)
+			copy(s.looks[:], p7Look[:])
+		default:
+			return nil, fmt.Errorf("loopover 5x5 two-phase: phase-1 table has %d bytes, want %d (six pieces) or %d (seven): %w",
+				len(phase1), (Phase1Entries+1)/2, (Phase7Entries+1)/2, puzzle.ErrMalformed)
 		}
-		if g := rank(patCells[:]); phase1[g>>1]>>(4*(g&1))&15 != 0 {
+		if g := rank(patCells[:s.p1k]); phase1[g>>1]>>(4*(g&1))&15 != 0 {
 			return nil, fmt.Errorf("loopover 5x5 two-phase: phase-1 table does not hold 0 at the goal: %w", puzzle.ErrMalformed)
 		}
 	}
-	s := &Solver{p1: phase1, p1k: 6, big: phase1 != nil}
 	if phase2 != nil {
 		var err error
 		if s.arm, s.wd2, err = phase2From(phase2); err != nil {
@@ -66,33 +78,49 @@ func NewWith(phase1, phase2 []byte) (*Solver, error) {
 		s.p1, s.p1k, s.useWD = smallPhase1(), 4, true
 	}
 	wg.Wait()
+	s.sel = selMask(s.looks[:s.nl], s.p1k)
 	return s, nil
 }
 
-// HasTable reports whether the solver uses the big phase-1 table.
+// HasTable reports whether the solver uses a big phase-1 table.
 func (s *Solver) HasTable() bool { return s.big }
 
 // Name describes the solver, for a Result's solver field.
 func (s *Solver) Name() string {
+	if s.big && s.p1k == 7 {
+		return "two-phase(loopover-5x5-p7)"
+	}
 	if s.big {
 		return "two-phase(loopover-5x5-p1)"
 	}
 	return "two-phase(p1-4+wd)"
 }
 
-// p1Look are the four lookups of the phase-1 table: the pieces of block
+// maxLook is the most phase-1 table lookups a solver makes; hs arrays
+// hold them and, at wdSlot and wdSlot+1, the walking distance's parts.
+const (
+	maxLook = 8
+	wdSlot  = maxLook
+)
+
+// lookup maps the block pieces onto a table's pattern: sel[i] is the block
+// piece (index into A B C F G H K L M) read as pattern piece i, and cmap
+// the cell it is read at.
+type lookup struct {
+	sel  [7]uint8
+	cmap [cells]uint8
+}
+
+// p1Look are the four lookups of the six-piece table: the pieces of block
 // rows 0–1 as they are, of rows 1–2 moved up a row (translation), and of
 // block columns 0–1 and 1–2 transposed (and moved left), each mapped onto
 // the table's pattern, A B C F G H. Both symmetries map shifts to shifts,
 // so every lookup is admissible; the bound is their maximum.
-var p1Look = func() (l [4]struct {
-	sel  [6]uint8
-	cmap [cells]uint8
-}) {
-	l[0].sel = [6]uint8{0, 1, 2, 3, 4, 5}
-	l[1].sel = [6]uint8{3, 4, 5, 6, 7, 8}
-	l[2].sel = [6]uint8{0, 3, 6, 1, 4, 7}
-	l[3].sel = [6]uint8{1, 4, 7, 2, 5, 8}
+var p1Look = func() (l [4]lookup) {
+	l[0].sel = [7]uint8{0, 1, 2, 3, 4, 5}
+	l[1].sel = [7]uint8{3, 4, 5, 6, 7, 8}
+	l[2].sel = [7]uint8{0, 3, 6, 1, 4, 7}
+	l[3].sel = [7]uint8{1, 4, 7, 2, 5, 8}
 	for x := 0; x < cells; x++ {
 		r, c := x/side, x%side
 		l[0].cmap[x] = uint8(x)
@@ -103,14 +131,46 @@ var p1Look = func() (l [4]struct {
 	return l
 }()
 
+// p7Look are the eight lookups of the seven-piece table (A B C F G H K):
+// the block's eight symmetries about its centre G (rotations and mirrors
+// of the torus; each maps shifts to shifts), so every block piece but
+// two, in each of the eight ways.
+var p7Look = func() (l [8]lookup) {
+	ms := [8][4]int{{1, 0, 0, 1}, {0, 1, 1, 0}, {1, 0, 0, -1}, {-1, 0, 0, 1}, {-1, 0, 0, -1}, {0, 1, -1, 0}, {0, -1, 1, 0}, {0, -1, -1, 0}}
+	sigma := func(m [4]int, x int) int {
+		r, c := x/side-1, x%side-1
+		return (1+m[0]*r+m[1]*c+2*side)%side*side + (1+m[2]*r+m[3]*c+2*side)%side
+	}
+	for k, m := range ms {
+		inv := map[int]int{}
+		for x := 0; x < cells; x++ {
+			y := sigma(m, x)
+			l[k].cmap[x] = uint8(y)
+			inv[y] = x
+		}
+		for i, p := range patCells {
+			g := uint8(inv[int(p)])
+			for j, b := range blockGoal {
+				if b == g {
+					l[k].sel[i] = uint8(j)
+				}
+			}
+		}
+	}
+	return l
+}()
+
 // blockGoal are the goal cells of the block pieces A B C F G H K L M.
 var blockGoal = [9]uint8{0, 1, 2, 5, 6, 7, 10, 11, 12}
 
 // h1 is the phase-1 bound of the block pieces at pos.
 func (s *Solver) h1(pos *[9]uint8) int {
-	h := max(s.look1(0, pos), s.look1(1, pos), s.look1(2, pos), s.look1(3, pos))
+	var h uint8
+	for k := range s.nl {
+		h = max(h, s.look1(k, pos))
+	}
 	if s.useWD {
-		h = max(h, s.look1(4, pos)+s.look1(5, pos))
+		h = max(h, s.look1(wdSlot, pos)+s.look1(wdSlot+1, pos))
 	}
 	return int(h)
 }
@@ -245,11 +305,13 @@ func blockPos(b *board) [9]uint8 {
 func (w *work) phase1(d int) bool {
 	pos := blockPos(&w.vb)
 	w.solved1 = pos == blockGoal
-	var hs [6]uint8
-	for k := range hs {
+	var hs [maxLook + 2]uint8
+	var hi [maxLook]uint8
+	for k := range w.nl {
 		hs[k] = w.look1(k, &pos)
+		hi[k] = hs[k]
 	}
-	hi := [4]uint8(hs[:4])
+	hs[wdSlot], hs[wdSlot+1] = w.look1(wdSlot, &pos), w.look1(wdSlot+1, &pos)
 	w.dfs1(0, d, pos, hs, hi, -1, 0)
 	return w.solved1
 }
@@ -258,16 +320,17 @@ func (w *work) phase1(d int) bool {
 // which leaves the block alone.
 func isPhase2Move(m int) bool { return lineOf(m) >= 3 }
 
-// look1 is phase-1 bound k at pos: lookup k (0..3) of the table, or the
-// walking distance's vertical (k = 4) or horizontal (k = 5) part.
+// look1 is phase-1 bound k at pos: lookup k (below nl) of the table, or
+// the walking distance's vertical (k = wdSlot) or horizontal (wdSlot+1)
+// part.
 func (s *Solver) look1(k int, pos *[9]uint8) uint8 {
-	if k >= 4 {
+	if k >= wdSlot {
 		if !s.useWD {
 			return 0
 		}
-		return uint8(s.wd1.axis(pos, k-4))
+		return uint8(s.wd1.axis(pos, k-wdSlot))
 	}
-	lk := &p1Look[k]
+	lk := &s.looks[k]
 	var used uint32
 	v := uint64(0)
 	for i := 0; i < s.p1k; i++ {
@@ -278,36 +341,27 @@ func (s *Solver) look1(k int, pos *[9]uint8) uint8 {
 	return s.p1[v>>1] >> (4 * (v & 1)) & 15
 }
 
-// p1Sel[k] is the set of block pieces (bit i: piece i of A B C F G H K L
-// M) lookup k reads: a move that shifts none of them keeps its value.
-var p1Sel = func() (t [4]uint16) {
-	for k := range p1Look {
-		for _, i := range p1Look[k].sel {
-			t[k] |= 1 << i
+// selMask is the set of block pieces (bit i: piece i of A B C F G H K L
+// M) each of the first k pieces of each lookup reads: a move that shifts
+// none of them keeps its value.
+func selMask(looks []lookup, k int) (t [maxLook]uint16) {
+	for j := range looks {
+		for _, i := range looks[j].sel[:k] {
+			t[j] |= 1 << i
 		}
 	}
 	return
-}()
-
-// p1Sel4 is p1Sel for the four-piece table (the first four of each sel).
-var p1Sel4 = func() (t [4]uint16) {
-	for k := range p1Look {
-		for _, i := range p1Look[k].sel[:4] {
-			t[k] |= 1 << i
-		}
-	}
-	return
-}()
+}
 
 // dfs1 searches phase 1 below a node at depth g of bounds hs, for
 // solutions of length d.
 //
-// hs[0..3] are lower bounds of the table lookups and hi their upper
-// bounds (equal when looked up); hs[4..5] the walking distances. A lookup
-// is a BFS distance under these very shifts, so one shift changes it by
+// hs[0..nl) are lower bounds of the table lookups and hi their upper
+// bounds (equal when looked up); hs[wdSlot] and hs[wdSlot+1] are the
+// walking distances. A lookup is a BFS distance under these very shifts, so one shift changes it by
 // at most one: while its upper bound stays clear of the search bound it
 // cannot prune and is not looked up (a few percent of the lookups).
-func (w *work) dfs1(g, d int, pos [9]uint8, hs [6]uint8, hi [4]uint8, last, run int) {
+func (w *work) dfs1(g, d int, pos [9]uint8, hs [maxLook + 2]uint8, hi [maxLook]uint8, last, run int) {
 	w.nodes++
 	if w.nodes >= w.check && w.expired() {
 		return
@@ -330,14 +384,11 @@ func (w *work) dfs1(g, d int, pos [9]uint8, hs [6]uint8, hi [4]uint8, last, run 
 	if w.needOne {
 		wt = 3
 	}
-	sel := &p1Sel
-	if w.p1k == 4 {
-		sel = &p1Sel4
-	}
+	sel, nl := &w.sel, w.nl
 	needOne := w.needOne
 	// The largest bound first: it is the likeliest to prune.
 	first := 0
-	for k := 1; k < 4; k++ {
+	for k := 1; k < nl; k++ {
 		if hs[k] > hs[first] {
 			first = k
 		}
@@ -370,15 +421,18 @@ func (w *work) dfs1(g, d int, pos [9]uint8, hs [6]uint8, hi [4]uint8, last, run 
 		if w.useWD {
 			// The walking distance first (no cache misses); a row
 			// shift changes only its horizontal part.
-			k := 4 + axisOf(m) ^ 1
+			k := wdSlot + axisOf(m) ^ 1
 			nh[k] = w.look1(k, &np)
-			ok = (nh[4]+nh[5])*wt <= left2
+			ok = (nh[wdSlot]+nh[wdSlot+1])*wt <= left2
 		}
 		// Lazily, so that most pruned children cost one or two lookups;
 		// a lookup whose pieces stayed put is inherited.
 		nhi := hi
-		for j := 0; j < 4 && ok; j++ {
-			k := (j + first) & 3
+		for j := 0; j < nl && ok; j++ {
+			k := j + first
+			if k >= nl {
+				k -= nl
+			}
 			if moved&sel[k] != 0 {
 				nh[k], nhi[k] = max(nh[k], 1)-1, min(nhi[k]+1, 60) // 60·3 fits a byte
 			}
