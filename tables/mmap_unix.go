@@ -31,6 +31,7 @@ func mapFile(path string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mmap: %w", err)
 	}
+	adviseHuge(mem)
 	return mem, nil
 }
 
