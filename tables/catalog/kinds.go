@@ -198,8 +198,9 @@ func (twoPhaseKind) serves(spec puzzle.Spec, mode result.Mode) bool {
 
 // open maps the phase-1 table and, when present, the phase-2 one; without
 // it the solver builds those bounds in memory (≈0.4 s of CPU). With
-// private both are copied to huge pages: the seven-piece table's 1.2 GB
-// otherwise miss the TLB at nearly every lookup.
+// private both are copied to the process's own huge pages, as the other
+// kinds do: the seven-piece table's 1.2 GB miss the TLB at nearly every
+// lookup where the shared mapping cannot have huge pages.
 func (twoPhaseKind) open(dir string, s Set, private bool) (search.Algorithm, func() error, error) {
 	paths, want := []string{s.Tables[0].Path(dir)}, []tables.Meta{s.Tables[0].Meta}
 	if p2 := s.Tables[1]; p2.Present(dir) {
