@@ -35,8 +35,8 @@ type Solver struct {
 func New(phase1 []byte) (*Solver, error) { return NewWith(phase1, nil) }
 
 // NewWith wraps a phase-1 payload (Phase1Entries 4-bit entries, or
-// Phase7Entries for the seven-piece table) and a phase-2 payload (BuildPhase2's), e.g. read-only mapped table files; they
-// are only read. A nil phase-2 payload builds those bounds in memory: the
+// Phase7Entries for the seven-piece table) and a phase-2 payload
+// (BuildPhase2's), e.g. read-only mapped table files; they are only read. A nil phase-2 payload builds those bounds in memory: the
 // arm PDB (11 MB) and the phase-2 walking distance (2 MB), ≈0.4 s of CPU.
 // A nil phase-1 payload selects the fallback: a four-piece phase-1 table
 // (150 KB) with the phase-1 walking distance (4 MB), built here, weaker
@@ -131,11 +131,12 @@ var p1Look = func() (l [4]lookup) {
 	return l
 }()
 
-// p7Look are the eight lookups of the seven-piece table (A B C F G H K):
-// the block's eight symmetries about its centre G (rotations and mirrors
-// of the torus; each maps shifts to shifts), so every block piece but
-// two, in each of the eight ways.
+// p7Look are the eight lookups of the seven-piece table (A B C F G H K)
+// through the block's eight symmetries about its centre G, the rotations
+// and mirrors of the torus (each maps shifts to shifts): each reads a
+// different seven of the nine block pieces.
 var p7Look = func() (l [8]lookup) {
+	// (r, c) relative to G ↦ (m0·r + m1·c, m2·r + m3·c), modulo the side.
 	ms := [8][4]int{{1, 0, 0, 1}, {0, 1, 1, 0}, {1, 0, 0, -1}, {-1, 0, 0, 1}, {-1, 0, 0, -1}, {0, 1, -1, 0}, {0, -1, 1, 0}, {0, -1, -1, 0}}
 	sigma := func(m [4]int, x int) int {
 		r, c := x/side-1, x%side-1
