@@ -95,14 +95,13 @@ func TestRewriteWhileMapped(t *testing.T) {
 	}
 }
 
-// A private copy holds the same payload, still checks out, survives a
-// second call, and is released by Close.
-func TestPrivate(t *testing.T) {
-	dir := t.TempDir()
+// writeOpen writes data as a u4 table of testMeta's identity to a fresh
+// directory and maps it, returning the table and its path.
+func writeOpen(t *testing.T, data []byte) (*Table, string) {
+	t.Helper()
 	m := testMeta()
-	want := payload(3<<20+5, 3)       // past one huge page, not a multiple of one
-	m.Entries = uint64(2 * len(want)) // u4: two per byte
-	path, _, err := Write(dir, m, want)
+	m.Entries = uint64(2 * len(data)) // u4: two per byte
+	path, _, err := Write(t.TempDir(), m, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,6 +109,14 @@ func TestPrivate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return tb, path
+}
+
+// A private copy holds the same payload, still checks out, survives a
+// second call, and is released by Close.
+func TestPrivate(t *testing.T) {
+	want := payload(3<<20+5, 3) // past one huge page, not a multiple of one
+	tb, _ := writeOpen(t, want)
 	for range 2 {
 		if err := tb.Private(); err != nil {
 			t.Fatal(err)

@@ -13,18 +13,7 @@ import (
 // "hg" among the mapping's flags, whether or not the file system can
 // then serve huge folios.
 func TestSharedMappingAdvisesHugePages(t *testing.T) {
-	dir := t.TempDir()
-	m := testMeta()
-	want := payload(3<<20, 4)
-	m.Entries = uint64(2 * len(want))
-	path, _, err := Write(dir, m, want)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tb, err := Open(path, m, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tb, path := writeOpen(t, payload(3<<20, 4))
 	defer tb.Close()
 	start := fmt.Sprintf("%x-", uintptr(unsafe.Pointer(unsafe.SliceData(tb.mem))))
 	f, err := os.Open("/proc/self/smaps")
