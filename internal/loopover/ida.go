@@ -234,6 +234,13 @@ func (s *Solver) root(cells []uint8) (board, error) {
 		b.par = permParity(perm[:s.n])
 		return b, nil
 	}
+	s.walking(&b)
+	b.par = permParity(perm[:s.n])
+	return b, nil
+}
+
+// walking sets b's line codes and walking-distance bounds from its cells.
+func (s *Solver) walking(b *board) {
 	var lab [MaxSide]uint8
 	for r := 0; r < s.r; r++ {
 		for c := 0; c < s.c; c++ {
@@ -249,8 +256,6 @@ func (s *Solver) root(cells []uint8) (board, error) {
 	}
 	b.hr = int(s.rows.Dist[s.rows.index(&b.rc)])
 	b.hc = int(s.cols.Dist[s.cols.index(&b.cc)])
-	b.par = permParity(perm[:s.n])
-	return b, nil
 }
 
 // permParity is 0 for an even permutation, 1 for odd.

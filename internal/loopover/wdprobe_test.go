@@ -70,14 +70,14 @@ func BenchmarkWalk5x5WDRemaining(b *testing.B) {
 		b.Run(fmt.Sprintf("walk=%d", walk), func(b *testing.B) {
 			for range b.N {
 				rng := rand.New(rand.NewPCG(2026, uint64(walk)))
-				p := &probe55{s: s}
+				p := &probe55{w: work{Solver: s}}
 				for range 10 {
 					cells := puzzle.RandomWalk(sp, rng, walk).Cells
 					root, err := s.root(cells)
 					if err != nil {
 						b.Fatal(err)
 					}
-					p.solve(root.cells)
+					p.solve(root)
 				}
 				var all, cum int64
 				for _, n := range p.byLeft {
@@ -97,34 +97,23 @@ func BenchmarkWalk5x5WDRemaining(b *testing.B) {
 }
 
 // probe55 is a plain IDA* over s's tables with the move rules of dfs,
-// counting nodes within the bound by their remaining budget.
+// counting nodes within the bound by their remaining budget. It moves
+// pieces with the search's own shift and recomputes the bound from the
+// cells at every node.
 type probe55 struct {
-	s      *Solver
-	cells  [MaxCells]uint8
+	w      work
 	bound  int
 	next   int
 	byLeft [64]int64
 }
 
 func (p *probe55) h() int {
-	var lab [side55]uint8
-	var rc, cc [MaxSide]uint16
-	t := p.s.rows
-	for l := range side55 {
-		for i := range side55 {
-			lab[i] = p.cells[l*side55+i] >> 3
-		}
-		rc[l] = t.LineCode(lab[:])
-		for i := range side55 {
-			lab[i] = p.cells[i*side55+l] & colMask
-		}
-		cc[l] = t.LineCode(lab[:])
-	}
-	return int(t.Dist[t.Index(&rc)]) + int(t.Dist[t.Index(&cc)])
+	p.w.walking(&p.w.b)
+	return p.w.b.hr + p.w.b.hc
 }
 
-func (p *probe55) solve(cells [MaxCells]uint8) {
-	p.cells = cells
+func (p *probe55) solve(root board) {
+	p.w.b = root
 	for p.bound = p.h(); ; p.bound = p.next {
 		p.next = 1 << 30
 		if p.dfs(0, 0xff, 0) {
@@ -143,7 +132,7 @@ func (p *probe55) dfs(g int, last uint8, run int) bool {
 	if h == 0 {
 		return true
 	}
-	s := p.s
+	s := p.w.Solver
 	for m := uint8(0); m < 4*side55; m++ {
 		nrun := 1
 		if last != 0xff && s.axis[m] == s.axis[last] {
@@ -157,35 +146,11 @@ func (p *probe55) dfs(g int, last uint8, run int) bool {
 				nrun = run + 1
 			}
 		}
-		p.shift(m)
+		p.w.shift(int(m))
 		if p.dfs(g+1, m, nrun) {
 			return true
 		}
-		p.shift(m ^ 1)
+		p.w.shift(int(m ^ 1))
 	}
 	return false
-}
-
-// shift applies move m to the cells (codes as in ida.go).
-func (p *probe55) shift(m uint8) {
-	s := p.s
-	at := func(i int) *uint8 {
-		if s.axis[m] == axisRow {
-			return &p.cells[int(s.line[m])*side55+i]
-		}
-		return &p.cells[i*side55+int(s.line[m])]
-	}
-	if s.dir[m] == 0 {
-		x := *at(side55 - 1)
-		for i := side55 - 1; i > 0; i-- {
-			*at(i) = *at(i - 1)
-		}
-		*at(0) = x
-		return
-	}
-	x := *at(0)
-	for i := range side55 - 1 {
-		*at(i) = *at(i + 1)
-	}
-	*at(side55 - 1) = x
 }
