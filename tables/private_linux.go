@@ -40,7 +40,7 @@ func (t *Table) Private() error {
 	off := (hugePage - int(uintptr(unsafe.Pointer(unsafe.SliceData(mem)))%hugePage)) % hugePage
 	data := mem[off : off+n]
 	// Advice only: without transparent huge pages the copy is still correct.
-	_ = syscall.Madvise(data, syscall.MADV_HUGEPAGE)
+	adviseHuge(data)
 	copy(data, t.Data)
 	if err := syscall.Mprotect(mem, syscall.PROT_READ); err != nil {
 		_ = syscall.Munmap(mem)
