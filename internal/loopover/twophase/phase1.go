@@ -71,8 +71,8 @@ const unreached = nibble.Unreached
 // BuildPhase1 builds the phase-1 pattern database in memory using every
 // core (progress, if not nil, is called after each BFS level with the
 // entries reached), returning the payload in the file layout (see
-// Phase1Encoding) and the depth histogram. It holds about 128 MB at the
-// end (the packed table and the payload) and takes about a minute on two
+// Phase1Encoding) and the depth histogram. It holds the 64 MB packed
+// table (the payload is a view of it) and takes about a minute on two
 // cores.
 func BuildPhase1(ctx context.Context, progress func(done, total uint64)) (payload []byte, counts []int64, err error) {
 	return buildPhase(ctx, 6, progress)
@@ -101,7 +101,8 @@ const chunkWords = 1024
 
 // buildPDB runs a level-synchronous BFS from the goal over the cells of
 // the first k pattern pieces under all twenty shifts, stopping after
-// level maxDepth when it is not negative. Early levels push (expand the
+// level maxDepth when it is not negative (the entries it has not reached
+// then hold maxDepth+1). Early levels push (expand the
 // frontier, claim unreached neighbours with a CAS on their word); once the
 // unreached entries are few compared with the frontier it pulls (each
 // unreached entry looks for a neighbour in the frontier and the worker
@@ -158,6 +159,16 @@ func buildPDB(ctx context.Context, k, maxDepth, workers int, progress func(done,
 	}
 	if maxDepth < 0 && visited != int64(size) {
 		return nil, nil, fmt.Errorf("phase-1 table: reached %d of %d entries: move or index bug", visited, size)
+	}
+	if maxDepth >= 0 {
+		// Stopped early: the entries not reached hold maxDepth+1, which
+		// none of their states exceeds, so the table is still a bound
+		// (as buildWDTable's capped tables are).
+		fill := uint64(min(maxDepth+1, unreached-1))
+		for i, w := range tab {
+			lanes := nibble.Eq(w, unreached) >> 3 * 15 // all four bits of each unreached lane
+			tab[i] = w&^lanes | lanes/15*fill
+		}
 	}
 	return tab, counts, nil
 }

@@ -359,9 +359,10 @@ func selMask(looks []lookup, k int) (t [maxLook]uint16) {
 //
 // hs[0..nl) are lower bounds of the table lookups and hi their upper
 // bounds (equal when looked up); hs[wdSlot] and hs[wdSlot+1] are the
-// walking distances. A lookup is a BFS distance under these very shifts, so one shift changes it by
-// at most one: while its upper bound stays clear of the search bound it
-// cannot prune and is not looked up (a few percent of the lookups).
+// walking distances. A lookup is a BFS distance under these very shifts,
+// so one shift changes it by at most one: while its upper bound stays
+// clear of the search bound it cannot prune and is not looked up (a few
+// percent of the lookups).
 func (w *work) dfs1(g, d int, pos [9]uint8, hs [maxLook + 2]uint8, hi [maxLook]uint8, last, run int) {
 	w.nodes++
 	if w.nodes >= w.check && w.expired() {
