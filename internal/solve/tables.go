@@ -16,6 +16,9 @@ import (
 // operator.
 type Loaded struct {
 	Sets []string // sets in use, e.g. "15-pdb-78"
+	// Roles maps each puzzle and mode a set serves (catalog.Set.Roles,
+	// e.g. "sliding:4x4 optimal") to the set serving it.
+	Roles map[string]string
 	// Notices name, per puzzle, the best set when it is missing, with the
 	// command that builds it: for the operator, not errors.
 	Notices []Notice
@@ -40,34 +43,72 @@ type Notice struct {
 // pattern databases into the process's own huge-page memory instead of
 // sharing the mapped files (see tables.Table.Private).
 func Tables(dir, want string, private bool) (*Loaded, error) {
-	l := &Loaded{}
-	var sets []catalog.Set
+	return Choose(dir, want, private, nil)
+}
+
+// Choose is Tables for a process already running, which must keep serving
+// whatever it finds: a set that "auto" would take but that fails its
+// header check or usable (the caller's further check, e.g. the payload
+// checksum of a table that arrived while running) is passed over for the
+// next complete set of its puzzle and mode instead of failing the choice.
+// A set named in want that fails either is still an error. With usable nil
+// it is Tables.
+func Choose(dir, want string, private bool, usable func(catalog.Set) error) (*Loaded, error) {
+	l := &Loaded{Roles: map[string]string{}}
+	type candidate struct {
+		set  catalog.Set
+		auto bool
+	}
+	var sets []candidate
 	for _, name := range strings.Split(want, ",") {
 		switch name = strings.TrimSpace(name); name {
 		case "", "none":
 		case "auto":
-			sets = append(sets, catalog.Preferred(dir)...)
+			if usable == nil {
+				for _, set := range catalog.Preferred(dir) {
+					sets = append(sets, candidate{set, true})
+				}
+			} else {
+				// Every complete set, best first: a refused one leaves its
+				// roles to the next.
+				for _, set := range catalog.Sets() {
+					if set.Complete(dir) {
+						sets = append(sets, candidate{set, true})
+					}
+				}
+			}
 			l.Notices = append(l.Notices, missingBetter(dir)...)
 		default:
 			set, ok := catalog.LookupSet(name)
 			if !ok {
 				return nil, fmt.Errorf("solver.tables: unknown table set %q; known: %s", name, strings.Join(catalog.SetNames(), ", "))
 			}
-			sets = append(sets, set)
+			sets = append(sets, candidate{set, false})
 		}
 	}
-	served := map[string]bool{}
-	for _, set := range sets {
+	for _, c := range sets {
+		set := c.set
 		fresh := false
 		for _, r := range set.Roles() {
-			fresh = fresh || !served[r]
-			served[r] = true
+			fresh = fresh || l.Roles[r] == ""
 		}
 		if !fresh {
 			continue // earlier (better or explicitly named) sets serve this puzzle in its modes
 		}
-		if err := set.Check(dir); err != nil {
+		err := set.Check(dir)
+		if err == nil && usable != nil {
+			err = usable(set)
+		}
+		if err != nil {
+			if c.auto && usable != nil {
+				continue
+			}
 			return nil, err
+		}
+		for _, r := range set.Roles() {
+			if l.Roles[r] == "" {
+				l.Roles[r] = set.Name
+			}
 		}
 		for _, t := range set.Tables {
 			if t.Optional && !t.Present(dir) {
