@@ -39,6 +39,9 @@ type Object struct {
 	Table  string // the table's name, e.g. 15-pdb-78-a (from the object's metadata)
 	Size   uint64 // bytes of the whole file
 	SHA256 string // of the table's payload, from the object's metadata
+	// Digest is the object store's digest of the whole file: a new upload
+	// of different bytes under the same name has another.
+	Digest string
 }
 
 // Object metadata keys. Objects put by other tools lack them: Push then
@@ -219,8 +222,35 @@ func (s *Store) List(ctx context.Context) ([]Object, error) {
 	}
 	out := make([]Object, 0, len(infos))
 	for _, in := range infos {
-		out = append(out, Object{Name: in.Name, Table: in.Metadata[metaTable], Size: in.Size, SHA256: in.Metadata[metaSHA]})
+		out = append(out, Object{Name: in.Name, Table: in.Metadata[metaTable], Size: in.Size, SHA256: in.Metadata[metaSHA], Digest: in.Digest})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
+}
+
+// Changes signals (without blocking, coalescing bursts) every object put
+// into the bucket from now on; deletions are not signalled. A put is
+// signalled once the object is complete. The channel is closed when stop
+// is called or the connection closes.
+func (s *Store) Changes(ctx context.Context) (changed <-chan struct{}, stop func() error, err error) {
+	w, err := s.obs.Watch(ctx, jetstream.UpdatesOnly(), jetstream.IgnoreDeletes())
+	if err != nil {
+		return nil, nil, fmt.Errorf("watch bucket %s: %w", s.bucket, err)
+	}
+	out := make(chan struct{}, 1)
+	go func() {
+		defer close(out)
+		// The watcher's callback blocks while its channel is full: drain
+		// it always, signal at most one pending change.
+		for info := range w.Updates() {
+			if info == nil {
+				continue
+			}
+			select {
+			case out <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	return out, w.Stop, nil
 }

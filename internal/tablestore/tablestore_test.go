@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -246,5 +247,51 @@ func TestOpenKeepsBucketConfig(t *testing.T) {
 	}
 	if _, err := Open(ctx, nc, "bad bucket name"); err == nil || !strings.Contains(err.Error(), "bad bucket name") {
 		t.Fatalf("invalid bucket name: %v", err)
+	}
+}
+
+// Changes signals a put made after the watch starts, once the object is
+// complete (List shows it with its digest), and nothing for objects
+// already there; stop closes the channel.
+func TestChanges(t *testing.T) {
+	ctx := context.Background()
+	st, _ := open(t)
+	src := t.TempDir()
+	old, _ := writeTable(t, src, "old", 1000)
+	if _, err := st.Push(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	changed, stop, err := st.Changes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changed:
+		t.Fatal("an object put before the watch was signalled")
+	case <-time.After(200 * time.Millisecond):
+	}
+	fresh, _ := writeTable(t, src, "fresh", 300_000)
+	if _, err := st.Push(ctx, fresh); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a put was not signalled")
+	}
+	objs, err := st.List(ctx)
+	if err != nil || len(objs) != 2 || objs[0].Name != "fresh.g1.tbl" || objs[0].Digest == "" || objs[0].Digest == objs[1].Digest {
+		t.Fatalf("after the signal the bucket lists %+v, %v", objs, err)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case _, open := <-changed:
+		if open {
+			t.Fatal("a signal after stop")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("stop did not close the channel")
 	}
 }
