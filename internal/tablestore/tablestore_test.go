@@ -3,6 +3,8 @@ package tablestore
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"os"
 	"path/filepath"
@@ -95,8 +97,8 @@ func TestPushPull(t *testing.T) {
 	}
 	fi, _ := os.Stat(big)
 	want := []Object{
-		{Name: "big.g1.tbl", Table: "big", Size: uint64(fi.Size()), SHA256: bigMeta.SHA256},
-		{Name: "small.g1.tbl", Table: "small", Size: objs[1].Size, SHA256: smallMeta.SHA256},
+		{Name: "big.g1.tbl", Table: "big", Size: uint64(fi.Size()), SHA256: bigMeta.SHA256, Digest: fileDigest(t, big)},
+		{Name: "small.g1.tbl", Table: "small", Size: objs[1].Size, SHA256: smallMeta.SHA256, Digest: fileDigest(t, small)},
 	}
 	if len(objs) != 2 || objs[0] != want[0] || objs[1] != want[1] {
 		t.Fatalf("list: %+v, want %+v", objs, want)
@@ -294,4 +296,15 @@ func TestChanges(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("stop did not close the channel")
 	}
+}
+
+// fileDigest is the object store's digest of the file at path.
+func fileDigest(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	return "SHA-256=" + base64.URLEncoding.EncodeToString(sum[:])
 }
