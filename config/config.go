@@ -115,6 +115,10 @@ type Solver struct {
 	// huge-page memory instead of sharing the mapped files: faster search
 	// on large tables (the 24-puzzle's), one copy per process.
 	TablesPrivate bool `mapstructure:"tables_private"`
+	// TablesRescan is how often solverd run looks for tables that arrived
+	// since it started (built into TablesDir, or in TablesBucket, which it
+	// also watches) and serves its next jobs with them (0: never).
+	TablesRescan time.Duration `mapstructure:"tables_rescan"`
 	// MetricsAddr is where solverd run serves /metrics and /healthz
 	// ("": nowhere).
 	MetricsAddr string `mapstructure:"metrics_addr"`
@@ -152,6 +156,7 @@ func Default() Config {
 	c.Solver.Threads = 1
 	c.Solver.TablesDir = defaultTablesDir()
 	c.Solver.Tables = "auto"
+	c.Solver.TablesRescan = 30 * time.Second
 	c.Solver.MetricsAddr = "127.0.0.1:9464"
 	c.Results.FetchBatch = 1000
 	c.Results.FetchWait = time.Second
@@ -220,6 +225,7 @@ var keys = []key{
 	{"solver.tables", "tables", "table sets to load: auto, none, or names like 15-pdb-78 (comma separated)", func(c *Config) any { return &c.Solver.Tables }, kindPlain},
 	{"solver.tables_bucket", "tables-bucket", "JetStream Object Store bucket to pull missing tables from (empty: never pull)", func(c *Config) any { return &c.Solver.TablesBucket }, kindPlain},
 	{"solver.tables_private", "tables-private", "copy tables into this process's huge-page memory, not shared between processes: for file systems that cannot cache files in huge pages (shared mappings already ask for them)", func(c *Config) any { return &c.Solver.TablesPrivate }, kindPlain},
+	{"solver.tables_rescan", "tables-rescan", "how often solverd run looks for tables built or pushed since it started, and serves its next jobs with them (0: never)", func(c *Config) any { return &c.Solver.TablesRescan }, kindPlain},
 	{"solver.metrics_addr", "metrics-addr", "listen address of solverd run's /metrics and /healthz (empty: none; 0.0.0.0:9464: every interface)", func(c *Config) any { return &c.Solver.MetricsAddr }, kindPlain},
 	{"solver.metrics_token", "metrics-token", "bearer token solverd run's /metrics requires (empty: none)" + secretUsage, func(c *Config) any { return &c.Solver.MetricsToken }, kindSecret},
 	{"results.fetch_batch", "fetch-batch", "result messages written per transaction, at most", func(c *Config) any { return &c.Results.FetchBatch }, kindPlain},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os/signal"
@@ -32,10 +33,12 @@ func runCmd() *cobra.Command {
 			"core (--workers). Each idle worker pulls one job; long solves send in-progress\n" +
 			"heartbeats. On SIGTERM or SIGINT it stops pulling, finishes (or hands back)\n" +
 			"in-flight jobs and exits 0. --budget-nodes and --timeout cap every job's own\n" +
-			"budget on this host. Every flag is also a TESSERA_* variable or a key of\n" +
-			"tessera.yaml (--config).",
+			"budget on this host. Tables built into --tables-dir or pushed to\n" +
+			"--tables-bucket while it runs are checked and serve the next jobs, within\n" +
+			"--tables-rescan (30s; the bucket is also watched). Every flag is also a\n" +
+			"TESSERA_* variable or a key of tessera.yaml (--config).",
 		Args: nArgs(0),
-		RunE: func(c *cobra.Command, _ []string) error {
+		RunE: func(c *cobra.Command, _ []string) (err error) {
 			cfg, err := runKeys.Load(c.Flags())
 			if err != nil {
 				return usageError{err}
@@ -44,12 +47,13 @@ func runCmd() *cobra.Command {
 			defer stop()
 			log := slog.New(slog.NewTextHandler(c.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelInfo}))
 			startupPull(ctx, cfg, log)
-			loaded, solver, err := loadTables(cfg.Solver, "", func(s string) { log.Info(s) })
+			loaded, _, err := loadTables(cfg.Solver, "", func(s string) { log.Info(s) })
 			if err != nil {
 				return err
 			}
-			defer loaded.Close()
 			logTables(log, loaded, cfg.Solver.TablesDir)
+			live := solve.NewLive(loaded)
+			defer func() { err = errors.Join(err, live.Close()) }()
 			var obs *metrics.Solver
 			if cfg.Solver.MetricsAddr != "" {
 				reg := metrics.NewRegistry()
@@ -67,7 +71,10 @@ func runCmd() *cobra.Command {
 					log.Info("serving /metrics and /healthz", "addr", srv.Addr(), "auth", auth)
 				}
 			}
-			return daemon(ctx, cfg, solver, log, obs)
+			// Tables built or pushed after start serve the next jobs.
+			stopWatch := watchTables(ctx, cfg, live, log, obs)
+			defer stopWatch()
+			return daemon(ctx, cfg, live, log, obs)
 		},
 	}
 	runKeys.Bind(c.Flags())
@@ -79,7 +86,7 @@ var runKeys = config.Uses("nats", "solver")
 
 // daemon connects (retrying while NATS is not up yet: a daemon may start
 // before its server), ensures the streams and runs the worker loop.
-func daemon(ctx context.Context, cfg config.Config, solver *solve.Solver, log *slog.Logger, obs *metrics.Solver) error {
+func daemon(ctx context.Context, cfg config.Config, solver textSolver, log *slog.Logger, obs *metrics.Solver) error {
 	qc := queue.WithDeliveries(cfg.NATS.MaxDeliver, cfg.NATS.AckWait)
 	err := backoff.Retry(ctx, connectBackoff, func() error {
 		err := serve(ctx, cfg, qc, solver, log, obs)
@@ -111,7 +118,7 @@ func errConnect(err error) bool {
 	return ok
 }
 
-func serve(ctx context.Context, cfg config.Config, qc queue.Config, solver *solve.Solver, log *slog.Logger, obs *metrics.Solver) error {
+func serve(ctx context.Context, cfg config.Config, qc queue.Config, solver textSolver, log *slog.Logger, obs *metrics.Solver) error {
 	nc, err := queue.Connect(cfg.NATS.URL, "tessera-solverd", queue.Auth(cfg.NATS.NATSAuth))
 	if err != nil {
 		return connectError{err}

@@ -190,18 +190,9 @@ func startupPull(ctx context.Context, cfg config.Config, log *slog.Logger) {
 	if cfg.Solver.TablesBucket == "" {
 		return
 	}
-	var want map[string]bool
-	var names []string
-	for _, n := range strings.Split(cfg.Solver.Tables, ",") {
-		if n = strings.TrimSpace(n); n != "" && n != "auto" && n != "none" {
-			names = append(names, n)
-		}
-	}
-	if len(names) > 0 {
-		var err error
-		if want, err = fileNames(names); err != nil {
-			return // LoadTables reports the unknown name
-		}
+	want, err := bucketWant(cfg.Solver.Tables)
+	if err != nil {
+		return // LoadTables reports the unknown name
 	}
 	st, done, err := openBucket(ctx, cfg)
 	if err != nil {
@@ -217,6 +208,22 @@ func startupPull(ctx context.Context, cfg config.Config, log *slog.Logger) {
 		}
 		log.Log(ctx, level, "table pull incomplete", "bucket", cfg.Solver.TablesBucket, "err", err)
 	}
+}
+
+// bucketWant is the files solverd run pulls for solver.tables (tables):
+// those of the named sets, or with auto (or none) every table in the
+// bucket (nil).
+func bucketWant(tables string) (map[string]bool, error) {
+	var names []string
+	for _, n := range strings.Split(tables, ",") {
+		if n = strings.TrimSpace(n); n != "" && n != "auto" && n != "none" {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	return fileNames(names)
 }
 
 type logWriter struct{ log *slog.Logger }

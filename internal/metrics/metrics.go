@@ -113,6 +113,7 @@ type Solver struct {
 	jobs     prometheus.Counter
 	inFlight prometheus.Gauge
 	lag      prometheus.Histogram
+	sets     *prometheus.GaugeVec
 }
 
 // NewSolver registers the solver's families on reg.
@@ -139,9 +140,22 @@ func NewSolver(reg prometheus.Registerer) *Solver {
 			Name: "tessera_solver_queue_lag_seconds", Help: "Age of a job message when a worker claimed it (publish to claim).",
 			Buckets: prometheus.ExponentialBuckets(0.001, 4, 12),
 		}),
+		sets: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "tessera_solver_table_set_info",
+			Help: "1 for the table set serving each puzzle and mode now (set=\"none\": no set, the built-in search); it changes when tables arrive while running.",
+		}, []string{"role", "set"}),
 	}
-	reg.MustRegister(m.solves, m.nodes, m.seconds, m.jobs, m.inFlight, m.lag)
+	reg.MustRegister(m.solves, m.nodes, m.seconds, m.jobs, m.inFlight, m.lag, m.sets)
 	return m
+}
+
+// TableSets records which set serves each role (a puzzle and mode, e.g.
+// "sliding:4x4 optimal"; "none": no set), replacing what was recorded.
+func (m *Solver) TableSets(roles map[string]string) {
+	m.sets.Reset()
+	for role, set := range roles {
+		m.sets.WithLabelValues(role, set).Set(1)
+	}
 }
 
 // Solved records one answer.

@@ -95,9 +95,12 @@ func Choose(dir, want string, private bool, usable func(catalog.Set) error) (*Lo
 		if !fresh {
 			continue // earlier (better or explicitly named) sets serve this puzzle in its modes
 		}
-		err := set.Check(dir)
-		if err == nil && usable != nil {
-			err = usable(set)
+		var err error
+		if usable != nil {
+			err = usable(set) // first, so that it sees (and can report) every refusal
+		}
+		if err == nil {
+			err = set.Check(dir)
 		}
 		if err != nil {
 			if c.auto && usable != nil {
