@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
@@ -105,5 +106,66 @@ func TestChooseSkipsRefusedAutoSets(t *testing.T) {
 	}
 	if _, err := Choose(dir, set.Name, false, refuse); err == nil {
 		t.Fatal("a named set that fails its check was chosen")
+	}
+}
+
+// Solves running on every side of many swaps all succeed (a search on
+// unmapped tables would fault), and every replaced set ends unmapped.
+func TestLiveSwapsUnderLoad(t *testing.T) {
+	dir := t.TempDir()
+	set, _ := catalog.LookupSet("15-pdb-555")
+	for _, tb := range set.Tables {
+		if _, _, err := catalog.Build(context.Background(), dir, tb, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	load := func() *Loaded {
+		l, err := Tables(dir, "auto", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	sp := puzzle.Spec{Kind: puzzle.Sliding, Rows: 4, Cols: 4}
+	text := "5 1 2 3/9 6 7 4/13 10 11 8/14 15 12 0"
+	all := []*Loaded{load()}
+	v := NewLive(all[0])
+	stop := make(chan struct{})
+	errs := make(chan string, 4)
+	for range 4 {
+		go func() {
+			for {
+				select {
+				case <-stop:
+					errs <- ""
+					return
+				default:
+				}
+				if r := v.SolveText(context.Background(), sp, text, Options{}); r.Status != result.StatusSolved || !strings.HasPrefix(r.Solver, "ida*(pdb") {
+					errs <- string(r.Status) + " " + r.Solver + " " + r.Error
+					return
+				}
+			}
+		}()
+	}
+	for range 30 {
+		l := load()
+		all = append(all, l)
+		v.Swap(l)
+		time.Sleep(2 * time.Millisecond)
+	}
+	close(stop)
+	for range 4 {
+		if e := <-errs; e != "" {
+			t.Fatalf("a solve across swaps: %s", e)
+		}
+	}
+	for i, l := range all[:len(all)-1] {
+		if n := mapped(l); n != 0 {
+			t.Fatalf("replaced set %d still has %d tables mapped", i, n)
+		}
+	}
+	if err := v.Close(); err != nil || mapped(all[len(all)-1]) != 0 {
+		t.Fatalf("Close: %v", err)
 	}
 }
