@@ -275,14 +275,22 @@ func (w *tableWatch) pull(ctx context.Context) {
 	}
 	w.recovered("bucket")
 	for _, o := range objs {
-		if w.pullWant != nil && !w.pullWant[o.Name] || exists(filepath.Join(w.dir, o.Name)) || w.refused[o.Name] == o.Digest && o.Digest != "" {
+		local := filepath.Join(w.dir, o.Name)
+		// A local file that was refused is replaced by the bucket's copy,
+		// which Pull checks before it takes the name.
+		have := exists(local) && w.checked[local].err == nil
+		if w.pullWant != nil && !w.pullWant[o.Name] || have || w.refused[o.Name] == o.Digest && o.Digest != "" {
 			continue
 		}
 		path, err := w.store.Pull(ctx, w.dir, o.Name)
 		if errors.Is(err, tables.ErrBadTable) {
 			w.refused[o.Name] = o.Digest
+			name := o.Table
+			if name == "" {
+				name = o.Name
+			}
 			w.log.Error("table in the bucket refused; serving with the tables in use", "object", o.Name, "bucket", w.bucket, "err", err,
-				"fix", "push a good copy with `solverd tables push` from a host where `solverd tables verify` passes")
+				"fix", fmt.Sprintf("push a good copy with `solverd tables push %s` from a host where `solverd tables verify` passes", name))
 			continue
 		}
 		if err != nil {

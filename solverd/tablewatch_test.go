@@ -233,7 +233,8 @@ func TestRunPicksUpTablesBuiltWhileRunning(t *testing.T) {
 // (told by the bucket's watch, not by a rescan) and serves the next
 // solve with them. An object that fails the table check is refused once
 // per upload, never written into the directory, and does not stop the
-// good set from being pulled and taken.
+// good set from being pulled and taken; a local table that failed its
+// check is replaced by the bucket's good copy.
 func TestTableWatchPullsFromBucket(t *testing.T) {
 	url, nc := natstest.Server(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -285,8 +286,12 @@ func TestTableWatchPullsFromBucket(t *testing.T) {
 	if _, err := obs.PutBytes(ctx, bad.Meta.FileName(), corruptTable(t, t.TempDir(), bad, 1)); err != nil {
 		t.Fatal(err)
 	}
+	// And a corrupt local copy of one good table, which the bucket's
+	// copy replaces once it has been refused.
 	var log lockedBuffer
 	dir := t.TempDir()
+	good, _ := catalog.LookupSet("15-pdb-555")
+	corruptTable(t, dir, good.Tables[0], 1)
 	w, live := watch(dir, "tables-a", &log)
 	for range 3 {
 		w.scan(ctx)
@@ -300,6 +305,9 @@ func TestTableWatchPullsFromBucket(t *testing.T) {
 	}
 	if exists(bad.Path(dir)) {
 		t.Fatal("the corrupt object reached the tables directory")
+	}
+	if n := strings.Count(log.String(), `msg="table refused; serving with the tables in use" file=`+good.Tables[0].Path(dir)); n != 1 {
+		t.Fatalf("the corrupt local table was refused %d times, want once before the bucket's copy replaced it:\n%s", n, log.String())
 	}
 
 	// The bucket's watch, not the (hour-long) rescan, brings a table put
