@@ -16,9 +16,10 @@ import (
 // replaced set's tables are unmapped when the last solve using them
 // returns. It is safe for concurrent use.
 type Live struct {
-	mu   sync.Mutex
-	cur  *generation
-	errs []error // from unmapping replaced sets, returned by Close
+	mu      sync.Mutex
+	cur     *generation
+	errs    []error        // from unmapping replaced sets, returned by Close
+	closing sync.WaitGroup // unmappings under way
 }
 
 // generation is one Loaded with its solver and the solves using it.
@@ -59,7 +60,7 @@ func (v *Live) Swap(l *Loaded) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.cur.retired { // closed
-		v.errs = append(v.errs, l.Close())
+		v.unmap(newGeneration(l))
 		return
 	}
 	old := v.cur
@@ -68,14 +69,17 @@ func (v *Live) Swap(l *Loaded) {
 }
 
 // Close unmaps the sets in use once their running solves return; no solve
-// may start after it. It returns the errors of every unmapping so far
-// that has happened.
+// may start after it. It waits for the unmappings under way and returns
+// the errors of every unmapping so far.
 func (v *Live) Close() error {
 	v.mu.Lock()
-	defer v.mu.Unlock()
 	if !v.cur.retired {
 		v.retire(v.cur)
 	}
+	v.mu.Unlock()
+	v.closing.Wait()
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	return errors.Join(v.errs...)
 }
 
@@ -91,7 +95,7 @@ func (v *Live) release(g *generation) {
 	defer v.mu.Unlock()
 	g.refs--
 	if g.retired && g.refs == 0 {
-		v.errs = append(v.errs, g.loaded.Close())
+		v.unmap(g)
 	}
 }
 
@@ -100,6 +104,21 @@ func (v *Live) release(g *generation) {
 func (v *Live) retire(g *generation) {
 	g.retired = true
 	if g.refs == 0 {
-		v.errs = append(v.errs, g.loaded.Close())
+		v.unmap(g)
 	}
+}
+
+// unmap closes g, which no solve uses nor will, in the background:
+// unmapping a large set takes milliseconds that neither the solve that
+// released it last nor the others waiting on v.mu should wait for. v.mu
+// is held.
+func (v *Live) unmap(g *generation) {
+	v.closing.Add(1)
+	go func() {
+		defer v.closing.Done()
+		err := g.loaded.Close()
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		v.errs = append(v.errs, err)
+	}()
 }

@@ -63,6 +63,7 @@ func TestLiveSwapKeepsRunningSolvesMapped(t *testing.T) {
 		t.Fatalf("running solve on the replaced set: %+v", r)
 	}
 	v.release(g)
+	v.closing.Wait() // unmapping runs in the background
 	if mapped(first) != 0 {
 		t.Fatal("the replaced set stayed mapped after its last solve returned")
 	}
@@ -160,6 +161,7 @@ func TestLiveSwapsUnderLoad(t *testing.T) {
 			t.Fatalf("a solve across swaps: %s", e)
 		}
 	}
+	v.closing.Wait()
 	for i, l := range all[:len(all)-1] {
 		if n := mapped(l); n != 0 {
 			t.Fatalf("replaced set %d still has %d tables mapped", i, n)
