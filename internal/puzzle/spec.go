@@ -22,13 +22,8 @@ const (
 )
 
 func (k Kind) String() string {
-	switch k {
-	case Sliding:
-		return "sliding"
-	case Loopover:
-		return "loopover"
-	case Swap:
-		return "swap"
+	if f := k.Family(); f != nil {
+		return f.Name()
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -72,14 +67,12 @@ func ParseSpec(s string) (Spec, error) {
 		return Spec{}, fmt.Errorf("puzzle %q: want KIND:ROWSxCOLS (e.g. sliding:4x4) or 8, 15, 24: %w", s, ErrMalformed)
 	}
 	var sp Spec
-	switch kind {
-	case "sliding":
-		sp.Kind = Sliding
-	case "loopover":
-		sp.Kind = Loopover
-	case "swap":
-		sp.Kind = Swap
-	default:
+	for _, f := range families {
+		if f != nil && f.Name() == kind {
+			sp.Kind = f.Kind()
+		}
+	}
+	if sp.Kind == 0 {
 		return Spec{}, fmt.Errorf("puzzle %q: unknown kind %q (want sliding, loopover or swap): %w", s, kind, ErrMalformed)
 	}
 	rs, cs, ok := strings.Cut(dims, "x")
@@ -100,13 +93,11 @@ func ParseSpec(s string) (Spec, error) {
 
 // Validate checks the board shape against the limits of the kind.
 func (s Spec) Validate() error {
-	max := MaxSide
-	if s.Kind == Swap {
-		max = MaxSwapSide
-	}
-	if s.Kind < Sliding || s.Kind > Swap {
+	f := s.Family()
+	if f == nil {
 		return fmt.Errorf("puzzle: unknown kind %d: %w", s.Kind, ErrMalformed)
 	}
+	max := f.MaxSide()
 	if s.Rows < MinSide || s.Cols < MinSide || s.Rows > max || s.Cols > max {
 		return fmt.Errorf("puzzle %s: board sides must be between %d and %d: %w", s, MinSide, max, ErrMalformed)
 	}
