@@ -1,6 +1,9 @@
 package puzzle
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // The table of families is indexed by Kind: a family filed under the wrong
 // kind would answer another family's rules.
@@ -28,5 +31,14 @@ func TestFamiliesAreIndexedByTheirKind(t *testing.T) {
 		if err != nil || sp.Kind != k || sp.String() != f.Name()+":3x3" {
 			t.Errorf("ParseSpec(%s:3x3) = %v, %v; want kind %v", f.Name(), sp, err, k)
 		}
+	}
+}
+
+// The unknown-kind error lists the families, in the words users saw before
+// the list was built from the table.
+func TestUnknownKindNamesEveryFamily(t *testing.T) {
+	_, err := ParseSpec("cube:3x3")
+	if err == nil || !strings.Contains(err.Error(), `unknown kind "cube" (want sliding, loopover or swap)`) {
+		t.Errorf("ParseSpec(cube:3x3) = %v", err)
 	}
 }

@@ -73,7 +73,7 @@ func ParseSpec(s string) (Spec, error) {
 		}
 	}
 	if sp.Kind == 0 {
-		return Spec{}, fmt.Errorf("puzzle %q: unknown kind %q (want sliding, loopover or swap): %w", s, kind, ErrMalformed)
+		return Spec{}, fmt.Errorf("puzzle %q: unknown kind %q (want %s): %w", s, kind, familyNames(), ErrMalformed)
 	}
 	rs, cs, ok := strings.Cut(dims, "x")
 	if !ok {
@@ -111,3 +111,17 @@ func (s Spec) String() string {
 
 // Cells is the number of cells on the board.
 func (s Spec) Cells() int { return s.Rows * s.Cols }
+
+// familyNames lists the kinds' words for an error: "sliding, loopover or swap".
+func familyNames() string {
+	var names []string
+	for _, f := range families {
+		if f != nil {
+			names = append(names, f.Name())
+		}
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
