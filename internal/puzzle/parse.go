@@ -38,7 +38,9 @@ func ParseUnchecked(spec Spec, text string) (State, error) {
 	if err := spec.Validate(); err != nil {
 		return State{}, err
 	}
-	p := parser{spec: spec, fam: spec.Family(), cells: make([]uint8, spec.Cells())}
+	f := spec.Family()
+	lo, hi := f.cellRange(spec.Cells())
+	p := parser{spec: spec, fam: f, lo: lo, hi: hi, letters: f.letters(), cells: make([]uint8, spec.Cells())}
 	if err := p.parse(strings.TrimSpace(text)); err != nil {
 		return State{}, err
 	}
@@ -63,6 +65,7 @@ func (s State) Validate() error {
 	}
 	f := sp.Family()
 	lo, hi := f.cellRange(n)
+	distinct := f.distinct()
 	// at[v] is 1 + the first index holding v; Spec.Validate keeps sliding
 	// and Loopover boards within 64 cells, so v ≤ 64 and i+1 ≤ 64.
 	var at [MaxSide*MaxSide + 1]uint8
@@ -72,7 +75,7 @@ func (s State) Validate() error {
 			return fmt.Errorf("%s state: row %d, column %d: %d is out of range %d..%d: %w",
 				sp, i/sp.Cols+1, i%sp.Cols+1, v, lo, hi, ErrMalformed)
 		}
-		if !f.distinct() {
+		if !distinct {
 			continue
 		}
 		if at[v] != 0 {
@@ -99,10 +102,12 @@ func (s State) Validate() error {
 }
 
 type parser struct {
-	spec  Spec
-	fam   Family
-	cells []uint8
-	toks  []string // reused across rows
+	spec    Spec
+	fam     Family
+	lo, hi  int  // a cell's range, asked of the family once
+	letters bool // single letters name cells (Loopover)
+	cells   []uint8
+	toks    []string // reused across rows
 }
 
 func (p *parser) errorf(format string, args ...any) error {
@@ -209,7 +214,7 @@ func (p *parser) fillRow(r int, toks []string) error {
 
 // cell reads one cell value and checks its range.
 func (p *parser) cell(r, c int, tok string) (uint8, error) {
-	lo, hi := p.fam.cellRange(p.spec.Cells())
+	lo, hi := p.lo, p.hi
 	v := -1
 	switch {
 	case allBytes(tok, isDigit):
@@ -217,7 +222,7 @@ func (p *parser) cell(r, c int, tok string) (uint8, error) {
 		for i := 0; i < len(tok); i++ {
 			v = min(v*10+int(tok[i]-'0'), 1<<20) // saturate: only the range check matters
 		}
-	case p.fam.letters() && len(tok) == 1 && isLetter(tok[0]):
+	case p.letters && len(tok) == 1 && isLetter(tok[0]):
 		v = int(tok[0]|0x20-'a') + 1
 		if v > hi {
 			return 0, p.errorf("row %d, column %d: letter %s is out of range A..%c", r+1, c+1, tok, 'A'+hi-1)
