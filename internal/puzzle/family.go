@@ -89,7 +89,35 @@ type Family interface {
 
 // families is the fixed table of families, indexed by Kind: built from
 // constants, never changed.
-var families = [...]Family{Sliding: slidingFamily{}, Loopover: loopoverFamily{}, Swap: swapFamily{}}
+var families = [...]Family{Sliding: slidingRules, Loopover: loopoverRules, Swap: swapRules}
+
+// facts are the plain facts of a family, one literal in its file; a
+// family embeds them for the methods of Family that only report them.
+type facts struct {
+	kind       Kind
+	name       string
+	maxSide    int
+	takesGoal  bool
+	wholeSpace bool
+	pathParity bool
+	unique     bool   // distinct: each value once
+	letterRuns bool   // letters: single letters name cells
+	involution bool   // selfInverse: every move undoes itself
+	want       string // cellWant
+	moveLen    int    // moveBytes
+}
+
+func (f facts) Kind() Kind             { return f.kind }
+func (f facts) Name() string           { return f.name }
+func (f facts) MaxSide() int           { return f.maxSide }
+func (f facts) TakesGoal() bool        { return f.takesGoal }
+func (f facts) WholeSpaceTables() bool { return f.wholeSpace }
+func (f facts) PathParity() bool       { return f.pathParity }
+func (f facts) distinct() bool         { return f.unique }
+func (f facts) letters() bool          { return f.letterRuns }
+func (f facts) selfInverse() bool      { return f.involution }
+func (f facts) cellWant() string       { return f.want }
+func (f facts) moveBytes() int         { return f.moveLen }
 
 // Family returns the rules of kind k, or nil for a kind that names no
 // family (the zero Kind or one out of range).

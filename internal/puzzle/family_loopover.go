@@ -12,18 +12,22 @@ import (
 // loopoverFamily: Loopover boards. Pieces 1..N (letters A.. too), goal
 // ascending row-major; "<n>R"/"<n>L" shift row n, "<n>D"/"<n>U" column n,
 // by one cell with wrap-around.
-type loopoverFamily struct{}
+type loopoverFamily struct{ facts }
 
-func (loopoverFamily) Kind() Kind                    { return Loopover }
-func (loopoverFamily) Name() string                  { return "loopover" }
-func (loopoverFamily) MaxSide() int                  { return MaxSide }
-func (loopoverFamily) TakesGoal() bool               { return false }
+var loopoverRules = loopoverFamily{facts{
+	kind:       Loopover,
+	name:       "loopover",
+	maxSide:    MaxSide,
+	wholeSpace: true,
+	// pathParity: not in general; going round a line of odd length
+	// returns to the same board in an odd number of moves.
+	unique:     true,
+	letterRuns: true,
+	want:       "a piece number or letter",
+	moveLen:    4,
+}}
+
 func (loopoverFamily) Arrangements(sp Spec) *big.Int { return arrangementsOf(sp.Cells()) }
-func (loopoverFamily) WholeSpaceTables() bool        { return true }
-
-// PathParity: not in general; going round a line of odd length returns
-// to the same board in an odd number of moves.
-func (loopoverFamily) PathParity() bool { return false }
 
 func (loopoverFamily) DefaultTimeout(sp Spec, fast bool) time.Duration {
 	if sp.Rows == 5 && sp.Cols == 5 && !fast {
@@ -43,14 +47,9 @@ func (loopoverFamily) Chunk(sp Spec, _ bool) int {
 }
 
 func (loopoverFamily) cellRange(n int) (lo, hi int)  { return 1, n }
-func (loopoverFamily) distinct() bool                { return true }
 func (loopoverFamily) tileName(v int) string         { return "piece " + strconv.Itoa(v) }
 func (loopoverFamily) isRun(tok string) bool         { return allBytes(tok, isLetter) }
 func (loopoverFamily) rowRun(tok string, _ int) bool { return allBytes(tok, isLetter) }
-func (loopoverFamily) letters() bool                 { return true }
-func (loopoverFamily) cellWant() string              { return "a piece number or letter" }
-func (loopoverFamily) selfInverse() bool             { return false }
-func (loopoverFamily) moveBytes() int                { return 4 }
 func (loopoverFamily) stateGoal(s State) State       { return Goal(s.Spec) }
 func (loopoverFamily) checkGoal(s, goal State) error { return checkOneGoal(s, goal) }
 

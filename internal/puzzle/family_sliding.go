@@ -12,17 +12,20 @@ import (
 // slidingFamily: sliding-tile boards. Cells 0..N−1 with 0 the blank; goal
 // 1..N−1 then the blank; moves U D L R name the direction the TILE moves
 // into the blank.
-type slidingFamily struct{}
+type slidingFamily struct{ facts }
 
-func (slidingFamily) Kind() Kind                    { return Sliding }
-func (slidingFamily) Name() string                  { return "sliding" }
-func (slidingFamily) MaxSide() int                  { return MaxSide }
-func (slidingFamily) TakesGoal() bool               { return false }
+var slidingRules = slidingFamily{facts{
+	kind:       Sliding,
+	name:       "sliding",
+	maxSide:    MaxSide,
+	wholeSpace: true,
+	pathParity: true, // the blank changes colour on a chessboard at every move
+	unique:     true,
+	want:       "a number",
+	moveLen:    2,
+}}
+
 func (slidingFamily) Arrangements(sp Spec) *big.Int { return arrangementsOf(sp.Cells()) }
-func (slidingFamily) WholeSpaceTables() bool        { return true }
-
-// PathParity: the blank changes colour on a chessboard at every move.
-func (slidingFamily) PathParity() bool { return true }
 
 func (slidingFamily) DefaultTimeout(sp Spec, fast bool) time.Duration {
 	switch cells := sp.Cells(); {
@@ -49,13 +52,8 @@ func (slidingFamily) Chunk(sp Spec, fast bool) int {
 }
 
 func (slidingFamily) cellRange(n int) (lo, hi int)           { return 0, n - 1 }
-func (slidingFamily) distinct() bool                         { return true }
 func (slidingFamily) isRun(string) bool                      { return false }
 func (slidingFamily) rowRun(tok string, _ int) bool          { return false }
-func (slidingFamily) letters() bool                          { return false }
-func (slidingFamily) cellWant() string                       { return "a number" }
-func (slidingFamily) selfInverse() bool                      { return false }
-func (slidingFamily) moveBytes() int                         { return 2 }
 func (slidingFamily) stateGoal(s State) State                { return Goal(s.Spec) }
 func (slidingFamily) writeState(b *strings.Builder, s State) { writeNumbers(b, s) }
 

@@ -12,27 +12,28 @@ import (
 // swapFamily: 0/1 swap boards. Cells 0 or 1; the goal puts the ones in the
 // first cells row-major (or is any board with as many ones); "<r>,<c>R"
 // swaps a cell with its right neighbour, "<r>,<c>D" with the one below.
-type swapFamily struct{}
+type swapFamily struct{ facts }
 
-func (swapFamily) Kind() Kind      { return Swap }
-func (swapFamily) Name() string    { return "swap" }
-func (swapFamily) MaxSide() int    { return MaxSwapSide }
-func (swapFamily) TakesGoal() bool { return true }
+var swapRules = swapFamily{facts{
+	kind:      Swap,
+	name:      "swap",
+	maxSide:   MaxSwapSide,
+	takesGoal: true, // any board with as many ones
+	// wholeSpace: no; the exact distance is a matching, at any size.
+	// pathParity: swaps do keep it (each moves a one to a neighbouring
+	// cell, changing the ones' summed row + column by one), but the
+	// producer's walk lengthening has only ever applied it to sliding
+	// boards; claiming it here would change the swap scrambles it makes.
+	involution: true,
+	want:       "0 or 1",
+	moveLen:    4,
+}}
 
 // Arrangements: the boards of Goal's N/2 ones.
 func (swapFamily) Arrangements(sp Spec) *big.Int {
 	n := int64(sp.Cells())
 	return new(big.Int).Binomial(n, n/2)
 }
-
-// WholeSpaceTables: the exact distance is a matching, at any size.
-func (swapFamily) WholeSpaceTables() bool { return false }
-
-// PathParity: swaps do keep it (each moves a one to a neighbouring cell,
-// changing the ones' summed row + column by one), but the producer's walk
-// lengthening has only ever applied it to sliding boards; claiming it here
-// would change the swap scrambles it generates.
-func (swapFamily) PathParity() bool { return false }
 
 func (swapFamily) DefaultTimeout(sp Spec, _ bool) time.Duration {
 	if sp.Cells() <= 100*100 {
@@ -49,8 +50,7 @@ func (swapFamily) Chunk(sp Spec, _ bool) int {
 }
 
 func (swapFamily) cellRange(int) (lo, hi int) { return 0, 1 }
-func (swapFamily) distinct() bool             { return false }
-func (swapFamily) tileName(v int) string      { return loopoverFamily{}.tileName(v) }
+func (swapFamily) tileName(v int) string      { return loopoverRules.tileName(v) }
 func (swapFamily) isRun(tok string) bool      { return allBytes(tok, isDigit) }
 
 // rowRun: a row of exactly Cols characters is a digit string even with a
@@ -58,11 +58,6 @@ func (swapFamily) isRun(tok string) bool      { return allBytes(tok, isDigit) }
 func (swapFamily) rowRun(tok string, cols int) bool {
 	return allBytes(tok, isDigit) || len(tok) == cols
 }
-
-func (swapFamily) letters() bool     { return false }
-func (swapFamily) cellWant() string  { return "0 or 1" }
-func (swapFamily) selfInverse() bool { return true }
-func (swapFamily) moveBytes() int    { return 4 }
 
 // writeState writes rows as digit strings ("1101").
 func (swapFamily) writeState(b *strings.Builder, s State) {

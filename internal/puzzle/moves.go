@@ -125,7 +125,7 @@ func appendRepeat(ms []Move, m Move, count int) ([]Move, error) {
 func FormatMoves(spec Spec, moves []Move) string {
 	f := spec.Family()
 	if f == nil {
-		f = loopoverFamily{} // a kind of no family (built by hand): line and letter
+		f = loopoverRules // a kind of no family (built by hand): line and letter
 	}
 	var b strings.Builder
 	b.Grow(f.moveBytes() * len(moves))
