@@ -89,6 +89,19 @@ func imports(t *testing.T) map[string]struct{ direct, deps, tests []string } {
 	return m
 }
 
+// named returns pkgs, failing t for any that is in no layer: a rule naming
+// a package that was renamed or removed would silently check nothing.
+func named(t *testing.T, pkgs ...string) []string {
+	t.Helper()
+	r := rank()
+	for _, p := range pkgs {
+		if _, ok := r[p]; !ok {
+			t.Errorf("a rule names %s, which is in no layer: update the rule", p)
+		}
+	}
+	return pkgs
+}
+
 // unclassified compares the module's packages with the classification:
 // the packages it does not know, and the ones it names that do not exist.
 func unclassified(pkgs []string, known map[string]int) (unknown, gone []string) {
@@ -218,7 +231,7 @@ func TestResultsSideLinksNoSolver(t *testing.T) {
 			t.Errorf("internal/result imports %s: it must stay a leaf", imp)
 		}
 	}
-	for _, p := range []string{"internal/job", "internal/store", "internal/ingest", "internal/httpapi", "internal/metrics", "results"} {
+	for _, p := range named(t, "internal/job", "internal/store", "internal/ingest", "internal/httpapi", "internal/metrics", "results") {
 		for _, dep := range all[p].deps {
 			if slices.Contains(solvers, strings.TrimPrefix(dep, mod)) {
 				t.Errorf("%s links the solver package %s", p, dep)
@@ -241,6 +254,9 @@ func TestAdaptersOwnTheirLibraries(t *testing.T) {
 		{"github.com/prometheus/", []string{"internal/metrics", "internal/httpapi"}},
 		{"github.com/nats-io/", []string{"internal/queue", "internal/tablestore", "internal/worker", "internal/natstest",
 			"producer", "solverd", "results"}},
+	}
+	for _, o := range owners {
+		named(t, o.allowed...)
 	}
 	for p, im := range all {
 		for _, imp := range im.direct {
