@@ -166,16 +166,15 @@ func (s *State) ApplyMoves(ms []Move) error {
 	if len(ms) == 0 {
 		return nil
 	}
+	i := 0 // the move that failed
 	f, err := s.family()
 	if err == nil {
-		var i int
+		// One call: the family's loop over the moves is concrete.
 		if i, err = f.applyMoves(s.Spec, s.Cells, ms); err == nil {
 			return nil
 		}
-		ms = ms[i:]
-		return fmt.Errorf("move %d (%s): %w", i+1, moveText(s.Spec.Kind, ms[0]), err)
 	}
-	return fmt.Errorf("move 1 (%s): %w", moveText(s.Spec.Kind, ms[0]), err)
+	return fmt.Errorf("move %d (%s): %w", i+1, moveText(s.Spec.Kind, ms[i]), err)
 }
 
 func (s *State) apply(m Move) error {
