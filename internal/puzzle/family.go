@@ -12,7 +12,8 @@ import (
 // syntax, goal, solvability, move grammar, apply, format, scramble, the
 // pipeline's default budget and chunk size, and which solvers' shortcuts
 // apply. The rest of the code asks a spec's family instead of switching on
-// its kind; adding a family is one new file and one row in families.
+// its kind; adding a family is one new file, a Kind and one row in
+// families (docs/ARCHITECTURE.md lists what its solver needs besides).
 //
 // The unexported methods make the set closed: only this package declares
 // families. Hot loops stay concrete: ApplyMoves, scrambles and walks make
