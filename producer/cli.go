@@ -142,7 +142,7 @@ func produce(ctx context.Context, f flags, seedSet bool, cfg config.Config, stdi
 	}
 	var goal string
 	if f.goal != "" {
-		if spec.Kind != puzzle.Swap {
+		if !spec.Family().TakesGoal() {
 			return usagef("--goal applies to swap boards only; %s has one goal", spec)
 		}
 		g, err := puzzle.Parse(spec, f.goal)

@@ -181,7 +181,7 @@ func deref[T any](p *T) T {
 // (judged from the distribution stored so far), else walks from the goal
 // below the mean and searches from deep states above it.
 func (g *generator) choose(ctx context.Context, st *store.Store) error {
-	small := g.spec.Cells() <= tableCells && g.spec.Kind != puzzle.Swap
+	small := g.spec.Cells() <= tableCells && g.spec.Family().WholeSpaceTables()
 	if !small {
 		// A 12-cell Loopover board whose table file is built serves too.
 		t, closer, ok, err := catalog.OpenFullTable(g.tablesDir, g.spec)
@@ -321,7 +321,7 @@ func (g *generator) learn(ctx context.Context, st *store.Store, batch int64, n i
 		// (a sliding state's distance has the parity of every path to it).
 		if short := float64(g.length) - d.Mean; short > 0.5 {
 			step := int(math.Ceil(short))
-			if g.spec.Kind == puzzle.Sliding && step%2 == 1 {
+			if g.spec.Family().PathParity() && step%2 == 1 {
 				step++
 			}
 			g.walk += step

@@ -133,11 +133,7 @@ func randomStates(spec puzzle.Spec, n int64, seed uint64) states {
 // arrangements is the number of distinct boards --enumerate walks through
 // (solvable or not): N! for sliding and Loopover, C(N, N/2) for swap.
 func arrangements(spec puzzle.Spec) *big.Int {
-	n := int64(spec.Cells())
-	if spec.Kind == puzzle.Swap {
-		return new(big.Int).Binomial(n, n/2)
-	}
-	return new(big.Int).MulRange(1, n)
+	return spec.Family().Arrangements(spec)
 }
 
 // enumerateStates walks every arrangement of the goal's cells in

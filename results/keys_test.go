@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tessera-solver/tessera/internal/store/storetest"
+	"github.com/tessera-solver/tessera/internal/testenv"
 )
 
 // Issue 18: each command offers and validates only the keys it reads.
@@ -33,16 +34,7 @@ func TestCommandKeys(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", tc.args, code, e)
 		}
-		for _, w := range tc.want {
-			if !strings.Contains(out, w+" ") {
-				t.Errorf("%v lacks %s", tc.args, w)
-			}
-		}
-		for _, n := range tc.not {
-			if strings.Contains(out, n+" ") {
-				t.Errorf("%v offers %s, a key it does not use", tc.args, n)
-			}
-		}
+		testenv.HelpOffers(t, tc.args, out, tc.want, tc.not)
 	}
 
 	// Another component's bad keys, from the environment and the config

@@ -60,7 +60,7 @@ func requeueCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("batch %d: %w", batch, err)
 			}
-			if spec.Kind == puzzle.Swap {
+			if spec.Family().TakesGoal() {
 				// Solving toward the standard goal could "improve" a row
 				// that was solved toward another.
 				return fmt.Errorf("batch %d: requeue of swap boards is not supported: the batch's goal is not stored", batch)

@@ -165,7 +165,7 @@ func goalFlag(spec puzzle.Spec, text string) (*puzzle.State, error) {
 	if text == "" {
 		return nil, nil
 	}
-	if spec.Kind != puzzle.Swap {
+	if !spec.Family().TakesGoal() {
 		return nil, usagef("--goal applies to swap boards only; %s has one goal", spec)
 	}
 	g, err := puzzle.Parse(spec, text)

@@ -15,6 +15,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/solve"
+	"github.com/tessera-solver/tessera/internal/testenv"
 )
 
 func solverd(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
@@ -339,16 +340,7 @@ func TestSolveReadsKeysAndHelpListsOwn(t *testing.T) {
 		if code != exitOK {
 			t.Fatalf("%v: exit %d: %s", tc.args, code, e)
 		}
-		for _, w := range tc.want {
-			if !strings.Contains(out, w+" ") {
-				t.Errorf("%v lacks %s", tc.args, w)
-			}
-		}
-		for _, n := range tc.not {
-			if strings.Contains(out, n+" ") {
-				t.Errorf("%v offers %s, a key it does not use", tc.args, n)
-			}
-		}
+		testenv.HelpOffers(t, tc.args, out, tc.want, tc.not)
 	}
 }
 

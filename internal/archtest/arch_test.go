@@ -3,6 +3,7 @@
 package archtest
 
 import (
+	"fmt"
 	"os/exec"
 	"slices"
 	"strings"
@@ -11,50 +12,180 @@ import (
 
 const mod = "github.com/tessera-solver/tessera/"
 
+// layers classifies every package of the module, bottom first. A package
+// imports only packages of its own layer or below (TestImportsPointDown),
+// and a package missing here fails TestEveryPackageIsClassified, so a new
+// package cannot escape the rules. docs/ARCHITECTURE.md draws this map.
+var layers = []struct {
+	name string
+	pkgs []string
+}{
+	{"vocabulary", []string{"internal/puzzle", "internal/result", "internal/job"}},
+	{"shared core", []string{"internal/search", "internal/perm", "internal/nibble", "internal/instances"}},
+	{"core", []string{"internal/sliding", "internal/sliding/pdb", "internal/loopover", "internal/loopover/twophase",
+		"internal/loopover/construct", "internal/swap", "internal/fulltable"}},
+	// Small helpers of the edges and the table files; never of the core.
+	{"support", []string{"internal/backoff", "internal/atomicfile", "internal/redact", "internal/httpauth",
+		"internal/metrics", "internal/progress", "internal/plot"}},
+	{"tables", []string{"tables", "tables/catalog"}},
+	{"facade", []string{"internal/solve"}},
+	{"adapters", []string{"internal/queue", "internal/store", "config", "internal/tablestore", "migrations"}},
+	{"edges", []string{"internal/worker", "internal/ingest", "internal/httpapi"}},
+	{"tools", []string{"internal/tablebench", "internal/tablebench/datasheet"}},
+	{"mains", []string{"producer", "solverd", "results"}},
+	// Imported by tests only: above every layer, so no other code can.
+	{"tests only", []string{"internal/coretest", "internal/testenv", "internal/natstest", "internal/testcert",
+		"internal/store/storetest", "internal/faults", "internal/archtest", "deploy"}},
+}
+
+// rank is the position of each classified package's layer, bottom = 0.
+func rank() map[string]int {
+	r := map[string]int{}
+	for i, l := range layers {
+		for _, p := range l.pkgs {
+			r[p] = i
+		}
+	}
+	return r
+}
+
+// layer lists the packages of the named layers.
+func layer(names ...string) []string {
+	var out []string
+	for _, l := range layers {
+		if slices.Contains(names, l.name) {
+			out = append(out, l.pkgs...)
+		}
+	}
+	return out
+}
+
 // core is the solving core and the vocabulary it shares: pure computation,
 // tested and benchmarked without servers or files.
-var core = []string{
-	"internal/puzzle", "internal/result", "internal/job", "internal/search", "internal/perm",
-	"internal/sliding", "internal/sliding/pdb", "internal/loopover", "internal/loopover/twophase",
-	"internal/loopover/construct", "internal/swap", "internal/fulltable", "internal/nibble", "internal/instances",
-}
+var core = layer("vocabulary", "shared core", "core")
 
 // solvers are the packages that hold solving algorithms or their tables.
-var solvers = []string{
-	"internal/search", "internal/perm", "internal/sliding", "internal/sliding/pdb", "internal/loopover",
-	"internal/loopover/twophase", "internal/loopover/construct", "internal/swap", "internal/fulltable",
-	"internal/solve", "tables/catalog",
-}
+var solvers = append(layer("shared core", "core", "facade"), "tables/catalog")
 
-// imports lists each package of the module with its direct imports and its
-// transitive dependencies.
-func imports(t *testing.T) map[string]struct{ direct, deps []string } {
+// testOnly are the packages only tests import.
+var testOnly = layer("tests only")
+
+// imports lists each package of the module with its direct imports, its
+// transitive dependencies and the imports of its tests.
+func imports(t *testing.T) map[string]struct{ direct, deps, tests []string } {
 	t.Helper()
-	out, err := exec.Command("go", "list", "-e", "-f", `{{.ImportPath}}|{{join .Imports " "}}|{{join .Deps " "}}`, mod+"...").CombinedOutput()
+	out, err := exec.Command("go", "list", "-e", "-f", `{{.ImportPath}}|{{join .Imports " "}}|{{join .Deps " "}}|{{join .TestImports " "}} {{join .XTestImports " "}}`, mod+"...").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
-	m := map[string]struct{ direct, deps []string }{}
+	m := map[string]struct{ direct, deps, tests []string }{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		f := strings.Split(line, "|")
-		if len(f) != 3 {
+		if len(f) != 4 {
 			t.Fatalf("go list line %q", line)
 		}
-		m[strings.TrimPrefix(f[0], mod)] = struct{ direct, deps []string }{strings.Fields(f[1]), strings.Fields(f[2])}
+		m[strings.TrimPrefix(f[0], mod)] = struct{ direct, deps, tests []string }{strings.Fields(f[1]), strings.Fields(f[2]), strings.Fields(f[3])}
 	}
 	return m
 }
 
-func existing(t *testing.T, all map[string]struct{ direct, deps []string }, pkgs []string) []string {
-	var out []string
+// named returns pkgs, failing t for any that is in no layer: a rule naming
+// a package that was renamed or removed would silently check nothing.
+func named(t *testing.T, pkgs ...string) []string {
+	t.Helper()
+	r := rank()
 	for _, p := range pkgs {
-		if _, ok := all[p]; ok {
-			out = append(out, p)
-		} else {
-			t.Errorf("architecture list names %s, which does not exist: update the list", p)
+		if _, ok := r[p]; !ok {
+			t.Errorf("a rule names %s, which is in no layer: update the rule", p)
 		}
 	}
+	return pkgs
+}
+
+// unclassified compares the module's packages with the classification:
+// the packages it does not know, and the ones it names that do not exist.
+func unclassified(pkgs []string, known map[string]int) (unknown, gone []string) {
+	for _, p := range pkgs {
+		if _, ok := known[p]; !ok {
+			unknown = append(unknown, p)
+		}
+	}
+	for p := range known {
+		if !slices.Contains(pkgs, p) {
+			gone = append(gone, p)
+		}
+	}
+	slices.Sort(gone)
+	return unknown, gone
+}
+
+// Every package of the module has a layer, so every rule applies to it.
+func TestEveryPackageIsClassified(t *testing.T) {
+	all := imports(t)
+	var pkgs []string
+	for p := range all {
+		pkgs = append(pkgs, p)
+	}
+	slices.Sort(pkgs)
+	unknown, gone := unclassified(pkgs, rank())
+	for _, p := range unknown {
+		t.Errorf("%s is in no layer: add it to layers in internal/archtest and to docs/ARCHITECTURE.md", p)
+	}
+	for _, p := range gone {
+		t.Errorf("layers name %s, which does not exist: update the list", p)
+	}
+}
+
+// The check above can fail: a package added beside the known ones is
+// named, and so is one that was removed.
+func TestUnclassifiedNamesNewAndGonePackages(t *testing.T) {
+	known := map[string]int{"internal/puzzle": 0, "internal/gone": 1}
+	unknown, gone := unclassified([]string{"internal/puzzle", "internal/newfamily"}, known)
+	if !slices.Equal(unknown, []string{"internal/newfamily"}) || !slices.Equal(gone, []string{"internal/gone"}) {
+		t.Errorf("unclassified = %v, %v; want [internal/newfamily], [internal/gone]", unknown, gone)
+	}
+}
+
+// upward lists the imports that run up the layers: from a package to one
+// of a higher layer.
+func upward(direct map[string][]string, known map[string]int) []string {
+	var out []string
+	for p, imps := range direct {
+		rp, ok := known[p]
+		if !ok {
+			continue // TestEveryPackageIsClassified names it
+		}
+		for _, imp := range imps {
+			if ri, ok := known[strings.TrimPrefix(imp, mod)]; ok && strings.HasPrefix(imp, mod) && ri > rp {
+				out = append(out, fmt.Sprintf("%s (%s) imports %s (%s)", p, layers[rp].name, strings.TrimPrefix(imp, mod), layers[ri].name))
+			}
+		}
+	}
+	slices.Sort(out)
 	return out
+}
+
+// Arrows point down only: a package imports its own layer or lower ones.
+func TestImportsPointDown(t *testing.T) {
+	direct := map[string][]string{}
+	for p, im := range imports(t) {
+		direct[p] = im.direct
+	}
+	for _, e := range upward(direct, rank()) {
+		t.Errorf("%s: imports point down only", e)
+	}
+}
+
+func TestUpwardNamesAnImportRunningUp(t *testing.T) {
+	known := rank()
+	direct := map[string][]string{
+		"internal/puzzle": {"fmt", mod + "internal/solve"},
+		"internal/solve":  {mod + "internal/puzzle", mod + "tables/catalog"},
+	}
+	got := upward(direct, known)
+	if len(got) != 1 || !strings.HasPrefix(got[0], "internal/puzzle (vocabulary) imports internal/solve (facade)") {
+		t.Errorf("upward = %q, want only puzzle's import of solve", got)
+	}
 }
 
 // The core does no I/O of its own: no files, processes, network, logging,
@@ -62,7 +193,7 @@ func existing(t *testing.T, all map[string]struct{ direct, deps []string }, pkgs
 // (Its dependencies may do I/O: fmt links os.)
 func TestCoreDoesNoIO(t *testing.T) {
 	all := imports(t)
-	for _, p := range existing(t, all, core) {
+	for _, p := range core {
 		for _, imp := range all[p].direct {
 			switch {
 			case strings.HasPrefix(imp, mod):
@@ -80,7 +211,7 @@ func TestCoreDoesNoIO(t *testing.T) {
 // Nothing that solves depends on transport, storage or configuration.
 func TestSolversIndependentOfServers(t *testing.T) {
 	all := imports(t)
-	for _, p := range append(existing(t, all, solvers), "tables") {
+	for _, p := range append(solvers, "tables") {
 		for _, dep := range all[p].deps {
 			if dep == "net" || strings.HasPrefix(dep, "net/") || strings.HasPrefix(dep, "database/sql") ||
 				strings.HasPrefix(dep, "github.com/nats-io/") || strings.HasPrefix(dep, "github.com/jackc/") ||
@@ -100,7 +231,7 @@ func TestResultsSideLinksNoSolver(t *testing.T) {
 			t.Errorf("internal/result imports %s: it must stay a leaf", imp)
 		}
 	}
-	for _, p := range []string{"internal/job", "internal/store", "internal/ingest", "internal/httpapi", "internal/metrics", "results"} {
+	for _, p := range named(t, "internal/job", "internal/store", "internal/ingest", "internal/httpapi", "internal/metrics", "results") {
 		for _, dep := range all[p].deps {
 			if slices.Contains(solvers, strings.TrimPrefix(dep, mod)) {
 				t.Errorf("%s links the solver package %s", p, dep)
@@ -124,12 +255,41 @@ func TestAdaptersOwnTheirLibraries(t *testing.T) {
 		{"github.com/nats-io/", []string{"internal/queue", "internal/tablestore", "internal/worker", "internal/natstest",
 			"producer", "solverd", "results"}},
 	}
+	for _, o := range owners {
+		named(t, o.allowed...)
+	}
 	for p, im := range all {
 		for _, imp := range im.direct {
 			for _, o := range owners {
 				if strings.HasPrefix(imp, o.lib) && !slices.Contains(o.allowed, p) {
 					t.Errorf("%s imports %s: only %v may", p, imp, o.allowed)
 				}
+			}
+		}
+	}
+}
+
+// The core's tests share helpers through internal/coretest alone: the other
+// test kits start servers, write files or hold secrets, and coretest itself
+// imports only the core and the standard library (syscall for CPU time, no
+// files, network or logging), so no test of the core drags them in.
+func TestCoreTestsStayLight(t *testing.T) {
+	all := imports(t)
+	for _, imp := range all["internal/coretest"].direct {
+		switch {
+		case strings.HasPrefix(imp, mod):
+			if !slices.Contains(core, strings.TrimPrefix(imp, mod)) {
+				t.Errorf("internal/coretest imports %s: it may import only the core", imp)
+			}
+		case imp == "os", imp == "os/exec", imp == "io/fs", imp == "net", strings.HasPrefix(imp, "net/"),
+			imp == "log", imp == "log/slog", imp == "database/sql", strings.Contains(imp, "."):
+			t.Errorf("internal/coretest imports %s: the core's test kit does no I/O", imp)
+		}
+	}
+	for _, p := range core {
+		for _, imp := range all[p].tests {
+			if q := strings.TrimPrefix(imp, mod); slices.Contains(testOnly, q) && q != "internal/coretest" {
+				t.Errorf("%s's tests import %s: the core's tests use internal/coretest", p, q)
 			}
 		}
 	}

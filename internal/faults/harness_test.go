@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/store"
+	"github.com/tessera-solver/tessera/internal/testenv"
 )
 
 // Environment variables of the suite.
@@ -175,7 +175,7 @@ func newSuite(t *testing.T) *suite {
 	start := time.Now()
 	s.build(t)
 	t.Logf("built producer, solverd, results and %s in %v", s.natsVer, time.Since(start).Round(time.Millisecond))
-	s.natsPort = freePort(t)
+	s.natsPort = testenv.FreePort(t)
 	s.natsURL = fmt.Sprintf("nats://127.0.0.1:%d", s.natsPort)
 	s.startNATS(t)
 	s.startPG(t)
@@ -297,7 +297,7 @@ func (s *suite) startNATS(t *testing.T) {
 func (s *suite) startPG(t *testing.T) {
 	t.Helper()
 	if s.pgPort == 0 {
-		s.pgPort = freePort(t)
+		s.pgPort = testenv.FreePort(t)
 	}
 	cmd := pgScript(filepath.Join(s.root, "pg"), s.pgPort, "url")
 	var out, errb bytes.Buffer
@@ -349,16 +349,6 @@ func pgBinDir() string {
 		return ""
 	}
 	return filepath.Dir(dirs[len(dirs)-1])
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // proc is one process of the suite, its output in a log file.

@@ -66,7 +66,7 @@ func supported(spec puzzle.Spec) error {
 	if err := spec.Validate(); err != nil {
 		return fmt.Errorf("bfs: %w", err)
 	}
-	if spec.Kind != puzzle.Sliding && spec.Kind != puzzle.Loopover {
+	if !spec.Family().WholeSpaceTables() {
 		return fmt.Errorf("bfs %s: only sliding and loopover boards have BFS tables: %w", spec, puzzle.ErrMalformed)
 	}
 	if spec.Cells() > MaxCells {

@@ -22,37 +22,17 @@ const (
 // QuickLimit is the largest per-state time budget of a quick job: a job
 // that may take longer per state goes to the heavy lane, so a quick
 // worker is never held for long.
-const QuickLimit = 10 * time.Second
+const QuickLimit = puzzle.QuickBudget
 
 // DefaultTimeout is the per-state time budget of a job that names none
-// (docs/PIPELINE-store.md, "Budgets and lanes"): every job ends, and what
+// (docs/PIPELINE-store.md, "Budgets and lanes"), as its puzzle family
+// declares it (internal/puzzle, family_*.go): every job ends, and what
 // needs milliseconds gets a budget small enough for the quick lane. A job
 // may ask for more, and each solverd caps what it grants
 // (solver.timeout, solver.max_nodes).
 func DefaultTimeout(spec puzzle.Spec, mode result.Mode) time.Duration {
-	fast := mode == result.ModeFast
-	cells := spec.Cells()
-	switch spec.Kind {
-	case puzzle.Sliding:
-		switch {
-		case cells <= 12 || fast: // exact tables, tiny searches, anytime search within a second
-			return QuickLimit
-		case cells <= 16:
-			return 5 * time.Minute
-		}
-		return 30 * time.Minute // 24-puzzles: minutes to hours with the best tables
-	case puzzle.Loopover:
-		if spec.Rows == 5 && spec.Cols == 5 && !fast {
-			return 30 * time.Minute // optimal search over EMD: seconds to beyond reach
-		}
-		// Tables, the 4×4 solver (milliseconds), two-phase (300 ms) and
-		// constructive answers (microseconds).
-		return QuickLimit
-	case puzzle.Swap:
-		if cells <= 100*100 {
-			return QuickLimit // matching: under a second
-		}
-		return 10 * time.Minute
+	if f := spec.Family(); f != nil {
+		return f.DefaultTimeout(spec, mode == result.ModeFast)
 	}
 	return QuickLimit
 }
@@ -73,28 +53,18 @@ func LaneOf(spec puzzle.Spec, mode result.Mode, timeout time.Duration) Lane {
 // configuration does not say: enough that JetStream's per-message cost
 // (a pull, a publish and an ack, about 0.2 ms) is small next to the solve
 // time, and one state per message for solves long enough that spreading
-// them across workers matters more.
+// them across workers matters more. Tiny boards are decided here, the
+// rest by their family (Family.Chunk).
 func autoChunk(spec puzzle.Spec, mode result.Mode) int {
-	cells := spec.Cells()
+	f := spec.Family()
 	switch {
-	case cells <= 12:
+	case spec.Cells() <= 12:
 		// Table lookups and tiny searches: microseconds per state.
 		return 1000
-	case spec.Kind == puzzle.Swap && cells <= 100:
-		return 100
-	case spec.Kind == puzzle.Sliding && cells == 16 && mode == result.ModeFast:
-		return 16
-	case spec.Kind == puzzle.Sliding && cells == 16:
-		// Optimal 15-puzzles take about 2.5 ms each over the 7-8 tables:
-		// eight to a message cut the pipeline's overhead by a tenth (2,000
-		// states in 2.3-2.4 s instead of 2.7 s), and a job of eight slow
-		// ones (seconds each without tables) still spreads over workers.
-		return 8
-	case spec.Kind == puzzle.Loopover && cells > 25:
-		// Constructive answers (no optimal solver that large): microseconds.
-		return 100
+	case f == nil:
+		return 1
 	}
-	return 1
+	return f.Chunk(spec, mode == result.ModeFast)
 }
 
 // ChunkSize is how many consecutive states of a batch travel in one job:

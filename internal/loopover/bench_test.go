@@ -6,10 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/coretest"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 
 	"github.com/tessera-solver/tessera/internal/search"
@@ -44,13 +44,13 @@ func BenchmarkRandom4x4(b *testing.B) {
 	first := time.Since(t0)
 	var nodes, moves int64
 	var times []time.Duration
-	cpu0 := cpuTime()
+	cpu0 := coretest.CPUTime()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		nodes, moves, times = solveAllTimes(b, s, set)
 	}
 	el := b.Elapsed() / time.Duration(b.N)
-	cpu := (cpuTime() - cpu0) / time.Duration(b.N)
+	cpu := (coretest.CPUTime() - cpu0) / time.Duration(b.N)
 	slices.Sort(times)
 	b.ReportMetric(float64(el.Microseconds())/1000/states, "ms/state")
 	b.ReportMetric(float64(cpu.Microseconds())/1000/states, "cpu-ms/state")
@@ -60,15 +60,6 @@ func BenchmarkRandom4x4(b *testing.B) {
 	b.ReportMetric(float64(nodes)/states, "nodes/state")
 	b.ReportMetric(float64(moves)/states, "moves/state")
 	b.ReportMetric(float64(nodes)/el.Seconds()/1e6, "Mnodes/s")
-}
-
-// cpuTime is the user and system time of the process so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkWalk5x5 solves 5×5 random walks of 10 to 16 moves optimally

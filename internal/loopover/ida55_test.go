@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tessera-solver/tessera/internal/coretest"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
 )
@@ -62,7 +63,7 @@ func TestDFS55MatchesGeneral(t *testing.T) {
 		if !slices.Equal(a.Path, b.Path) || a.Nodes != b.Nodes || a.LowerBound != b.LowerBound {
 			t.Fatalf("%v: specialised %v in %d nodes, general %v in %d", cells, a.Path, a.Nodes, b.Path, b.Nodes)
 		}
-		replay(t, sp, cells, fast.Moves(a.Path))
+		coretest.Replay(t, puzzle.State{Spec: sp, Cells: cells}, fast.Moves(a.Path))
 		p, err := fast.SolveParallel(cells, search.Budget{}, 2)
 		if err != nil {
 			t.Fatal(err)
@@ -70,7 +71,7 @@ func TestDFS55MatchesGeneral(t *testing.T) {
 		if len(p.Path) != len(a.Path) {
 			t.Fatalf("%v: %d moves on two workers, %d on one", cells, len(p.Path), len(a.Path))
 		}
-		replay(t, sp, cells, fast.Moves(p.Path))
+		coretest.Replay(t, puzzle.State{Spec: sp, Cells: cells}, fast.Moves(p.Path))
 	}
 	// A budget stops it with the bound proved so far, as it does the
 	// general search.

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tessera-solver/tessera/internal/coretest"
 	"github.com/tessera-solver/tessera/internal/fulltable"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
@@ -27,18 +28,6 @@ func TestWD4x4Seed(t *testing.T) {
 	}
 	if wd.Codes != 35 {
 		t.Errorf("4x4 line multisets %d, want 35", wd.Codes)
-	}
-}
-
-// replay applies moves to cells and fails unless they reach the goal.
-func replay(t *testing.T, sp puzzle.Spec, cells []uint8, moves []puzzle.Move) {
-	t.Helper()
-	st := puzzle.State{Spec: sp, Cells: slices.Clone(cells)}
-	if err := st.ApplyMoves(moves); err != nil {
-		t.Fatalf("%v: %v", cells, err)
-	}
-	if !st.Equal(st.Goal()) {
-		t.Fatalf("%v: %s ends at %v, not the goal", cells, puzzle.FormatMoves(sp, moves), st.Cells)
 	}
 }
 
@@ -100,7 +89,7 @@ func TestOptimalAgainstBFS(t *testing.T) {
 			if len(out.Path) != d || !out.Optimal || out.LowerBound != d {
 				t.Fatalf("%s %v: IDA* %d moves (optimal %v, bound %d), BFS distance %d", sp, cells, len(out.Path), out.Optimal, out.LowerBound, d)
 			}
-			replay(t, sp, cells, s.Moves(out.Path))
+			coretest.Replay(t, puzzle.State{Spec: sp, Cells: cells}, s.Moves(out.Path))
 		}
 		t.Logf("%s (%s): %d states checked, bound exact on %d", sp, s.Name(), (tb.Size()+step-1)/step, exact)
 	}
@@ -175,7 +164,7 @@ func checkBall(t *testing.T, s *Solver44, dist map[string]int, depth int) {
 			if len(out.Path) != d {
 				t.Fatalf("%v: IDA* %d moves, BFS depth %d", cells, len(out.Path), d)
 			}
-			replay(t, sp, cells, s.Moves(out.Path))
+			coretest.Replay(t, puzzle.State{Spec: sp, Cells: cells}, s.Moves(out.Path))
 		}
 		n++
 	}
@@ -204,7 +193,7 @@ func TestRandom4x4(t *testing.T) {
 		if len(out.Path) < h || (len(out.Path)-h)%2 != 0 {
 			t.Fatalf("%v: %d moves, bound %d (same parity expected)", cells, len(out.Path), h)
 		}
-		replay(t, sp, cells, s.Moves(out.Path))
+		coretest.Replay(t, puzzle.State{Spec: sp, Cells: cells}, s.Moves(out.Path))
 		if out.Nodes > 10 {
 			_, err := s.Solve(cells, search.Budget{MaxNodes: out.Nodes / 2})
 			if !errors.Is(err, search.ErrBudgetExceeded) {
@@ -258,7 +247,7 @@ func TestTransposeAndShiftBound(t *testing.T) {
 			if len(ms) != d {
 				t.Fatalf("%s %v: transposed distance %d, want %d", sp, cells, len(ms), d)
 			}
-			replay(t, sp, cells, TransposeMoves(ms))
+			coretest.Replay(t, puzzle.State{Spec: sp, Cells: cells}, TransposeMoves(ms))
 		}
 	}
 }
@@ -458,7 +447,7 @@ func checkAgainstWD(t *testing.T, s *Solver44) {
 		if len(a.Path) != len(b.Path) {
 			t.Fatalf("%v: %d moves with the pattern database, %d without", cells, len(a.Path), len(b.Path))
 		}
-		replay(t, sp, cells, s.Moves(a.Path))
+		coretest.Replay(t, puzzle.State{Spec: sp, Cells: cells}, s.Moves(a.Path))
 	}
 }
 
@@ -484,7 +473,7 @@ func TestEMDSearch(t *testing.T) {
 		if len(out.Path) > len(ms) {
 			t.Fatalf("%v: %d moves, the walk had %d", st.Cells, len(out.Path), len(ms))
 		}
-		replay(t, sp, st.Cells, s.Moves(out.Path))
+		coretest.Replay(t, puzzle.State{Spec: sp, Cells: st.Cells}, s.Moves(out.Path))
 	}
 	e4, err := newSolver(4, 4, true)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/tessera-solver/tessera/internal/coretest"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
 )
@@ -94,7 +95,7 @@ func BenchmarkWalk5x5Threads(b *testing.B) {
 	for _, threads := range []int{1, 2} {
 		b.Run(fmt.Sprintf("threads=%d", threads), func(b *testing.B) {
 			var nodes int64
-			cpu0 := cpuTime()
+			cpu0 := coretest.CPUTime()
 			for b.Loop() {
 				nodes = 0
 				for _, c := range set {
@@ -105,7 +106,7 @@ func BenchmarkWalk5x5Threads(b *testing.B) {
 					nodes += out.Nodes
 				}
 			}
-			b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric((coretest.CPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 			b.ReportMetric(float64(nodes), "nodes")
 		})
 	}

@@ -16,20 +16,17 @@ func (s State) String() string {
 		return "<" + s.Spec.String() + " state with " + strconv.Itoa(len(s.Cells)) + " cells>"
 	}
 	var b strings.Builder
-	if s.Spec.Kind == Swap {
-		b.Grow(len(s.Cells) + rows)
-		for i, v := range s.Cells {
-			if i > 0 && i%cols == 0 {
-				b.WriteByte('/')
-			}
-			if v <= 9 {
-				b.WriteByte('0' + v)
-			} else {
-				b.WriteByte('?')
-			}
-		}
-		return b.String()
+	if f := s.Spec.Family(); f != nil {
+		f.writeState(&b, s)
+	} else {
+		writeNumbers(&b, s) // a kind of no family (built by hand): its numbers
 	}
+	return b.String()
+}
+
+// writeNumbers writes cells as decimal numbers, single spaces between them.
+func writeNumbers(b *strings.Builder, s State) {
+	cols := s.Spec.Cols
 	b.Grow(3 * len(s.Cells))
 	var buf [3]byte
 	for i, v := range s.Cells {
@@ -42,5 +39,4 @@ func (s State) String() string {
 		}
 		b.Write(strconv.AppendUint(buf[:0], uint64(v), 10))
 	}
-	return b.String()
 }

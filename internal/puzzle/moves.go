@@ -43,6 +43,7 @@ func ParseMoves(spec Spec, text string) ([]Move, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
+	f := spec.Family()
 	var ms []Move
 	pos := 0
 	for i := 0; i < len(text); {
@@ -58,7 +59,7 @@ func ParseMoves(spec Spec, text string) ([]Move, error) {
 		}
 		pos++
 		var err error
-		ms, err = appendToken(spec, ms, text[i:j])
+		ms, err = f.appendToken(spec, ms, text[i:j])
 		if err != nil {
 			return nil, fmt.Errorf("%s moves: token %d %s: %w", spec, pos, quoteShort(text[i:j]), err)
 		}
@@ -118,126 +119,32 @@ func appendRepeat(ms []Move, m Move, count int) ([]Move, error) {
 	return ms, nil
 }
 
-// Token syntax errors, built once: ParseMoves is called on every answer.
-var (
-	errSlidingToken  = fmt.Errorf("want U, D, L or R (the direction the tile moves), optionally with a repeat count (R3): %w", ErrMalformed)
-	errLoopoverToken = fmt.Errorf("want <n>R, <n>L (row n) or <n>U, <n>D (column n), optionally with a repeat count (2R3): %w", ErrMalformed)
-	errSwapToken     = fmt.Errorf("want <row>,<col>R or <row>,<col>D, optionally with a repeat count (1,2R2): %w", ErrMalformed)
-)
-
-func appendToken(spec Spec, ms []Move, tok string) ([]Move, error) {
-	switch spec.Kind {
-	case Sliding:
-		for i := 0; i < len(tok); {
-			d, ok := dirOf(tok[i])
-			if !ok {
-				return ms, errSlidingToken
-			}
-			count, next, err := readCount(tok, i+1)
-			if err != nil {
-				return ms, err
-			}
-			if ms, err = appendRepeat(ms, Move{Dir: d}, count); err != nil {
-				return ms, err
-			}
-			i = next
-		}
-		return ms, nil
-	case Loopover:
-		bad := errLoopoverToken
-		line, i, ok := readNum(tok, 0)
-		if !ok || i >= len(tok) {
-			return ms, bad
-		}
-		d, ok := dirOf(tok[i])
-		if !ok {
-			return ms, bad
-		}
-		count, i, err := readCount(tok, i+1)
-		if err != nil {
-			return ms, err
-		}
-		if i != len(tok) {
-			return ms, bad
-		}
-		what, lim := "row", spec.Rows
-		if d == Up || d == Down {
-			what, lim = "column", spec.Cols
-		}
-		if line < 1 || line > lim {
-			return ms, fmt.Errorf("%s %d is off the board (1..%d): %w", what, line, lim, ErrMalformed)
-		}
-		return appendRepeat(ms, Move{Dir: d, Line: line - 1}, count)
-	case Swap:
-		bad := errSwapToken
-		r, i, ok := readNum(tok, 0)
-		if !ok || i >= len(tok) || tok[i] != ',' {
-			return ms, bad
-		}
-		c, i, ok := readNum(tok, i+1)
-		if !ok || i >= len(tok) {
-			return ms, bad
-		}
-		d, ok := dirOf(tok[i])
-		if !ok || (d != Right && d != Down) {
-			return ms, bad
-		}
-		count, i, err := readCount(tok, i+1)
-		if err != nil {
-			return ms, err
-		}
-		if i != len(tok) {
-			return ms, bad
-		}
-		if r < 1 || r > spec.Rows || c < 1 || c > spec.Cols {
-			return ms, fmt.Errorf("cell (%d,%d) is off the %dx%d board: %w", r, c, spec.Rows, spec.Cols, ErrMalformed)
-		}
-		if d == Right && c == spec.Cols {
-			return ms, fmt.Errorf("cell (%d,%d) is in the last column and has no right neighbour: %w", r, c, ErrMalformed)
-		}
-		if d == Down && r == spec.Rows {
-			return ms, fmt.Errorf("cell (%d,%d) is in the last row and has no neighbour below: %w", r, c, ErrMalformed)
-		}
-		return appendRepeat(ms, Move{Dir: d, Line: r - 1, Col: c - 1}, count)
-	}
-	return ms, fmt.Errorf("unknown puzzle kind %v: %w", spec.Kind, ErrMalformed)
-}
-
 // FormatMoves is the canonical move string: one token per move, single
 // spaces, no repeat counts. ParseMoves(spec, FormatMoves(spec, ms)) == ms
 // for moves on the board.
 func FormatMoves(spec Spec, moves []Move) string {
-	var b strings.Builder
-	per := 2
-	if spec.Kind != Sliding {
-		per = 4
+	f := spec.Family()
+	if f == nil {
+		f = loopoverRules // a kind of no family (built by hand): line and letter
 	}
-	b.Grow(per * len(moves))
+	var b strings.Builder
+	b.Grow(f.moveBytes() * len(moves))
 	var buf [24]byte
 	for i, m := range moves {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.Write(appendMove(buf[:0], spec.Kind, m))
+		b.Write(f.appendMove(buf[:0], m))
 	}
 	return b.String()
 }
 
-func appendMove(dst []byte, k Kind, m Move) []byte {
-	switch k {
-	case Loopover:
-		dst = strconv.AppendInt(dst, int64(m.Line)+1, 10)
-	case Swap:
-		dst = strconv.AppendInt(dst, int64(m.Line)+1, 10)
-		dst = append(dst, ',')
-		dst = strconv.AppendInt(dst, int64(m.Col)+1, 10)
-	}
-	return append(dst, m.Dir.Letter())
-}
-
 func moveText(k Kind, m Move) string {
 	var buf [24]byte
-	return string(appendMove(buf[:0], k, m))
+	if f := k.Family(); f != nil {
+		return string(f.appendMove(buf[:0], m))
+	}
+	return string(append(buf[:0], m.Dir.Letter()))
 }
 
 // Apply makes one move in place. It returns an error wrapping
@@ -256,120 +163,41 @@ func (s *State) Apply(m Move) error {
 // an error naming its 1-based index; s then holds the position after the
 // moves before it.
 func (s *State) ApplyMoves(ms []Move) error {
-	for i, m := range ms {
-		if err := s.apply(m); err != nil {
-			return fmt.Errorf("move %d (%s): %w", i+1, moveText(s.Spec.Kind, m), err)
+	if len(ms) == 0 {
+		return nil
+	}
+	i := 0 // the move that failed
+	f, err := s.family()
+	if err == nil {
+		// One call: the family's loop over the moves is concrete.
+		if i, err = f.applyMoves(s.Spec, s.Cells, ms); err == nil {
+			return nil
 		}
 	}
-	return nil
+	return fmt.Errorf("move %d (%s): %w", i+1, moveText(s.Spec.Kind, ms[i]), err)
 }
 
 func (s *State) apply(m Move) error {
+	f, err := s.family()
+	if err != nil {
+		return err
+	}
+	return f.apply(s.Spec, s.Cells, m)
+}
+
+// family is the rules of a state whose cells fit its board, or an error
+// wrapping ErrMalformed.
+func (s *State) family() (Family, error) {
 	sp := s.Spec
 	w, h := sp.Cols, sp.Rows
 	if w < 1 || h < 1 || len(s.Cells) != w*h {
-		return fmt.Errorf("%s state has %s, want %d: %w", sp, plural(len(s.Cells), "cell"), sp.Cells(), ErrMalformed)
+		return nil, fmt.Errorf("%s state has %s, want %d: %w", sp, plural(len(s.Cells), "cell"), sp.Cells(), ErrMalformed)
 	}
-	c := s.Cells
-	switch sp.Kind {
-	case Sliding:
-		b := BlankIndex(*s)
-		if b < 0 {
-			return fmt.Errorf("%s state has no blank: %w", sp, ErrMalformed)
-		}
-		r, col := b/w, b%w
-		src := -1
-		var why string
-		switch m.Dir {
-		case Up: // the tile below the blank moves up
-			src, why = b+w, "no tile below the blank"
-			if r+1 >= h {
-				src = -1
-			}
-		case Down:
-			src, why = b-w, "no tile above the blank"
-			if r == 0 {
-				src = -1
-			}
-		case Left: // the tile right of the blank moves left
-			src, why = b+1, "no tile right of the blank"
-			if col+1 >= w {
-				src = -1
-			}
-		case Right:
-			src, why = b-1, "no tile left of the blank"
-			if col == 0 {
-				src = -1
-			}
-		default:
-			why = "unknown direction"
-		}
-		if src < 0 {
-			return fmt.Errorf("%s (blank at row %d, column %d): %w", why, r+1, col+1, ErrIllegalMove)
-		}
-		c[b], c[src] = c[src], 0
-		return nil
-	case Loopover:
-		switch m.Dir {
-		case Left, Right:
-			if m.Line < 0 || m.Line >= h {
-				return fmt.Errorf("row %d is off the board (1..%d): %w", m.Line+1, h, ErrIllegalMove)
-			}
-			row := c[m.Line*w : m.Line*w+w]
-			if m.Dir == Left { // every cell takes its right neighbour's piece
-				t := row[0]
-				copy(row, row[1:])
-				row[w-1] = t
-			} else {
-				t := row[w-1]
-				copy(row[1:], row[:w-1])
-				row[0] = t
-			}
-		case Up, Down:
-			if m.Line < 0 || m.Line >= w {
-				return fmt.Errorf("column %d is off the board (1..%d): %w", m.Line+1, w, ErrIllegalMove)
-			}
-			col := m.Line
-			if m.Dir == Up { // every cell takes the piece below it
-				t := c[col]
-				for r := 0; r+1 < h; r++ {
-					c[r*w+col] = c[(r+1)*w+col]
-				}
-				c[(h-1)*w+col] = t
-			} else {
-				t := c[(h-1)*w+col]
-				for r := h - 1; r > 0; r-- {
-					c[r*w+col] = c[(r-1)*w+col]
-				}
-				c[col] = t
-			}
-		default:
-			return fmt.Errorf("unknown direction: %w", ErrIllegalMove)
-		}
-		return nil
-	case Swap:
-		r, col := m.Line, m.Col
-		if r < 0 || r >= h || col < 0 || col >= w {
-			return fmt.Errorf("cell (%d,%d) is off the %dx%d board: %w", r+1, col+1, h, w, ErrIllegalMove)
-		}
-		i := r*w + col
-		switch m.Dir {
-		case Right:
-			if col+1 >= w {
-				return fmt.Errorf("cell (%d,%d) has no right neighbour: %w", r+1, col+1, ErrIllegalMove)
-			}
-			c[i], c[i+1] = c[i+1], c[i]
-		case Down:
-			if r+1 >= h {
-				return fmt.Errorf("cell (%d,%d) has no neighbour below: %w", r+1, col+1, ErrIllegalMove)
-			}
-			c[i], c[i+w] = c[i+w], c[i]
-		default:
-			return fmt.Errorf("swap moves are R or D: %w", ErrIllegalMove)
-		}
-		return nil
+	f := sp.Family()
+	if f == nil {
+		return nil, fmt.Errorf("unknown puzzle kind %v: %w", sp.Kind, ErrMalformed)
 	}
-	return fmt.Errorf("unknown puzzle kind %v: %w", sp.Kind, ErrMalformed)
+	return f, nil
 }
 
 // Verify parses moves, replays them on a copy of s and returns nil iff
@@ -443,51 +271,11 @@ func shortText(t string) string {
 // every adjacent pair whose cells differ, row-major, R before D. It
 // allocates: not for hot loops. A malformed s has none.
 func LegalMoves(s State) []Move {
-	sp := s.Spec
-	w, h := sp.Cols, sp.Rows
-	if w < 1 || h < 1 || len(s.Cells) != w*h {
+	f, err := s.family()
+	if err != nil {
 		return nil
 	}
-	var ms []Move
-	switch sp.Kind {
-	case Sliding:
-		b := BlankIndex(s)
-		if b < 0 {
-			return nil
-		}
-		r, c := b/w, b%w
-		if r+1 < h {
-			ms = append(ms, Move{Dir: Up})
-		}
-		if r > 0 {
-			ms = append(ms, Move{Dir: Down})
-		}
-		if c+1 < w {
-			ms = append(ms, Move{Dir: Left})
-		}
-		if c > 0 {
-			ms = append(ms, Move{Dir: Right})
-		}
-	case Loopover:
-		ms = make([]Move, 0, 2*(h+w))
-		for r := 0; r < h; r++ {
-			ms = append(ms, Move{Dir: Left, Line: r}, Move{Dir: Right, Line: r})
-		}
-		for c := 0; c < w; c++ {
-			ms = append(ms, Move{Dir: Up, Line: c}, Move{Dir: Down, Line: c})
-		}
-	case Swap:
-		for i, v := range s.Cells {
-			r, c := i/w, i%w
-			if c+1 < w && s.Cells[i+1] != v {
-				ms = append(ms, Move{Dir: Right, Line: r, Col: c})
-			}
-			if r+1 < h && s.Cells[i+w] != v {
-				ms = append(ms, Move{Dir: Down, Line: r, Col: c})
-			}
-		}
-	}
-	return ms
+	return f.legalMoves(s)
 }
 
 // InvertMoves returns the moves that undo ms: reversed, each move
@@ -495,8 +283,10 @@ func LegalMoves(s State) []Move {
 // line; a swap is its own inverse).
 func InvertMoves(spec Spec, ms []Move) []Move {
 	out := make([]Move, len(ms))
+	f := spec.Family()
+	self := f != nil && f.selfInverse()
 	for i, m := range ms {
-		if spec.Kind != Swap {
+		if !self {
 			m.Dir = m.Dir.Opposite()
 		}
 		out[len(ms)-1-i] = m

@@ -38,7 +38,9 @@ func ParseUnchecked(spec Spec, text string) (State, error) {
 	if err := spec.Validate(); err != nil {
 		return State{}, err
 	}
-	p := parser{spec: spec, cells: make([]uint8, spec.Cells())}
+	f := spec.Family()
+	lo, hi := f.cellRange(spec.Cells())
+	p := parser{spec: spec, fam: f, lo: lo, hi: hi, letters: f.letters(), cells: make([]uint8, spec.Cells())}
 	if err := p.parse(strings.TrimSpace(text)); err != nil {
 		return State{}, err
 	}
@@ -61,13 +63,9 @@ func (s State) Validate() error {
 	if len(s.Cells) != n {
 		return fmt.Errorf("%s state: %s, want %d: %w", sp, plural(len(s.Cells), "cell"), n, ErrMalformed)
 	}
-	lo, hi := 0, 1
-	switch sp.Kind {
-	case Sliding:
-		hi = n - 1
-	case Loopover:
-		lo, hi = 1, n
-	}
+	f := sp.Family()
+	lo, hi := f.cellRange(n)
+	distinct := f.distinct()
 	// at[v] is 1 + the first index holding v; Spec.Validate keeps sliding
 	// and Loopover boards within 64 cells, so v ≤ 64 and i+1 ≤ 64.
 	var at [MaxSide*MaxSide + 1]uint8
@@ -77,7 +75,7 @@ func (s State) Validate() error {
 			return fmt.Errorf("%s state: row %d, column %d: %d is out of range %d..%d: %w",
 				sp, i/sp.Cols+1, i%sp.Cols+1, v, lo, hi, ErrMalformed)
 		}
-		if sp.Kind == Swap {
+		if !distinct {
 			continue
 		}
 		if at[v] != 0 {
@@ -93,30 +91,23 @@ func (s State) Validate() error {
 	}
 	v := s.Cells[dupAt]
 	msg := fmt.Sprintf("%s appears twice (row %d, column %d and row %d, column %d)",
-		tileName(sp.Kind, int(v)), dupFirst/sp.Cols+1, dupFirst%sp.Cols+1, dupAt/sp.Cols+1, dupAt%sp.Cols+1)
+		f.tileName(int(v)), dupFirst/sp.Cols+1, dupFirst%sp.Cols+1, dupAt/sp.Cols+1, dupAt%sp.Cols+1)
 	for m := lo; m <= hi; m++ {
 		if at[m] == 0 {
-			msg += "; " + tileName(sp.Kind, m) + " is missing"
+			msg += "; " + f.tileName(m) + " is missing"
 			break
 		}
 	}
 	return fmt.Errorf("%s state: %s: %w", sp, msg, ErrMalformed)
 }
 
-func tileName(k Kind, v int) string {
-	switch {
-	case k == Sliding && v == 0:
-		return "the blank (0)"
-	case k == Sliding:
-		return "tile " + strconv.Itoa(v)
-	}
-	return "piece " + strconv.Itoa(v)
-}
-
 type parser struct {
-	spec  Spec
-	cells []uint8
-	toks  []string // reused across rows
+	spec    Spec
+	fam     Family
+	lo, hi  int  // a cell's range, asked of the family once
+	letters bool // single letters name cells (Loopover)
+	cells   []uint8
+	toks    []string // reused across rows
 }
 
 func (p *parser) errorf(format string, args ...any) error {
@@ -160,7 +151,7 @@ func (p *parser) parseFlat(t string) error {
 			}
 		}
 		return nil
-	case len(toks) == 1 && len(toks[0]) == n && p.isRun(toks[0]):
+	case len(toks) == 1 && len(toks[0]) == n && p.fam.isRun(toks[0]):
 		tok := toks[0]
 		for r := 0; r < rows; r++ {
 			if err := p.fillRow(r, []string{tok[r*cols : (r+1)*cols]}); err != nil {
@@ -170,18 +161,6 @@ func (p *parser) parseFlat(t string) error {
 		return nil
 	}
 	return p.errorf("got 1 row, want %d (rows are separated by '/'; a board on one line must hold all %d cells)", rows, n)
-}
-
-// isRun reports whether tok is a run of one-character cells: digits for
-// swap boards, letters for Loopover.
-func (p *parser) isRun(tok string) bool {
-	switch p.spec.Kind {
-	case Swap:
-		return allBytes(tok, isDigit)
-	case Loopover:
-		return allBytes(tok, isLetter)
-	}
-	return false
 }
 
 func (p *parser) tokens(line string) []string {
@@ -206,9 +185,7 @@ func (p *parser) tokens(line string) []string {
 func (p *parser) fillRow(r int, toks []string) error {
 	cols := p.spec.Cols
 	dst := p.cells[r*cols : (r+1)*cols]
-	// A swap row of exactly Cols characters is a digit string even with a
-	// stray character in it, so the error can point at that character.
-	if len(toks) == 1 && (p.isRun(toks[0]) || p.spec.Kind == Swap && len(toks[0]) == cols) {
+	if len(toks) == 1 && p.fam.rowRun(toks[0], cols) {
 		run := toks[0]
 		if len(run) != cols {
 			return p.errorf("row %d has %s, want %d", r+1, plural(len(run), "cell"), cols)
@@ -237,14 +214,7 @@ func (p *parser) fillRow(r int, toks []string) error {
 
 // cell reads one cell value and checks its range.
 func (p *parser) cell(r, c int, tok string) (uint8, error) {
-	n := p.spec.Cells()
-	lo, hi := 0, 1
-	switch p.spec.Kind {
-	case Sliding:
-		hi = n - 1
-	case Loopover:
-		lo, hi = 1, n
-	}
+	lo, hi := p.lo, p.hi
 	v := -1
 	switch {
 	case allBytes(tok, isDigit):
@@ -252,21 +222,14 @@ func (p *parser) cell(r, c int, tok string) (uint8, error) {
 		for i := 0; i < len(tok); i++ {
 			v = min(v*10+int(tok[i]-'0'), 1<<20) // saturate: only the range check matters
 		}
-	case p.spec.Kind == Loopover && len(tok) == 1 && isLetter(tok[0]):
+	case p.letters && len(tok) == 1 && isLetter(tok[0]):
 		v = int(tok[0]|0x20-'a') + 1
 		if v > hi {
 			return 0, p.errorf("row %d, column %d: letter %s is out of range A..%c", r+1, c+1, tok, 'A'+hi-1)
 		}
 	}
 	if v < 0 {
-		want := "a number"
-		switch p.spec.Kind {
-		case Loopover:
-			want = "a piece number or letter"
-		case Swap:
-			want = "0 or 1"
-		}
-		return 0, p.errorf("row %d, column %d: %s is not %s", r+1, c+1, quoteShort(tok), want)
+		return 0, p.errorf("row %d, column %d: %s is not %s", r+1, c+1, quoteShort(tok), p.fam.cellWant())
 	}
 	if v < lo || v > hi {
 		return 0, p.errorf("row %d, column %d: %s is out of range %d..%d", r+1, c+1, quoteShort(tok), lo, hi)

@@ -1,7 +1,6 @@
 package puzzle
 
 import (
-	"fmt"
 	"strconv"
 )
 
@@ -34,33 +33,7 @@ func Solvable(s State) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
-	sp := s.Spec
-	switch sp.Kind {
-	case Sliding:
-		inv := SlidingInversions(s)
-		if sp.Cols%2 == 1 {
-			if inv%2 == 0 {
-				return nil
-			}
-			return fmt.Errorf("%w: %dx%d sliding (odd width) needs an even number of inversions (tile pairs out of order in row-major order, blank ignored); this state has %s",
-				ErrUnsolvable, sp.Rows, sp.Cols, plural(inv, "inversion"))
-		}
-		fromBottom := sp.Rows - BlankIndex(s)/sp.Cols
-		if (inv+fromBottom)%2 == 1 {
-			return nil
-		}
-		return fmt.Errorf("%w: %dx%d sliding needs inversions + blank row from bottom (bottom row = 1) to be odd; this state has %s and the blank on row %d from the bottom",
-			ErrUnsolvable, sp.Rows, sp.Cols, plural(inv, "inversion"), fromBottom)
-	case Loopover:
-		if sp.Rows%2 == 0 || sp.Cols%2 == 0 {
-			return nil
-		}
-		if inv := inversions(s.Cells, false); inv%2 == 1 {
-			return fmt.Errorf("%w: %dx%d loopover has odd-length rows and columns, so every move is an even permutation; this state is an odd permutation of the goal (%s)",
-				ErrUnsolvable, sp.Rows, sp.Cols, plural(inv, "inversion"))
-		}
-	}
-	return nil
+	return s.Spec.Family().solvable(s) // Validate: the spec has a family
 }
 
 // SlidingInversions counts the pairs of tiles out of order in row-major
@@ -69,8 +42,10 @@ func SlidingInversions(s State) int { return inversions(s.Cells, true) }
 
 // BlankIndex is the row-major index of the blank (0), or −1 if there is
 // none.
-func BlankIndex(s State) int {
-	for i, v := range s.Cells {
+func BlankIndex(s State) int { return blankIndex(s.Cells) }
+
+func blankIndex(c []uint8) int {
+	for i, v := range c {
 		if v == 0 {
 			return i
 		}

@@ -22,13 +22,8 @@ const (
 )
 
 func (k Kind) String() string {
-	switch k {
-	case Sliding:
-		return "sliding"
-	case Loopover:
-		return "loopover"
-	case Swap:
-		return "swap"
+	if f := k.Family(); f != nil {
+		return f.Name()
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -72,15 +67,13 @@ func ParseSpec(s string) (Spec, error) {
 		return Spec{}, fmt.Errorf("puzzle %q: want KIND:ROWSxCOLS (e.g. sliding:4x4) or 8, 15, 24: %w", s, ErrMalformed)
 	}
 	var sp Spec
-	switch kind {
-	case "sliding":
-		sp.Kind = Sliding
-	case "loopover":
-		sp.Kind = Loopover
-	case "swap":
-		sp.Kind = Swap
-	default:
-		return Spec{}, fmt.Errorf("puzzle %q: unknown kind %q (want sliding, loopover or swap): %w", s, kind, ErrMalformed)
+	for _, f := range families {
+		if f != nil && f.Name() == kind {
+			sp.Kind = f.Kind()
+		}
+	}
+	if sp.Kind == 0 {
+		return Spec{}, fmt.Errorf("puzzle %q: unknown kind %q (want %s): %w", s, kind, familyNames(), ErrMalformed)
 	}
 	rs, cs, ok := strings.Cut(dims, "x")
 	if !ok {
@@ -100,13 +93,11 @@ func ParseSpec(s string) (Spec, error) {
 
 // Validate checks the board shape against the limits of the kind.
 func (s Spec) Validate() error {
-	max := MaxSide
-	if s.Kind == Swap {
-		max = MaxSwapSide
-	}
-	if s.Kind < Sliding || s.Kind > Swap {
+	f := s.Family()
+	if f == nil {
 		return fmt.Errorf("puzzle: unknown kind %d: %w", s.Kind, ErrMalformed)
 	}
+	max := f.MaxSide()
 	if s.Rows < MinSide || s.Cols < MinSide || s.Rows > max || s.Cols > max {
 		return fmt.Errorf("puzzle %s: board sides must be between %d and %d: %w", s, MinSide, max, ErrMalformed)
 	}
@@ -120,3 +111,17 @@ func (s Spec) String() string {
 
 // Cells is the number of cells on the board.
 func (s Spec) Cells() int { return s.Rows * s.Cols }
+
+// familyNames lists the kinds' words for an error: "sliding, loopover or swap".
+func familyNames() string {
+	var names []string
+	for _, f := range families {
+		if f != nil {
+			names = append(names, f.Name())
+		}
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}

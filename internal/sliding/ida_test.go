@@ -4,35 +4,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/coretest"
 	"github.com/tessera-solver/tessera/internal/instances"
 	"github.com/tessera-solver/tessera/internal/search"
 )
-
-func replay(w int, cells []uint8, path []uint8) []uint8 {
-	b := append([]uint8(nil), cells...)
-	blank := 0
-	for i, v := range b {
-		if v == 0 {
-			blank = i
-		}
-	}
-	for _, d := range path {
-		var src int
-		switch d {
-		case tileUp:
-			src = blank + w
-		case tileDown:
-			src = blank - w
-		case tileLeft:
-			src = blank + 1
-		case tileRight:
-			src = blank - 1
-		}
-		b[blank], b[src] = b[src], 0
-		blank = src
-	}
-	return b
-}
 
 // korfQuick are instances that need under two million nodes: enough to
 // catch a heuristic or search regression in a unit test.
@@ -51,22 +26,13 @@ func TestKorfQuickOptimal(t *testing.T) {
 		if err != nil {
 			t.Fatalf("#%d: %v", k.ID, err)
 		}
-		if !solved(replay(4, k.Cells, out.Path)) {
+		if !coretest.SlidingSolved(coretest.SlidePath(4, k.Cells, out.Path)) {
 			t.Fatalf("#%d: answer does not reach the goal", k.ID)
 		}
 		if len(out.Path) != k.Opt || !out.Optimal || out.LowerBound != k.Opt {
 			t.Errorf("#%d: length %d optimal %v lb %d, published optimum %d", k.ID, len(out.Path), out.Optimal, out.LowerBound, k.Opt)
 		}
 	}
-}
-
-func solved(b []uint8) bool {
-	for i := 0; i < len(b)-1; i++ {
-		if b[i] != uint8(i+1) {
-			return false
-		}
-	}
-	return b[len(b)-1] == 0
 }
 
 // BenchmarkKorf100 solves all of Korf's 100 optimally on one goroutine and
@@ -89,7 +55,7 @@ func BenchmarkKorf100(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if len(out.Path) != k.Opt || !solved(replay(4, k.Cells, out.Path)) {
+			if len(out.Path) != k.Opt || !coretest.SlidingSolved(coretest.SlidePath(4, k.Cells, out.Path)) {
 				b.Fatalf("#%d: length %d, want %d", k.ID, len(out.Path), k.Opt)
 			}
 			nodes += out.Nodes

@@ -9,7 +9,6 @@ package sliding_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -19,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/coretest"
 	"github.com/tessera-solver/tessera/internal/sliding"
 
 	"github.com/tessera-solver/tessera/internal/fulltable"
@@ -75,18 +75,6 @@ func toMoves(path []uint8) []puzzle.Move {
 		ms[i] = puzzle.Move{Dir: puzzle.Dir(d)}
 	}
 	return ms
-}
-
-// replays reports why path does not take cells to the goal of sp, or "".
-func replays(sp puzzle.Spec, cells, path []uint8) string {
-	s := puzzle.State{Spec: sp, Cells: slices.Clone(cells)}
-	if err := s.ApplyMoves(toMoves(path)); err != nil {
-		return err.Error()
-	}
-	if !s.IsGoal() {
-		return fmt.Sprintf("%d moves end at %v, not the goal", len(path), s.Cells)
-	}
-	return ""
 }
 
 // sampleIndices returns every index below size when n ≥ size, else n
@@ -214,7 +202,7 @@ func TestOracleAllStates(t *testing.T) {
 				case out.Nodes < 1:
 					fail.errorf("%v: Nodes %d", cells, out.Nodes)
 				}
-				if why := replays(c.sp, cells, out.Path); why != "" {
+				if why := coretest.Check(puzzle.State{Spec: c.sp, Cells: cells}, toMoves(out.Path)); why != nil {
 					fail.errorf("%v: answer %v does not replay: %s", cells, out.Path, why)
 				}
 				if h := s.Heuristic(cells); h > d || (d-h)%2 != 0 {
@@ -290,7 +278,7 @@ func TestOracleRandomStates(t *testing.T) {
 					fail.errorf("%v: %d moves optimal %v lb %d err %v; BFS distance %d", cells, len(out.Path), out.Optimal, out.LowerBound, err, d)
 					return
 				}
-				if why := replays(c.sp, cells, out.Path); why != "" {
+				if why := coretest.Check(puzzle.State{Spec: c.sp, Cells: cells}, toMoves(out.Path)); why != nil {
 					fail.errorf("%v: answer does not replay: %s", cells, why)
 				}
 			})
@@ -397,7 +385,7 @@ func TestOracleShortScrambles(t *testing.T) {
 					fail.errorf("%v: %d moves optimal %v lb %d err %v; BFS distance %d", cells, len(out.Path), out.Optimal, out.LowerBound, err, d)
 					return
 				}
-				if why := replays(c.sp, cells, out.Path); why != "" {
+				if why := coretest.Check(puzzle.State{Spec: c.sp, Cells: cells}, toMoves(out.Path)); why != nil {
 					fail.errorf("%v: answer does not replay: %s", cells, why)
 				}
 			})
@@ -455,7 +443,7 @@ func TestOracleWeighted(t *testing.T) {
 				if out.LowerBound > d {
 					fail.errorf("%v: weighted LowerBound %d > distance %d", cells, out.LowerBound, d)
 				}
-				if why := replays(c.sp, cells, out.Path); why != "" {
+				if why := coretest.Check(puzzle.State{Spec: c.sp, Cells: cells}, toMoves(out.Path)); why != nil {
 					fail.errorf("%v: weighted answer does not replay: %s", cells, why)
 				}
 				if l > d {

@@ -6,10 +6,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/tessera-solver/tessera/internal/coretest"
 	"github.com/tessera-solver/tessera/internal/instances"
 	"github.com/tessera-solver/tessera/internal/search"
 )
@@ -34,7 +33,7 @@ func TestSolveParallel(t *testing.T) {
 			if err != nil {
 				t.Fatalf("#%d, %d workers: %v", k.ID, workers, err)
 			}
-			if len(out.Path) != k.Opt || !out.Optimal || out.LowerBound != k.Opt || !solved(replay(4, k.Cells, out.Path)) {
+			if len(out.Path) != k.Opt || !out.Optimal || out.LowerBound != k.Opt || !coretest.SlidingSolved(coretest.SlidePath(4, k.Cells, out.Path)) {
 				t.Fatalf("#%d, %d workers: %d moves (optimum %d), %+v", k.ID, workers, len(out.Path), k.Opt, out)
 			}
 			t.Logf("#%d: %d nodes alone, %d on %d workers", k.ID, seq.Nodes, out.Nodes, workers)
@@ -55,7 +54,7 @@ func TestSolveParallel(t *testing.T) {
 	}
 	// Weighted search in parallel still returns a path that replays.
 	out, err = s.SolveParallel(k.Cells, search.Budget{}, 20, 2)
-	if err != nil || out.Optimal || !solved(replay(4, k.Cells, out.Path)) {
+	if err != nil || out.Optimal || !coretest.SlidingSolved(coretest.SlidePath(4, k.Cells, out.Path)) {
 		t.Fatalf("weighted: %+v %v", out, err)
 	}
 }
@@ -86,30 +85,20 @@ func BenchmarkKorfThreads(b *testing.B) {
 	for _, threads := range []int{1, 2} {
 		b.Run("threads="+strconv.Itoa(threads), func(b *testing.B) {
 			var nodes int64
-			cpu0 := cpuTime()
+			cpu0 := coretest.CPUTime()
 			for b.Loop() {
 				nodes = 0
 				for _, id := range ids {
 					k := ks[id-1]
 					out, err := s.SolveParallel(k.Cells, search.Budget{}, search.Unweighted, threads)
-					if err != nil || len(out.Path) != k.Opt || !solved(replay(4, k.Cells, out.Path)) {
+					if err != nil || len(out.Path) != k.Opt || !coretest.SlidingSolved(coretest.SlidePath(4, k.Cells, out.Path)) {
 						b.Fatalf("#%d: %d moves (optimum %d), %v", id, len(out.Path), k.Opt, err)
 					}
 					nodes += out.Nodes
 				}
 			}
-			b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric((coretest.CPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 			b.ReportMetric(float64(nodes), "nodes")
 		})
 	}
-}
-
-// cpuTime is the process's user and system time: less disturbed than wall
-// time by other jobs on a shared machine.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

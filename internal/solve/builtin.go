@@ -47,7 +47,8 @@ func Builtin() []Entry {
 }
 
 func small(sp puzzle.Spec, _ result.Mode) bool {
-	return (sp.Kind == puzzle.Sliding || sp.Kind == puzzle.Loopover) && sp.Cells() <= smallCells
+	f := sp.Family()
+	return f != nil && f.WholeSpaceTables() && sp.Cells() <= smallCells
 }
 
 func fiveByFiveFast(sp puzzle.Spec, mode result.Mode) bool {

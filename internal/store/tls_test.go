@@ -3,7 +3,6 @@ package store_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/tessera-solver/tessera/internal/store"
 	"github.com/tessera-solver/tessera/internal/testcert"
+	"github.com/tessera-solver/tessera/internal/testenv"
 )
 
 // pgBin finds initdb and pg_ctl: PATH first, then Debian's versioned
@@ -86,7 +86,7 @@ func privateTLSServer(t *testing.T) (port int, password string, certs testcert.F
 	chownAll(t, dir)
 	run("initdb", asOwner(filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "--auth=scram-sha-256",
 		"--pwfile="+pwFile, "-E", "UTF8", "--locale=C", "--no-sync"))
-	port = freePort(t)
+	port = testenv.FreePort(t)
 	conf := fmt.Sprintf("\nlisten_addresses = '127.0.0.1'\nport = %d\nunix_socket_directories = '%s'\n"+
 		"ssl = on\nssl_cert_file = '%s'\nssl_key_file = '%s'\nfsync = off\n",
 		port, dir, certs.ServerCert, certs.ServerKey)
@@ -141,16 +141,6 @@ func appendFile(t *testing.T, path, s string) {
 	if _, err := f.WriteString(s); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // The password (from the URL or WithPassword) is checked by a scram server

@@ -3,6 +3,7 @@
 package testenv
 
 import (
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -59,4 +60,33 @@ func ClearConfigEnv(t *testing.T) {
 		}
 	}
 	t.Chdir(t.TempDir())
+}
+
+// HelpOffers fails t unless help (a command's --help output, for args)
+// lists every flag of want and none of not: each command offers only the
+// keys it reads.
+func HelpOffers(t testing.TB, args []string, help string, want, not []string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(help, w+" ") {
+			t.Errorf("%v lacks %s", args, w)
+		}
+	}
+	for _, n := range not {
+		if strings.Contains(help, n+" ") {
+			t.Errorf("%v offers %s, a key it does not use", args, n)
+		}
+	}
+}
+
+// FreePort is a TCP port of 127.0.0.1 that was free a moment ago, for a
+// server process a test starts.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }

@@ -78,7 +78,7 @@ func decodeJob(data []byte) decoded {
 		d.opt.Ceiling = d.opt.MaxNodes == 0
 	}
 	if j.Goal != "" {
-		if spec.Kind != puzzle.Swap {
+		if !spec.Family().TakesGoal() {
 			d.invalid = fmt.Sprintf("job %s: only swap boards take a goal; %s has one goal", j.ID, spec)
 			return d
 		}

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/tessera-solver/tessera/internal/coretest"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
 )
@@ -23,13 +24,13 @@ func TestAnswerSpendsChosenBudget(t *testing.T) {
 	if def.Nodes == 0 || def.Optimal {
 		t.Skipf("default answer %d moves, optimal %v, %d nodes: nothing to extend", len(def.Moves), def.Optimal, def.Nodes)
 	}
-	replay(t, st, def.Moves)
+	coretest.Replay(t, st, def.Moves)
 	more := 4 * def.Nodes
 	long, err := s.Answer(search.Request{State: st, Budget: search.Budget{MaxNodes: more, Chosen: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	replay(t, st, long.Moves)
+	coretest.Replay(t, st, long.Moves)
 	if long.Nodes <= more && !long.Optimal {
 		t.Fatalf("a budget of %d nodes stopped after %d (the default window: %d)", more, long.Nodes, def.Nodes)
 	}
@@ -40,7 +41,7 @@ func TestAnswerSpendsChosenBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	replay(t, st, short.Moves)
+	coretest.Replay(t, st, short.Moves)
 	if short.Nodes >= def.Nodes {
 		t.Errorf("a budget of 100 nodes searched %d, the default %d", short.Nodes, def.Nodes)
 	}

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/tessera-solver/tessera/internal/coretest"
 	"github.com/tessera-solver/tessera/internal/nibble"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
@@ -127,7 +128,7 @@ func TestVariants(t *testing.T) {
 			for d := s.h1(&pos); w.best == maxPath; d++ {
 				w.phase1(d)
 			}
-			replay(t, st, v.moves(w.bestPath))
+			coretest.Replay(t, st, v.moves(w.bestPath))
 		}
 	}
 }
@@ -240,7 +241,7 @@ func TestPhase7Solver(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		replay(t, st, ms)
+		coretest.Replay(t, st, ms)
 		if lower > len(ms) {
 			t.Fatalf("lower bound %d above the answer's %d moves", lower, len(ms))
 		}

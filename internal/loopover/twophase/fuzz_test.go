@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/tessera-solver/tessera/internal/coretest"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
 )
@@ -28,6 +29,6 @@ func FuzzSolve(f *testing.F) {
 		if lower > len(ms) {
 			t.Fatalf("lower %d > answer %d", lower, len(ms))
 		}
-		replay(t, puzzle.State{Spec: spec55, Cells: c}, ms)
+		coretest.Replay(t, puzzle.State{Spec: spec55, Cells: c}, ms)
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/coretest"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
 )
@@ -42,18 +43,6 @@ func randomStates(n int) []puzzle.State {
 	return out
 }
 
-// replay checks that moves take st to the goal.
-func replay(tb testing.TB, st puzzle.State, moves []puzzle.Move) {
-	tb.Helper()
-	c := st.Clone()
-	if err := c.ApplyMoves(moves); err != nil {
-		tb.Fatalf("%v: %v", st.Cells, err)
-	}
-	if !c.IsGoal() {
-		tb.Fatalf("%v: %d moves end at %v", st.Cells, len(moves), c.Cells)
-	}
-}
-
 func TestSolveRandom(t *testing.T) {
 	s := fallback(t)
 	n := 12
@@ -69,7 +58,7 @@ func TestSolveRandom(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		replay(t, st, ms)
+		coretest.Replay(t, st, ms)
 		if lower > len(ms) || lower < 1 {
 			t.Fatalf("lower bound %d, answer %d", lower, len(ms))
 		}
@@ -91,7 +80,7 @@ func TestSolveEasy(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		replay(t, st, ms)
+		coretest.Replay(t, st, ms)
 		if len(ms) > len(walk) || lower > len(ms) {
 			t.Fatalf("walk of %d: answer %d, lower %d", len(walk), len(ms), lower)
 		}
@@ -133,7 +122,7 @@ func benchRandom(b *testing.B, s *Solver, budget time.Duration) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			replay(b, st, ms)
+			coretest.Replay(b, st, ms)
 			total += el
 			worst = max(worst, el)
 			moves += len(ms)

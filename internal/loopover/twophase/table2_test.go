@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tessera-solver/tessera/internal/coretest"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
 )
@@ -35,7 +36,7 @@ func TestPhase2Table(t *testing.T) {
 		if !slices.Equal(m1, m2) || l1 != l2 {
 			t.Fatalf("from the table: %d moves, bound %d; built: %d moves, bound %d", len(m1), l1, len(m2), l2)
 		}
-		replay(t, st, m1)
+		coretest.Replay(t, st, m1)
 	}
 }
 

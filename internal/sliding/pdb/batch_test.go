@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/tessera-solver/tessera/internal/coretest"
 	"github.com/tessera-solver/tessera/internal/instances"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
@@ -110,7 +111,7 @@ func TestSolveBatchSmallBoards(t *testing.T) {
 			if want[i] < 0 {
 				want[i] = len(solo.Path)
 			}
-			if len(outs[i].Path) != want[i] || !isGoal(replay(c.w, st, outs[i].Path)) || outs[i].Nodes != solo.Nodes {
+			if len(outs[i].Path) != want[i] || !coretest.SlidingSolved(coretest.SlidePath(c.w, st, outs[i].Path)) || outs[i].Nodes != solo.Nodes {
 				t.Fatalf("%dx%d %v: %d moves in %d nodes, distance %d, Solve: %d nodes", c.h, c.w, st, len(outs[i].Path), outs[i].Nodes, want[i], solo.Nodes)
 			}
 		}
@@ -135,7 +136,7 @@ func TestSolverLanes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(out.Path) != k.Opt || !out.Optimal || out.LowerBound != k.Opt || !isGoal(replay(4, k.Cells, out.Path)) {
+			if len(out.Path) != k.Opt || !out.Optimal || out.LowerBound != k.Opt || !coretest.SlidingSolved(coretest.SlidePath(4, k.Cells, out.Path)) {
 				t.Fatalf("#%d, %d workers: %d moves (optimum %d), %+v", k.ID, workers, len(out.Path), k.Opt, out)
 			}
 		}
@@ -156,7 +157,7 @@ func TestSolverLanes(t *testing.T) {
 		for i := uint64(0); i < tb.Size(); i += 13 {
 			tb.Cells(i, cells)
 			out, err := sv.Solve(cells, search.Budget{})
-			if err != nil || len(out.Path) != int(dist[i]) || !isGoal(replay(c.w, cells, out.Path)) {
+			if err != nil || len(out.Path) != int(dist[i]) || !coretest.SlidingSolved(coretest.SlidePath(c.w, cells, out.Path)) {
 				t.Fatalf("%dx%d %v: %d moves, distance %d, %v", c.h, c.w, cells, len(out.Path), dist[i], err)
 			}
 		}

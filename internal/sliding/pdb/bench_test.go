@@ -11,10 +11,10 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/coretest"
 	"github.com/tessera-solver/tessera/internal/instances"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
@@ -127,11 +127,11 @@ func BenchmarkKorf100Stored(b *testing.B) {
 			}
 			b.ResetTimer()
 			var nodes int64
-			cpu0 := cpuTime()
+			cpu0 := coretest.CPUTime()
 			for i := 0; i < b.N; i++ {
 				nodes = korfPass(b, sv, ks)
 			}
-			b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric((coretest.CPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 			el := b.Elapsed() / time.Duration(b.N)
 			b.ReportMetric(float64(nodes), "nodes")
 			b.ReportMetric(el.Seconds(), "s/op")
@@ -148,7 +148,7 @@ func korfPass(b *testing.B, sv *Solver, ks []instances.Instance) (nodes int64) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(out.Path) != k.Opt || !isGoal(replay(4, k.Cells, out.Path)) {
+		if len(out.Path) != k.Opt || !coretest.SlidingSolved(coretest.SlidePath(4, k.Cells, out.Path)) {
 			b.Fatalf("#%d: %d moves, optimum %d", k.ID, len(out.Path), k.Opt)
 		}
 		nodes += out.Nodes
@@ -200,16 +200,6 @@ func storedSolver(b *testing.B, dir string, pt Partition) (*Solver, []*PDB) {
 	return sv, pdbs
 }
 
-// cpuTime is the process's user and system time: less disturbed than wall
-// time by other jobs on a shared machine.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // BenchmarkBuildStored builds one table of a partition ($PDB_BUILD, e.g.
 // 15-pdb-78-b or 24-pdb-6666-a; skipped when unset) on $PDB_BUILD_WORKERS
 // goroutines (default every core) and compares it byte for byte with the
@@ -243,14 +233,14 @@ func BenchmarkBuildStored(b *testing.B) {
 	}
 	var p *PDB
 	var st Stats
-	cpu0 := cpuTime()
+	cpu0 := coretest.CPUTime()
 	for i := 0; i < b.N; i++ {
 		var err error
 		if p, st, err = Build(context.Background(), pt.Rows, pt.Cols, pt.Patterns[idx], opt); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric((coretest.CPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 	b.ReportMetric((b.Elapsed() / time.Duration(b.N)).Seconds(), "s/op")
 	b.ReportMetric(float64(st.States), "states")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(st.States), "ns/state")
@@ -318,11 +308,11 @@ func BenchmarkSearch15(b *testing.B) {
 			{"batch", 1, 1, BatchLanes}, {"batch/goroutines=2", 1, 2, BatchLanes}} {
 			b.Run(set.name+"/"+mode.name, func(b *testing.B) {
 				var nodes int64
-				cpu0 := cpuTime()
+				cpu0 := coretest.CPUTime()
 				for b.Loop() {
 					nodes = searchPass(b, sv, set.ks, mode.threads, mode.goroutines, mode.lanes)
 				}
-				b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+				b.ReportMetric((coretest.CPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 				b.ReportMetric(float64(nodes), "nodes")
 			})
 		}
@@ -341,7 +331,7 @@ func searchPass(b *testing.B, sv *Solver, ks []instances.Instance, threads, goro
 	var first error
 	check := func(i int, out search.Outcome, err error) {
 		k := ks[i]
-		if err == nil && (!out.Optimal || !isGoal(replay(4, k.Cells, out.Path)) || k.Opt > 0 && len(out.Path) != k.Opt) {
+		if err == nil && (!out.Optimal || !coretest.SlidingSolved(coretest.SlidePath(4, k.Cells, out.Path)) || k.Opt > 0 && len(out.Path) != k.Opt) {
 			err = fmt.Errorf("state %d: %d moves, optimum %d", i, len(out.Path), k.Opt)
 		}
 		if err != nil {

@@ -6,46 +6,11 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/tessera-solver/tessera/internal/coretest"
 	"github.com/tessera-solver/tessera/internal/instances"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
 )
-
-// replay applies tile directions to a copy of cells.
-func replay(w int, cells []uint8, path []uint8) []uint8 {
-	b := append([]uint8(nil), cells...)
-	blank := 0
-	for i, v := range b {
-		if v == 0 {
-			blank = i
-		}
-	}
-	for _, d := range path {
-		var src int
-		switch d {
-		case tileUp:
-			src = blank + w
-		case tileDown:
-			src = blank - w
-		case tileLeft:
-			src = blank + 1
-		case tileRight:
-			src = blank - 1
-		}
-		b[blank], b[src] = b[src], 0
-		blank = src
-	}
-	return b
-}
-
-func isGoal(b []uint8) bool {
-	for i := 0; i < len(b)-1; i++ {
-		if b[i] != uint8(i+1) {
-			return false
-		}
-	}
-	return b[len(b)-1] == 0
-}
 
 // reflectingSolver is the solver over pdbs with the reflected lookup.
 func reflectingSolver(tb testing.TB, pdbs ...*PDB) *Solver {
@@ -81,8 +46,8 @@ func TestSolverOptimal3x3(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !isGoal(replay(3, cells, out.Path)) || len(out.Path) != int(dist[i]) || !out.Optimal || out.LowerBound != len(out.Path) {
-				t.Fatalf("%s %v: %d moves (reaches goal %v), distance %d", sv.Name(), cells, len(out.Path), isGoal(replay(3, cells, out.Path)), dist[i])
+			if !coretest.SlidingSolved(coretest.SlidePath(3, cells, out.Path)) || len(out.Path) != int(dist[i]) || !out.Optimal || out.LowerBound != len(out.Path) {
+				t.Fatalf("%s %v: %d moves (reaches goal %v), distance %d", sv.Name(), cells, len(out.Path), coretest.SlidingSolved(coretest.SlidePath(3, cells, out.Path)), dist[i])
 			}
 		}
 	}
@@ -101,7 +66,7 @@ func TestSolverKorfQuick(t *testing.T) {
 		if err != nil {
 			t.Fatalf("#%d: %v", k.ID, err)
 		}
-		if !isGoal(replay(4, k.Cells, out.Path)) || len(out.Path) != k.Opt {
+		if !coretest.SlidingSolved(coretest.SlidePath(4, k.Cells, out.Path)) || len(out.Path) != k.Opt {
 			t.Fatalf("#%d: %d moves, optimum %d", k.ID, len(out.Path), k.Opt)
 		}
 		nodes += out.Nodes
@@ -119,7 +84,7 @@ func TestSolverKorfQuick(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		st := puzzle.RandomWalk(spec, rng, 40)
 		out, err := sv.Solve(st.Cells, search.Budget{})
-		if err != nil || !isGoal(replay(4, st.Cells, out.Path)) || len(out.Path) < out.LowerBound {
+		if err != nil || !coretest.SlidingSolved(coretest.SlidePath(4, st.Cells, out.Path)) || len(out.Path) < out.LowerBound {
 			t.Fatalf("%v: %v %+v", st.Cells, err, out)
 		}
 	}
@@ -209,7 +174,7 @@ func TestSolverOptimal2x4(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !isGoal(replay(w, cells, out.Path)) || len(out.Path) != int(dist[i]) {
+			if !coretest.SlidingSolved(coretest.SlidePath(w, cells, out.Path)) || len(out.Path) != int(dist[i]) {
 				t.Fatalf("%dx%d %v: %d moves, distance %d", h, w, cells, len(out.Path), dist[i])
 			}
 		}
@@ -238,7 +203,7 @@ func TestSolverParallel(t *testing.T) {
 			if err != nil {
 				t.Fatalf("#%d, %d workers: %v", k.ID, workers, err)
 			}
-			if len(out.Path) != k.Opt || !out.Optimal || out.LowerBound != k.Opt || !isGoal(replay(4, k.Cells, out.Path)) {
+			if len(out.Path) != k.Opt || !out.Optimal || out.LowerBound != k.Opt || !coretest.SlidingSolved(coretest.SlidePath(4, k.Cells, out.Path)) {
 				t.Fatalf("#%d, %d workers: %d moves (optimum %d), %+v", k.ID, workers, len(out.Path), k.Opt, out)
 			}
 			t.Logf("#%d: %d nodes alone, %d on %d workers", k.ID, seq.Nodes, out.Nodes, workers)
@@ -258,7 +223,7 @@ func TestSolverParallel(t *testing.T) {
 	}
 	// Weighted search in parallel still returns a path that replays.
 	out, err = sv.SolveParallel(k.Cells, search.Budget{}, 24, 2)
-	if err != nil || out.Optimal || !isGoal(replay(4, k.Cells, out.Path)) {
+	if err != nil || out.Optimal || !coretest.SlidingSolved(coretest.SlidePath(4, k.Cells, out.Path)) {
 		t.Fatalf("weighted: %+v %v", out, err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/coretest"
 	"github.com/tessera-solver/tessera/internal/instances"
 	"github.com/tessera-solver/tessera/internal/search"
 )
@@ -73,27 +74,27 @@ func BenchmarkKorfFelner24Stored(b *testing.B) {
 	_ = sum
 	b.ResetTimer()
 	var nodes int64
-	cpu0 := cpuTime()
+	cpu0 := coretest.CPUTime()
 	for i := 0; i < b.N; i++ {
 		nodes = 0
 		for _, k := range ks {
-			t0, c0 := time.Now(), cpuTime()
+			t0, c0 := time.Now(), coretest.CPUTime()
 			out, err := sv.SolveParallel(k.Cells, budget, search.Unweighted, workers)
 			nodes += out.Nodes
 			if err == search.ErrBudgetExceeded {
-				b.Logf("#%d (%d moves): over %d nodes, bound %d, %.1f s cpu", k.ID, k.Opt, budget.MaxNodes, out.LowerBound, (cpuTime() - c0).Seconds())
+				b.Logf("#%d (%d moves): over %d nodes, bound %d, %.1f s cpu", k.ID, k.Opt, budget.MaxNodes, out.LowerBound, (coretest.CPUTime() - c0).Seconds())
 				continue
 			}
 			if err != nil {
 				b.Fatal(err)
 			}
-			if len(out.Path) != k.Opt || !isGoal(replay(5, k.Cells, out.Path)) {
+			if len(out.Path) != k.Opt || !coretest.SlidingSolved(coretest.SlidePath(5, k.Cells, out.Path)) {
 				b.Fatalf("#%d: %d moves, optimum %d", k.ID, len(out.Path), k.Opt)
 			}
-			b.Logf("#%d (%d moves): %d nodes, %.1f s, %.1f s cpu", k.ID, k.Opt, out.Nodes, time.Since(t0).Seconds(), (cpuTime() - c0).Seconds())
+			b.Logf("#%d (%d moves): %d nodes, %.1f s, %.1f s cpu", k.ID, k.Opt, out.Nodes, time.Since(t0).Seconds(), (coretest.CPUTime() - c0).Seconds())
 		}
 	}
-	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric((coretest.CPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 	el := b.Elapsed() / time.Duration(b.N)
 	b.ReportMetric(float64(nodes), "nodes")
 	b.ReportMetric(el.Seconds(), "s/op")

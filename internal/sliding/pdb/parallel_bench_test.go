@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/tessera-solver/tessera/internal/coretest"
 	"github.com/tessera-solver/tessera/internal/instances"
 	"github.com/tessera-solver/tessera/internal/search"
 )
@@ -34,7 +35,7 @@ func BenchmarkKorfHardestThreads(b *testing.B) {
 	for _, threads := range []int{1, 2} {
 		b.Run("threads="+strconv.Itoa(threads), func(b *testing.B) {
 			var total int64
-			cpu0 := cpuTime()
+			cpu0 := coretest.CPUTime()
 			for b.Loop() {
 				total = 0
 				for _, k := range hard {
@@ -42,13 +43,13 @@ func BenchmarkKorfHardestThreads(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					if len(out.Path) != k.Opt || !out.Optimal || !isGoal(replay(4, k.Cells, out.Path)) {
+					if len(out.Path) != k.Opt || !out.Optimal || !coretest.SlidingSolved(coretest.SlidePath(4, k.Cells, out.Path)) {
 						b.Fatalf("#%d: %d moves, optimum %d", k.ID, len(out.Path), k.Opt)
 					}
 					total += out.Nodes
 				}
 			}
-			b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric((coretest.CPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 			b.ReportMetric(float64(total), "nodes")
 		})
 	}

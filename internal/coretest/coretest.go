@@ -1,0 +1,84 @@
+// Package coretest holds what the solving core's tests share: replaying an
+// answer to its goal, and the process's CPU time for benchmarks on a
+// shared machine. It imports only the vocabulary and the standard library
+// (internal/archtest checks), so a core package's tests pull in no I/O,
+// server or table code through it.
+package coretest
+
+import (
+	"fmt"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tessera-solver/tessera/internal/puzzle"
+)
+
+// Check replays moves on a copy of st and says why they do not take it to
+// its goal (an illegal move, or where they end), or nil.
+func Check(st puzzle.State, moves []puzzle.Move) error {
+	c := st.Clone()
+	if err := c.ApplyMoves(moves); err != nil {
+		return fmt.Errorf("%s %v: %w", st.Spec, st.Cells, err)
+	}
+	if !c.IsGoal() {
+		return fmt.Errorf("%s %v: %d moves (%s) end at %v, not the goal",
+			st.Spec, st.Cells, len(moves), puzzle.FormatMoves(st.Spec, moves), c.Cells)
+	}
+	return nil
+}
+
+// Replay fails tb unless moves take st to its goal.
+func Replay(tb testing.TB, st puzzle.State, moves []puzzle.Move) {
+	tb.Helper()
+	if err := Check(st, moves); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// SlidePath applies a sliding search's path (tile directions numbered as
+// puzzle.Dir: up, down, left, right) to a copy of a board of width w and
+// returns it. It trusts the path: the searches' own tests check what it
+// returns against the goal.
+func SlidePath(w int, cells []uint8, path []uint8) []uint8 {
+	b := slices.Clone(cells)
+	blank := slices.Index(b, 0)
+	for _, d := range path {
+		var src int
+		switch puzzle.Dir(d) {
+		case puzzle.Up: // the tile below the blank moves up
+			src = blank + w
+		case puzzle.Down:
+			src = blank - w
+		case puzzle.Left:
+			src = blank + 1
+		case puzzle.Right:
+			src = blank - 1
+		}
+		b[blank], b[src] = b[src], 0
+		blank = src
+	}
+	return b
+}
+
+// CPUTime is the process's user and system time: less disturbed than wall
+// time by other jobs on a shared machine.
+func CPUTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// SlidingSolved reports whether a sliding board is its goal: tiles 1..N−1
+// in order, the blank last.
+func SlidingSolved(b []uint8) bool {
+	for i := 0; i < len(b)-1; i++ {
+		if b[i] != uint8(i+1) {
+			return false
+		}
+	}
+	return b[len(b)-1] == 0
+}

@@ -1,0 +1,268 @@
+package puzzle
+
+import (
+	"fmt"
+	"math/big"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// slidingFamily: sliding-tile boards. Cells 0..N−1 with 0 the blank; goal
+// 1..N−1 then the blank; moves U D L R name the direction the TILE moves
+// into the blank.
+type slidingFamily struct{ facts }
+
+var slidingRules = slidingFamily{facts{
+	kind:       Sliding,
+	name:       "sliding",
+	maxSide:    MaxSide,
+	wholeSpace: true,
+	pathParity: true, // the blank changes colour on a chessboard at every move
+	unique:     true,
+	want:       "a number",
+	moveLen:    2,
+}}
+
+func (slidingFamily) Arrangements(sp Spec) *big.Int { return arrangementsOf(sp.Cells()) }
+
+func (slidingFamily) DefaultTimeout(sp Spec, fast bool) time.Duration {
+	switch cells := sp.Cells(); {
+	case cells <= 12 || fast: // exact tables, tiny searches, anytime search within a second
+		return QuickBudget
+	case cells <= 16:
+		return 5 * time.Minute
+	}
+	return 30 * time.Minute // 24-puzzles: minutes to hours with the best tables
+}
+
+func (slidingFamily) Chunk(sp Spec, fast bool) int {
+	switch {
+	case sp.Cells() == 16 && fast:
+		return 16
+	case sp.Cells() == 16:
+		// Optimal 15-puzzles take about 2.5 ms each over the 7-8 tables:
+		// eight to a message cut the pipeline's overhead by a tenth (2,000
+		// states in 2.3-2.4 s instead of 2.7 s), and a job of eight slow
+		// ones (seconds each without tables) still spreads over workers.
+		return 8
+	}
+	return 1
+}
+
+func (slidingFamily) cellRange(n int) (lo, hi int)           { return 0, n - 1 }
+func (slidingFamily) isRun(string) bool                      { return false }
+func (slidingFamily) rowRun(tok string, _ int) bool          { return false }
+func (slidingFamily) stateGoal(s State) State                { return Goal(s.Spec) }
+func (slidingFamily) writeState(b *strings.Builder, s State) { writeNumbers(b, s) }
+
+func (slidingFamily) tileName(v int) string {
+	if v == 0 {
+		return "the blank (0)"
+	}
+	return "tile " + strconv.Itoa(v)
+}
+
+func (slidingFamily) goal(sp Spec) State {
+	n := cellCount(sp)
+	c := make([]uint8, n)
+	for i := 0; i+1 < n; i++ {
+		c[i] = uint8(i + 1)
+	}
+	return State{Spec: sp, Cells: c}
+}
+
+func (slidingFamily) isGoal(c []uint8) bool {
+	n := len(c)
+	for i := 0; i+1 < n; i++ {
+		if c[i] != uint8(i+1) {
+			return false
+		}
+	}
+	return c[n-1] == 0
+}
+
+func (slidingFamily) checkGoal(s, goal State) error { return checkOneGoal(s, goal) }
+
+// solvable: see Solvable for the parity rule of each width.
+func (slidingFamily) solvable(s State) error {
+	sp := s.Spec
+	inv := SlidingInversions(s)
+	if sp.Cols%2 == 1 {
+		if inv%2 == 0 {
+			return nil
+		}
+		return fmt.Errorf("%w: %dx%d sliding (odd width) needs an even number of inversions (tile pairs out of order in row-major order, blank ignored); this state has %s",
+			ErrUnsolvable, sp.Rows, sp.Cols, plural(inv, "inversion"))
+	}
+	fromBottom := sp.Rows - BlankIndex(s)/sp.Cols
+	if (inv+fromBottom)%2 == 1 {
+		return nil
+	}
+	return fmt.Errorf("%w: %dx%d sliding needs inversions + blank row from bottom (bottom row = 1) to be odd; this state has %s and the blank on row %d from the bottom",
+		ErrUnsolvable, sp.Rows, sp.Cols, plural(inv, "inversion"), fromBottom)
+}
+
+var errSlidingToken = fmt.Errorf("want U, D, L or R (the direction the tile moves), optionally with a repeat count (R3): %w", ErrMalformed)
+
+// appendToken reads U, D, L, R with optional counts, letters run together
+// ("RRD", "R2D").
+func (slidingFamily) appendToken(_ Spec, ms []Move, tok string) ([]Move, error) {
+	for i := 0; i < len(tok); {
+		d, ok := dirOf(tok[i])
+		if !ok {
+			return ms, errSlidingToken
+		}
+		count, next, err := readCount(tok, i+1)
+		if err != nil {
+			return ms, err
+		}
+		if ms, err = appendRepeat(ms, Move{Dir: d}, count); err != nil {
+			return ms, err
+		}
+		i = next
+	}
+	return ms, nil
+}
+
+func (slidingFamily) appendMove(dst []byte, m Move) []byte { return append(dst, m.Dir.Letter()) }
+
+func (slidingFamily) apply(sp Spec, c []uint8, m Move) error { return slidingApply(sp, c, m) }
+
+func (slidingFamily) applyMoves(sp Spec, c []uint8, ms []Move) (int, error) {
+	for i, m := range ms {
+		if err := slidingApply(sp, c, m); err != nil {
+			return i, err
+		}
+	}
+	return 0, nil
+}
+
+func slidingApply(sp Spec, c []uint8, m Move) error {
+	w, h := sp.Cols, sp.Rows
+	b := blankIndex(c)
+	if b < 0 {
+		return fmt.Errorf("%s state has no blank: %w", sp, ErrMalformed)
+	}
+	r, col := b/w, b%w
+	src := -1
+	var why string
+	switch m.Dir {
+	case Up: // the tile below the blank moves up
+		src, why = b+w, "no tile below the blank"
+		if r+1 >= h {
+			src = -1
+		}
+	case Down:
+		src, why = b-w, "no tile above the blank"
+		if r == 0 {
+			src = -1
+		}
+	case Left: // the tile right of the blank moves left
+		src, why = b+1, "no tile right of the blank"
+		if col+1 >= w {
+			src = -1
+		}
+	case Right:
+		src, why = b-1, "no tile left of the blank"
+		if col == 0 {
+			src = -1
+		}
+	default:
+		why = "unknown direction"
+	}
+	if src < 0 {
+		return fmt.Errorf("%s (blank at row %d, column %d): %w", why, r+1, col+1, ErrIllegalMove)
+	}
+	c[b], c[src] = c[src], 0
+	return nil
+}
+
+// legalMoves: up to 4, in the order U D L R.
+func (slidingFamily) legalMoves(s State) []Move {
+	w, h := s.Spec.Cols, s.Spec.Rows
+	b := BlankIndex(s)
+	if b < 0 {
+		return nil
+	}
+	var ms []Move
+	r, c := b/w, b%w
+	if r+1 < h {
+		ms = append(ms, Move{Dir: Up})
+	}
+	if r > 0 {
+		ms = append(ms, Move{Dir: Down})
+	}
+	if c+1 < w {
+		ms = append(ms, Move{Dir: Left})
+	}
+	if c > 0 {
+		ms = append(ms, Move{Dir: Right})
+	}
+	return ms
+}
+
+// fixParity swaps the tiles in the first two non-blank cells of an
+// unsolvable board (see Random).
+func (slidingFamily) fixParity(s State) {
+	c, sp := s.Cells, s.Spec
+	inv := inversions(c, true)
+	bad := inv%2 == 1
+	if sp.Cols%2 == 0 {
+		fromBottom := sp.Rows - BlankIndex(s)/sp.Cols
+		bad = (inv+fromBottom)%2 == 0
+	}
+	if bad {
+		a := 0
+		if c[a] == 0 {
+			a++
+		}
+		b := a + 1
+		if c[b] == 0 {
+			b++
+		}
+		c[a], c[b] = c[b], c[a]
+	}
+}
+
+// walk never moves the tile just moved straight back.
+func (slidingFamily) walk(s State, rng *rand.Rand, length int, ms []Move, record bool) []Move {
+	w, h := s.Spec.Cols, s.Spec.Rows
+	c := s.Cells
+	b := len(c) - 1
+	prev := Dir(255)
+	for k := 0; k < length; k++ {
+		var cand [4]Dir
+		n := 0
+		r, col := b/w, b%w
+		add := func(d Dir, ok bool) {
+			if ok && d != prev.Opposite() {
+				cand[n] = d
+				n++
+			}
+		}
+		add(Up, r+1 < h)
+		add(Down, r > 0)
+		add(Left, col+1 < w)
+		add(Right, col > 0)
+		d := cand[rng.IntN(n)] // a corner still has two moves: n ≥ 1
+		src := b
+		switch d {
+		case Up:
+			src = b + w
+		case Down:
+			src = b - w
+		case Left:
+			src = b + 1
+		case Right:
+			src = b - 1
+		}
+		c[b], c[src] = c[src], 0
+		b, prev = src, d
+		if record {
+			ms = append(ms, Move{Dir: d})
+		}
+	}
+	return ms
+}

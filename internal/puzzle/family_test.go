@@ -1,0 +1,98 @@
+package puzzle
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// The table of families is indexed by Kind: a family filed under the wrong
+// kind would answer another family's rules.
+func TestFamiliesAreIndexedByTheirKind(t *testing.T) {
+	names := map[string]bool{}
+	for k := Kind(0); int(k) < len(families)+2; k++ {
+		f := k.Family()
+		if k == 0 || int(k) >= len(families) {
+			if f != nil {
+				t.Errorf("Kind(%d).Family() = %s, want none", k, f.Name())
+			}
+			continue
+		}
+		if f == nil {
+			t.Fatalf("Kind(%d) has no family", k)
+		}
+		if f.Kind() != k {
+			t.Errorf("families[%d] is the family of %v", k, f.Kind())
+		}
+		if names[f.Name()] {
+			t.Errorf("two families named %q", f.Name())
+		}
+		names[f.Name()] = true
+		sp, err := ParseSpec(f.Name() + ":3x3")
+		if err != nil || sp.Kind != k || sp.String() != f.Name()+":3x3" {
+			t.Errorf("ParseSpec(%s:3x3) = %v, %v; want kind %v", f.Name(), sp, err, k)
+		}
+	}
+}
+
+// The unknown-kind error lists the families, in the words users saw before
+// the list was built from the table.
+func TestUnknownKindNamesEveryFamily(t *testing.T) {
+	_, err := ParseSpec("cube:3x3")
+	if err == nil || !strings.Contains(err.Error(), `unknown kind "cube" (want sliding, loopover or swap)`) {
+		t.Errorf("ParseSpec(cube:3x3) = %v", err)
+	}
+}
+
+// Every family keeps the contracts the rest of the code relies on, so a
+// new family's file is checked without a test of its own: a random board
+// is solvable and reads back from its text; a walk's moves format, parse
+// and, inverted, replay to the goal; every legal move applies; the goal
+// is a goal; the pipeline's defaults are usable.
+func TestFamilyContracts(t *testing.T) {
+	for _, f := range families {
+		if f == nil {
+			continue
+		}
+		for _, shape := range [][2]int{{3, 3}, {2, 4}, {4, 4}} {
+			sp := Spec{Kind: f.Kind(), Rows: shape[0], Cols: shape[1]}
+			rng := rand.New(rand.NewPCG(uint64(sp.Kind), uint64(sp.Cells())))
+			if g := Goal(sp); !g.IsGoal() || CheckGoal(g, g) != nil || Solvable(g) != nil {
+				t.Errorf("%s: Goal %s is not a solvable goal", sp, g)
+			}
+			for range 20 {
+				st := Random(sp, rng)
+				if err := Solvable(st); err != nil {
+					t.Fatalf("%s: Random gave %s: %v", sp, st, err)
+				}
+				back, err := Parse(sp, st.String())
+				if err != nil || !back.Equal(st) {
+					t.Fatalf("%s: %q reads back as %v, %v", sp, st.String(), back, err)
+				}
+				for _, m := range LegalMoves(st) {
+					c := st.Clone()
+					if err := c.Apply(m); err != nil {
+						t.Fatalf("%s %s: legal move %s: %v", sp, st, FormatMoves(sp, []Move{m}), err)
+					}
+				}
+				walked, ms := RandomWalkMoves(sp, rng, 15)
+				text := FormatMoves(sp, InvertMoves(sp, ms))
+				parsed, err := ParseMoves(sp, text)
+				if err != nil || FormatMoves(sp, parsed) != text {
+					t.Fatalf("%s: moves %q read back as %v, %v", sp, text, parsed, err)
+				}
+				if err := Verify(walked, text); err != nil {
+					t.Fatalf("%s: %s does not undo the walk to %s: %v", sp, text, walked, err)
+				}
+			}
+			for _, fast := range []bool{false, true} {
+				if f.DefaultTimeout(sp, fast) <= 0 || f.Chunk(sp, fast) < 1 {
+					t.Errorf("%s (fast %v): default budget %v, chunk %d", sp, fast, f.DefaultTimeout(sp, fast), f.Chunk(sp, fast))
+				}
+			}
+			if f.Arrangements(sp).Sign() <= 0 {
+				t.Errorf("%s: %v arrangements", sp, f.Arrangements(sp))
+			}
+		}
+	}
+}
