@@ -81,7 +81,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 var (
 	dbKeys      = config.Uses("database")
 	runKeys     = config.Uses("database", "nats", "results.fetch_batch", "results.fetch_wait", "results.metrics_addr", "results.http_token")
-	serveKeys   = config.Uses("database", "nats", "results.http_addr", "results.http_token")
+	serveKeys   = config.Uses("database", "nats", "results.http_addr", "results.http_token", "results.http_max_requests")
 	requeueKeys = config.Uses("database", "nats", "solver.max_nodes", "solver.timeout", "producer.chunk_size")
 	cancelKeys  = config.Uses("database", "nats")
 )
@@ -471,11 +471,12 @@ func serveCmd() *cobra.Command {
 		Short: "Serve /healthz, /metrics, a JSON API and a status page on results.http_addr until SIGTERM",
 		Long: "Migrates the schema (retrying until PostgreSQL answers; requests get 503 meanwhile),\n" +
 			"then serves on --http-addr (results.http_addr, default 127.0.0.1:8080, this host only):\n" +
-			"  GET /healthz, /metrics (Prometheus), /api/batches[?limit=N], /api/batches/{id},\n" +
+			"  GET /healthz (liveness), /readyz (PostgreSQL answers), /metrics (Prometheus), /api/batches[?limit=N], /api/batches/{id},\n" +
 			"  /api/batches/{id}/distribution, /api/puzzles/{puzzle}/distribution,\n" +
 			"  /api/scrambles?puzzle=P&length=L[&limit=N], and / (status page, ?batch=ID).\n" +
-			"With results.http_token (TESSERA_RESULTS_HTTP_TOKEN) set, every endpoint but /healthz\n" +
-			"requires \"Authorization: Bearer <token>\" (401 without it).\n" +
+			"With results.http_token (TESSERA_RESULTS_HTTP_TOKEN) set, every endpoint but /healthz and /readyz\n" +
+			"requires \"Authorization: Bearer <token>\" (401 without it). At most results.http_max_requests\n" +
+			"API requests are served at once; more get 503 with Retry-After at once.\n" +
 			"Read-only unless --generate: then /api/scrambles?generate=true enqueues sampled candidates\n" +
 			"on NATS (nats.*) for scrambles not stored yet. Run it beside `results run`. See\n" +
 			"docs/PIPELINE-store.md and docs/SECURITY.md.",
@@ -486,7 +487,7 @@ func serveCmd() *cobra.Command {
 				return err
 			}
 			defer st.Close()
-			var opts []httpapi.Option
+			opts := []httpapi.Option{httpapi.WithMaxInFlight(cfg.Results.HTTPMaxRequests)}
 			if generate {
 				nc, err := queue.Connect(cfg.NATS.URL, "tessera-results-serve", queue.Auth(cfg.NATS.NATSAuth))
 				if err != nil {
@@ -513,23 +514,23 @@ func serveCmd() *cobra.Command {
 // fails at once), answers 503 while it migrates the schema (retrying until
 // PostgreSQL answers, as `results run` does), then serves internal/httpapi
 // until ctx is cancelled and shuts down gracefully: in-flight requests get
-// up to 10 s to finish. A non-empty token guards every endpoint but
-// /healthz (internal/httpauth).
+// up to 10 s to finish. A non-empty token guards every endpoint but the
+// probes /healthz and /readyz (internal/httpauth).
 func serve(ctx context.Context, addr, token string, st *store.Store, log *slog.Logger, opts ...httpapi.Option) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	var ready atomic.Bool
-	api := httpapi.New(st, log, opts...)
+	starting := errors.New("starting: migrating the database schema")
+	api := httpapi.New(st, log, append(opts, httpapi.WithStarting(func() error {
+		if !ready.Load() {
+			return starting
+		}
+		return nil
+	}))...)
 	srv := &http.Server{
-		Handler: httpauth.Bearer(token, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if !ready.Load() {
-				http.Error(w, "starting: migrating the database schema", http.StatusServiceUnavailable)
-				return
-			}
-			api.ServeHTTP(w, r)
-		}), "/healthz"),
+		Handler:           httpauth.Bearer(token, api, "/healthz", "/readyz"),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      time.Minute,

@@ -100,12 +100,12 @@ func TestServe(t *testing.T) {
 
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		code, body := httpGet(t, base+"/healthz")
+		code, body := httpGet(t, base+"/readyz")
 		if code == 200 && body == "ok\n" {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("healthz: %d %q\n%s", code, body, stderr.String())
+			t.Fatalf("readyz: %d %q\n%s", code, body, stderr.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -123,6 +123,7 @@ func TestServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ path, want string }{
+		{"/healthz", "ok"},
 		{"/api/batches", `"puzzle":"sliding:3x3"`},
 		{fmt.Sprintf("/api/batches/%d", id), `"done":3`},
 		{fmt.Sprintf("/api/batches/%d/distribution", id), `"counts":[{"length":3,"count":1},{"length":5,"count":1}]`},
@@ -151,16 +152,21 @@ func TestServe(t *testing.T) {
 }
 
 // While PostgreSQL is unreachable serve listens but answers 503 (it is
-// still trying to migrate); a bad address fails at once.
+// still trying to migrate), except /healthz: the process is alive, and an
+// orchestrator must not restart it for its database. A bad address fails
+// at once.
 func TestServeUnready(t *testing.T) {
 	isolate(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	base, stderr, exit := startServe(t, ctx, "postgres://postgres@127.0.0.1:1/none?sslmode=disable&connect_timeout=1")
-	for _, path := range []string{"/healthz", "/api/batches", "/"} {
+	for _, path := range []string{"/readyz", "/api/batches", "/"} {
 		if code, body := httpGet(t, base+path); code != 503 || !strings.Contains(body, "migrating") {
 			t.Errorf("GET %s before migration: %d %q", path, code, body)
 		}
+	}
+	if code, body := httpGet(t, base+"/healthz"); code != 200 {
+		t.Errorf("GET /healthz before migration: %d %q, want 200", code, body)
 	}
 	cancel()
 	select {
@@ -175,7 +181,7 @@ func TestServeUnready(t *testing.T) {
 	}
 }
 
-// With results.http_token set, every endpoint but /healthz wants the
+// With results.http_token set, every endpoint but the probes wants the
 // bearer token: the API, the status page and /metrics.
 func TestServeToken(t *testing.T) {
 	isolate(t)
@@ -187,12 +193,12 @@ func TestServeToken(t *testing.T) {
 	base, stderr, exit := startServe(t, ctx, u)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		code, body := httpGet(t, base+"/healthz") // open, no token
+		code, body := httpGet(t, base+"/readyz") // open, no token
 		if code == 200 && body == "ok\n" {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("healthz: %d %q\n%s", code, body, stderr.String())
+			t.Fatalf("readyz: %d %q\n%s", code, body, stderr.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -3,7 +3,9 @@
 // (batches, distributions, scrambles by optimal length) and a small status
 // page. It reads through internal/store only and never writes.
 //
-//	GET /healthz                          200 "ok" when PostgreSQL answers, else 503 and the error
+//	GET /healthz                          200 "ok" while the process serves (liveness: no database work)
+//	GET /readyz                           200 "ok" when PostgreSQL accepts a new connection and answers
+//	                                      within 2 s, else 503 and why (readiness; load.go)
 //	GET /metrics                          Prometheus text format
 //	GET /api/batches?limit=N              newest batches first, with progress (default 20, at most 1000)
 //	GET /api/batches/{id}                 one batch (404 if missing)
@@ -17,7 +19,8 @@
 //	                                      per puzzle its histogram against the exact one, and batch ID
 //
 // API errors are JSON objects {"error": "...", "param": "..."} (param only
-// when a request parameter is at fault) with status 400, 404 or 500.
+// when a request parameter is at fault) with status 400, 404 or 500; 503
+// with Retry-After when more than the cap of requests are in flight.
 package httpapi
 
 import (
@@ -30,6 +33,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tessera-solver/tessera/internal/metrics"
 	"github.com/tessera-solver/tessera/internal/puzzle"
@@ -56,8 +61,13 @@ const (
 type server struct {
 	st    *store.Store
 	log   *slog.Logger
+	errs  *rateLog  // failures, at a bounded rate (load.go)
 	gen   Generator // nil: generate=true is refused
 	dists distCache // the page's per-puzzle distributions (page.go)
+
+	maxInFlight int          // API requests at once (load.go)
+	starting    func() error // non-nil error: not ready yet (load.go)
+	ready       readiness
 }
 
 // Generator enqueues candidates for scrambles that are not stored yet
@@ -82,14 +92,17 @@ func New(st *store.Store, log *slog.Logger, opts ...Option) http.Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &server{st: st, log: log}
+	s := &server{st: st, log: log, errs: newRateLog(log, logEvery), maxInFlight: DefaultMaxInFlight}
 	for _, o := range opts {
 		o(s)
 	}
 	reg := metrics.NewRegistry()
 	reg.MustRegister(dbCollector{st: st, log: log})
+	lim := &limit{slots: make(chan struct{}, s.maxInFlight), s: s,
+		shed: prometheus.NewCounter(prometheus.CounterOpts{Name: "tessera_http_shed_total", Help: "API requests answered 503 at once because results.http_max_requests were in flight."})}
+	reg.MustRegister(lim.shed, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tessera_http_in_flight", Help: "API requests being served."},
+		func() float64 { return float64(len(lim.slots)) }))
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.Handle("GET /metrics", noStore(metrics.Handler(reg)))
 	mux.HandleFunc("GET /api/batches", s.batches)
 	mux.HandleFunc("GET /api/batches/{id}", s.batch)
@@ -100,20 +113,13 @@ func New(st *store.Store, log *slog.Logger, opts ...Option) http.Handler {
 		writeJSON(w, http.StatusNotFound, apiError{Error: "no such endpoint: " + r.URL.Path})
 	})
 	mux.HandleFunc("GET /{$}", s.page)
-	return mux
-}
-
-func (s *server) healthz(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
-	defer cancel()
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	if err := s.st.Ping(ctx); err != nil {
-		w.WriteHeader(http.StatusServiceUnavailable)
-		fmt.Fprintln(w, err)
-		return
-	}
-	fmt.Fprintln(w, "ok")
+	// The probes stay outside the cap: a busy server is alive, and its
+	// readiness check has a connection of its own.
+	top := http.NewServeMux()
+	top.HandleFunc("GET /healthz", s.healthz)
+	top.HandleFunc("GET /readyz", s.readyz)
+	top.Handle("/", lim.wrap(mux))
+	return top
 }
 
 // BatchView is a batch as the API shows it: the batches row and its
@@ -417,7 +423,7 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		code = http.StatusGatewayTimeout
 	}
 	if code != http.StatusNotFound {
-		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "status", code, "err", err)
+		s.errs.log(slog.LevelError, "request failed", "method", r.Method, "path", r.URL.Path, "status", code, "err", err)
 	}
 	writeJSON(w, code, apiError{Error: err.Error()})
 }

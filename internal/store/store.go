@@ -44,6 +44,7 @@ const VersionTable = "schema_version"
 // Store is a pool of connections to one database. Safe for concurrent use.
 type Store struct {
 	pool *pool
+	cfg  *pgx.ConnConfig // for Ready's own connection
 }
 
 // Option changes how Open connects.
@@ -82,7 +83,7 @@ func Open(_ context.Context, url string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, redact.Error(fmt.Errorf("open database: %w", err), append(redact.Secrets(url), cfg.Password)...)
 	}
-	return &Store{pool: p}, nil
+	return &Store{pool: p, cfg: cfg}, nil
 }
 
 // Close closes every connection, waiting for those in use to be released.
@@ -92,6 +93,23 @@ func (s *Store) Close() { s.pool.close() }
 func (s *Store) Ping(ctx context.Context) error {
 	err := s.pool.withConn(ctx, func(c *pgx.Conn) error { return c.Ping(ctx) })
 	if err != nil {
+		return fmt.Errorf("ping database: %w", err)
+	}
+	return nil
+}
+
+// Ready checks that the database accepts a new connection and answers,
+// on a connection of its own rather than the pool's: a pool busy with
+// slow queries must not make a readiness probe wait or fail, and a probe
+// must see what a fresh connection sees (the server's connection limit,
+// credentials, TLS). The connection is closed before Ready returns.
+func (s *Store) Ready(ctx context.Context) error {
+	c, err := pgx.ConnectConfig(ctx, s.cfg.Copy())
+	if err != nil {
+		return fmt.Errorf("connect to database: %w", redact.Error(err, s.cfg.Password))
+	}
+	defer c.Close(context.WithoutCancel(ctx))
+	if err := c.Ping(ctx); err != nil {
 		return fmt.Errorf("ping database: %w", err)
 	}
 	return nil
