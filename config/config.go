@@ -161,7 +161,7 @@ func Default() Config {
 	// Loopback only: the API and /metrics are unauthenticated unless
 	// results.http_token is set, so exposing them is an explicit choice.
 	c.Results.HTTPAddr = "127.0.0.1:8080"
-	c.Results.HTTPMaxRequests = 64
+	c.Results.HTTPMaxRequests = 16
 	c.Results.MetricsAddr = "127.0.0.1:9465"
 	return c
 }

@@ -30,7 +30,7 @@ import (
 // DefaultMaxInFlight is the API's concurrency cap when none is given:
 // enough to keep the store's connections busy with some queued behind
 // them, few enough that the queue drains well within queryTimeout.
-const DefaultMaxInFlight = 64
+const DefaultMaxInFlight = 16
 
 const (
 	readyTimeout = 2 * time.Second
