@@ -131,6 +131,10 @@ type Results struct {
 	// HTTPToken, when set, is the bearer token results serve requires on
 	// every endpoint but /healthz (secret).
 	HTTPToken string `mapstructure:"http_token"`
+	// HTTPWriterTokens ("NAME=TOKEN,...", secret) are the tokens that may
+	// write through results serve: served-state tracking (client=K, kept
+	// apart per NAME) and generate=true.
+	HTTPWriterTokens string `mapstructure:"http_writer_tokens"`
 	// HTTPMaxRequests caps the API requests results serve answers at once;
 	// the rest get 503 with Retry-After at once (the probes are not counted).
 	HTTPMaxRequests int `mapstructure:"http_max_requests"`
@@ -230,6 +234,7 @@ var keys = []key{
 	{"results.fetch_wait", "fetch-wait", "longest wait for a batch of results to fill", func(c *Config) any { return &c.Results.FetchWait }, kindPlain},
 	{"results.http_addr", "http-addr", "listen address of results serve (0.0.0.0:8080 or :8080: every interface)", func(c *Config) any { return &c.Results.HTTPAddr }, kindPlain},
 	{"results.http_token", "http-token", "bearer token results serve requires on every endpoint but /healthz (empty: none)" + secretUsage, func(c *Config) any { return &c.Results.HTTPToken }, kindSecret},
+	{"results.http_writer_tokens", "http-writer-tokens", "NAME=TOKEN pairs, comma separated: bearer tokens that may also write through results serve (client= tracking, kept apart per NAME; generate=true)" + secretUsage, func(c *Config) any { return &c.Results.HTTPWriterTokens }, kindSecret},
 	{"results.http_max_requests", "http-max-requests", "API requests results serve answers at once; more get 503 with Retry-After at once", func(c *Config) any { return &c.Results.HTTPMaxRequests }, kindPlain},
 	{"results.metrics_addr", "metrics-addr", "listen address of results run's /metrics and /healthz (empty: none); results.http_token guards /metrics", func(c *Config) any { return &c.Results.MetricsAddr }, kindPlain},
 	{"producer.chunk_size", "chunk-size", "states per job message (0: chosen per puzzle)", func(c *Config) any { return &c.Producer.ChunkSize }, kindPlain},

@@ -81,7 +81,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 var (
 	dbKeys      = config.Uses("database")
 	runKeys     = config.Uses("database", "nats", "results.fetch_batch", "results.fetch_wait", "results.metrics_addr", "results.http_token")
-	serveKeys   = config.Uses("database", "nats", "results.http_addr", "results.http_token", "results.http_max_requests")
+	serveKeys   = config.Uses("database", "nats", "results.http_addr", "results.http_token", "results.http_writer_tokens", "results.http_max_requests")
 	requeueKeys = config.Uses("database", "nats", "solver.max_nodes", "solver.timeout", "producer.chunk_size")
 	cancelKeys  = config.Uses("database", "nats")
 )
@@ -475,7 +475,9 @@ func serveCmd() *cobra.Command {
 			"  /api/batches/{id}/distribution, /api/puzzles/{puzzle}/distribution,\n" +
 			"  /api/scrambles?puzzle=P&length=L[&limit=N], and / (status page, ?batch=ID).\n" +
 			"With results.http_token (TESSERA_RESULTS_HTTP_TOKEN) set, every endpoint but /healthz and /readyz\n" +
-			"requires \"Authorization: Bearer <token>\" (401 without it). At most results.http_max_requests\n" +
+			"requires \"Authorization: Bearer <token>\" (401 without it; a browser logs in at /login).\n" +
+			"Only results.http_writer_tokens may write: /api/scrambles?client=K and generate=true.\n" +
+			"At most results.http_max_requests\n" +
 			"API requests are served at once; more get 503 with Retry-After at once.\n" +
 			"Read-only unless --generate: then /api/scrambles?generate=true enqueues sampled candidates\n" +
 			"on NATS (nats.*) for scrambles not stored yet. Run it beside `results run`. See\n" +
@@ -487,6 +489,10 @@ func serveCmd() *cobra.Command {
 				return err
 			}
 			defer st.Close()
+			writers, err := httpauth.ParseWriters(cfg.Results.HTTPWriterTokens)
+			if err != nil {
+				return usagef("results.http_writer_tokens: %v", err)
+			}
 			opts := []httpapi.Option{httpapi.WithMaxInFlight(cfg.Results.HTTPMaxRequests)}
 			if generate {
 				nc, err := queue.Connect(cfg.NATS.URL, "tessera-results-serve", queue.Auth(cfg.NATS.NATSAuth))
@@ -503,7 +509,7 @@ func serveCmd() *cobra.Command {
 				}
 				opts = append(opts, httpapi.WithGenerator(newSampler(st, js, nc.MaxPayload(), uint64(time.Now().UnixNano()))))
 			}
-			return serve(cmd.Context(), cfg.Results.HTTPAddr, cfg.Results.HTTPToken, st, logger(cmd.ErrOrStderr()), opts...)
+			return serve(cmd.Context(), cfg.Results.HTTPAddr, cfg.Results.HTTPToken, writers, st, logger(cmd.ErrOrStderr()), opts...)
 		},
 	}, serveKeys)
 	c.Flags().BoolVar(&generate, "generate", false, "let /api/scrambles?generate=true enqueue candidates for missing scrambles (connects to NATS)")
@@ -515,8 +521,9 @@ func serveCmd() *cobra.Command {
 // PostgreSQL answers, as `results run` does), then serves internal/httpapi
 // until ctx is cancelled and shuts down gracefully: in-flight requests get
 // up to 10 s to finish. A non-empty token guards every endpoint but the
-// probes /healthz and /readyz (internal/httpauth).
-func serve(ctx context.Context, addr, token string, st *store.Store, log *slog.Logger, opts ...httpapi.Option) error {
+// probes /healthz and /readyz, and writers may also write
+// (internal/httpauth.Guard).
+func serve(ctx context.Context, addr, token string, writers []httpauth.Writer, st *store.Store, log *slog.Logger, opts ...httpapi.Option) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
@@ -530,7 +537,7 @@ func serve(ctx context.Context, addr, token string, st *store.Store, log *slog.L
 		return nil
 	}))...)
 	srv := &http.Server{
-		Handler:           httpauth.Bearer(token, api, "/healthz", "/readyz"),
+		Handler:           httpauth.NewGuard(token, writers, "/healthz", "/readyz").Wrap(api),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      time.Minute,
@@ -547,7 +554,7 @@ func serve(ctx context.Context, addr, token string, st *store.Store, log *slog.L
 			log.Warn("serving the API and /metrics without authentication on a non-loopback address; set results.http_token", "addr", ln.Addr().String())
 		}
 	}
-	log.Info("serving", "addr", ln.Addr().String(), "auth", auth)
+	log.Info("serving", "addr", ln.Addr().String(), "auth", auth, "writers", len(writers))
 
 	stop := func() error {
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/tessera-solver/tessera/internal/httpapi"
+	"github.com/tessera-solver/tessera/internal/httpauth"
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/natstest"
 	"github.com/tessera-solver/tessera/internal/puzzle"
@@ -228,11 +229,24 @@ func TestScramblesGenerate(t *testing.T) {
 	p.run(t)
 	js := p.js
 	gen := newSampler(p.st, js, 1<<20, 1)
-	srv := httptest.NewServer(httpapi.New(p.st, nil, httpapi.WithGenerator(gen)))
+	const writer = "writer-token-0123456789"
+	guard := httpauth.NewGuard("", []httpauth.Writer{{Name: "w", Token: writer}})
+	srv := httptest.NewServer(guard.Wrap(httpapi.New(p.st, nil, httpapi.WithGenerator(gen))))
 	defer srv.Close()
+	// generate=true enqueues work: a caller without a writer token may not.
+	resp, err := srv.Client().Get(srv.URL + "/api/scrambles?puzzle=8&length=20&count=5&generate=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("generate=true without a writer token: %d, want 403", resp.StatusCode)
+	}
 	get := func() httpapi.Scrambles {
 		t.Helper()
-		resp, err := srv.Client().Get(srv.URL + "/api/scrambles?puzzle=8&length=20&count=5&client=c&generate=true")
+		req, _ := http.NewRequest("GET", srv.URL+"/api/scrambles?puzzle=8&length=20&count=5&client=c&generate=true", nil)
+		req.Header.Set("Authorization", "Bearer "+writer)
+		resp, err := srv.Client().Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -264,7 +278,7 @@ func TestScramblesGenerate(t *testing.T) {
 	// Without a generator the option is refused, naming the command.
 	plain := httptest.NewServer(httpapi.New(p.st, nil))
 	defer plain.Close()
-	resp, err := plain.Client().Get(plain.URL + "/api/scrambles?puzzle=8&length=31&count=5&generate=true")
+	resp, err = plain.Client().Get(plain.URL + "/api/scrambles?puzzle=8&length=31&count=5&generate=true")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"regexp"
 	"strings"
 	"sync"
@@ -212,6 +214,38 @@ func TestServeToken(t *testing.T) {
 		if code, body := httpGetAuth(t, base+path, "Bearer "+token); code != 200 {
 			t.Errorf("GET %s with the token: %d %s", path, code, body)
 		}
+	}
+	// A browser logs in with the token in a form and gets a session
+	// cookie; neither the cookie, the redirect nor any page shows the token.
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar}
+	req, _ := http.NewRequest("GET", base+"/?limit=5", nil)
+	req.Header.Set("Accept", "text/html")
+	resp, err := browser.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Request.URL.Path != "/login" || !strings.Contains(string(page), `name="token"`) {
+		t.Fatalf("page without a session: %d at %s", resp.StatusCode, resp.Request.URL)
+	}
+	resp, err = browser.PostForm(base+"/login", url.Values{"token": {token}, "next": {"/?limit=5"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Request.URL.Path != "/" || !strings.Contains(string(page), "Recent batches") {
+		t.Errorf("after login: %d at %s", resp.StatusCode, resp.Request.URL)
+	}
+	for _, c := range jar.Cookies(resp.Request.URL) {
+		if strings.Contains(c.Value, token) {
+			t.Errorf("cookie %s holds the token", c.Name)
+		}
+	}
+	if strings.Contains(string(page), token) {
+		t.Error("the page shows the token")
 	}
 	cancel()
 	<-exit

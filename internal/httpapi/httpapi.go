@@ -1,7 +1,10 @@
 // Package httpapi is the HTTP face of the results database, served by
-// `results serve`: a health check, Prometheus metrics, a read-only JSON API
-// (batches, distributions, scrambles by optimal length) and a small status
-// page. It reads through internal/store only and never writes.
+// `results serve`: health checks, Prometheus metrics, a JSON API (batches,
+// distributions, scrambles by optimal length) and a small status page. It
+// reads through internal/store; it writes only for callers with a writer
+// token (internal/httpauth.WriterOf): the states served to their client
+// keys (served_scrambles, served_clients) and, with a Generator, batches
+// of candidates.
 //
 //	GET /healthz                          200 "ok" while the process serves (liveness: no database work)
 //	GET /readyz                           200 "ok" when PostgreSQL accepts a new connection and answers
@@ -13,8 +16,10 @@
 //	GET /api/puzzles/{puzzle}/distribution  same over every batch of a puzzle (sliding:3x3 or 8)
 //	GET /api/scrambles?puzzle=P&length=L&count=N[&client=K][&cursor=C][&min_nodes=A][&max_nodes=B]
 //	    distinct stored states of P whose optimal length is L; a client key
-//	    never gets a state twice; limit= is count's older name; with
-//	    generate=true (results serve --generate) what is missing is enqueued
+//	    (writers only: 403 otherwise; at most 64 bytes of [A-Za-z0-9._:-])
+//	    never gets a state twice, up to its cap (409 after); limit= is
+//	    count's older name; with generate=true (results serve --generate,
+//	    writers only) what is missing is enqueued
 //	GET /[?batch=ID]                      HTML: recent batches (state, progress by status, rate, ETA),
 //	                                      per puzzle its histogram against the exact one, and batch ID
 //
@@ -36,6 +41,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/tessera-solver/tessera/internal/httpauth"
 	"github.com/tessera-solver/tessera/internal/metrics"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/store"
@@ -65,6 +71,7 @@ type server struct {
 	gen   Generator // nil: generate=true is refused
 	dists distCache // the page's per-puzzle distributions (page.go)
 
+	clientCap   int64        // states one client key may be served
 	maxInFlight int          // API requests at once (load.go)
 	starting    func() error // non-nil error: not ready yet (load.go)
 	ready       readiness
@@ -92,7 +99,7 @@ func New(st *store.Store, log *slog.Logger, opts ...Option) http.Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &server{st: st, log: log, errs: newRateLog(log, logEvery), maxInFlight: DefaultMaxInFlight}
+	s := &server{st: st, log: log, errs: newRateLog(log, logEvery), maxInFlight: DefaultMaxInFlight, clientCap: DefaultClientCap}
 	for _, o := range opts {
 		o(s)
 	}
@@ -294,7 +301,25 @@ func (s *server) scrambles(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, err)
 		return
 	}
-	sq := store.ScrambleQuery{Puzzle: spec.String(), Length: length, Count: limit, Client: q.Get("client")}
+	sq := store.ScrambleQuery{Puzzle: spec.String(), Length: length, Count: limit}
+	writer := httpauth.WriterOf(r.Context())
+	if k := q.Get("client"); k != "" {
+		if err := checkClientKey(k); err != nil {
+			badRequest(w, paramError{"client", err})
+			return
+		}
+		if writer == "" {
+			forbidden(w, "client", "served-state tracking writes to the database: it "+httpauth.ErrNoWriter.Error()+"; without client= the same states may come again")
+			return
+		}
+		// Keys are kept apart per writer: one writer cannot see or use up
+		// another's.
+		sq.Client, sq.ClientCap = writer+"/"+k, s.clientCap
+	}
+	if q.Get("generate") == "true" && writer == "" && s.gen != nil {
+		forbidden(w, "generate", "generate=true enqueues work: it "+httpauth.ErrNoWriter.Error())
+		return
+	}
 	if c := q.Get("cursor"); c != "" {
 		b, sqn, ok := strings.Cut(c, ".")
 		var e1, e2 error
@@ -321,6 +346,10 @@ func (s *server) scrambles(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), queryTimeout)
 	defer cancel()
 	rows, err := s.st.ServeScrambles(ctx, sq)
+	if errors.Is(err, store.ErrClientFull) {
+		writeJSON(w, http.StatusConflict, apiError{Error: fmt.Sprintf("client: key %q has been served %d states, the most one key may be; use a new key", q.Get("client"), s.clientCap), Param: "client"})
+		return
+	}
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -356,6 +385,42 @@ func (s *server) scrambles(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// MaxClientKey bounds a client key's length in bytes.
+const MaxClientKey = 64
+
+// DefaultClientCap is how many states one client key may be served (and
+// so how many rows of served_scrambles it may cost) when not set.
+const DefaultClientCap = 100_000
+
+// WithClientCap sets how many states one client key may be served in all
+// (n < 1: DefaultClientCap).
+func WithClientCap(n int64) Option {
+	return func(s *server) {
+		if n < 1 {
+			n = DefaultClientCap
+		}
+		s.clientCap = n
+	}
+}
+
+// checkClientKey accepts 1 to MaxClientKey letters, digits and . _ - :
+// (a key is stored and echoed; nothing else needs more).
+func checkClientKey(k string) error {
+	if len(k) > MaxClientKey {
+		return fmt.Errorf("%d bytes: a key has at most %d", len(k), MaxClientKey)
+	}
+	for _, c := range []byte(k) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-' || c == ':') {
+			return fmt.Errorf("%q: a key holds only letters, digits and . _ - :", k)
+		}
+	}
+	return nil
+}
+
+func forbidden(w http.ResponseWriter, param, msg string) {
+	writeJSON(w, http.StatusForbidden, apiError{Error: param + ": " + msg, Param: param})
 }
 
 // paramError is a bad request parameter.

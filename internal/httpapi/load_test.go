@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tessera-solver/tessera/internal/httpapi"
+	"github.com/tessera-solver/tessera/internal/httpauth"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/store/storetest"
 )
@@ -40,12 +41,16 @@ func TestShedOverCap(t *testing.T) {
 	st := storetest.NewStore(t)
 	const limit = 3
 	gen := blockingGen{entered: make(chan struct{}), release: make(chan struct{})}
-	srv := httptest.NewServer(httpapi.New(st, nil, httpapi.WithGenerator(gen), httpapi.WithMaxInFlight(limit)))
+	// Reading open, a writer for generate=true.
+	g := httpauth.NewGuard("", []httpauth.Writer{{Name: "a", Token: writerA}})
+	srv := httptest.NewServer(g.Wrap(httpapi.New(st, nil, httpapi.WithGenerator(gen), httpapi.WithMaxInFlight(limit))))
 	t.Cleanup(srv.Close)
 	var held sync.WaitGroup
 	for range limit {
 		held.Go(func() {
-			resp, err := http.Get(srv.URL + "/api/scrambles?puzzle=8&length=4&count=1&generate=true")
+			req, _ := http.NewRequest("GET", srv.URL+"/api/scrambles?puzzle=8&length=4&count=1&generate=true", nil)
+			req.Header.Set("Authorization", "Bearer "+writerA)
+			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Error(err)
 				return

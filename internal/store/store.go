@@ -35,6 +35,9 @@ var (
 	ErrRejected = errors.New("rejected")
 	// ErrNoDatabase: no URL configured and no local server found.
 	ErrNoDatabase = errors.New("no PostgreSQL configured")
+	// ErrClientFull: a client key has been served as many states as its
+	// cap allows (ScrambleQuery.ClientCap).
+	ErrClientFull = errors.New("client key at its cap of served states")
 )
 
 // VersionTable is tern's schema version table, resolved through the
