@@ -10,9 +10,11 @@
 //	GET /readyz                           200 "ok" when PostgreSQL accepts a new connection and answers
 //	                                      within 2 s, else 503 and why (readiness; load.go)
 //	GET /metrics                          Prometheus text format
-//	GET /api/batches?limit=N              newest batches first, with progress (default 20, at most 1000)
+//	GET /api/batches?limit=N[&puzzle=P][&state=S]  newest batches first, with progress (default 20, at most 1000)
 //	GET /api/batches/{id}                 one batch (404 if missing)
 //	GET /api/batches/{id}/distribution    histogram of optimal lengths of a batch
+//	GET /api/batches/{id}/rows?format=csv|jsonl[&status=S,...]  the batch's rows, streamed (download.go)
+//	GET /api/batches/{id}/dead?format=csv|jsonl                  its dead letters, streamed
 //	GET /api/puzzles/{puzzle}/distribution  same over every batch of a puzzle (sliding:3x3 or 8)
 //	GET /api/scrambles?puzzle=P&length=L&count=N[&client=K][&cursor=C][&min_nodes=A][&max_nodes=B]
 //	    distinct stored states of P whose optimal length is L; a client key
@@ -35,6 +37,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -114,6 +117,8 @@ func New(st *store.Store, log *slog.Logger, opts ...Option) http.Handler {
 	mux.HandleFunc("GET /api/batches", s.batches)
 	mux.HandleFunc("GET /api/batches/{id}", s.batch)
 	mux.HandleFunc("GET /api/batches/{id}/distribution", s.batchDistribution)
+	mux.HandleFunc("GET /api/batches/{id}/rows", s.downloadRows)
+	mux.HandleFunc("GET /api/batches/{id}/dead", s.downloadDead)
 	mux.HandleFunc("GET /api/puzzles/{puzzle}/distribution", s.puzzleDistribution)
 	mux.HandleFunc("GET /api/scrambles", s.scrambles)
 	mux.HandleFunc("GET /api/", func(w http.ResponseWriter, r *http.Request) {
@@ -160,9 +165,14 @@ func (s *server) batches(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, err)
 		return
 	}
+	f, err := batchFilter(r)
+	if err != nil {
+		badRequest(w, err)
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), queryTimeout)
 	defer cancel()
-	bs, err := s.st.Batches(ctx, limit)
+	bs, err := s.st.FindBatches(ctx, f, limit)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -455,6 +465,23 @@ func intParam(r *http.Request, name string, def, lo, hi int) (int, error) {
 		n = hi
 	}
 	return n, nil
+}
+
+// batchFilter reads ?puzzle=P&state=S (either may be empty).
+func batchFilter(r *http.Request) (store.BatchFilter, error) {
+	q := r.URL.Query()
+	f := store.BatchFilter{State: q.Get("state")}
+	if p := q.Get("puzzle"); p != "" {
+		spec, err := puzzle.ParseSpec(p)
+		if err != nil {
+			return f, paramError{"puzzle", err}
+		}
+		f.Puzzle = spec.String()
+	}
+	if f.State != "" && !slices.Contains(store.BatchStates, f.State) {
+		return f, paramError{"state", fmt.Errorf("%q: want one of %s", f.State, strings.Join(store.BatchStates, ", "))}
+	}
+	return f, nil
 }
 
 func batchID(r *http.Request) (int64, error) {
