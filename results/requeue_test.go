@@ -66,6 +66,24 @@ func TestRequeueReplacesBetter(t *testing.T) {
 		t.Errorf("requeue of invalid rows: %d %s", code, e)
 	}
 
+	// A cancelled batch is refused, saying why, and nothing is published.
+	cancelled, err := st.CreateBatch(ctx, "15", "optimal", 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := first
+	gone.BatchID, gone.JobID, gone.Results = cancelled, fmt.Sprintf("%d-0", cancelled), first.Results[:3] // unfinished
+	if _, err := st.InsertResults(ctx, []job.Results{gone}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CancelBatch(ctx, cancelled); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, e := cli(t, ctx, "requeue", "--batch", fmt.Sprint(cancelled), "--timeout", "1m", db, natsURL); code != exitError ||
+		out != "" || !strings.Contains(e, "was cancelled") || !strings.Contains(e, "would change nothing") {
+		t.Errorf("requeue of a cancelled batch: %d %q %s", code, out, e)
+	}
+
 	p.run(t)
 	code, out, e := cli(t, ctx, "requeue", "--batch", fmt.Sprint(id), "--timeout", "1m", db, natsURL)
 	if code != exitOK || !strings.Contains(out, "requeued 3 states") || !strings.Contains(out, "heavy lane") {
