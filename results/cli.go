@@ -334,7 +334,10 @@ func batchesCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "batches",
 		Short: "List recent batches with their progress",
-		Args:  cobra.NoArgs,
+		Long: "enqueued is how many states are surely enqueued: the producer's mark (recorded once a second;\n" +
+			"`producer resume` starts there) or the rows stored, when more. A batch is stalled when its enqueue\n" +
+			"is unfinished and nothing was enqueued or stored for 30 s.",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, st, err := setup(cmd)
 			if err != nil {
@@ -352,8 +355,9 @@ func batchesCmd() *cobra.Command {
 				for _, b := range bs {
 					v := struct {
 						store.Batch
-						State string `json:"state"`
-					}{b, b.State(now)}
+						State           string `json:"state"`
+						EnqueuedAtLeast int64  `json:"enqueued_at_least"`
+					}{b, b.State(now), b.EnqueuedAtLeast()}
 					if err := enc.Encode(v); err != nil {
 						return err
 					}
@@ -374,10 +378,10 @@ func batchesCmd() *cobra.Command {
 				if state == "stalled" {
 					stalled++
 				}
-				fmt.Fprintf(out, "%-6d %-14s %-7s %-9s %10d %10d %10s %8d %8d %s\n", b.ID, b.Puzzle, b.Mode, state, b.Enqueued, b.Done, total, b.Solved, b.Done-b.Solved, fin)
+				fmt.Fprintf(out, "%-6d %-14s %-7s %-9s %10d %10d %10s %8d %8d %s\n", b.ID, b.Puzzle, b.Mode, state, b.EnqueuedAtLeast(), b.Done, total, b.Solved, b.Done-b.Solved, fin)
 			}
 			if stalled > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "%d stalled: their producer stopped before enqueuing every state; `producer resume ID` finishes them\n", stalled)
+				fmt.Fprintf(cmd.ErrOrStderr(), "%d stalled: their producer stopped before enqueuing every state (nothing enqueued or stored for %s); `producer resume ID` finishes them\n", stalled, store.StallAfter)
 			}
 			return nil
 		},

@@ -210,16 +210,28 @@ type Batch struct {
 	Failed         int64      `json:"failed"`
 	Done           int64      `json:"done"` // rows stored, all statuses
 	// Enqueued is how many states (a prefix of the batch) the server has
-	// stored as jobs.
+	// stored as jobs, as the producer last recorded it: where `producer
+	// resume` starts. The producer records it once a second, so a killed
+	// producer leaves it up to a second behind what it published, and
+	// Done can be above it; EnqueuedAtLeast is the tighter figure to show.
 	Enqueued    int64      `json:"enqueued"`
 	UpdatedAt   *time.Time `json:"updated_at"` // last jobs enqueued or rows stored
 	CancelledAt *time.Time `json:"cancelled_at"`
 }
 
 // StallAfter is how long a batch whose enqueue is unfinished may go
-// without progress before it counts as stalled (its producer died):
-// `producer resume` finishes it.
-const StallAfter = 2 * time.Minute
+// without progress (no jobs enqueued, no rows stored) before it counts as
+// stalled: `producer resume` finishes it. A working producer records its
+// progress once a second, so 30 s without any means it died, or is
+// blocked (its input or the server gives it nothing to do); issue 29
+// found 2 minutes too long to tell a user their producer is gone.
+const StallAfter = 30 * time.Second
+
+// EnqueuedAtLeast is how many states are surely enqueued: the recorded
+// mark, or the rows stored when more (every row answers an enqueued job;
+// the mark lags the producer by up to a second, and a killed producer
+// leaves it there: issue 29 saw done 17,025 above enqueued 15,483).
+func (b Batch) EnqueuedAtLeast() int64 { return max(b.Enqueued, b.Done) }
 
 // State is where the batch stands: "cancelled", "finished", "stalled"
 // (its enqueue stopped short of the total and nothing moved for
