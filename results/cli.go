@@ -508,10 +508,11 @@ func serveCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if err := queue.EnsureStreams(cmd.Context(), js, queue.WithDeliveries(cfg.NATS.MaxDeliver, cfg.NATS.AckWait)); err != nil {
+				qc := queue.WithDeliveries(cfg.NATS.MaxDeliver, cfg.NATS.AckWait)
+				if err := queue.EnsureStreams(cmd.Context(), js, qc); err != nil {
 					return err
 				}
-				opts = append(opts, httpapi.WithGenerator(newSampler(st, js, nc.MaxPayload(), uint64(time.Now().UnixNano()))))
+				opts = append(opts, httpapi.WithGenerator(newSampler(cmd.Context(), st, js, qc, nc.MaxPayload(), logger(cmd.ErrOrStderr()), uint64(time.Now().UnixNano()))))
 			}
 			return serve(cmd.Context(), cfg.Results.HTTPAddr, cfg.Results.HTTPToken, writers, st, logger(cmd.ErrOrStderr()), opts...)
 		},
