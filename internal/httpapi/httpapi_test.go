@@ -136,6 +136,27 @@ func TestProbes(t *testing.T) {
 			t.Errorf("%s (down %v): %d %s %q, want %d %q", c.path, c.srv == down, code, ctype, body, c.code, c.body)
 		}
 	}
+	// The open /readyz shows why the database is not ready, never its
+	// password (from the URL or the password option).
+	const secret = "pgSECRET-4k2j9"
+	for _, opt := range []store.Option{nil, store.WithPassword(secret)} {
+		u := "postgres://postgres:" + secret + "@127.0.0.1:1/none?sslmode=disable&connect_timeout=2"
+		var opts []store.Option
+		if opt != nil {
+			u, opts = "postgres://postgres@127.0.0.1:1/none?sslmode=disable&connect_timeout=2", []store.Option{opt}
+		}
+		st, err := store.Open(context.Background(), u, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(httpapi.New(st, nil))
+		code, _, body := get(t, srv, "/readyz")
+		srv.Close()
+		st.Close()
+		if code != 503 || strings.Contains(body, secret) {
+			t.Errorf("readyz with a password: %d %q", code, body)
+		}
+	}
 }
 
 // downServer serves a store whose database does not exist (nothing

@@ -84,6 +84,16 @@ func TestLoginInBrowser(t *testing.T) {
 		t.Error("the page shows the token")
 	}
 
+	if dir := os.Getenv("TESSERA_SCREENSHOT_DIR"); dir != "" {
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatalf("screenshot: %v", err)
+		}
+		if err := os.WriteFile(dir+"/batch-page.png", png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
 	// A batch's rows, a page at a time: 300 rows, 50 a page.
 	seqs := func(table string) string {
 		return eval(`[...document.querySelectorAll('#` + table + ` tbody tr')].map(r => r.dataset.seq || r.dataset.id).join(',')`)
