@@ -286,6 +286,7 @@ func TestValidate(t *testing.T) {
 		{"fetch batch", func(c *Config) { c.Results.FetchBatch = 0 }, "results.fetch_batch:"},
 		{"fetch wait", func(c *Config) { c.Results.FetchWait = 0 }, "results.fetch_wait:"},
 		{"http addr", func(c *Config) { c.Results.HTTPAddr = "8080" }, "results.http_addr:"},
+		{"http max requests", func(c *Config) { c.Results.HTTPMaxRequests = 0 }, "results.http_max_requests:"},
 		{"chunk", func(c *Config) { c.Producer.ChunkSize = -2 }, "producer.chunk_size:"},
 	} {
 		c := Default()

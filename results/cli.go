@@ -473,17 +473,19 @@ func serveCmd() *cobra.Command {
 	c := keyed(&cobra.Command{
 		Use:   "serve",
 		Short: "Serve /healthz, /metrics, a JSON API and a status page on results.http_addr until SIGTERM",
-		Long: "Migrates the schema (retrying until PostgreSQL answers; requests get 503 meanwhile),\n" +
+		Long: "Migrates the schema (retrying until PostgreSQL answers; requests but /healthz get 503 meanwhile),\n" +
 			"then serves on --http-addr (results.http_addr, default 127.0.0.1:8080, this host only):\n" +
-			"  GET /healthz (liveness), /readyz (PostgreSQL answers), /metrics (Prometheus), /api/batches[?limit=N], /api/batches/{id},\n" +
-			"  /api/batches/{id}/distribution, /api/puzzles/{puzzle}/distribution,\n" +
+			"  GET /healthz (liveness), /readyz (PostgreSQL answers), /metrics (Prometheus),\n" +
+			"  /api/batches[?limit=N&puzzle=P&state=S], /api/batches/{id},\n" +
+			"  /api/batches/{id}/distribution, /api/batches/{id}/rows|dead?format=csv|jsonl (downloads),\n" +
+			"  /api/puzzles/{puzzle}/distribution,\n" +
 			"  /api/scrambles?puzzle=P&length=L[&limit=N], and / (status page, ?batch=ID).\n" +
 			"With results.http_token (TESSERA_RESULTS_HTTP_TOKEN) set, every endpoint but /healthz and /readyz\n" +
 			"requires \"Authorization: Bearer <token>\" (401 without it; a browser logs in at /login).\n" +
 			"Only results.http_writer_tokens may write: /api/scrambles?client=K and generate=true.\n" +
-			"At most results.http_max_requests\n" +
-			"API requests are served at once; more get 503 with Retry-After at once.\n" +
-			"Read-only unless --generate: then /api/scrambles?generate=true enqueues sampled candidates\n" +
+			"At most results.http_max_requests API requests are served at once; more get 503 with\n" +
+			"Retry-After at once.\n" +
+			"With --generate, /api/scrambles?generate=true (writers only) enqueues sampled candidates\n" +
 			"on NATS (nats.*) for scrambles not stored yet. Run it beside `results run`. See\n" +
 			"docs/PIPELINE-store.md and docs/SECURITY.md.",
 		Args: cobra.NoArgs,

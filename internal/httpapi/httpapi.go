@@ -96,7 +96,8 @@ type Option func(*server)
 func WithGenerator(g Generator) Option { return func(s *server) { s.gen = g } }
 
 // New returns the handler of every endpoint listed in the package comment.
-// It only reads st (a Generator, when given, writes batches); log receives
+// It reads st, and writes to it only for writer tokens (the package
+// comment says what; a Generator, when given, writes batches); log receives
 // server-side failures (5xx).
 func New(st *store.Store, log *slog.Logger, opts ...Option) http.Handler {
 	if log == nil {
