@@ -550,7 +550,7 @@ func serve(ctx context.Context, addr, token string, writers []httpauth.Writer, s
 		WriteTimeout:      time.Minute,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		ErrorLog:          httpapi.ServerErrorLog(log),
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

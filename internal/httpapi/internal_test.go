@@ -71,3 +71,16 @@ func TestRateLog(t *testing.T) {
 		t.Errorf("line after the interval: %q, want i=100 suppressed=99", last)
 	}
 }
+
+// net/http's own errors, one per client address, are one kind of line.
+func TestServerErrorLog(t *testing.T) {
+	var buf bytes.Buffer
+	l := ServerErrorLog(slog.New(slog.NewTextHandler(&buf, nil)))
+	for i := range 500 {
+		l.Printf("http: TLS handshake error from 127.0.0.1:%d: EOF", 40000+i)
+	}
+	l.Printf("http: Accept error: accept tcp: too many open files; retrying in 5ms")
+	if n := strings.Count(buf.String(), "\n"); n != 2 || !strings.Contains(buf.String(), "level=WARN") {
+		t.Errorf("501 errors of two kinds: %d lines, want 2:\n%s", n, buf.String())
+	}
+}

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"fmt"
+	"log"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -146,6 +147,32 @@ func (l *limit) refuse(w http.ResponseWriter, r *http.Request, msg string) {
 	http.Error(w, msg, http.StatusServiceUnavailable)
 }
 
+// maxRateKeys bounds the kinds of line a rateLog remembers.
+const maxRateKeys = 1000
+
+// ServerErrorLog is the ErrorLog of an http.Server serving this package's
+// handler: what net/http reports (accept errors, TLS handshakes, panics)
+// goes to l at WARN, at most one line per 10 s per kind of message, digits
+// ignored, so the same error from many client addresses is one kind.
+func ServerErrorLog(l *slog.Logger) *log.Logger {
+	rl := newRateLog(l, logEvery)
+	return log.New(writerFunc(func(p []byte) (int, error) {
+		msg := strings.TrimSpace(string(p))
+		kind := strings.Map(func(r rune) rune {
+			if r >= '0' && r <= '9' {
+				return -1
+			}
+			return r
+		}, msg)
+		rl.logKey(kind, slog.LevelWarn, "http server", "err", msg)
+		return len(p), nil
+	}), "", 0)
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
 // rateLog logs a message at most once per logEvery; the next line after
 // a quiet spell says how many were suppressed. Lines are told apart by
 // their message only: a burst of one failure with varying details is one
@@ -167,12 +194,20 @@ func newRateLog(log *slog.Logger, every time.Duration) *rateLog {
 }
 
 func (l *rateLog) log(level slog.Level, msg string, args ...any) {
+	l.logKey(msg, level, msg, args...)
+}
+
+// logKey is log with lines told apart by key instead of msg.
+func (l *rateLog) logKey(key string, level slog.Level, msg string, args ...any) {
 	now := time.Now()
 	l.mu.Lock()
-	e := l.seen[msg]
+	e := l.seen[key]
 	if e == nil {
+		if len(l.seen) >= maxRateKeys {
+			clear(l.seen) // a bound on memory; at worst a few lines more
+		}
 		e = &rateEntry{}
-		l.seen[msg] = e
+		l.seen[key] = e
 	}
 	if !e.at.IsZero() && now.Sub(e.at) < l.every {
 		e.suppressed++
