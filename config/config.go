@@ -135,6 +135,13 @@ type Results struct {
 	// HTTPToken, when set, is the bearer token results serve requires on
 	// every endpoint but /healthz (secret).
 	HTTPToken string `mapstructure:"http_token"`
+	// HTTPWriterTokens ("NAME=TOKEN,...", secret) are the tokens that may
+	// write through results serve: served-state tracking (client=K, kept
+	// apart per NAME) and generate=true.
+	HTTPWriterTokens string `mapstructure:"http_writer_tokens"`
+	// HTTPMaxRequests caps the API requests results serve answers at once;
+	// the rest get 503 with Retry-After at once (the probes are not counted).
+	HTTPMaxRequests int `mapstructure:"http_max_requests"`
 	// MetricsAddr is where results run (the writer) serves /metrics and
 	// /healthz ("": nowhere); results.http_token guards its /metrics.
 	MetricsAddr string `mapstructure:"metrics_addr"`
@@ -163,6 +170,7 @@ func Default() Config {
 	// Loopback only: the API and /metrics are unauthenticated unless
 	// results.http_token is set, so exposing them is an explicit choice.
 	c.Results.HTTPAddr = "127.0.0.1:8080"
+	c.Results.HTTPMaxRequests = 16
 	c.Results.MetricsAddr = "127.0.0.1:9465"
 	return c
 }
@@ -232,6 +240,8 @@ var keys = []key{
 	{"results.fetch_wait", "fetch-wait", "longest wait for a batch of results to fill", func(c *Config) any { return &c.Results.FetchWait }, kindPlain},
 	{"results.http_addr", "http-addr", "listen address of results serve (0.0.0.0:8080 or :8080: every interface)", func(c *Config) any { return &c.Results.HTTPAddr }, kindPlain},
 	{"results.http_token", "http-token", "bearer token results serve requires on every endpoint but /healthz (empty: none)" + secretUsage, func(c *Config) any { return &c.Results.HTTPToken }, kindSecret},
+	{"results.http_writer_tokens", "http-writer-tokens", "NAME=TOKEN pairs, comma separated: bearer tokens that may also write through results serve (client= tracking, kept apart per NAME; generate=true)" + secretUsage, func(c *Config) any { return &c.Results.HTTPWriterTokens }, kindSecret},
+	{"results.http_max_requests", "http-max-requests", "API requests results serve answers at once; more get 503 with Retry-After at once", func(c *Config) any { return &c.Results.HTTPMaxRequests }, kindPlain},
 	{"results.metrics_addr", "metrics-addr", "listen address of results run's /metrics and /healthz (empty: none); results.http_token guards /metrics", func(c *Config) any { return &c.Results.MetricsAddr }, kindPlain},
 	{"producer.chunk_size", "chunk-size", "states per job message (0: chosen per puzzle)", func(c *Config) any { return &c.Producer.ChunkSize }, kindPlain},
 }
@@ -673,6 +683,9 @@ func (c Config) validate(only map[string]bool) error {
 	}
 	if c.Results.FetchWait <= 0 {
 		bad("results.fetch_wait", "want a positive duration, got %s", c.Results.FetchWait)
+	}
+	if c.Results.HTTPMaxRequests < 1 {
+		bad("results.http_max_requests", "want 1 or more, got %d", c.Results.HTTPMaxRequests)
 	}
 	if c.Results.HTTPAddr == "" || !strings.Contains(c.Results.HTTPAddr, ":") {
 		bad("results.http_addr", "want host:port or :port, got %q", c.Results.HTTPAddr)

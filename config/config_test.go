@@ -121,6 +121,7 @@ func TestEveryKeyFromEnv(t *testing.T) {
 		"solver.workers": "2", "solver.quick_workers": "2", "solver.mode": "fast", "solver.max_nodes": "2", "solver.timeout": "2s", "solver.threads": "2",
 		"solver.tables_dir": "/e", "solver.tables": "none", "solver.tables_bucket": "b", "solver.tables_private": "true", "solver.tables_rescan": "2s",
 		"results.fetch_batch": "2", "results.fetch_wait": "2s",
+		"results.http_max_requests": "2", "results.http_writer_tokens": "w=0123456789abcdef",
 		"results.http_addr": ":2", "results.http_token": "t", "producer.chunk_size": "2",
 		"solver.metrics_addr": ":2", "solver.metrics_token": "t", "results.metrics_addr": "",
 	}
@@ -285,6 +286,7 @@ func TestValidate(t *testing.T) {
 		{"fetch batch", func(c *Config) { c.Results.FetchBatch = 0 }, "results.fetch_batch:"},
 		{"fetch wait", func(c *Config) { c.Results.FetchWait = 0 }, "results.fetch_wait:"},
 		{"http addr", func(c *Config) { c.Results.HTTPAddr = "8080" }, "results.http_addr:"},
+		{"http max requests", func(c *Config) { c.Results.HTTPMaxRequests = 0 }, "results.http_max_requests:"},
 		{"chunk", func(c *Config) { c.Producer.ChunkSize = -2 }, "producer.chunk_size:"},
 	} {
 		c := Default()

@@ -81,7 +81,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 var (
 	dbKeys      = config.Uses("database")
 	runKeys     = config.Uses("database", "nats", "results.fetch_batch", "results.fetch_wait", "results.metrics_addr", "results.http_token")
-	serveKeys   = config.Uses("database", "nats", "results.http_addr", "results.http_token")
+	serveKeys   = config.Uses("database", "nats", "results.http_addr", "results.http_token", "results.http_writer_tokens", "results.http_max_requests")
 	requeueKeys = config.Uses("database", "nats", "solver.max_nodes", "solver.timeout", "producer.chunk_size")
 	cancelKeys  = config.Uses("database", "nats")
 )
@@ -334,7 +334,10 @@ func batchesCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "batches",
 		Short: "List recent batches with their progress",
-		Args:  cobra.NoArgs,
+		Long: "enqueued is how many states are surely enqueued: the producer's mark (recorded once a second;\n" +
+			"`producer resume` starts there) or the rows stored, when more. A batch is stalled when its enqueue\n" +
+			"is unfinished and nothing was enqueued or stored for 30 s.",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, st, err := setup(cmd)
 			if err != nil {
@@ -352,8 +355,9 @@ func batchesCmd() *cobra.Command {
 				for _, b := range bs {
 					v := struct {
 						store.Batch
-						State string `json:"state"`
-					}{b, b.State(now)}
+						State           string `json:"state"`
+						EnqueuedAtLeast int64  `json:"enqueued_at_least"`
+					}{b, b.State(now), b.EnqueuedAtLeast()}
 					if err := enc.Encode(v); err != nil {
 						return err
 					}
@@ -374,10 +378,10 @@ func batchesCmd() *cobra.Command {
 				if state == "stalled" {
 					stalled++
 				}
-				fmt.Fprintf(out, "%-6d %-14s %-7s %-9s %10d %10d %10s %8d %8d %s\n", b.ID, b.Puzzle, b.Mode, state, b.Enqueued, b.Done, total, b.Solved, b.Done-b.Solved, fin)
+				fmt.Fprintf(out, "%-6d %-14s %-7s %-9s %10d %10d %10s %8d %8d %s\n", b.ID, b.Puzzle, b.Mode, state, b.EnqueuedAtLeast(), b.Done, total, b.Solved, b.Done-b.Solved, fin)
 			}
 			if stalled > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "%d stalled: their producer stopped before enqueuing every state; `producer resume ID` finishes them\n", stalled)
+				fmt.Fprintf(cmd.ErrOrStderr(), "%d stalled: their producer stopped before enqueuing every state (nothing enqueued or stored for %s); `producer resume ID` finishes them\n", stalled, store.StallAfter)
 			}
 			return nil
 		},
@@ -469,14 +473,19 @@ func serveCmd() *cobra.Command {
 	c := keyed(&cobra.Command{
 		Use:   "serve",
 		Short: "Serve /healthz, /metrics, a JSON API and a status page on results.http_addr until SIGTERM",
-		Long: "Migrates the schema (retrying until PostgreSQL answers; requests get 503 meanwhile),\n" +
+		Long: "Migrates the schema (retrying until PostgreSQL answers; requests but /healthz get 503 meanwhile),\n" +
 			"then serves on --http-addr (results.http_addr, default 127.0.0.1:8080, this host only):\n" +
-			"  GET /healthz, /metrics (Prometheus), /api/batches[?limit=N], /api/batches/{id},\n" +
-			"  /api/batches/{id}/distribution, /api/puzzles/{puzzle}/distribution,\n" +
+			"  GET /healthz (liveness), /readyz (PostgreSQL answers), /metrics (Prometheus),\n" +
+			"  /api/batches[?limit=N&puzzle=P&state=S], /api/batches/{id},\n" +
+			"  /api/batches/{id}/distribution, /api/batches/{id}/rows|dead?format=csv|jsonl (downloads),\n" +
+			"  /api/puzzles/{puzzle}/distribution,\n" +
 			"  /api/scrambles?puzzle=P&length=L[&limit=N], and / (status page, ?batch=ID).\n" +
-			"With results.http_token (TESSERA_RESULTS_HTTP_TOKEN) set, every endpoint but /healthz\n" +
-			"requires \"Authorization: Bearer <token>\" (401 without it).\n" +
-			"Read-only unless --generate: then /api/scrambles?generate=true enqueues sampled candidates\n" +
+			"With results.http_token (TESSERA_RESULTS_HTTP_TOKEN) set, every endpoint but /healthz and /readyz\n" +
+			"requires \"Authorization: Bearer <token>\" (401 without it; a browser logs in at /login).\n" +
+			"Only results.http_writer_tokens may write: /api/scrambles?client=K and generate=true.\n" +
+			"At most results.http_max_requests API requests are served at once; more get 503 with\n" +
+			"Retry-After at once.\n" +
+			"With --generate, /api/scrambles?generate=true (writers only) enqueues sampled candidates\n" +
 			"on NATS (nats.*) for scrambles not stored yet. Run it beside `results run`. See\n" +
 			"docs/PIPELINE-store.md and docs/SECURITY.md.",
 		Args: cobra.NoArgs,
@@ -486,7 +495,11 @@ func serveCmd() *cobra.Command {
 				return err
 			}
 			defer st.Close()
-			var opts []httpapi.Option
+			writers, err := httpauth.ParseWriters(cfg.Results.HTTPWriterTokens)
+			if err != nil {
+				return usagef("results.http_writer_tokens: %v", err)
+			}
+			opts := []httpapi.Option{httpapi.WithMaxInFlight(cfg.Results.HTTPMaxRequests)}
 			if generate {
 				nc, err := queue.Connect(cfg.NATS.URL, "tessera-results-serve", queue.Auth(cfg.NATS.NATSAuth))
 				if err != nil {
@@ -497,12 +510,13 @@ func serveCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if err := queue.EnsureStreams(cmd.Context(), js, queue.WithDeliveries(cfg.NATS.MaxDeliver, cfg.NATS.AckWait)); err != nil {
+				qc := queue.WithDeliveries(cfg.NATS.MaxDeliver, cfg.NATS.AckWait)
+				if err := queue.EnsureStreams(cmd.Context(), js, qc); err != nil {
 					return err
 				}
-				opts = append(opts, httpapi.WithGenerator(newSampler(st, js, nc.MaxPayload(), uint64(time.Now().UnixNano()))))
+				opts = append(opts, httpapi.WithGenerator(newSampler(cmd.Context(), st, js, qc, nc.MaxPayload(), logger(cmd.ErrOrStderr()), uint64(time.Now().UnixNano()))))
 			}
-			return serve(cmd.Context(), cfg.Results.HTTPAddr, cfg.Results.HTTPToken, st, logger(cmd.ErrOrStderr()), opts...)
+			return serve(cmd.Context(), cfg.Results.HTTPAddr, cfg.Results.HTTPToken, writers, st, logger(cmd.ErrOrStderr()), opts...)
 		},
 	}, serveKeys)
 	c.Flags().BoolVar(&generate, "generate", false, "let /api/scrambles?generate=true enqueue candidates for missing scrambles (connects to NATS)")
@@ -513,29 +527,30 @@ func serveCmd() *cobra.Command {
 // fails at once), answers 503 while it migrates the schema (retrying until
 // PostgreSQL answers, as `results run` does), then serves internal/httpapi
 // until ctx is cancelled and shuts down gracefully: in-flight requests get
-// up to 10 s to finish. A non-empty token guards every endpoint but
-// /healthz (internal/httpauth).
-func serve(ctx context.Context, addr, token string, st *store.Store, log *slog.Logger, opts ...httpapi.Option) error {
+// up to 10 s to finish. A non-empty token guards every endpoint but the
+// probes /healthz and /readyz, and writers may also write
+// (internal/httpauth.Guard).
+func serve(ctx context.Context, addr, token string, writers []httpauth.Writer, st *store.Store, log *slog.Logger, opts ...httpapi.Option) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	var ready atomic.Bool
-	api := httpapi.New(st, log, opts...)
+	starting := errors.New("starting: migrating the database schema")
+	api := httpapi.New(st, log, append(opts, httpapi.WithStarting(func() error {
+		if !ready.Load() {
+			return starting
+		}
+		return nil
+	}))...)
 	srv := &http.Server{
-		Handler: httpauth.Bearer(token, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if !ready.Load() {
-				http.Error(w, "starting: migrating the database schema", http.StatusServiceUnavailable)
-				return
-			}
-			api.ServeHTTP(w, r)
-		}), "/healthz"),
+		Handler:           httpauth.NewGuard(token, writers, "/healthz", "/readyz").Wrap(api),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      time.Minute,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		ErrorLog:          httpapi.ServerErrorLog(log),
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -546,7 +561,7 @@ func serve(ctx context.Context, addr, token string, st *store.Store, log *slog.L
 			log.Warn("serving the API and /metrics without authentication on a non-loopback address; set results.http_token", "addr", ln.Addr().String())
 		}
 	}
-	log.Info("serving", "addr", ln.Addr().String(), "auth", auth)
+	log.Info("serving", "addr", ln.Addr().String(), "auth", auth, "writers", len(writers))
 
 	stop := func() error {
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

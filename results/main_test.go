@@ -127,6 +127,34 @@ func TestCommands(t *testing.T) {
 	if code, out, _ = cli(t, ctx, "batches", db); code != 0 || !strings.Contains(out, "sliding:3x3") {
 		t.Errorf("batches: %d %q", code, out)
 	}
+	// A producer killed between two marks: 5 rows stored, the mark at 2.
+	// enqueued shows the 5 surely enqueued (it showed 2, below done), and
+	// the batch is stalled once nothing moved for 30 s (it took 2 min).
+	if err := st.SetEnqueued(ctx, id, 2); err != nil {
+		t.Fatal(err)
+	}
+	lagged, err := st.CreateBatch(ctx, "8", "optimal", 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetEnqueued(ctx, lagged, 2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.InsertResults(ctx, []job.Results{results(lagged, 0, 2, 4, 4, 6, -1)}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := st.BatchProgress(ctx, lagged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b.State(b.CreatedAt.Add(45 * time.Second)); got != "stalled" {
+		t.Errorf("45 s without progress: %s, want stalled", got)
+	}
+	code, out, _ = cli(t, ctx, "batches", db)
+	row := regexp.MustCompile(fmt.Sprintf(`(?m)^%d +sliding:3x3 +optimal +\S+ +(\d+) +(\d+) +9 `, lagged)).FindStringSubmatch(out)
+	if code != 0 || row == nil || row[1] != "5" || row[2] != "5" {
+		t.Errorf("batches: enqueued and done of the lagged batch %v, want 5 5:\n%s", row, out)
+	}
 
 	// Errors: not found is 1, usage is 2.
 	for _, tc := range []struct {

@@ -29,7 +29,8 @@ func requeueCmd() *cobra.Command {
 			"which beats failed; a shorter or proved-optimal solution, or a higher proved bound, beats a\n" +
 			"worse one of its kind) and moves the distance counts and batch counters with it, so they stay\n" +
 			"exact. An answer that is no better leaves the row as it was. Jobs go to the lane their budget\n" +
-			"puts them in (docs/PIPELINE-store.md, \"Budgets and lanes\").",
+			"puts them in (docs/PIPELINE-store.md, \"Budgets and lanes\"). A cancelled batch is refused:\n" +
+			"its jobs are answered as failed without being solved.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !cmd.Flags().Changed("batch") {
@@ -55,6 +56,15 @@ func requeueCmd() *cobra.Command {
 			b, err := st.BatchProgress(ctx, batch)
 			if err != nil {
 				return err
+			}
+			if b.CancelledAt != nil {
+				// Solvers answer every job of a cancelled batch as failed
+				// without solving it, so the requeued jobs would change no
+				// row (issue 29: it printed "requeued 1613 states" and did
+				// nothing).
+				return fmt.Errorf("batch %d was cancelled at %s: its jobs are answered as failed without being solved, so a requeue would change nothing; "+
+					"to solve its states, export them (results export --batch %d --status %s --format jsonl) and enqueue them as a new batch",
+					batch, b.CancelledAt.UTC().Format(time.RFC3339), batch, statuses)
 			}
 			spec, err := puzzle.ParseSpec(b.Puzzle)
 			if err != nil {

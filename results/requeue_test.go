@@ -17,6 +17,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/tessera-solver/tessera/internal/httpapi"
+	"github.com/tessera-solver/tessera/internal/httpauth"
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/natstest"
 	"github.com/tessera-solver/tessera/internal/puzzle"
@@ -63,6 +64,24 @@ func TestRequeueReplacesBetter(t *testing.T) {
 	}
 	if code, _, e := cli(t, ctx, "requeue", "--batch", fmt.Sprint(id), "--status", "invalid", "--timeout", "1m", db, natsURL); code != exitUsage {
 		t.Errorf("requeue of invalid rows: %d %s", code, e)
+	}
+
+	// A cancelled batch is refused, saying why, and nothing is published.
+	cancelled, err := st.CreateBatch(ctx, "15", "optimal", 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := first
+	gone.BatchID, gone.JobID, gone.Results = cancelled, fmt.Sprintf("%d-0", cancelled), first.Results[:3] // unfinished
+	if _, err := st.InsertResults(ctx, []job.Results{gone}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CancelBatch(ctx, cancelled); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, e := cli(t, ctx, "requeue", "--batch", fmt.Sprint(cancelled), "--timeout", "1m", db, natsURL); code != exitError ||
+		out != "" || !strings.Contains(e, "was cancelled") || !strings.Contains(e, "would change nothing") {
+		t.Errorf("requeue of a cancelled batch: %d %q %s", code, out, e)
 	}
 
 	p.run(t)
@@ -227,12 +246,25 @@ func TestScramblesGenerate(t *testing.T) {
 	p := startPipeline(t)
 	p.run(t)
 	js := p.js
-	gen := newSampler(p.st, js, 1<<20, 1)
-	srv := httptest.NewServer(httpapi.New(p.st, nil, httpapi.WithGenerator(gen)))
+	gen := newSampler(p.ctx, p.st, js, queue.DefaultConfig(), 1<<20, slog.New(slog.DiscardHandler), 1)
+	const writer = "writer-token-0123456789"
+	guard := httpauth.NewGuard("", []httpauth.Writer{{Name: "w", Token: writer}})
+	srv := httptest.NewServer(guard.Wrap(httpapi.New(p.st, nil, httpapi.WithGenerator(gen))))
 	defer srv.Close()
+	// generate=true enqueues work: a caller without a writer token may not.
+	resp, err := srv.Client().Get(srv.URL + "/api/scrambles?puzzle=8&length=20&count=5&generate=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("generate=true without a writer token: %d, want 403", resp.StatusCode)
+	}
 	get := func() httpapi.Scrambles {
 		t.Helper()
-		resp, err := srv.Client().Get(srv.URL + "/api/scrambles?puzzle=8&length=20&count=5&client=c&generate=true")
+		req, _ := http.NewRequest("GET", srv.URL+"/api/scrambles?puzzle=8&length=20&count=5&client=c&generate=true", nil)
+		req.Header.Set("Authorization", "Bearer "+writer)
+		resp, err := srv.Client().Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -264,12 +296,65 @@ func TestScramblesGenerate(t *testing.T) {
 	// Without a generator the option is refused, naming the command.
 	plain := httptest.NewServer(httpapi.New(p.st, nil))
 	defer plain.Close()
-	resp, err := plain.Client().Get(plain.URL + "/api/scrambles?puzzle=8&length=31&count=5&generate=true")
+	resp, err = plain.Client().Get(plain.URL + "/api/scrambles?puzzle=8&length=31&count=5&generate=true")
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusNotImplemented {
 		t.Errorf("generate without a generator: %d", resp.StatusCode)
+	}
+}
+
+// Once as many states of the length as were asked for are stored, the rest
+// of the generation batch is cancelled, in PostgreSQL and for the solvers
+// (issue 29: asked for 3, it kept solving 1,578 candidates), and the next
+// request may generate again. settle is called directly, so no solver
+// races the check.
+func TestGenerateCancelsRest(t *testing.T) {
+	p := startPipeline(t)
+	ctx := p.ctx
+	gen := newSampler(ctx, p.st, p.js, queue.DefaultConfig(), 1<<20, slog.New(slog.DiscardHandler), 2)
+	gen.every = time.Hour // the test settles by hand
+	spec := puzzle.Spec{Kind: puzzle.Sliding, Rows: 3, Cols: 3}
+	batch, n, err := gen.Generate(ctx, spec, 20, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n > 200 {
+		t.Errorf("2 missing on an empty store: %d candidates, want at most 200", n)
+	}
+	k := genKey{spec.String(), 20}
+	if done, err := gen.settle(ctx, batch, k, 2); err != nil || done {
+		t.Fatalf("nothing found yet: settle %v %v", done, err)
+	}
+	// Two states of length 20 come in (from any batch).
+	other, err := p.st.CreateBatch(ctx, "8", "optimal", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := job.Results{V: job.Version, JobID: fmt.Sprintf("%d-0", other), BatchID: other, Puzzle: spec.String()}
+	for i := range 2 {
+		rs.Results = append(rs.Results, result.Result{Puzzle: spec.String(), State: fmt.Sprint("found ", i), Status: result.StatusSolved,
+			Length: 20, Optimal: true, LowerBound: 20, Moves: strings.TrimSpace(strings.Repeat("U ", 20))})
+	}
+	if _, err := p.st.InsertResults(ctx, []job.Results{rs}); err != nil {
+		t.Fatal(err)
+	}
+	if done, err := gen.settle(ctx, batch, k, 2); err != nil || !done {
+		t.Fatalf("enough found: settle %v %v", done, err)
+	}
+	if b, err := p.st.BatchProgress(ctx, batch); err != nil || b.CancelledAt == nil {
+		t.Errorf("generation batch not cancelled: %+v %v", b, err)
+	}
+	view, err := queue.WatchCancelled(ctx, p.js, queue.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := view.At(batch); !ok {
+		t.Error("the solvers were not told of the cancel")
+	}
+	if next, _, err := gen.Generate(ctx, spec, 20, 1); err != nil || next == batch {
+		t.Errorf("after the cancel a new request made batch %d (%v), want a new one", next, err)
 	}
 }

@@ -30,10 +30,13 @@ func withPassword(t *testing.T, u, password string) string {
 	return p.String()
 }
 
+// writerSecret is a results.http_writer_tokens token.
+const writerSecret = "wrTOK-9f3k2m7q1x8z"
+
 // Issue 16: every output of results — help, config and URL errors,
 // PostgreSQL and NATS failures, retry warnings, the startup lines of run
 // and serve — is free of the database password, the NATS password and
-// token and the HTTP token.
+// token, the HTTP token and the writer tokens.
 func TestNoSecretsInOutput(t *testing.T) {
 	isolate(t)
 	dbpw, pw, tok := testenv.DBPassword, testenv.NATSPassword, testenv.NATSToken
@@ -85,6 +88,11 @@ func TestNoSecretsInOutput(t *testing.T) {
 		{name: "serve with token", env: map[string]string{"TESSERA_RESULTS_HTTP_TOKEN": testenv.HTTPToken},
 			args: []string{"serve", "--http-addr=127.0.0.1:0", "--database-url=" + good}, until: "schema up to date"},
 		{name: "serve, bad address", env: secretEnv, args: []string{"serve", "--http-addr=127.0.0.1:99999"}, want: "serve:"},
+		{name: "serve with writer tokens", env: map[string]string{"TESSERA_RESULTS_HTTP_TOKEN": testenv.HTTPToken, "TESSERA_RESULTS_HTTP_WRITER_TOKENS": "backend=" + writerSecret},
+			args: []string{"serve", "--http-addr=127.0.0.1:0", "--database-url=" + good}, until: "schema up to date", want: "writers=1"},
+		{name: "serve, writer token too short", env: map[string]string{"TESSERA_RESULTS_HTTP_WRITER_TOKENS": "backend=" + writerSecret[:10]},
+			args: []string{"serve", "--http-addr=127.0.0.1:0", "--database-url=" + good}, want: "entry 1 (backend): token shorter"},
+		{name: "serve, writer tokens flag", args: []string{"serve", "--help", "--http-writer-tokens=backend=" + writerSecret}, want: "--http-writer-tokens"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			isolate(t)
@@ -116,6 +124,9 @@ func TestNoSecretsInOutput(t *testing.T) {
 			}
 			testenv.NoSecrets(t, "stdout", o.String())
 			testenv.NoSecrets(t, "stderr", e.String())
+			if strings.Contains(o.String()+e.String(), writerSecret[:10]) {
+				t.Errorf("output shows the writer token:\n%s%s", o.String(), e.String())
+			}
 		})
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"regexp"
 	"strings"
 	"sync"
@@ -100,12 +102,12 @@ func TestServe(t *testing.T) {
 
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		code, body := httpGet(t, base+"/healthz")
+		code, body := httpGet(t, base+"/readyz")
 		if code == 200 && body == "ok\n" {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("healthz: %d %q\n%s", code, body, stderr.String())
+			t.Fatalf("readyz: %d %q\n%s", code, body, stderr.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -123,6 +125,7 @@ func TestServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ path, want string }{
+		{"/healthz", "ok"},
 		{"/api/batches", `"puzzle":"sliding:3x3"`},
 		{fmt.Sprintf("/api/batches/%d", id), `"done":3`},
 		{fmt.Sprintf("/api/batches/%d/distribution", id), `"counts":[{"length":3,"count":1},{"length":5,"count":1}]`},
@@ -151,16 +154,21 @@ func TestServe(t *testing.T) {
 }
 
 // While PostgreSQL is unreachable serve listens but answers 503 (it is
-// still trying to migrate); a bad address fails at once.
+// still trying to migrate), except /healthz: the process is alive, and an
+// orchestrator must not restart it for its database. A bad address fails
+// at once.
 func TestServeUnready(t *testing.T) {
 	isolate(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	base, stderr, exit := startServe(t, ctx, "postgres://postgres@127.0.0.1:1/none?sslmode=disable&connect_timeout=1")
-	for _, path := range []string{"/healthz", "/api/batches", "/"} {
+	for _, path := range []string{"/readyz", "/api/batches", "/"} {
 		if code, body := httpGet(t, base+path); code != 503 || !strings.Contains(body, "migrating") {
 			t.Errorf("GET %s before migration: %d %q", path, code, body)
 		}
+	}
+	if code, body := httpGet(t, base+"/healthz"); code != 200 {
+		t.Errorf("GET /healthz before migration: %d %q, want 200", code, body)
 	}
 	cancel()
 	select {
@@ -175,7 +183,7 @@ func TestServeUnready(t *testing.T) {
 	}
 }
 
-// With results.http_token set, every endpoint but /healthz wants the
+// With results.http_token set, every endpoint but the probes wants the
 // bearer token: the API, the status page and /metrics.
 func TestServeToken(t *testing.T) {
 	isolate(t)
@@ -187,12 +195,12 @@ func TestServeToken(t *testing.T) {
 	base, stderr, exit := startServe(t, ctx, u)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		code, body := httpGet(t, base+"/healthz") // open, no token
+		code, body := httpGet(t, base+"/readyz") // open, no token
 		if code == 200 && body == "ok\n" {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("healthz: %d %q\n%s", code, body, stderr.String())
+			t.Fatalf("readyz: %d %q\n%s", code, body, stderr.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -206,6 +214,38 @@ func TestServeToken(t *testing.T) {
 		if code, body := httpGetAuth(t, base+path, "Bearer "+token); code != 200 {
 			t.Errorf("GET %s with the token: %d %s", path, code, body)
 		}
+	}
+	// A browser logs in with the token in a form and gets a session
+	// cookie; neither the cookie, the redirect nor any page shows the token.
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar}
+	req, _ := http.NewRequest("GET", base+"/?limit=5", nil)
+	req.Header.Set("Accept", "text/html")
+	resp, err := browser.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Request.URL.Path != "/login" || !strings.Contains(string(page), `name="token"`) {
+		t.Fatalf("page without a session: %d at %s", resp.StatusCode, resp.Request.URL)
+	}
+	resp, err = browser.PostForm(base+"/login", url.Values{"token": {token}, "next": {"/?limit=5"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Request.URL.Path != "/" || !strings.Contains(string(page), "Recent batches") {
+		t.Errorf("after login: %d at %s", resp.StatusCode, resp.Request.URL)
+	}
+	for _, c := range jar.Cookies(resp.Request.URL) {
+		if strings.Contains(c.Value, token) {
+			t.Errorf("cookie %s holds the token", c.Name)
+		}
+	}
+	if strings.Contains(string(page), token) {
+		t.Error("the page shows the token")
 	}
 	cancel()
 	<-exit

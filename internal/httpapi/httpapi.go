@@ -1,23 +1,33 @@
 // Package httpapi is the HTTP face of the results database, served by
-// `results serve`: a health check, Prometheus metrics, a read-only JSON API
-// (batches, distributions, scrambles by optimal length) and a small status
-// page. It reads through internal/store only and never writes.
+// `results serve`: health checks, Prometheus metrics, a JSON API (batches,
+// distributions, scrambles by optimal length) and a small status page. It
+// reads through internal/store; it writes only for callers with a writer
+// token (internal/httpauth.WriterOf): the states served to their client
+// keys (served_scrambles, served_clients) and, with a Generator, batches
+// of candidates.
 //
-//	GET /healthz                          200 "ok" when PostgreSQL answers, else 503 and the error
+//	GET /healthz                          200 "ok" while the process serves (liveness: no database work)
+//	GET /readyz                           200 "ok" when PostgreSQL accepts a new connection and answers
+//	                                      within 2 s, else 503 and why (readiness; load.go)
 //	GET /metrics                          Prometheus text format
-//	GET /api/batches?limit=N              newest batches first, with progress (default 20, at most 1000)
+//	GET /api/batches?limit=N[&puzzle=P][&state=S]  newest batches first, with progress (default 20, at most 1000)
 //	GET /api/batches/{id}                 one batch (404 if missing)
 //	GET /api/batches/{id}/distribution    histogram of optimal lengths of a batch
+//	GET /api/batches/{id}/rows?format=csv|jsonl[&status=S,...]  the batch's rows, streamed (download.go)
+//	GET /api/batches/{id}/dead?format=csv|jsonl                  its dead letters, streamed
 //	GET /api/puzzles/{puzzle}/distribution  same over every batch of a puzzle (sliding:3x3 or 8)
 //	GET /api/scrambles?puzzle=P&length=L&count=N[&client=K][&cursor=C][&min_nodes=A][&max_nodes=B]
 //	    distinct stored states of P whose optimal length is L; a client key
-//	    never gets a state twice; limit= is count's older name; with
-//	    generate=true (results serve --generate) what is missing is enqueued
+//	    (writers only: 403 otherwise; at most 64 bytes of [A-Za-z0-9._:-])
+//	    never gets a state twice, up to its cap (409 after); limit= is
+//	    count's older name; with generate=true (results serve --generate,
+//	    writers only) what is missing is enqueued
 //	GET /[?batch=ID]                      HTML: recent batches (state, progress by status, rate, ETA),
 //	                                      per puzzle its histogram against the exact one, and batch ID
 //
 // API errors are JSON objects {"error": "...", "param": "..."} (param only
-// when a request parameter is at fault) with status 400, 404 or 500.
+// when a request parameter is at fault) with status 400, 404 or 500; 503
+// with Retry-After when more than the cap of requests are in flight.
 package httpapi
 
 import (
@@ -27,10 +37,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/tessera-solver/tessera/internal/httpauth"
 	"github.com/tessera-solver/tessera/internal/metrics"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/store"
@@ -56,8 +70,14 @@ const (
 type server struct {
 	st    *store.Store
 	log   *slog.Logger
+	errs  *rateLog  // failures, at a bounded rate (load.go)
 	gen   Generator // nil: generate=true is refused
 	dists distCache // the page's per-puzzle distributions (page.go)
+
+	clientCap   int64        // states one client key may be served
+	maxInFlight int          // API requests at once (load.go)
+	starting    func() error // non-nil error: not ready yet (load.go)
+	ready       readiness
 }
 
 // Generator enqueues candidates for scrambles that are not stored yet
@@ -76,44 +96,43 @@ type Option func(*server)
 func WithGenerator(g Generator) Option { return func(s *server) { s.gen = g } }
 
 // New returns the handler of every endpoint listed in the package comment.
-// It only reads st (a Generator, when given, writes batches); log receives
+// It reads st, and writes to it only for writer tokens (the package
+// comment says what; a Generator, when given, writes batches); log receives
 // server-side failures (5xx).
 func New(st *store.Store, log *slog.Logger, opts ...Option) http.Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &server{st: st, log: log}
+	s := &server{st: st, log: log, errs: newRateLog(log, logEvery), maxInFlight: DefaultMaxInFlight, clientCap: DefaultClientCap}
 	for _, o := range opts {
 		o(s)
 	}
 	reg := metrics.NewRegistry()
 	reg.MustRegister(dbCollector{st: st, log: log})
+	lim := &limit{slots: make(chan struct{}, s.maxInFlight), s: s,
+		shed: prometheus.NewCounter(prometheus.CounterOpts{Name: "tessera_http_shed_total", Help: "API requests answered 503 at once because results.http_max_requests were in flight."})}
+	reg.MustRegister(lim.shed, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tessera_http_in_flight", Help: "API requests being served."},
+		func() float64 { return float64(len(lim.slots)) }))
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.Handle("GET /metrics", noStore(metrics.Handler(reg)))
 	mux.HandleFunc("GET /api/batches", s.batches)
 	mux.HandleFunc("GET /api/batches/{id}", s.batch)
 	mux.HandleFunc("GET /api/batches/{id}/distribution", s.batchDistribution)
+	mux.HandleFunc("GET /api/batches/{id}/rows", s.downloadRows)
+	mux.HandleFunc("GET /api/batches/{id}/dead", s.downloadDead)
 	mux.HandleFunc("GET /api/puzzles/{puzzle}/distribution", s.puzzleDistribution)
 	mux.HandleFunc("GET /api/scrambles", s.scrambles)
 	mux.HandleFunc("GET /api/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, apiError{Error: "no such endpoint: " + r.URL.Path})
 	})
 	mux.HandleFunc("GET /{$}", s.page)
-	return mux
-}
-
-func (s *server) healthz(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
-	defer cancel()
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	if err := s.st.Ping(ctx); err != nil {
-		w.WriteHeader(http.StatusServiceUnavailable)
-		fmt.Fprintln(w, err)
-		return
-	}
-	fmt.Fprintln(w, "ok")
+	// The probes stay outside the cap: a busy server is alive, and its
+	// readiness check has a connection of its own.
+	top := http.NewServeMux()
+	top.HandleFunc("GET /healthz", s.healthz)
+	top.HandleFunc("GET /readyz", s.readyz)
+	top.Handle("/", lim.wrap(mux))
+	return top
 }
 
 // BatchView is a batch as the API shows it: the batches row and its
@@ -147,9 +166,14 @@ func (s *server) batches(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, err)
 		return
 	}
+	f, err := batchFilter(r)
+	if err != nil {
+		badRequest(w, err)
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), queryTimeout)
 	defer cancel()
-	bs, err := s.st.Batches(ctx, limit)
+	bs, err := s.st.FindBatches(ctx, f, limit)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -288,7 +312,25 @@ func (s *server) scrambles(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, err)
 		return
 	}
-	sq := store.ScrambleQuery{Puzzle: spec.String(), Length: length, Count: limit, Client: q.Get("client")}
+	sq := store.ScrambleQuery{Puzzle: spec.String(), Length: length, Count: limit}
+	writer := httpauth.WriterOf(r.Context())
+	if k := q.Get("client"); k != "" {
+		if err := checkClientKey(k); err != nil {
+			badRequest(w, paramError{"client", err})
+			return
+		}
+		if writer == "" {
+			forbidden(w, "client", "served-state tracking writes to the database: it "+httpauth.ErrNoWriter.Error()+"; without client= the same states may come again")
+			return
+		}
+		// Keys are kept apart per writer: one writer cannot see or use up
+		// another's.
+		sq.Client, sq.ClientCap = writer+"/"+k, s.clientCap
+	}
+	if q.Get("generate") == "true" && writer == "" && s.gen != nil {
+		forbidden(w, "generate", "generate=true enqueues work: it "+httpauth.ErrNoWriter.Error())
+		return
+	}
 	if c := q.Get("cursor"); c != "" {
 		b, sqn, ok := strings.Cut(c, ".")
 		var e1, e2 error
@@ -315,6 +357,10 @@ func (s *server) scrambles(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), queryTimeout)
 	defer cancel()
 	rows, err := s.st.ServeScrambles(ctx, sq)
+	if errors.Is(err, store.ErrClientFull) {
+		writeJSON(w, http.StatusConflict, apiError{Error: fmt.Sprintf("client: key %q has been served %d states, the most one key may be; use a new key", q.Get("client"), s.clientCap), Param: "client"})
+		return
+	}
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -352,6 +398,42 @@ func (s *server) scrambles(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
+// MaxClientKey bounds a client key's length in bytes.
+const MaxClientKey = 64
+
+// DefaultClientCap is how many states one client key may be served (and
+// so how many rows of served_scrambles it may cost) when not set.
+const DefaultClientCap = 100_000
+
+// WithClientCap sets how many states one client key may be served in all
+// (n < 1: DefaultClientCap).
+func WithClientCap(n int64) Option {
+	return func(s *server) {
+		if n < 1 {
+			n = DefaultClientCap
+		}
+		s.clientCap = n
+	}
+}
+
+// checkClientKey accepts 1 to MaxClientKey letters, digits and . _ - :
+// (a key is stored and echoed; nothing else needs more).
+func checkClientKey(k string) error {
+	if len(k) > MaxClientKey {
+		return fmt.Errorf("%d bytes: a key has at most %d", len(k), MaxClientKey)
+	}
+	for _, c := range []byte(k) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-' || c == ':') {
+			return fmt.Errorf("%q: a key holds only letters, digits and . _ - :", k)
+		}
+	}
+	return nil
+}
+
+func forbidden(w http.ResponseWriter, param, msg string) {
+	writeJSON(w, http.StatusForbidden, apiError{Error: param + ": " + msg, Param: param})
+}
+
 // paramError is a bad request parameter.
 type paramError struct {
 	param string
@@ -386,6 +468,23 @@ func intParam(r *http.Request, name string, def, lo, hi int) (int, error) {
 	return n, nil
 }
 
+// batchFilter reads ?puzzle=P&state=S (either may be empty).
+func batchFilter(r *http.Request) (store.BatchFilter, error) {
+	q := r.URL.Query()
+	f := store.BatchFilter{State: q.Get("state")}
+	if p := q.Get("puzzle"); p != "" {
+		spec, err := puzzle.ParseSpec(p)
+		if err != nil {
+			return f, paramError{"puzzle", err}
+		}
+		f.Puzzle = spec.String()
+	}
+	if f.State != "" && !slices.Contains(store.BatchStates, f.State) {
+		return f, paramError{"state", fmt.Errorf("%q: want one of %s", f.State, strings.Join(store.BatchStates, ", "))}
+	}
+	return f, nil
+}
+
 func batchID(r *http.Request) (int64, error) {
 	s := r.PathValue("id")
 	id, err := strconv.ParseInt(s, 10, 64)
@@ -417,7 +516,7 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		code = http.StatusGatewayTimeout
 	}
 	if code != http.StatusNotFound {
-		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "status", code, "err", err)
+		s.errs.log(slog.LevelError, "request failed", "method", r.Method, "path", r.URL.Path, "status", code, "err", err)
 	}
 	writeJSON(w, code, apiError{Error: err.Error()})
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/result"
 
 	"github.com/tessera-solver/tessera/internal/httpapi"
+	"github.com/tessera-solver/tessera/internal/httpauth"
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/store"
 	"github.com/tessera-solver/tessera/internal/store/storetest"
@@ -111,17 +112,50 @@ type apiError struct {
 	Param string `json:"param"`
 }
 
-func TestHealthz(t *testing.T) {
+// /healthz is liveness and never touches the database: it answers 200
+// with PostgreSQL down (it used to answer 503, and an orchestrator would
+// restart a server whose database was merely slow). /readyz is readiness:
+// the database on a connection of its own.
+func TestProbes(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	if code, ctype, body := get(t, f.srv, "/healthz"); code != 200 || body != "ok\n" || !strings.HasPrefix(ctype, "text/plain") {
-		t.Errorf("healthz: %d %s %q", code, ctype, body)
-	}
-
 	down := downServer(t)
-	code, _, body := get(t, down, "/healthz")
-	if code != http.StatusServiceUnavailable || !strings.Contains(body, "ping database") {
-		t.Errorf("healthz with PostgreSQL down: %d %q", code, body)
+	for _, c := range []struct {
+		srv  *httptest.Server
+		path string
+		code int
+		body string
+	}{
+		{f.srv, "/healthz", 200, "ok\n"},
+		{f.srv, "/readyz", 200, "ok\n"},
+		{down, "/healthz", 200, "ok\n"},
+		{down, "/readyz", 503, "connect to database"},
+	} {
+		code, ctype, body := get(t, c.srv, c.path)
+		if code != c.code || !strings.Contains(body, c.body) || !strings.HasPrefix(ctype, "text/plain") {
+			t.Errorf("%s (down %v): %d %s %q, want %d %q", c.path, c.srv == down, code, ctype, body, c.code, c.body)
+		}
+	}
+	// The open /readyz shows why the database is not ready, never its
+	// password (from the URL or the password option).
+	const secret = "pgSECRET-4k2j9"
+	for _, opt := range []store.Option{nil, store.WithPassword(secret)} {
+		u := "postgres://postgres:" + secret + "@127.0.0.1:1/none?sslmode=disable&connect_timeout=2"
+		var opts []store.Option
+		if opt != nil {
+			u, opts = "postgres://postgres@127.0.0.1:1/none?sslmode=disable&connect_timeout=2", []store.Option{opt}
+		}
+		st, err := store.Open(context.Background(), u, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(httpapi.New(st, nil))
+		code, _, body := get(t, srv, "/readyz")
+		srv.Close()
+		st.Close()
+		if code != 503 || strings.Contains(body, secret) {
+			t.Errorf("readyz with a password: %d %q", code, body)
+		}
 	}
 }
 
@@ -418,7 +452,8 @@ func TestMetrics(t *testing.T) {
 			own++
 		}
 	}
-	if code != 200 || m["tessera_up"] != 1 || m["tessera_database_up"] != 0 || own != 3 {
+	// up, database_up, scrape duration, and the load series (load.go).
+	if code != 200 || m["tessera_up"] != 1 || m["tessera_database_up"] != 0 || own != 5 || m["tessera_http_in_flight"] != 1 {
 		t.Errorf("metrics with PostgreSQL down: %d\n%s", code, body)
 	}
 }
@@ -496,6 +531,47 @@ func TestPage(t *testing.T) {
 	}
 }
 
+// Writer tokens of writerServer.
+const (
+	writerA = "writer-a-token-0123456789"
+	writerB = "writer-b-token-0123456789"
+	reader  = "reader-token-0123456789"
+)
+
+// writerServer serves st behind the guard results serve uses, with a read
+// token and two writers, a and b.
+func writerServer(t *testing.T, st *store.Store, opts ...httpapi.Option) *httptest.Server {
+	t.Helper()
+	g := httpauth.NewGuard(reader, []httpauth.Writer{{Name: "a", Token: writerA}, {Name: "b", Token: writerB}})
+	srv := httptest.NewServer(g.Wrap(httpapi.New(st, nil, opts...)))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// getAs is getJSON with a bearer token.
+func getAs(t *testing.T, srv *httptest.Server, token, path string, wantCode int, v any) {
+	t.Helper()
+	req, err := http.NewRequest("GET", srv.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != wantCode {
+		t.Fatalf("GET %s: %d %s; want %d", path, resp.StatusCode, body, wantCode)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("GET %s: decode %s: %v", path, body, err)
+	}
+}
+
 // The scrambles contract for generation backends: count, a client key that
 // never gets a state twice, a cursor, and what is missing with the command
 // that generates it.
@@ -515,12 +591,11 @@ func TestScramblesForClients(t *testing.T) {
 	if _, err := st.InsertResults(ctx, []job.Results{rs}); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(httpapi.New(st, nil))
-	t.Cleanup(srv.Close)
+	srv := writerServer(t, st)
 	get := func(q string) httpapi.Scrambles {
 		t.Helper()
 		var s httpapi.Scrambles
-		getJSON(t, srv, "/api/scrambles?"+q, 200, &s)
+		getAs(t, srv, writerA, "/api/scrambles?"+q, 200, &s)
 		return s
 	}
 	first := get("puzzle=8&length=4&count=2&client=k")
@@ -542,8 +617,67 @@ func TestScramblesForClients(t *testing.T) {
 		t.Fatalf("limit %+v", old)
 	}
 	var e apiError
-	getJSON(t, srv, "/api/scrambles?puzzle=8&length=4&cursor=x", 400, &e)
+	getAs(t, srv, writerA, "/api/scrambles?puzzle=8&length=4&cursor=x", 400, &e)
 	if e.Param != "cursor" {
 		t.Errorf("bad cursor: %+v", e)
+	}
+}
+
+// Served-state tracking writes, so only writers may use it (issue 29: 20
+// requests with invented keys inserted 170,000 rows, another caller used
+// up a real client's unseen states, a 60 KB key was accepted): a reader's
+// client= is refused without writing, keys are bounded, each writer's keys
+// are its own, and a key is served at most its cap of states.
+func TestScramblesAccess(t *testing.T) {
+	t.Parallel()
+	st := storetest.NewStore(t)
+	ctx := context.Background()
+	id, err := st.CreateBatch(ctx, "8", "optimal", 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := job.Results{V: job.Version, JobID: fmt.Sprintf("%d-0", id), BatchID: id, Puzzle: "sliding:3x3"}
+	for i := range 4 {
+		rs.Results = append(rs.Results, result.Result{Puzzle: "sliding:3x3", State: fmt.Sprint("s", i), Status: result.StatusSolved,
+			Length: 4, Optimal: true, Moves: "U U L L"})
+	}
+	if _, err := st.InsertResults(ctx, []job.Results{rs}); err != nil {
+		t.Fatal(err)
+	}
+	srv := writerServer(t, st, httpapi.WithClientCap(3))
+	var e apiError
+	getAs(t, srv, reader, "/api/scrambles?puzzle=8&length=4&count=4&client=k", 403, &e)
+	if e.Param != "client" || !strings.Contains(e.Error, "writer token") {
+		t.Errorf("reader with client=: %+v", e)
+	}
+	getAs(t, srv, writerA, "/api/scrambles?puzzle=8&length=4&client="+strings.Repeat("k", httpapi.MaxClientKey+1), 400, &e)
+	if e.Param != "client" {
+		t.Errorf("long key: %+v", e)
+	}
+	getAs(t, srv, writerA, "/api/scrambles?puzzle=8&length=4&client=a%00b", 400, &e)
+	var s httpapi.Scrambles
+	// The reader's refused request recorded nothing: writer a still gets
+	// the first states, up to the cap of 3 (two, then what is left).
+	getAs(t, srv, writerA, "/api/scrambles?puzzle=8&length=4&count=2&client=k", 200, &s)
+	if s.Count != 2 || s.Scrambles[0].State != "s0" {
+		t.Fatalf("writer a, first: %+v", s)
+	}
+	getAs(t, srv, writerA, "/api/scrambles?puzzle=8&length=4&count=4&client=k", 200, &s)
+	if s.Count != 1 || s.Scrambles[0].State != "s2" {
+		t.Fatalf("writer a, up to the cap: %+v", s)
+	}
+	getAs(t, srv, writerA, "/api/scrambles?puzzle=8&length=4&count=4&client=k", 409, &e)
+	if e.Param != "client" || !strings.Contains(e.Error, "3 states") {
+		t.Errorf("writer a at the cap: %+v", e)
+	}
+	// Writer b's key k is another key: a's requests used none of it.
+	getAs(t, srv, writerB, "/api/scrambles?puzzle=8&length=4&count=4&client=k", 200, &s)
+	if s.Count != 3 || s.Scrambles[0].State != "s0" {
+		t.Errorf("writer b, same key name: %+v", s)
+	}
+	// Reading without a key stays open to the reader.
+	getAs(t, srv, reader, "/api/scrambles?puzzle=8&length=4&count=4", 200, &s)
+	if s.Count != 4 {
+		t.Errorf("reader without a key: %+v", s)
 	}
 }

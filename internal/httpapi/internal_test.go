@@ -1,7 +1,10 @@
 package httpapi
 
 import (
+	"bytes"
+	"log/slog"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,5 +49,38 @@ func TestPace(t *testing.T) {
 		if rate, eta := pace(c.b, c.now); rate != c.rate || eta != c.eta {
 			t.Errorf("%s: %q %q, want %q %q", c.name, rate, eta, c.rate, c.eta)
 		}
+	}
+}
+
+// A failure repeated in a burst is one log line per interval, and the next
+// line says how many were suppressed.
+func TestRateLog(t *testing.T) {
+	var buf bytes.Buffer
+	l := newRateLog(slog.New(slog.NewTextHandler(&buf, nil)), 50*time.Millisecond)
+	for i := range 100 {
+		l.log(slog.LevelError, "request failed", "i", i)
+	}
+	l.log(slog.LevelWarn, "other", "i", 0)
+	if n := strings.Count(buf.String(), "\n"); n != 2 {
+		t.Fatalf("100 failures and one other: %d lines, want 2:\n%s", n, buf.String())
+	}
+	time.Sleep(60 * time.Millisecond)
+	l.log(slog.LevelError, "request failed", "i", 100)
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if last := lines[len(lines)-1]; !strings.Contains(last, "i=100") || !strings.Contains(last, "suppressed=99") {
+		t.Errorf("line after the interval: %q, want i=100 suppressed=99", last)
+	}
+}
+
+// net/http's own errors, one per client address, are one kind of line.
+func TestServerErrorLog(t *testing.T) {
+	var buf bytes.Buffer
+	l := ServerErrorLog(slog.New(slog.NewTextHandler(&buf, nil)))
+	for i := range 500 {
+		l.Printf("http: TLS handshake error from 127.0.0.1:%d: EOF", 40000+i)
+	}
+	l.Printf("http: Accept error: accept tcp: too many open files; retrying in 5ms")
+	if n := strings.Count(buf.String(), "\n"); n != 2 || !strings.Contains(buf.String(), "level=WARN") {
+		t.Errorf("501 errors of two kinds: %d lines, want 2:\n%s", n, buf.String())
 	}
 }

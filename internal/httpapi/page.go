@@ -7,12 +7,16 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
+	"github.com/tessera-solver/tessera/internal/httpauth"
 	"github.com/tessera-solver/tessera/internal/plot"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/store"
@@ -21,7 +25,7 @@ import (
 //go:embed page.html
 var pageHTML string
 
-var pageTmpl = template.Must(template.New("page").Parse(pageHTML))
+var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{"shorten": shorten}).Parse(pageHTML))
 
 // RefreshSeconds is the page's auto-refresh period.
 const RefreshSeconds = 5
@@ -30,12 +34,75 @@ type pageData struct {
 	Refresh  int
 	Now      string
 	Error    string
+	Session  bool // logged in with a session cookie: offer to log out
+	Filter   pageFilter
 	Puzzles  []pagePuzzle
 	Batches  []pageBatch
 	Selected *pageBatch
+	Rows     *pageRows // the selected batch's rows, a page at a time
+	Dead     *pageDead // and its dead letters
 	// Dist is the selected batch's histogram (nil without ?batch, or for
 	// a fast batch, whose answers are not proved optimal).
 	Dist *pageDist
+}
+
+// pageFilter is the batch filter form: its values and choices.
+type pageFilter struct {
+	Puzzle, State string
+	Puzzles       []string // every puzzle with a batch
+	States        []string
+}
+
+// PageRows is how many rows or dead letters the page shows at a time.
+const PageRows = 50
+
+type pageRows struct {
+	Status   string   // the status filter ("" all)
+	Statuses []string // its choices
+	Items    []store.Solution
+	Next     string // URL of the next page ("" on the last)
+	First    string // URL of the first page ("" on it)
+	CSV      string // download URLs of every row of the filter
+	JSONL    string
+}
+
+type pageDead struct {
+	Items []pageDeadLetter
+	Next  string
+	First string
+	CSV   string
+	JSONL string
+}
+
+type pageDeadLetter struct {
+	store.DeadLetter
+	Payload string // shortened for the table
+}
+
+// withParams is the page's URL with params changed (an empty value
+// removes one): links keep the filters they do not change.
+func withParams(r *http.Request, kv ...string) string {
+	q := r.URL.Query()
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] == "" {
+			q.Del(kv[i])
+		} else {
+			q.Set(kv[i], kv[i+1])
+		}
+	}
+	if len(q) == 0 {
+		return "/"
+	}
+	return "/?" + q.Encode()
+}
+
+// shorten cuts s to n runes with an ellipsis, for table cells.
+func shorten(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
 }
 
 // pageDist is a sampled distribution beside the exact one of its puzzle,
@@ -204,6 +271,14 @@ func (s *server) page(w http.ResponseWriter, r *http.Request) {
 		setErr(http.StatusBadRequest, err)
 		limit = DefaultBatches
 	}
+	_, cerr := r.Cookie(httpauth.CookieName)
+	data.Session = cerr == nil
+	f, err := batchFilter(r)
+	if err != nil {
+		setErr(http.StatusBadRequest, err)
+		f = store.BatchFilter{}
+	}
+	data.Filter = pageFilter{Puzzle: f.Puzzle, State: f.State, States: store.BatchStates}
 	var selected int64
 	hasSelected := false
 	if q := r.URL.Query().Get("batch"); q != "" {
@@ -217,10 +292,10 @@ func (s *server) page(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), queryTimeout)
 	defer cancel()
 	fail := func(what string, err error) {
-		s.log.Error("page: "+what, "err", err)
+		s.errs.log(slog.LevelError, "page: "+what, "err", err)
 		setErr(http.StatusInternalServerError, err)
 	}
-	bs, err := s.st.Batches(ctx, limit)
+	bs, err := s.st.FindBatches(ctx, f, limit)
 	if err != nil {
 		fail("list batches", err)
 	}
@@ -231,6 +306,9 @@ func (s *server) page(w http.ResponseWriter, r *http.Request) {
 		data.Puzzles, err = s.puzzles(ctx, now)
 		if err != nil {
 			fail("puzzles", err)
+		}
+		for _, p := range data.Puzzles {
+			data.Filter.Puzzles = append(data.Filter.Puzzles, p.Puzzle)
 		}
 	}
 	if hasSelected && err == nil {
@@ -256,6 +334,20 @@ func (s *server) page(w http.ResponseWriter, r *http.Request) {
 					fail("draw", err)
 				}
 			}
+			if data.Rows, err = s.pageRows(ctx, r, selected); err != nil {
+				if errors.As(err, new(paramError)) {
+					setErr(http.StatusBadRequest, err)
+				} else {
+					fail("rows", err)
+				}
+			}
+			if data.Dead, err = s.pageDead(ctx, r, selected); err != nil {
+				if errors.As(err, new(paramError)) {
+					setErr(http.StatusBadRequest, err)
+				} else {
+					fail("dead letters", err)
+				}
+			}
 		}
 	}
 
@@ -269,6 +361,90 @@ func (s *server) page(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(code)
 	_, _ = w.Write(buf.Bytes())
+}
+
+// afterParam reads a page cursor (absent: def).
+func afterParam(r *http.Request, name string, def int64) (int64, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, paramError{name, fmt.Errorf("%q is not a whole number", v)}
+	}
+	return n, nil
+}
+
+// pageRows is one page of the selected batch's rows, of ?status=S, after
+// ?rows_after=SEQ.
+func (s *server) pageRows(ctx context.Context, r *http.Request, batch int64) (*pageRows, error) {
+	status := r.URL.Query().Get("status")
+	var statuses []string
+	if status != "" {
+		if !knownStatus(status) {
+			return nil, paramError{"status", fmt.Errorf("%q: want one of %s", status, statusNames())}
+		}
+		statuses = []string{status}
+	}
+	after, err := afterParam(r, "rows_after", -1)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.st.BatchRows(ctx, batch, statuses, after, PageRows)
+	if err != nil {
+		return nil, err
+	}
+	p := &pageRows{Status: status, Items: rows}
+	for _, k := range result.Statuses() {
+		p.Statuses = append(p.Statuses, string(k))
+	}
+	if len(rows) == PageRows {
+		p.Next = withParams(r, "rows_after", strconv.FormatInt(rows[len(rows)-1].Seq, 10))
+	}
+	if after >= 0 {
+		p.First = withParams(r, "rows_after", "")
+	}
+	dl := url.Values{"status": {status}}
+	if status == "" {
+		dl = url.Values{}
+	}
+	for _, f := range []struct {
+		dst *string
+		fmt string
+	}{{&p.CSV, "csv"}, {&p.JSONL, "jsonl"}} {
+		dl.Set("format", f.fmt)
+		*f.dst = fmt.Sprintf("/api/batches/%d/rows?%s", batch, dl.Encode())
+	}
+	return p, nil
+}
+
+// pageDead is one page of the selected batch's dead letters, after
+// ?dead_after=ID.
+func (s *server) pageDead(ctx context.Context, r *http.Request, batch int64) (*pageDead, error) {
+	after, err := afterParam(r, "dead_after", 0)
+	if err != nil {
+		return nil, err
+	}
+	ls, err := s.st.DeadLettersAfter(ctx, batch, after, PageRows)
+	if err != nil {
+		return nil, err
+	}
+	p := &pageDead{CSV: fmt.Sprintf("/api/batches/%d/dead?format=csv", batch), JSONL: fmt.Sprintf("/api/batches/%d/dead?format=jsonl", batch)}
+	for _, l := range ls {
+		text, b64 := payloadText(l.Payload)
+		if b64 != "" {
+			text = "base64:" + b64
+		}
+		p.Items = append(p.Items, pageDeadLetter{DeadLetter: l, Payload: shorten(text, 80)})
+	}
+	if len(ls) == PageRows {
+		p.Next = withParams(r, "dead_after", strconv.FormatInt(ls[len(ls)-1].ID, 10))
+	}
+	if after > 0 {
+		p.First = withParams(r, "dead_after", "")
+	}
+	return p, nil
 }
 
 // puzzles is a section per puzzle with a batch: the distinct states' optimal

@@ -3,7 +3,9 @@ package httpapi_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
@@ -173,5 +175,84 @@ func TestPageCachesDistributions(t *testing.T) {
 	_, _, body := get(t, f.srv, "/")
 	if !strings.Contains(body, "Sampled: 300 distinct states") || !strings.Contains(body, fmt.Sprintf(`<tr id="batch-%d">`, id)) {
 		t.Errorf("second page within %v: want the cached sample and the new batch's row", httpapi.DistTTL)
+	}
+}
+
+// Downloads stream a batch's rows (as results export) and dead letters,
+// as attachments; filters and errors are checked before anything is sent.
+func TestDownloads(t *testing.T) {
+	t.Parallel()
+	f := newStatusFixture(t)
+	ctx := context.Background()
+	seq := int64(7)
+	if _, err := f.st.AddDeadLetters(ctx, []store.DeadLetter{
+		{BatchID: &f.hard, Seq: &seq, Source: store.DeadProducer, Reason: "bad line", Key: t.Name() + "1", Payload: []byte("1 2 x")},
+		{BatchID: &f.hard, Source: store.DeadJobs, Reason: "not UTF-8", Key: t.Name() + "2", Payload: []byte{0xff, 0x00, 'a'}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	fetch := func(path string) (int, http.Header, string) {
+		t.Helper()
+		resp, err := http.Get(f.srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header, string(b)
+	}
+	code, h, body := fetch(fmt.Sprintf("/api/batches/%d/rows?format=csv", f.sample))
+	lines := strings.Split(strings.TrimSpace(body), "\n")
+	if code != 200 || len(lines) != 301 || lines[0] != strings.Join(store.SolutionColumns, ",") ||
+		h.Get("Content-Disposition") != fmt.Sprintf(`attachment; filename="batch-%d-rows.csv"`, f.sample) {
+		t.Errorf("rows csv: %d %v, %d lines, header %q", code, h, len(lines), lines[0])
+	}
+	code, _, body = fetch(fmt.Sprintf("/api/batches/%d/rows?format=jsonl&status=solved", f.run))
+	if n := strings.Count(body, "\n"); code != 200 || n != 100 || !strings.Contains(body, `"status":"solved"`) {
+		t.Errorf("rows jsonl of solved: %d, %d lines", code, n)
+	}
+	code, _, body = fetch(fmt.Sprintf("/api/batches/%d/rows?format=jsonl&status=budget_exceeded", f.run))
+	if code != 200 || body != "" {
+		t.Errorf("rows of a status with none: %d %q", code, body)
+	}
+	code, _, body = fetch(fmt.Sprintf("/api/batches/%d/dead?format=jsonl", f.hard))
+	if code != 200 || !strings.Contains(body, `"payload":"1 2 x"`) || !strings.Contains(body, `"payload_base64":"/wBh"`) || strings.Count(body, "\n") != 2 {
+		t.Errorf("dead jsonl: %d %s", code, body)
+	}
+	code, _, body = fetch(fmt.Sprintf("/api/batches/%d/dead?format=csv", f.hard))
+	if code != 200 || !strings.HasPrefix(body, strings.Join(httpapi.DeadColumns, ",")+"\n") || !strings.Contains(body, ",1 2 x,") {
+		t.Errorf("dead csv: %d %s", code, body)
+	}
+	for path, want := range map[string]int{
+		"/api/batches/999999/rows?format=csv":                               404,
+		"/api/batches/999999/dead?format=jsonl":                             404,
+		fmt.Sprintf("/api/batches/%d/rows?format=xml", f.sample):            400,
+		fmt.Sprintf("/api/batches/%d/rows?format=csv&status=meh", f.sample): 400,
+		"/api/batches?state=meh":                                            400,
+		"/api/batches?puzzle=nope":                                          400,
+	} {
+		if code, h, _ := fetch(path); code != want || h.Get("Content-Disposition") != "" {
+			t.Errorf("%s: %d (Content-Disposition %q), want %d", path, code, h.Get("Content-Disposition"), want)
+		}
+	}
+	var list httpapi.BatchList
+	getJSON(t, f.srv, "/api/batches?puzzle=15&state=running", 200, &list)
+	if len(list.Batches) != 2 || list.Batches[0].ID != f.run || list.Batches[1].ID != f.fast {
+		t.Errorf("4x4 running: %+v", list.Batches)
+	}
+	// The page: the selected batch's rows a page at a time, and its dead
+	// letters, with their download links.
+	code, _, body = fetch(fmt.Sprintf("/?batch=%d&rows_after=49", f.sample))
+	if code != 200 || strings.Count(body, `<tr data-seq=`) != httpapi.PageRows || !strings.Contains(body, `<tr data-seq="50">`) ||
+		!strings.Contains(body, `id="rows-first"`) || !strings.Contains(body, "rows_after=99") {
+		t.Errorf("rows page after 49: %d", code)
+	}
+	code, _, body = fetch(fmt.Sprintf("/?batch=%d", f.hard))
+	if code != 200 || strings.Count(body, `<tr data-id=`) != 2 || !strings.Contains(body, "base64:/wBh") ||
+		!strings.Contains(body, fmt.Sprintf(`href="/api/batches/%d/dead?format=csv"`, f.hard)) {
+		t.Errorf("dead letters on the page: %d", code)
+	}
+	if code, _, _ = fetch(fmt.Sprintf("/?batch=%d&rows_after=x", f.hard)); code != 400 {
+		t.Errorf("rows_after=x: %d", code)
 	}
 }

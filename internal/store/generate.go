@@ -91,6 +91,10 @@ type ScrambleQuery struct {
 	// Client, when set, excludes the states already served to it and
 	// records those returned now, so it never gets a state twice.
 	Client string
+	// ClientCap bounds the states recorded for Client over all its
+	// requests (0: no bound); a request of a client at its cap fails with
+	// ErrClientFull, one near it gets only what is left.
+	ClientCap int64
 	// MinNodes and MaxNodes bound the node count of the proof (0: none),
 	// a difficulty beyond length.
 	MinNodes, MaxNodes int64
@@ -124,8 +128,7 @@ func (s *Store) ServeScrambles(ctx context.Context, q ScrambleQuery) ([]Solution
 		  ORDER BY batch_id, seq`
 	}
 	var out []Solution
-	err := s.pool.withConn(ctx, func(c *pgx.Conn) error {
-		rows, err := c.Query(ctx, query, p, q.Length, q.Client, q.AfterBatch, q.AfterSeq, q.MinNodes, maxNodes, q.Count)
+	collect := func(rows pgx.Rows, err error) error {
 		if err != nil {
 			return err
 		}
@@ -135,6 +138,32 @@ func (s *Store) ServeScrambles(ctx context.Context, q ScrambleQuery) ([]Solution
 			return s, err
 		})
 		return err
+	}
+	err := s.pool.withConn(ctx, func(c *pgx.Conn) error {
+		if q.Client == "" {
+			return collect(c.Query(ctx, query, p, q.Length, q.Client, q.AfterBatch, q.AfterSeq, q.MinNodes, maxNodes, q.Count))
+		}
+		return pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
+			// The upsert locks the key's counter row until commit, so two
+			// requests of one key take turns and the cap holds exactly.
+			var served int64
+			if err := tx.QueryRow(ctx, `INSERT INTO served_clients (client) VALUES ($1)
+				ON CONFLICT (client) DO UPDATE SET served = served_clients.served RETURNING served`, q.Client).Scan(&served); err != nil {
+				return err
+			}
+			count := int64(q.Count)
+			if q.ClientCap > 0 {
+				if served >= q.ClientCap {
+					return fmt.Errorf("client %q has been served %d states, its cap: %w", q.Client, served, ErrClientFull)
+				}
+				count = min(count, q.ClientCap-served)
+			}
+			if err := collect(tx.Query(ctx, query, p, q.Length, q.Client, q.AfterBatch, q.AfterSeq, q.MinNodes, maxNodes, count)); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, `UPDATE served_clients SET served = served + $2 WHERE client = $1`, q.Client, len(out))
+			return err
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("scrambles of %s at length %d: %w", p, q.Length, err)

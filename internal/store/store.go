@@ -35,6 +35,9 @@ var (
 	ErrRejected = errors.New("rejected")
 	// ErrNoDatabase: no URL configured and no local server found.
 	ErrNoDatabase = errors.New("no PostgreSQL configured")
+	// ErrClientFull: a client key has been served as many states as its
+	// cap allows (ScrambleQuery.ClientCap).
+	ErrClientFull = errors.New("client key at its cap of served states")
 )
 
 // VersionTable is tern's schema version table, resolved through the
@@ -44,6 +47,7 @@ const VersionTable = "schema_version"
 // Store is a pool of connections to one database. Safe for concurrent use.
 type Store struct {
 	pool *pool
+	cfg  *pgx.ConnConfig // for Ready's own connection
 }
 
 // Option changes how Open connects.
@@ -82,7 +86,7 @@ func Open(_ context.Context, url string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, redact.Error(fmt.Errorf("open database: %w", err), append(redact.Secrets(url), cfg.Password)...)
 	}
-	return &Store{pool: p}, nil
+	return &Store{pool: p, cfg: cfg}, nil
 }
 
 // Close closes every connection, waiting for those in use to be released.
@@ -92,6 +96,23 @@ func (s *Store) Close() { s.pool.close() }
 func (s *Store) Ping(ctx context.Context) error {
 	err := s.pool.withConn(ctx, func(c *pgx.Conn) error { return c.Ping(ctx) })
 	if err != nil {
+		return fmt.Errorf("ping database: %w", err)
+	}
+	return nil
+}
+
+// Ready checks that the database accepts a new connection and answers,
+// on a connection of its own rather than the pool's: a pool busy with
+// slow queries must not make a readiness probe wait or fail, and a probe
+// must see what a fresh connection sees (the server's connection limit,
+// credentials, TLS). The connection is closed before Ready returns.
+func (s *Store) Ready(ctx context.Context) error {
+	c, err := pgx.ConnectConfig(ctx, s.cfg.Copy())
+	if err != nil {
+		return fmt.Errorf("connect to database: %w", redact.Error(err, s.cfg.Password))
+	}
+	defer c.Close(context.WithoutCancel(ctx))
+	if err := c.Ping(ctx); err != nil {
 		return fmt.Errorf("ping database: %w", err)
 	}
 	return nil
@@ -189,16 +210,28 @@ type Batch struct {
 	Failed         int64      `json:"failed"`
 	Done           int64      `json:"done"` // rows stored, all statuses
 	// Enqueued is how many states (a prefix of the batch) the server has
-	// stored as jobs.
+	// stored as jobs, as the producer last recorded it: where `producer
+	// resume` starts. The producer records it once a second, so a killed
+	// producer leaves it up to a second behind what it published, and
+	// Done can be above it; EnqueuedAtLeast is the tighter figure to show.
 	Enqueued    int64      `json:"enqueued"`
 	UpdatedAt   *time.Time `json:"updated_at"` // last jobs enqueued or rows stored
 	CancelledAt *time.Time `json:"cancelled_at"`
 }
 
 // StallAfter is how long a batch whose enqueue is unfinished may go
-// without progress before it counts as stalled (its producer died):
-// `producer resume` finishes it.
-const StallAfter = 2 * time.Minute
+// without progress (no jobs enqueued, no rows stored) before it counts as
+// stalled: `producer resume` finishes it. A working producer records its
+// progress once a second, so 30 s without any means it died, or is
+// blocked (its input or the server gives it nothing to do); issue 29
+// found 2 minutes too long to tell a user their producer is gone.
+const StallAfter = 30 * time.Second
+
+// EnqueuedAtLeast is how many states are surely enqueued: the recorded
+// mark, or the rows stored when more (every row answers an enqueued job;
+// the mark lags the producer by up to a second, and a killed producer
+// leaves it there: issue 29 saw done 17,025 above enqueued 15,483).
+func (b Batch) EnqueuedAtLeast() int64 { return max(b.Enqueued, b.Done) }
 
 // State is where the batch stands: "cancelled", "finished", "stalled"
 // (its enqueue stopped short of the total and nothing moved for
