@@ -182,7 +182,7 @@ func strandedAfterKill(t *testing.T, bin string) {
 	}
 	// A publisher and three consumers run flat out across three kill -9s
 	// of the server (acks and removals in flight each time).
-	const n = 1000 // per round, jobs and results each
+	const n = 1000            // per round, jobs and results each
 	var acked [2]atomic.Int64 // jobs, results
 	var published atomic.Int64
 	stop := make(chan struct{})
