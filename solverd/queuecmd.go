@@ -84,6 +84,10 @@ func printStatus(w io.Writer, st queue.Status) {
 			fmt.Fprintf(tw, "%s\t%s\tmissing\t\t\t\t\t\t\t\n", s.Name, s.Kind)
 			continue
 		}
+		if s.Error != "" && s.Replicas == 0 {
+			fmt.Fprintf(tw, "%s\t%s\tno answer: %s\t\t\t\t\t\t\t\n", s.Name, s.Kind, s.Error)
+			continue
+		}
 		stranded := "-"
 		switch {
 		case s.Stranded < 0:
@@ -117,7 +121,7 @@ func orDash(s string) string {
 	return s
 }
 
-// followers is "n0 current, n2 offline, n1 lag 12", or "-".
+// followers is "n0 current, n2 offline, n1 behind, lag 12", or "-".
 func followers(ps []queue.PeerStatus) string {
 	if len(ps) == 0 {
 		return "-"
@@ -128,8 +132,10 @@ func followers(ps []queue.PeerStatus) string {
 		switch {
 		case p.Offline:
 			state = "offline"
+		case !p.Current && p.Lag > 0:
+			state = fmt.Sprintf("behind, lag %d", p.Lag)
 		case !p.Current:
-			state = fmt.Sprintf("lag %d", p.Lag)
+			state = "not current"
 		}
 		parts = append(parts, p.Name+" "+state)
 	}

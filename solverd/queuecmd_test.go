@@ -121,5 +121,27 @@ func TestQueueStatusCluster(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, jobs.Leader) || !strings.Contains(out, "current") {
 		t.Fatalf("queue status: exit %d\n%s%s", code, out, stderr)
 	}
+	// A follower killed shows as not current (offline once the leader
+	// gives up on it), while the stream keeps its leader.
+	leader := cl.StreamLeader(t, queue.JobsStream)
+	victim := (leader + 1) % 3
+	cl.Kill(victim)
+	deadline := time.Now().Add(45 * time.Second)
+	for {
+		st := statusJSON(t, cl.URL(leader))
+		jobs := streamOf(t, st, queue.JobsStream)
+		down := false
+		for _, p := range jobs.Peers {
+			down = down || p.Name == cl.Node(victim).Name() && (p.Offline || !p.Current)
+		}
+		if down && jobs.Leader != "" && jobs.Error == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after killing %s, %s still shows %+v", cl.Node(victim).Name(), queue.JobsStream, jobs)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	_, out, _ = solverd(t, "", "queue", "status", "--nats-url", cl.URL(leader))
 	t.Logf("\n%s", out)
 }

@@ -26,7 +26,10 @@ type StreamStatus struct {
 	// tables bucket).
 	Kind string `json:"kind"`
 	// Missing: the stream does not exist (yet); nothing else is set.
-	Missing  bool   `json:"missing,omitempty"`
+	Missing bool `json:"missing,omitempty"`
+	// Error: the stream did not answer (e.g. no leader while a cluster
+	// elects one after losing a node); what follows it may be unset.
+	Error    string `json:"error,omitempty"`
 	Replicas int    `json:"replicas,omitempty"`
 	Leader   string `json:"leader,omitempty"`
 	// Peers are the leader's followers (none for one replica).
@@ -80,7 +83,8 @@ type ConsumerStatus struct {
 
 // CollectStatus reads the status of every tessera stream and bucket (the
 // given object-store buckets included, when present). It only reads: the
-// stranded counts come from BelowAckFloor, never from a sweep.
+// stranded counts come from BelowAckFloor, never from a sweep. A stream
+// that does not answer is reported with its Error, not as the command's.
 func CollectStatus(ctx context.Context, js jetstream.JetStream, objectBuckets ...string) (Status, error) {
 	st := Status{Server: deployment(js.Conn())}
 	for _, name := range replicaStreams(objectBuckets) {
@@ -101,7 +105,10 @@ func CollectStatus(ctx context.Context, js jetstream.JetStream, objectBuckets ..
 			continue
 		}
 		if err != nil {
-			return st, fmt.Errorf("stream %s: %w", name, err)
+			// One stream without a leader must not hide the others.
+			ss.Error = err.Error()
+			st.Streams = append(st.Streams, ss)
+			continue
 		}
 		info := s.CachedInfo()
 		ss.Replicas = info.Config.Replicas
@@ -120,7 +127,7 @@ func CollectStatus(ctx context.Context, js jetstream.JetStream, objectBuckets ..
 			ss.Consumer = append(ss.Consumer, cs)
 		}
 		if err := l.Err(); err != nil {
-			return st, fmt.Errorf("consumers of %s: %w", name, err)
+			ss.Error = fmt.Sprintf("consumers: %v", err)
 		}
 		if name == JobsStream || name == ResultsStream {
 			rep, err := BelowAckFloor(ctx, js, name)
