@@ -421,7 +421,7 @@ func service(ctx context.Context, cfg config.Config, st *store.Store, log *slog.
 		if err != nil {
 			return err
 		}
-		src, err = resultsSource(ctx, nc, cfg)
+		src, err = resultsSource(ctx, nc, cfg, log)
 		if err == nil {
 			deadSrc, err = deadJobsSource(ctx, nc, cfg)
 		}
@@ -510,7 +510,7 @@ func serveCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				qc := queue.WithDeliveries(cfg.NATS.MaxDeliver, cfg.NATS.AckWait)
+				qc := queueConfig(cfg.NATS)
 				if err := queue.EnsureStreams(cmd.Context(), js, qc); err != nil {
 					return err
 				}
@@ -598,20 +598,35 @@ func loopback(a net.Addr) bool {
 
 // resultsSource ensures the streams and the durable results consumer and
 // adapts the consumer to ingest.Source.
-func resultsSource(ctx context.Context, nc *nats.Conn, cfg config.Config) (ingest.Source, error) {
+func resultsSource(ctx context.Context, nc *nats.Conn, cfg config.Config, log *slog.Logger) (ingest.Source, error) {
 	js, err := queue.New(nc)
 	if err != nil {
 		return nil, err
 	}
-	qc := queue.WithDeliveries(cfg.NATS.MaxDeliver, cfg.NATS.AckWait)
+	qc := queueConfig(cfg.NATS)
 	if err := queue.EnsureStreams(ctx, js, qc); err != nil {
 		return nil, err
+	}
+	if drift, err := queue.ReplicaDrift(ctx, js, qc); err == nil && len(drift) > 0 {
+		log.Warn(queue.ReplicaDriftWarning, "differences", drift)
 	}
 	cons, err := queue.EnsureResultsConsumer(ctx, js, qc)
 	if err != nil {
 		return nil, err
 	}
-	return queue.NewResultsSource[ingest.Msg](cons)
+	src, err := queue.NewResultsSource[ingest.Msg](cons)
+	if err != nil {
+		return nil, err
+	}
+	// The writer sweeps TESSERA_RESULTS for messages stranded by an
+	// unclean server stop (queue.ResultsSource.SweepStranded says why here).
+	return src.SweepStranded(js, queue.StrandedEvery, func(line string, err error) {
+		if err != nil {
+			log.Warn("stranded-results sweep failed", "err", err)
+			return
+		}
+		log.Warn("stranded results message", "what", line)
+	}), nil
 }
 
 // deadJobsSource ensures the consumer of TESSERA_DEAD's job copies and
@@ -621,7 +636,7 @@ func deadJobsSource(ctx context.Context, nc *nats.Conn, cfg config.Config) (inge
 	if err != nil {
 		return nil, err
 	}
-	cons, err := queue.EnsureDeadCopiesConsumer(ctx, js, queue.WithDeliveries(cfg.NATS.MaxDeliver, cfg.NATS.AckWait))
+	cons, err := queue.EnsureDeadCopiesConsumer(ctx, js, queueConfig(cfg.NATS))
 	if err != nil {
 		return nil, err
 	}

@@ -245,7 +245,7 @@ func TestTableWatchPullsFromBucket(t *testing.T) {
 	cfg.NATS.URL = url
 	push := func(bucket string) {
 		t.Helper()
-		st, err := tablestore.Open(ctx, nc, bucket)
+		st, err := tablestore.Open(ctx, nc, bucket, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -314,7 +314,7 @@ func TestTableWatchPullsFromBucket(t *testing.T) {
 	// after the start.
 	var log2 lockedBuffer
 	w2, live2 := watch(t.TempDir(), "tables-b", &log2)
-	if _, err := tablestore.Open(ctx, nc, "tables-b"); err != nil { // empty, for the watch
+	if _, err := tablestore.Open(ctx, nc, "tables-b", 1); err != nil { // empty, for the watch
 		t.Fatal(err)
 	}
 	wctx, wcancel := context.WithCancel(ctx)
