@@ -64,42 +64,76 @@ type Deepening struct {
 // Workers > 1, the following ones run in parallel (IterateParallel).
 // Nodes counts every worker's nodes.
 func Deepen(t Tree, d Deepening) (Outcome, error) {
-	w := max(d.Weight, Unweighted)
-	above := d.ParallelAbove
-	if above == 0 {
-		above = ParallelAbove
-	}
-	workers := max(d.Workers, 1)
-	bound, lower := w.Scale(d.H0), d.H0
-	var total, last int64
+	s := NewDeepener(d)
 	split := 0
 	for {
 		var p Pass
 		var n int64
-		if workers > 1 && last > above && (d.Keeps == nil || !d.Keeps(last)) {
-			b := bound
-			p, n = IterateParallel(workers, total, last, &split, func(sh *Shared, at int, walk bool) Walker {
+		if s.Parallel() {
+			b := s.Bound
+			p, n = IterateParallel(s.d.Workers, s.Nodes, s.Last, &split, func(sh *Shared, at int, walk bool) Walker {
 				return t.Walker(b, sh, at, walk)
 			})
 		} else {
-			p, n = t.Iterate(Iteration{Bound: bound, Before: total, Last: last, Workers: workers, Split: &split})
+			p, n = t.Iterate(Iteration{Bound: s.Bound, Before: s.Nodes, Last: s.Last, Workers: s.d.Workers, Split: &split})
 		}
-		total += n
-		switch {
-		case p.OK:
-			out := Outcome{Path: append([]uint8(nil), p.Path[:p.D]...), Nodes: total, LowerBound: p.D, Optimal: w == Unweighted}
-			if !out.Optimal {
-				out.LowerBound = d.H0
-			}
-			return out, nil
-		case p.Stopped:
-			return Outcome{Nodes: total, LowerBound: lower}, ErrBudgetExceeded
-		case p.Next == NoNext:
-			return Outcome{Nodes: total}, ErrNoSolution
+		if done, out, err := s.Done(p, n); done {
+			return out, err
 		}
-		if w == Unweighted {
-			lower = p.Next // every path shorter than the next bound was refuted
-		}
-		bound, last = p.Next, n
 	}
+}
+
+// Deepener is Deepen's state between iterations, for a search that runs
+// its iterations its own way and cannot block in Iterate (the PDB
+// search's batches, which interleave several searches on one
+// goroutine): it runs the iteration to Bound, then hands the outcome to
+// Done. The zero Deepener is an unweighted search whose outcomes need no
+// bounds (a subtree of a split iteration).
+type Deepener struct {
+	d     Deepening
+	Bound int   // the next iteration's bound
+	Lower int   // no solution is shorter: proved so far
+	Nodes int64 // every iteration's nodes so far
+	Last  int64 // nodes of the last iteration
+}
+
+// NewDeepener is the state of a search run as d says, before its first
+// iteration.
+func NewDeepener(d Deepening) Deepener {
+	d.Weight = max(d.Weight, Unweighted)
+	d.Workers = max(d.Workers, 1)
+	if d.ParallelAbove == 0 {
+		d.ParallelAbove = ParallelAbove
+	}
+	return Deepener{d: d, Bound: d.Weight.Scale(d.H0), Lower: d.H0}
+}
+
+// Parallel reports whether the next iteration runs on the workers.
+func (s *Deepener) Parallel() bool {
+	return s.d.Workers > 1 && s.Last > s.d.ParallelAbove && (s.d.Keeps == nil || !s.d.Keeps(s.Last))
+}
+
+// Done takes an iteration's outcome and the nodes it cost, and reports
+// whether the search ended there, with the search's outcome; if not, the
+// next iteration's Bound is set.
+func (s *Deepener) Done(p Pass, nodes int64) (bool, Outcome, error) {
+	s.Nodes += nodes
+	unweighted := s.d.Weight <= Unweighted
+	switch {
+	case p.OK:
+		out := Outcome{Path: append([]uint8(nil), p.Path[:p.D]...), Nodes: s.Nodes, LowerBound: p.D, Optimal: unweighted}
+		if !unweighted {
+			out.LowerBound = s.d.H0
+		}
+		return true, out, nil
+	case p.Stopped:
+		return true, Outcome{Nodes: s.Nodes, LowerBound: s.Lower}, ErrBudgetExceeded
+	case p.Next == NoNext:
+		return true, Outcome{Nodes: s.Nodes}, ErrNoSolution
+	}
+	if unweighted {
+		s.Lower = p.Next // every path shorter than the next bound was refuted
+	}
+	s.Bound, s.Last = p.Next, nodes
+	return false, Outcome{}, nil
 }

@@ -124,7 +124,11 @@ type lane struct {
 	idx    int
 	g      int // depth of the current node
 	frames []frame
-	lower  int
+	// deep runs a batch's search from one iteration to the next (as
+	// search.Deepen does a search alone); from is the node count at the
+	// start of the current iteration.
+	deep   search.Deepener
+	from   int64
 	expand bool // the current node's successors are prefetched, not yet evaluated
 	// A lane of one iteration (iterateLanes) searches subtrees: root is
 	// the depth of the current one's root, and found is set when it
@@ -144,8 +148,8 @@ func (l *lane) begin(sv *Solver, idx int, cells []uint8, b search.Budget) bool {
 	if err != nil {
 		return false
 	}
-	l.idaWork, l.lower = k, h0
-	k.bound = h0
+	l.idaWork, l.deep = k, search.NewDeepener(search.Deepening{H0: h0})
+	k.bound = l.deep.Bound
 	return !l.iterate()
 }
 
@@ -161,6 +165,7 @@ func (l *lane) iterate() bool {
 		l.frames = make([]frame, k.bound+1)
 	}
 	k.next = search.NoNext
+	l.from = k.gate.Nodes
 	l.g = 0
 	fr := &l.frames[0]
 	fr.blank, fr.st, fr.s0, fr.s1 = int(k.pos[0]), 0, k.sum[0], k.sum[1]
@@ -174,11 +179,11 @@ func (l *lane) enter() bool {
 	k := l.idaWork
 	fr := &l.frames[l.g]
 	if k.gate.Visit() {
-		l.out, l.err = search.Outcome{Nodes: k.gate.Nodes, LowerBound: l.lower}, search.ErrBudgetExceeded
+		l.done(search.Pass{Stopped: true})
 		return true
 	}
 	if max(fr.s0, fr.s1) == 0 && k.isGoal() {
-		l.out = search.Outcome{Path: append([]uint8(nil), k.path[:l.g]...), Nodes: k.gate.Nodes, LowerBound: l.g, Optimal: true}
+		l.done(search.Pass{D: l.g, OK: true, Path: k.path})
 		l.found = true
 		return true
 	}
@@ -249,11 +254,10 @@ func (l *lane) step() bool {
 				return true // the subtree is done
 			}
 			// The iteration is over without the goal.
-			if k.next == search.NoNext {
-				l.out, l.err = search.Outcome{Nodes: k.gate.Nodes}, search.ErrNoSolution
+			if l.done(search.Pass{Next: k.next}) {
 				return true
 			}
-			l.lower, k.bound = k.next, k.next
+			k.bound = l.deep.Bound
 			return l.iterate()
 		}
 		// Back to the parent: undo its move into this node.
@@ -266,6 +270,17 @@ func (l *lane) step() bool {
 		k.rank[0][j0], k.rank[1][j1] = pf.saveR[0], pf.saveR[1]
 		k.hv[0][j0], k.hv[1][j1] = pf.saveV[0], pf.saveV[1]
 	}
+}
+
+// done hands the end of an iteration to the lane's Deepener and reports
+// whether the search ended (l.out and l.err then hold its outcome).
+func (l *lane) done(p search.Pass) bool {
+	end, out, err := l.deep.Done(p, l.gate.Nodes-l.from)
+	l.from = l.gate.Nodes
+	if end {
+		l.out, l.err = out, err
+	}
+	return end
 }
 
 // successors evaluates the current node's successors from what enter
