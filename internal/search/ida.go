@@ -6,7 +6,8 @@ package search
 // Deepen, which owns the bounds, the proved lower bound, the outcome and
 // the switch to parallel iterations, while each search keeps its own
 // hand-written dfs over concrete types (no interface call per node) and
-// counts its nodes on its Gate.
+// counts its nodes on its Gate. A search that cannot block in Iterate
+// (the PDB batches) steps the same state, a Deepener, itself.
 
 // Tree is one search as Deepen drives it: the root and the workspace of
 // a hand-written dfs. Deepen calls it once per iteration, never per node.
