@@ -286,38 +286,20 @@ func (s *Solver) Heuristic(cells []uint8) (int, error) {
 
 type work struct {
 	*Solver
-	b       board
-	path    []uint8
-	bound   int
-	next    int
-	nodes   int64
-	check   int64
-	budget  search.Budget
-	stopped bool
+	b     board
+	path  []uint8
+	bound int
+	next  int
+	gate  search.Gate // counts the nodes, stops the search
 
 	// A worker of a parallel iteration (shared nil when searching alone):
 	// the nodes at depth split are work items (see search.Items); a worker
 	// descends only into those it claimed.
-	shared    *search.Shared
-	split     int // −1 alone
-	items     search.Items
-	reported  int64 // nodes added to shared.Nodes so far
-	lastSplit int   // the split of the last parallel iteration
+	shared *search.Shared
+	split  int // −1 alone
+	items  search.Items
 
 	k55 []kids55 // dfs55's children per depth
-}
-
-func (w *work) expired() bool {
-	if w.shared != nil {
-		// Counted over every worker; stops when another found the goal.
-		if w.shared.Report(w.budget, w.nodes, &w.reported) {
-			return true
-		}
-	} else if w.budget.Exhausted(w.nodes) {
-		return true
-	}
-	w.check = w.budget.NextCheck(w.nodes, search.CheckEvery)
-	return false
 }
 
 // claim numbers a work item of a parallel iteration and reports whether
@@ -326,7 +308,7 @@ func (w *work) expired() bool {
 func (w *work) claim() bool {
 	mine, stop := w.items.Claim()
 	if stop {
-		w.stopped = true
+		w.gate.Stopped = true
 	}
 	return mine
 }
@@ -334,7 +316,8 @@ func (w *work) claim() bool {
 // Solve runs IDA* from cells (1..n row-major) to the goal. Path holds
 // move codes (see Moves). When the budget runs out it returns
 // search.ErrBudgetExceeded with the lower bound proved so far. The caller
-// checks solvability: an unreachable board never ends.
+// checks solvability: on an unreachable board the search runs until its
+// budget ends it.
 func (s *Solver) Solve(cells []uint8, bud search.Budget) (search.Outcome, error) {
 	return s.SolveParallel(cells, bud, 1)
 }
@@ -349,7 +332,7 @@ func (s *Solver) SolveParallel(cells []uint8, bud search.Budget, workers int) (s
 	if err != nil {
 		return search.Outcome{}, err
 	}
-	w := &work{Solver: s, b: b, budget: bud, check: bud.FirstCheck(search.CheckEvery), split: -1}
+	w := &work{Solver: s, b: b, gate: search.NewGate(bud), split: -1}
 	iter := func(w *work) (int, bool) { return w.dfs(0, b.rc, b.cc, b.hr, b.hc, b.par, 0xff, 0) }
 	if s.uses55() {
 		var rc, cc codes55
@@ -358,69 +341,41 @@ func (s *Solver) SolveParallel(cells []uint8, bud search.Budget, workers int) (s
 		}
 		iter = func(w *work) (int, bool) { return w.dfs55(0, rc, cc, b.hr, b.hc, 0xff, 0) }
 	}
-	if workers <= 1 {
-		return w.deepen(s.hval(b.hr, b.hc, b.par), func() (int, bool) { return iter(w) })
-	}
-	return w.deepenParallel(s.hval(b.hr, b.hc, b.par), workers, func() (int, bool) { return iter(w) },
-		func(sh *search.Shared, split int, walk bool) search.Walker {
-			c := w.worker(sh, split, walk)
-			return walker[*work]{c, c, iter}
-		})
+	t := tree[*work]{walker[*work]{w, w, iter}, func(c *work) (*work, *work) { return c, c }}
+	return search.Deepen(t, search.Deepening{H0: s.hval(b.hr, b.hc, b.par), Workers: workers})
 }
 
-// deepen runs the iterations of IDA* from bound h0, each a call of iter
-// (the search from the root under w.bound), until one finds the goal or
-// the budget stops it. Shared by the general and the 4×4 search so that
-// both report bounds and nodes alike.
-func (w *work) deepen(h0 int, iter func() (int, bool)) (search.Outcome, error) {
-	w.bound = h0
-	lower := h0
-	for {
-		w.grow()
-		w.next = 1 << 30
-		d, ok := iter()
-		if ok {
-			return search.Outcome{Path: append([]uint8(nil), w.path[:d]...), Nodes: w.nodes, LowerBound: d, Optimal: true}, nil
-		}
-		if w.stopped {
-			return search.Outcome{Nodes: w.nodes, LowerBound: lower}, search.ErrBudgetExceeded
-		}
-		lower = w.next
-		w.bound = w.next
-	}
+// tree is a search as search.Deepen drives it: iter searches from the
+// root with w, whose general part is base (w itself, or the work a 4×4
+// search embeds); fork makes a worker's W around a copy of base.
+type tree[W any] struct {
+	walker[W]
+	fork func(c *work) (W, *work)
 }
 
-// deepenParallel is deepen whose iterations past search.ParallelAbove
-// nodes run on workers goroutines, each a walker newWalker makes over a
-// copy of w's start; alone searches an iteration from the root on w.
-func (w *work) deepenParallel(h0, workers int, alone func() (int, bool), newWalker func(sh *search.Shared, split int, walk bool) search.Walker) (search.Outcome, error) {
-	w.bound = h0
-	lower := h0
-	var nodes, last int64 // nodes of the parallel iterations; of the previous iteration
-	for {
-		before := w.nodes + nodes
-		var it search.Pass
-		if workers > 1 && last > search.ParallelAbove {
-			var spent int64
-			it, spent = search.IterateParallel(workers, before, last, &w.lastSplit, newWalker)
-			nodes += spent
-		} else {
-			w.grow()
-			w.next = 1 << 30
-			it.D, it.OK = alone()
-			it.Stopped, it.Next, it.Path = w.stopped, w.next, w.path
-		}
-		total := w.nodes + nodes
-		if it.OK {
-			return search.Outcome{Path: append([]uint8(nil), it.Path[:it.D]...), Nodes: total, LowerBound: it.D, Optimal: true}, nil
-		}
-		if it.Stopped {
-			return search.Outcome{Nodes: total, LowerBound: lower}, search.ErrBudgetExceeded
-		}
-		lower = it.Next
-		w.bound = it.Next
-		last = total - before
-	}
+// Iterate is one iteration alone to it.Bound.
+func (t tree[W]) Iterate(it search.Iteration) (search.Pass, int64) {
+	b := t.base
+	b.bound = it.Bound
+	b.grow()
+	b.next = search.NoNext
+	n0 := b.gate.Nodes
+	d, ok := t.iter(t.w)
+	return search.Pass{D: d, OK: ok, Stopped: b.gate.Stopped, Next: b.next, Path: b.path}, b.gate.Nodes - n0
+}
+
+// Walker is a copy of the start to bound for one goroutine of a
+// parallel iteration, or for a walk of its top, at depth split.
+func (t tree[W]) Walker(bound int, sh *search.Shared, split int, walk bool) search.Walker {
+	c := *t.base
+	c.bound = bound
+	c.gate = t.base.gate.Worker(sh)
+	c.path, c.k55 = nil, nil // its own, not the root's
+	c.grow()
+	c.next = search.NoNext
+	c.shared, c.split, c.items = sh, split, search.NewItems(sh, walk)
+	w, base := t.fork(&c)
+	return walker[W]{w, base, t.iter}
 }
 
 // grow sizes the path, and dfs55's per-depth children, for w.bound.
@@ -434,22 +389,8 @@ func (w *work) grow() {
 	}
 }
 
-// worker is a copy of w's start at depth split for one goroutine of a
-// parallel iteration, or for a walk of its top.
-func (w *work) worker(sh *search.Shared, split int, walk bool) *work {
-	c := *w
-	c.nodes, c.reported, c.stopped = 0, 0, false
-	c.check = 1              // look at the shared budget at once
-	c.path, c.k55 = nil, nil // its own, not w's
-	c.grow()
-	c.next = 1 << 30
-	c.shared, c.split, c.items = sh, split, search.NewItems(sh, walk)
-	return &c
-}
-
 // walker is a worker as search.IterateParallel drives it: iter searches
-// from the root with w, whose general part is base (w itself, or the
-// work a 4×4 search embeds).
+// from the root with w, whose general part is base.
 type walker[W any] struct {
 	w    W
 	base *work
@@ -462,27 +403,7 @@ func (x walker[W]) Walk() search.Pass {
 	return search.Pass{D: d, OK: ok, Stopped: !ok && b.shared.Out.Load(), Next: b.next, Path: b.path, Items: b.items.Met()}
 }
 
-func (x walker[W]) Nodes() int64 { return x.base.nodes }
-
-// visit counts a node and reports whether the budget stops the search
-// there (the node is then not counted). Small enough to inline: the
-// clock and context are looked at only every few thousand nodes.
-func (w *work) visit() bool {
-	w.nodes++
-	return w.nodes >= w.check && w.stopHere()
-}
-
-// stopHere is visit's slow path, kept out of line so that visit inlines.
-//
-//go:noinline
-func (w *work) stopHere() bool {
-	if !w.expired() {
-		return false
-	}
-	w.nodes--
-	w.stopped = true
-	return true
-}
+func (x walker[W]) Nodes() int64 { return x.base.gate.Nodes }
 
 // dfs explores below a node at depth g. last is the previous move code
 // (0xff at the root) and run how many unit shifts of last's line in last's
@@ -491,7 +412,7 @@ func (w *work) dfs(g int, rc, cc [MaxSide]uint32, hr, hc, par int, last uint8, r
 	if g == w.split && !w.claim() {
 		return 0, false
 	}
-	if w.visit() {
+	if w.gate.Visit() {
 		return 0, false
 	}
 	if hr+hc == 0 {
@@ -616,7 +537,7 @@ func (w *work) dfs(g int, rc, cc [MaxSide]uint32, hr, hc, par int, last uint8, r
 			return d, true
 		}
 		w.shift(m ^ 1) // the opposite shift undoes it
-		if w.stopped {
+		if w.gate.Stopped {
 			return 0, false
 		}
 	}

@@ -143,7 +143,7 @@ func (w *work44) dfs44(g int, cells, pos uint64, rc, cc uint32, hr, hc, par int,
 	if g == w.split && !w.claim() {
 		return 0, false
 	}
-	if w.visit() {
+	if w.gate.Visit() {
 		return 0, false
 	}
 	if hr+hc == 0 {
@@ -410,7 +410,7 @@ func (w *work44) expand44(g, nk int, live uint32, kids *[16]kid44, words *[16][4
 		} else {
 			d, ok = w.dfs44(g+1, k.cells, words[i][0], k.codes, cc, int(k.h), hc, int(k.par), m, int(k.run), &kv[i], ke[i])
 		}
-		if ok || w.stopped {
+		if ok || w.gate.Stopped {
 			return d, ok
 		}
 	}

@@ -48,7 +48,7 @@ func (w *work) dfs55(g int, rc, cc codes55, hr, hc int, last uint8, run int) (in
 	if g == w.split && !w.claim() {
 		return 0, false
 	}
-	if w.visit() {
+	if w.gate.Visit() {
 		return 0, false
 	}
 	if hr+hc == 0 {
@@ -165,7 +165,7 @@ func (w *work) dfs55(g int, rc, cc codes55, hr, hc int, last uint8, run int) (in
 			return d, true
 		}
 		w.shift(m ^ 1)
-		if w.stopped {
+		if w.gate.Stopped {
 			return 0, false
 		}
 	}

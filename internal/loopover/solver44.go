@@ -188,7 +188,7 @@ func (s *Solver44) SolveParallel(cells []uint8, bud search.Budget, workers int) 
 	if err != nil {
 		return search.Outcome{}, err
 	}
-	w := &work44{work: work{Solver: s.wd, b: b, budget: bud, check: bud.FirstCheck(search.CheckEvery), split: -1}, s: s, pdb: s.table()}
+	w := &work44{work: work{Solver: s.wd, b: b, gate: search.NewGate(bud), split: -1}, s: s, pdb: s.table()}
 	w.buf = s.bufs.Get().(*buf44)
 	defer s.bufs.Put(w.buf)
 	cw, pw := words44(&b)
@@ -201,12 +201,9 @@ func (s *Solver44) SolveParallel(cells []uint8, bud search.Budget, workers int) 
 		}
 		return w.dfs44(0, cw, pw, rc, cc, b.hr, b.hc, b.par, 16, 0, &w.rootV, 1<<32-1)
 	}
-	alone := func() (int, bool) { return iter(w) }
-	if workers <= 1 {
-		return w.deepen(h0, alone)
+	fork := func(c *work) (*work44, *work) {
+		x := &work44{work: *c, s: s, pdb: w.pdb, buf: &buf44{}, rootV: w.rootV}
+		return x, &x.work
 	}
-	return w.deepenParallel(h0, workers, alone, func(sh *search.Shared, split int, walk bool) search.Walker {
-		c := &work44{work: *w.worker(sh, split, walk), s: s, pdb: w.pdb, buf: &buf44{}, rootV: w.rootV}
-		return walker[*work44]{c, &c.work, iter}
-	})
+	return search.Deepen(tree[*work44]{walker[*work44]{w, &w.work, iter}, fork}, search.Deepening{H0: h0, Workers: workers})
 }

@@ -1,5 +1,6 @@
 // Package search holds what every search shares: the Budget it runs
-// under, the Outcome it proves and the per-node budget Gate.
+// under, the Outcome it proves, the per-node budget Gate, and the IDA*
+// driver (Deepen) with its parallel iteration (IterateParallel).
 package search
 
 import (
@@ -68,31 +69,62 @@ func (b Budget) FirstCheck(every int64) int64 {
 	return b.NextCheck(0, every)
 }
 
-// Gate turns a Budget into a single per-node comparison: the search
-// calls Expired only when its node count reaches Next.
+// Gate is the one per-node checkpoint of every search: the dfs loops
+// count each node with Visit, which compares the count with the next
+// checkpoint and only there looks at the budget (the clock, the context,
+// MaxNodes, and for a worker of a parallel iteration the count over every
+// worker and the others' news).
 type Gate struct {
-	b    Budget
-	Next int64
-	done bool
+	Nodes int64 // nodes expanded
+	// Stopped is set when the search must unwind: its budget ran out, or,
+	// for a worker, another worker reached the goal or ran out (the dfs
+	// loops set it too when a work item's claim says so).
+	Stopped  bool
+	next     int64 // Nodes at which the budget is looked at next
+	b        Budget
+	sh       *Shared // a parallel worker's: nil alone
+	reported int64   // Nodes added to sh.Nodes so far
 }
 
-// NewGate is the gate of b, armed for the first check.
+// NewGate is the gate of a search alone under b, armed for the first
+// check.
 func NewGate(b Budget) Gate {
-	return Gate{b: b, Next: b.FirstCheck(CheckEvery)}
+	return Gate{b: b, next: b.FirstCheck(CheckEvery)}
 }
 
-// arm sets the next check. MaxNodes nodes may be expanded; the check
-// fires on the one after them.
-func (g *Gate) arm(nodes int64) { g.Next = g.b.NextCheck(nodes, CheckEvery) }
+// Worker is the gate of one goroutine of a parallel iteration over sh,
+// under g's budget counted over every worker: its own count from zero,
+// and a look at the shared flags at once.
+func (g *Gate) Worker(sh *Shared) Gate {
+	return Gate{b: g.b, sh: sh, next: 1}
+}
 
-// Expired is called when nodes ≥ Next; it re-arms or reports exhaustion.
-func (g *Gate) Expired(nodes int64) bool {
-	if g.done || g.b.Exhausted(nodes) {
-		g.done = true
-		return true
+// Visit counts a node and reports whether the search must stop before
+// expanding it; the node is then not counted and Stopped is set. Small
+// enough to inline into the dfs loops.
+func (g *Gate) Visit() bool {
+	g.Nodes++
+	return g.Nodes >= g.next && g.expired()
+}
+
+// expired is Visit's slow path, kept out of line so that Visit inlines.
+// MaxNodes nodes may be expanded; the check fires on the one after them.
+//
+//go:noinline
+func (g *Gate) expired() bool {
+	var out bool
+	if g.sh != nil {
+		out = g.sh.Report(g.b, g.Nodes, &g.reported)
+	} else {
+		out = g.b.Exhausted(g.Nodes)
 	}
-	g.arm(nodes)
-	return false
+	if !out {
+		g.next = g.b.NextCheck(g.Nodes, CheckEvery)
+		return false
+	}
+	g.Nodes--
+	g.Stopped = true
+	return true
 }
 
 // ErrNoSolution means the search space was exhausted: the state cannot reach

@@ -102,26 +102,22 @@ func (s *Searcher) Name() string {
 // slidingWork is the per-solve workspace: nothing is allocated per node.
 type slidingWork struct {
 	*Searcher
-	board   [64]uint8
-	lcRow   [8]uint8 // current linear-conflict moves per row (md+lc axes)
-	lcCol   [8]uint8
-	path    []uint8
-	bound   int
-	next    int
-	nodes   int64
-	gate    search.Gate
-	stopped bool
-	weight  search.Weight // fast mode: h is scaled by the weight
+	board  [64]uint8
+	lcRow  [8]uint8 // current linear-conflict moves per row (md+lc axes)
+	lcCol  [8]uint8
+	path   []uint8
+	bound  int
+	next   int
+	gate   search.Gate   // counts the nodes, stops the search
+	weight search.Weight // fast mode: h is scaled by the weight
+	root   root
 
-	// A worker of a parallel iteration (par nil when searching alone):
+	// A worker of a parallel iteration (shared nil when searching alone):
 	// the nodes at depth split are work items (see search.Items); a worker
 	// descends only into those it claimed.
-	budget    search.Budget
-	shared    *search.Shared
-	split     int // −1 alone
-	items     search.Items
-	reported  int64 // nodes added to par.Nodes so far
-	lastSplit int   // the split of the last parallel iteration
+	shared *search.Shared
+	split  int // −1 alone
+	items  search.Items
 }
 
 // Heuristic is the root lower bound of a board (tests check admissibility).
@@ -134,7 +130,7 @@ func (s *Searcher) Heuristic(cells []uint8) int {
 }
 
 func (s *Searcher) newWork(cells []uint8, b search.Budget) *slidingWork {
-	k := &slidingWork{Searcher: s, gate: search.NewGate(b), weight: search.Unweighted, budget: b, split: -1}
+	k := &slidingWork{Searcher: s, gate: search.NewGate(b), weight: search.Unweighted, split: -1}
 	copy(k.board[:], cells)
 	return k
 }
@@ -261,54 +257,8 @@ func (s *Searcher) SolveParallel(cells []uint8, b search.Budget, weight search.W
 	}
 	inv := k.invRoot()
 	hv, hh := k.axisV(wv, inv>>16), k.axisH(wh, inv&0xffff)
-	lower := k.adjust(hv+hh, blank)
-	k.bound = k.f(0, hv+hh, blank)
-	root := root{blank, wv, wh, inv, hv, hh}
-	var nodes int64 // of the parallel iterations
-	var last int64  // nodes of the previous iteration
-	parallel := false
-	for {
-		var it search.Pass
-		before := k.nodes + nodes
-		if parallel {
-			var spent int64
-			it, spent = search.IterateParallel(workers, before, last, &k.lastSplit, func(sh *search.Shared, split int, walk bool) search.Walker {
-				return slidingWalker{k.worker(sh, split, walk), root}
-			})
-			nodes += spent
-		} else {
-			if cap(k.path) < k.bound+1 {
-				k.path = make([]uint8, k.bound+1)
-			}
-			k.path = k.path[:k.bound+1]
-			k.next = search.NoNext
-			it.D, it.OK = k.dfs(0, blank, noMove, wv, wh, inv, hv, hh)
-			it.Stopped, it.Next, it.Path = k.stopped, k.next, k.path
-		}
-		total := k.nodes + nodes
-		if it.OK {
-			out := search.Outcome{Path: append([]uint8(nil), it.Path[:it.D]...), Nodes: total, LowerBound: it.D, Optimal: weight == search.Unweighted}
-			if !out.Optimal {
-				out.LowerBound = lower
-			}
-			return out, nil
-		}
-		if it.Stopped {
-			if weight == search.Unweighted {
-				lower = k.bound
-			}
-			return search.Outcome{Nodes: total, LowerBound: lower}, search.ErrBudgetExceeded
-		}
-		if it.Next == search.NoNext {
-			return search.Outcome{Nodes: total}, search.ErrNoSolution
-		}
-		if weight == search.Unweighted {
-			lower = k.bound
-		}
-		k.bound = it.Next
-		last = total - before
-		parallel = workers > 1 && last > search.ParallelAbove
-	}
+	k.root = root{blank, wv, wh, inv, hv, hh}
+	return search.Deepen(k, search.Deepening{H0: k.adjust(hv+hh, blank), Weight: weight, Workers: workers})
 }
 
 // root is the start of every iteration's walk.
@@ -319,45 +269,44 @@ type root struct {
 	hv, hh int
 }
 
-// worker is a copy of k's start for one goroutine of a parallel
+// Iterate is one iteration alone to it.Bound, as search.Deepen drives it.
+func (k *slidingWork) Iterate(it search.Iteration) (search.Pass, int64) {
+	k.bound = it.Bound
+	if cap(k.path) < k.bound+1 {
+		k.path = make([]uint8, k.bound+1)
+	}
+	k.path = k.path[:k.bound+1]
+	k.next = search.NoNext
+	n0 := k.gate.Nodes
+	d, ok := k.dfsRoot()
+	return search.Pass{D: d, OK: ok, Stopped: k.gate.Stopped, Next: k.next, Path: k.path}, k.gate.Nodes - n0
+}
+
+func (k *slidingWork) dfsRoot() (int, bool) {
+	r := &k.root
+	return k.dfs(0, r.blank, noMove, r.wv, r.wh, r.inv, r.hv, r.hh)
+}
+
+// Walker is a copy of k's start to bound for one goroutine of a parallel
 // iteration (or a walk of its top) at depth split.
-func (k *slidingWork) worker(par *search.Shared, split int, walk bool) *slidingWork {
+func (k *slidingWork) Walker(bound int, sh *search.Shared, split int, walk bool) search.Walker {
 	w := *k
-	w.nodes, w.reported, w.stopped = 0, 0, false
-	// The gate only paces the shared checks: every search.CheckEvery
-	// nodes, and at once (the budget is over every worker's nodes).
-	w.gate = search.NewGate(search.Budget{Ctx: k.budget.Ctx})
-	w.path = make([]uint8, k.bound+1)
+	w.bound = bound
+	w.gate = k.gate.Worker(sh)
+	w.path = make([]uint8, bound+1)
 	w.next = search.NoNext
-	w.shared, w.split, w.items = par, split, search.NewItems(par, walk)
+	w.shared, w.split, w.items = sh, split, search.NewItems(sh, walk)
 	return &w
 }
 
-// slidingWalker is a worker as search.IterateParallel drives it.
-type slidingWalker struct {
-	w *slidingWork
-	r root
+// Walk searches a worker's share of the iteration (search.Walker).
+func (k *slidingWork) Walk() search.Pass {
+	d, ok := k.dfsRoot()
+	return search.Pass{D: d, OK: ok, Stopped: !ok && k.shared.Out.Load(), Next: k.next, Path: k.path, Items: k.items.Met()}
 }
 
-func (x slidingWalker) Walk() search.Pass {
-	w, r := x.w, x.r
-	d, ok := w.dfs(0, r.blank, noMove, r.wv, r.wh, r.inv, r.hv, r.hh)
-	return search.Pass{D: d, OK: ok, Stopped: !ok && w.shared.Out.Load(), Next: w.next, Path: w.path, Items: w.items.Met()}
-}
-
-func (x slidingWalker) Nodes() int64 { return x.w.nodes }
-
-// expired is called when the node count reaches the gate: alone, the
-// gate decides; a parallel worker counts against every worker's total
-// and stops when another has found the goal or run out.
-func (k *slidingWork) expired() bool {
-	if k.shared == nil {
-		return k.gate.Expired(k.nodes)
-	}
-	// Report looks at the whole budget; the gate (of the context alone)
-	// only re-arms.
-	return k.shared.Report(k.budget, k.nodes, &k.reported) || k.gate.Expired(k.nodes)
-}
+// Nodes is how many nodes a worker has expanded (search.Walker).
+func (k *slidingWork) Nodes() int64 { return k.gate.Nodes }
 
 // f is the IDA* cost of a node at depth g with unadjusted bound h.
 func (k *slidingWork) f(g, h, blank int) int {
@@ -374,16 +323,13 @@ func (k *slidingWork) dfs(g, blank int, prev uint8, wv, wh uint32, inv, hv, hh i
 	if g == k.split {
 		mine, stop := k.items.Claim()
 		if stop {
-			k.stopped = true
+			k.gate.Stopped = true
 		}
 		if !mine {
 			return 0, false
 		}
 	}
-	k.nodes++
-	if k.nodes >= k.gate.Next && k.expired() {
-		k.nodes-- // this node was not expanded
-		k.stopped = true
+	if k.gate.Visit() {
 		return 0, false
 	}
 	if hv+hh == 0 {
@@ -427,7 +373,7 @@ func (k *slidingWork) dfs(g, blank int, prev uint8, wv, wh uint32, inv, hv, hh i
 			if k.wdv == nil {
 				k.undoVertical(t, src, blank)
 			}
-			if k.stopped {
+			if k.gate.Stopped {
 				return 0, false
 			}
 		}
@@ -469,7 +415,7 @@ func (k *slidingWork) dfs(g, blank int, prev uint8, wv, wh uint32, inv, hv, hh i
 			if k.wdv == nil {
 				k.undoVertical(t, src, blank)
 			}
-			if k.stopped {
+			if k.gate.Stopped {
 				return 0, false
 			}
 		}
@@ -514,7 +460,7 @@ func (k *slidingWork) dfs(g, blank int, prev uint8, wv, wh uint32, inv, hv, hh i
 			if k.wdh == nil {
 				k.undoHorizontal(t, src, blank)
 			}
-			if k.stopped {
+			if k.gate.Stopped {
 				return 0, false
 			}
 		}
@@ -558,7 +504,7 @@ func (k *slidingWork) dfs(g, blank int, prev uint8, wv, wh uint32, inv, hv, hh i
 			if k.wdh == nil {
 				k.undoHorizontal(t, src, blank)
 			}
-			if k.stopped {
+			if k.gate.Stopped {
 				return 0, false
 			}
 		}

@@ -124,8 +124,11 @@ type lane struct {
 	idx    int
 	g      int // depth of the current node
 	frames []frame
-	sum    [2]int
-	lower  int
+	// deep runs a batch's search from one iteration to the next (as
+	// search.Deepen does a search alone); from is the node count at the
+	// start of the current iteration.
+	deep   search.Deepener
+	from   int64
 	expand bool // the current node's successors are prefetched, not yet evaluated
 	// A lane of one iteration (iterateLanes) searches subtrees: root is
 	// the depth of the current one's root, and found is set when it
@@ -140,13 +143,13 @@ type lane struct {
 // begin starts the search of cells; it reports false when the search
 // ended at once (l.out and l.err hold the result).
 func (l *lane) begin(sv *Solver, idx int, cells []uint8, b search.Budget) bool {
-	k, sum, h0, err := sv.start(cells, b, search.Unweighted)
+	k, h0, err := sv.start(cells, b, search.Unweighted)
 	l.idx, l.out, l.err = idx, search.Outcome{}, err
 	if err != nil {
 		return false
 	}
-	l.idaWork, l.sum, l.lower = k, sum, h0
-	k.bound = h0
+	l.idaWork, l.deep = k, search.NewDeepener(search.Deepening{H0: h0})
+	k.bound = l.deep.Bound
 	return !l.iterate()
 }
 
@@ -161,10 +164,11 @@ func (l *lane) iterate() bool {
 	if len(l.frames) < k.bound+1 {
 		l.frames = make([]frame, k.bound+1)
 	}
-	k.next = 1 << 30
+	k.next = search.NoNext
+	l.from = k.gate.Nodes
 	l.g = 0
 	fr := &l.frames[0]
-	fr.blank, fr.st, fr.s0, fr.s1 = int(k.pos[0]), 0, l.sum[0], l.sum[1]
+	fr.blank, fr.st, fr.s0, fr.s1 = int(k.pos[0]), 0, k.sum[0], k.sum[1]
 	return l.enter()
 }
 
@@ -174,14 +178,12 @@ func (l *lane) iterate() bool {
 func (l *lane) enter() bool {
 	k := l.idaWork
 	fr := &l.frames[l.g]
-	k.nodes++
-	if k.nodes >= k.check && k.expired() {
-		k.nodes--
-		l.out, l.err = search.Outcome{Nodes: k.nodes, LowerBound: l.lower}, search.ErrBudgetExceeded
+	if k.gate.Visit() {
+		l.done(search.Pass{Stopped: true})
 		return true
 	}
 	if max(fr.s0, fr.s1) == 0 && k.isGoal() {
-		l.out = search.Outcome{Path: append([]uint8(nil), k.path[:l.g]...), Nodes: k.nodes, LowerBound: l.g, Optimal: true}
+		l.done(search.Pass{D: l.g, OK: true, Path: k.path})
 		l.found = true
 		return true
 	}
@@ -252,11 +254,10 @@ func (l *lane) step() bool {
 				return true // the subtree is done
 			}
 			// The iteration is over without the goal.
-			if k.next == 1<<30 {
-				l.out, l.err = search.Outcome{Nodes: k.nodes}, search.ErrNoSolution
+			if l.done(search.Pass{Next: k.next}) {
 				return true
 			}
-			l.lower, k.bound = k.next, k.next
+			k.bound = l.deep.Bound
 			return l.iterate()
 		}
 		// Back to the parent: undo its move into this node.
@@ -269,6 +270,17 @@ func (l *lane) step() bool {
 		k.rank[0][j0], k.rank[1][j1] = pf.saveR[0], pf.saveR[1]
 		k.hv[0][j0], k.hv[1][j1] = pf.saveV[0], pf.saveV[1]
 	}
+}
+
+// done hands the end of an iteration to the lane's Deepener and reports
+// whether the search ended (l.out and l.err then hold its outcome).
+func (l *lane) done(p search.Pass) bool {
+	end, out, err := l.deep.Done(p, l.gate.Nodes-l.from)
+	l.from = l.gate.Nodes
+	if end {
+		l.out, l.err = out, err
+	}
+	return end
 }
 
 // successors evaluates the current node's successors from what enter
@@ -348,32 +360,33 @@ type laneItem struct {
 	s0, s1 int
 }
 
-// iterateLanes runs one iteration of k's bound in lanes, on workers
-// goroutines (each with BatchLanes lanes, drawing the items in turn), and
-// adds their nodes (and the walk's) to *nodes; last is the previous
-// iteration's size, from which the split is chosen.
-func (k *idaWork) iterateLanes(workers int, sum [2]int, nodes *int64, last int64) (d int, ok, stopped bool, next int, path []uint8) {
-	workers = max(workers, 1)
-	want := laneWant(last, workers)
-	split := max(k.lastSplit, 1)
+// iterateLanes runs one iteration of k's bound in lanes, on it.Workers
+// goroutines (each with BatchLanes lanes, drawing the items in turn); the
+// split is chosen from the previous iteration's size, it.Last. It returns
+// the iteration's outcome and its nodes, the walk's included.
+func (k *idaWork) iterateLanes(it search.Iteration) (search.Pass, int64) {
+	workers := max(it.Workers, 1)
+	want := laneWant(it.Last, workers)
+	split := max(*it.Split, 1)
+	nodes := it.Before // every node so far, the walks' included
 	var items []laneItem
 	var top topWalk
 	for {
 		items = items[:0]
-		top = k.walkTop(split, sum, nodes, &items)
+		top = k.walkTop(split, &nodes, &items)
 		if top.done || top.items >= want || split == search.MaxSplit {
 			break
 		}
 		split++
 	}
-	k.lastSplit = split
+	*it.Split = split
 	if top.done {
-		return top.d, top.ok, top.stopped, top.next, top.path
+		return search.Pass{D: top.d, OK: top.ok, Stopped: top.stopped, Next: top.next, Path: top.path}, nodes - it.Before
 	}
 	// The lanes count against MaxNodes together, as parallel workers do,
 	// and stop when one finds the goal.
 	var par search.Shared
-	par.Nodes.Store(k.nodes + *nodes)
+	par.Nodes.Store(nodes)
 	var drawn atomic.Int64
 	ws := make([]laneWorker, workers)
 	if workers == 1 {
@@ -389,19 +402,19 @@ func (k *idaWork) iterateLanes(workers int, sum [2]int, nodes *int64, last int64
 		}
 		wg.Wait()
 	}
-	next = top.next
+	next := top.next
 	var found *lane
 	for i := range ws {
-		*nodes += ws[i].nodes
+		nodes += ws[i].nodes
 		next = min(next, ws[i].next)
 		if ws[i].found != nil && found == nil {
 			found = ws[i].found
 		}
 	}
 	if found != nil {
-		return len(found.out.Path), true, false, next, found.out.Path
+		return search.Pass{D: len(found.out.Path), OK: true, Next: next, Path: found.out.Path}, nodes - it.Before
 	}
-	return 0, false, par.Out.Load(), next, nil
+	return search.Pass{Stopped: par.Out.Load(), Next: next}, nodes - it.Before
 }
 
 // laneWorker is one goroutine of an iteration in lanes.
@@ -445,10 +458,9 @@ func (lw *laneWorker) run(k *idaWork, par *search.Shared, items []laneItem, draw
 	for i := range ls {
 		l := &ls[i]
 		w := *k
-		w.nodes, w.reported = 0, 0
-		w.check = 1 // look at the shared budget at once
+		w.gate = k.gate.Worker(par)
 		w.path = make([]uint8, k.bound+1)
-		w.next = 1 << 30
+		w.next = search.NoNext
 		w.par, w.split, w.collect = par, -1, nil
 		l.idaWork, l.item = &w, true
 		l.frames = make([]frame, k.bound+1)
@@ -481,10 +493,10 @@ func (lw *laneWorker) run(k *idaWork, par *search.Shared, items []laneItem, draw
 			live = live[:len(live)-1]
 		}
 	}
-	lw.next = 1 << 30
+	lw.next = search.NoNext
 	for i := range ls {
 		if ls[i].idaWork != nil {
-			lw.nodes += ls[i].nodes
+			lw.nodes += ls[i].gate.Nodes
 			lw.next = min(lw.next, ls[i].next)
 		}
 	}

@@ -269,6 +269,34 @@ func stored(b *testing.B, dir string, pt Partition, i int, private bool) *PDB {
 	return p
 }
 
+// BenchmarkKorf100StoredFast is the fast mode over the stored tables:
+// weighted IDA* (1.5×h) on Korf's 100, one thread, every answer replayed;
+// nodes and moves are the totals (unchanged by a refactoring of the
+// driver: 201,721 nodes over 15-pdb-663, 25,216 over 15-pdb-78).
+//
+//	go test -run '^$' -bench 'Korf100StoredFast/(663|78)$' -benchtime 1x ./internal/sliding/pdb
+func BenchmarkKorf100StoredFast(b *testing.B) {
+	for _, pt := range []Partition{Partition663, Partition78} {
+		b.Run(pt.Name, func(b *testing.B) {
+			sv, _ := storedSolver(b, storedDir(b), pt)
+			var nodes, moves int64
+			for b.Loop() {
+				nodes, moves = 0, 0
+				for _, k := range instances.Korf100() {
+					out, err := sv.SolveWeighted(k.Cells, search.Budget{}, 24)
+					if err != nil || !coretest.SlidingSolved(coretest.SlidePath(4, k.Cells, out.Path)) || len(out.Path) < k.Opt {
+						b.Fatalf("#%d: %v, %d moves", k.ID, err, len(out.Path))
+					}
+					nodes += out.Nodes
+					moves += int64(len(out.Path))
+				}
+			}
+			b.ReportMetric(float64(nodes), "nodes")
+			b.ReportMetric(float64(moves), "moves")
+		})
+	}
+}
+
 // BenchmarkSearch15 is issue 19's target 5 in process, over 15-pdb-78 with
 // reflection: Korf's 100 and $PDB_RANDOM_N (default 1,000) uniform random
 // 15-puzzles (the states of `solverd scramble --puzzle 15 --count 1000

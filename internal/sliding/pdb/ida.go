@@ -258,29 +258,23 @@ const (
 
 type idaWork struct {
 	*Solver
-	board   [32]uint8           // cell → tile
-	pos     Positions           // tile → cell, at the start only
-	rank    [2][patSlots]uint32 // each pattern's rank, per side
-	hv      [2][patSlots]uint8  // each pattern's entry, per side
-	path    []uint8
-	bound   int
-	next    int
-	nodes   int64
-	check   int64 // nodes at which the budget is looked at next
-	budget  search.Budget
-	stopped bool
-	weight  search.Weight // search.Unweighted is plain IDA*
+	board  [32]uint8           // cell → tile
+	pos    Positions           // tile → cell, at the start only
+	rank   [2][patSlots]uint32 // each pattern's rank, per side
+	hv     [2][patSlots]uint8  // each pattern's entry, per side
+	sum    [2]int              // the start's sums of entries, per side
+	path   []uint8
+	bound  int
+	next   int
+	gate   search.Gate   // counts the nodes, stops the search
+	weight search.Weight // search.Unweighted is plain IDA*
 
 	// A worker of a parallel iteration (par nil when searching alone):
 	// the nodes at depth split are work items (see search.Items); a worker
 	// descends only into those it claimed.
-	par      *search.Shared
-	split    int // −1 alone
-	items    search.Items
-	reported int64 // nodes added to par.Nodes so far
-	// lastSplit is the split of the last parallel iteration: the next
-	// one's tree is larger, so its split is no shallower.
-	lastSplit int
+	par   *search.Shared
+	split int // −1 alone
+	items search.Items
 	// collect, when set, receives the work items a walk meets.
 	collect *[]laneItem
 }
@@ -335,71 +329,50 @@ var parAbove int64 = search.ParallelAbove
 // worker's nodes, and a MaxNodes budget is enforced to within a few tens
 // of thousands of nodes per worker.
 func (sv *Solver) SolveParallel(cells []uint8, b search.Budget, w search.Weight, workers int) (search.Outcome, error) {
-	k, sum, h0, err := sv.start(cells, b, w)
+	k, h0, err := sv.start(cells, b, w)
 	if err != nil {
 		return search.Outcome{}, err
 	}
-	k.bound = k.f(0, h0)
-	lower := h0
-	var nodes int64 // of the parallel iterations
-	var last int64  // nodes of the previous iteration
-	parallel, interleave := false, false
-	for {
-		var d int
-		var ok, stopped bool
-		var path []uint8
-		var next int
-		before := k.nodes + nodes
-		if interleave {
-			d, ok, stopped, next, path = k.iterateLanes(workers, sum, &nodes, last)
-		} else if parallel {
-			d, ok, stopped, next, path = k.iterateParallel(workers, sum, &nodes, last)
-		} else {
-			if cap(k.path) < k.bound+1 {
-				k.path = make([]uint8, k.bound+1)
-			}
-			k.path = k.path[:k.bound+1]
-			k.next = 1 << 30
-			d, ok = k.dfs(0, int(k.pos[0]), 0, sum[0], sum[1], nil)
-			stopped, next, path = k.stopped, k.next, k.path
-		}
-		total := k.nodes + nodes
-		if ok {
-			out := search.Outcome{Path: append([]uint8(nil), path[:d]...), Nodes: total, LowerBound: d, Optimal: k.weight == search.Unweighted}
-			if !out.Optimal {
-				out.LowerBound = h0
-			}
-			return out, nil
-		}
-		if stopped {
-			return search.Outcome{Nodes: total, LowerBound: lower}, search.ErrBudgetExceeded
-		}
-		if next == 1<<30 {
-			return search.Outcome{Nodes: total}, search.ErrNoSolution
-		}
-		if k.weight == search.Unweighted {
-			lower = next // every path shorter than the bound was refuted
-		}
-		k.bound = next
-		last = total - before
-		parallel = workers > 1 && last > parAbove
-		interleave = sv.interleave && k.weight == search.Unweighted && last > laneAbove
-	}
+	return search.Deepen(k, search.Deepening{H0: h0, Weight: k.weight, Workers: workers, ParallelAbove: parAbove, Keeps: k.lanes})
 }
 
-// start prepares a search of cells: the workspace with the start's ranks
-// and entries, the sums of the entries per side, and the bound of the
-// start.
-func (sv *Solver) start(cells []uint8, b search.Budget, w search.Weight) (k *idaWork, sum [2]int, h0 int, err error) {
+// lanes reports whether the iteration after one of last nodes runs in
+// lanes (iterateLanes), on every worker: on prefetched tables, unweighted.
+func (k *idaWork) lanes(last int64) bool {
+	return k.interleave && k.weight == search.Unweighted && last > laneAbove
+}
+
+// Iterate is one iteration to it.Bound as search.Deepen drives it: alone,
+// or in lanes once the iterations are large enough.
+func (k *idaWork) Iterate(it search.Iteration) (search.Pass, int64) {
+	k.bound = it.Bound
+	if k.lanes(it.Last) {
+		return k.iterateLanes(it)
+	}
+	if cap(k.path) < k.bound+1 {
+		k.path = make([]uint8, k.bound+1)
+	}
+	k.path = k.path[:k.bound+1]
+	k.next = search.NoNext
+	n0 := k.gate.Nodes
+	d, ok := k.dfsRoot()
+	return search.Pass{D: d, OK: ok, Stopped: k.gate.Stopped, Next: k.next, Path: k.path}, k.gate.Nodes - n0
+}
+
+func (k *idaWork) dfsRoot() (int, bool) { return k.dfs(0, int(k.pos[0]), 0, k.sum[0], k.sum[1], nil) }
+
+// start prepares a search of cells: the workspace with the start's ranks,
+// entries and sums of entries per side, and the bound of the start.
+func (sv *Solver) start(cells []uint8, b search.Budget, w search.Weight) (k *idaWork, h0 int, err error) {
 	n := sv.set.g.n
 	if len(cells) != n {
-		return nil, sum, 0, fmt.Errorf("pdb search: %d cells, want %d", len(cells), n)
+		return nil, 0, fmt.Errorf("pdb search: %d cells, want %d", len(cells), n)
 	}
-	k = &idaWork{Solver: sv, budget: b, check: b.FirstCheck(search.CheckEvery), weight: max(w, search.Unweighted), split: -1}
+	k = &idaWork{Solver: sv, gate: search.NewGate(b), weight: max(w, search.Unweighted), split: -1}
 	var seen uint32
 	for i, t := range cells {
 		if int(t) >= n || seen&(1<<t) != 0 {
-			return nil, sum, 0, fmt.Errorf("pdb search: %v is not a board of %d cells", cells, n)
+			return nil, 0, fmt.Errorf("pdb search: %v is not a board of %d cells", cells, n)
 		}
 		seen |= 1 << t
 		k.board[i] = t
@@ -408,52 +381,41 @@ func (sv *Solver) start(cells []uint8, b search.Budget, w search.Weight) (k *ida
 	for j := range k.pats {
 		k.rank[0][j] = uint32(k.rankDirect(j))
 		k.hv[0][j] = k.data[j][k.rank[0][j]]
-		sum[0] += int(k.hv[0][j])
+		k.sum[0] += int(k.hv[0][j])
 		if sv.reflect {
 			k.rank[1][j] = uint32(k.rankReflected(j))
 			k.hv[1][j] = k.data[j][k.rank[1][j]]
-			sum[1] += int(k.hv[1][j])
+			k.sum[1] += int(k.hv[1][j])
 		}
 	}
-	h0 = max(sum[0], sum[1])
+	h0 = max(k.sum[0], k.sum[1])
 	if h0 >= Unreached {
-		return nil, sum, 0, fmt.Errorf("pdb search: %v cannot reach the goal", cells)
+		return nil, 0, fmt.Errorf("pdb search: %v cannot reach the goal", cells)
 	}
-	return k, sum, h0, nil
+	return k, h0, nil
 }
 
-// iterateParallel runs one iteration of k's bound on workers goroutines,
-// each on its own copy of k's start (search.IterateParallel), and adds
-// their nodes to *nodes. last is the previous iteration's size, from
-// which the split is chosen.
-func (k *idaWork) iterateParallel(workers int, sum [2]int, nodes *int64, last int64) (d int, ok, stopped bool, next int, path []uint8) {
-	p, spent := search.IterateParallel(workers, k.nodes+*nodes, last, &k.lastSplit, func(sh *search.Shared, split int, walk bool) search.Walker {
-		w := *k
-		w.nodes, w.reported = 0, 0
-		w.check = 1 // look at the shared budget at once
-		w.path = make([]uint8, k.bound+1)
-		w.next = 1 << 30
-		w.par, w.split, w.items = sh, split, search.NewItems(sh, walk)
-		w.collect = nil
-		return &pdbWalker{w: w, sum: sum}
-	})
-	*nodes += spent
-	return p.D, p.OK, p.Stopped, p.Next, p.Path
+// Walker is a copy of k's start to bound for one goroutine of a parallel
+// iteration (or a walk of its top) at depth split.
+func (k *idaWork) Walker(bound int, sh *search.Shared, split int, walk bool) search.Walker {
+	w := *k
+	w.bound = bound
+	w.gate = k.gate.Worker(sh)
+	w.path = make([]uint8, bound+1)
+	w.next = search.NoNext
+	w.par, w.split, w.items = sh, split, search.NewItems(sh, walk)
+	w.collect = nil
+	return &w
 }
 
-// pdbWalker is a worker as search.IterateParallel drives it.
-type pdbWalker struct {
-	w   idaWork
-	sum [2]int
+// Walk searches a worker's share of the iteration (search.Walker).
+func (k *idaWork) Walk() search.Pass {
+	d, ok := k.dfsRoot()
+	return search.Pass{D: d, OK: ok, Stopped: !ok && k.par.Out.Load(), Next: k.next, Path: k.path, Items: k.items.Met()}
 }
 
-func (x *pdbWalker) Walk() search.Pass {
-	w := &x.w
-	d, ok := w.dfs(0, int(w.pos[0]), 0, x.sum[0], x.sum[1], nil)
-	return search.Pass{D: d, OK: ok, Stopped: !ok && w.par.Out.Load(), Next: w.next, Path: w.path, Items: w.items.Met()}
-}
-
-func (x *pdbWalker) Nodes() int64 { return x.w.nodes }
+// Nodes is how many nodes a worker has expanded (search.Walker).
+func (k *idaWork) Nodes() int64 { return k.gate.Nodes }
 
 // topWalk is a walk of an iteration that stops at the split: the work
 // items it met and, when it was the whole iteration (done), its outcome.
@@ -468,20 +430,16 @@ type topWalk struct {
 }
 
 // walkTop walks the current iteration down to depth split, counting the
-// nodes there (work items) without expanding them.
-func (k *idaWork) walkTop(split int, sum [2]int, nodes *int64, collect *[]laneItem) topWalk {
+// nodes there (work items) without expanding them; before is the nodes
+// the search spent so far, which the walk's are added to.
+func (k *idaWork) walkTop(split int, before *int64, collect *[]laneItem) topWalk {
 	var par search.Shared
-	par.Nodes.Store(k.nodes + *nodes)
-	w := *k
-	w.nodes, w.reported = 0, 0
-	w.check = 1
-	w.path = make([]uint8, k.bound+1)
-	w.next = 1 << 30
+	par.Nodes.Store(*before)
 	// Never drawing an item, the walk only numbers them.
-	w.par, w.split, w.items = &par, split, search.NewItems(&par, true)
+	w := k.Walker(k.bound, &par, split, true).(*idaWork)
 	w.collect = collect
-	d, ok := w.dfs(0, int(w.pos[0]), 0, sum[0], sum[1], nil)
-	*nodes += w.nodes
+	d, ok := w.dfsRoot()
+	*before += w.gate.Nodes
 	stopped := !ok && par.Out.Load()
 	items := w.items.Met()
 	return topWalk{items: items, done: ok || stopped || items == 0, d: d, ok: ok, stopped: stopped, next: w.next, path: w.path}
@@ -493,20 +451,6 @@ func (k *idaWork) f(g, h int) int {
 		return g + h
 	}
 	return g + k.weight.Scale(h)
-}
-
-func (k *idaWork) expired() bool {
-	// A parallel worker counts against the workers' total and stops when
-	// another has found the goal or run out.
-	if p := k.par; p != nil {
-		if p.Report(k.budget, k.nodes, &k.reported) {
-			return true
-		}
-	} else if k.budget.Exhausted(k.nodes) {
-		return true
-	}
-	k.check = k.budget.NextCheck(k.nodes, search.CheckEvery)
-	return false
 }
 
 func (k *idaWork) isGoal() bool { return k.board == k.goal }
@@ -523,7 +467,7 @@ func (k *idaWork) claim(blank int, st int32, s0, s1 int) bool {
 	}
 	mine, stop := k.items.Claim()
 	if stop {
-		k.stopped = true
+		k.gate.Stopped = true
 	}
 	return mine
 }
@@ -617,10 +561,7 @@ func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int, kr *kidRanks) (int, bo
 	if g == k.split && !k.claim(blank, st, s0, s1) {
 		return 0, false
 	}
-	k.nodes++
-	if k.nodes >= k.check && k.expired() {
-		k.nodes--
-		k.stopped = true
+	if k.gate.Visit() {
 		return 0, false
 	}
 	if max(s0, s1) == 0 && k.isGoal() {
@@ -717,7 +658,7 @@ func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int, kr *kidRanks) (int, bo
 		}
 		k.board[blank], k.board[src&31] = 0, c.t
 		k.rank[0][j0], k.rank[1][j1], k.hv[0][j0], k.hv[1][j1] = r0, r1, v0, v1
-		if k.stopped {
+		if k.gate.Stopped {
 			return 0, false
 		}
 	}
