@@ -309,7 +309,7 @@ func bindFlag(fs *pflag.FlagSet, k key, d *Config) {
 	case *int64:
 		fs.Int64(k.flag, *p, usage)
 	case *time.Duration:
-		fs.Duration(k.flag, *p, usage)
+		fs.Var((*durationFlag)(new(*p)), k.flag, usage)
 	default:
 		panic(fmt.Sprintf("config: key %s has unsupported type %T", k.name, p))
 	}
@@ -459,6 +459,9 @@ func load(path string, fs *pflag.FlagSet, only map[string]bool) (Config, error) 
 		}
 	}
 
+	if err := checkDurations(v); err != nil {
+		return Config{}, err
+	}
 	var c Config
 	// UnmarshalExact is a second guard: a key that slipped past the check
 	// above (e.g. a scalar where a section belongs) still fails loudly.
