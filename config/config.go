@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -590,6 +591,9 @@ func (c Config) validate(only map[string]bool) error {
 				if err := checkURL(u, "nats", "tls", "ws", "wss"); err != nil {
 					bad("nats.url", "%v", err)
 				}
+			} else if _, err := strconv.ParseFloat(u, 64); err == nil {
+				// nats.go would look up a host named "5" for ever.
+				bad("nats.url", "%s is a number, not a server: want host:port or nats://host:port", u)
 			}
 		}
 	}
