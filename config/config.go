@@ -215,7 +215,7 @@ var keys = []key{
 	{"solver.quick_workers", "quick-workers", "further workers reserved for quick-lane jobs, so cheap work never waits behind heavy jobs", func(c *Config) any { return &c.Solver.QuickWorkers }, kindPlain},
 	{"solver.mode", "mode", "optimal (proved shortest) or fast (short, not proved)", func(c *Config) any { return &c.Solver.Mode }, kindPlain},
 	{"solver.max_nodes", "budget-nodes", "give up a state after this many search nodes (0: no limit); in fast mode, the nodes spent looking for shorter answers", func(c *Config) any { return &c.Solver.MaxNodes }, kindPlain},
-	{"solver.timeout", "timeout", "give up a state after this long, e.g. 30s (0: no limit); in fast mode, the time spent looking for shorter answers, longer or shorter than the default (about 1 s; 300 ms for loopover:5x5)", func(c *Config) any { return &c.Solver.Timeout }, kindPlain},
+	{"solver.timeout", "timeout", "give up a state after this long, e.g. 30s (0: the puzzle's default budget, listed by solverd solve --help); in fast mode, the time spent looking for shorter answers, longer or shorter than the default (about 1 s; 300 ms for loopover:5x5)", func(c *Config) any { return &c.Solver.Timeout }, kindPlain},
 	{"solver.threads", "threads", "goroutines per IDA* search (sliding; Loopover 3x5 and 5x5), for a few hard solves such as 24-puzzles (0 or 1: one)", func(c *Config) any { return &c.Solver.Threads }, kindPlain},
 	{"solver.tables_dir", "tables-dir", "directory of precomputed tables", func(c *Config) any { return &c.Solver.TablesDir }, kindPlain},
 	{"solver.tables", "tables", "table sets to load: auto, none, or names like 15-pdb-78 (comma separated)", func(c *Config) any { return &c.Solver.Tables }, kindPlain},

@@ -20,6 +20,7 @@ import (
 
 	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/internal/fulltable"
+	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/progress"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
@@ -106,6 +107,16 @@ func solveCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "solve --puzzle P [--mode optimal|fast] [--budget-nodes N] [--timeout D] [--goal G] [--threads T] [STATE ...]",
 		Short: "Solve states given as arguments, or one per line on stdin; one JSON object per state on stdout",
+		Long: `solve answers each state given as an argument, or each line of stdin, with one
+JSON object on stdout, in input order.
+
+Every state has a time budget: --timeout, else its puzzle's default, the
+one the pipeline gives a job that names none (a state beyond it ends as
+budget_exceeded). In fast mode the default only limits: the search looks
+for shorter answers for about a second (300ms for loopover:5x5), or for
+--timeout when given.
+
+` + budgetTable(),
 		RunE: func(c *cobra.Command, args []string) error {
 			spec, err := parseSpec(p)
 			if err != nil {
@@ -119,7 +130,7 @@ func solveCmd() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			opt := solve.Options{Mode: m, MaxNodes: cfg.Solver.MaxNodes, Timeout: cfg.Solver.Timeout, Threads: cfg.Solver.Threads}
+			opt := withDefaultBudget(solve.Options{Mode: m, MaxNodes: cfg.Solver.MaxNodes, Timeout: cfg.Solver.Timeout, Threads: cfg.Solver.Threads}, spec)
 			if opt.Goal, err = goalFlag(spec, goal); err != nil {
 				return err
 			}
@@ -150,6 +161,42 @@ func solveCmd() *cobra.Command {
 	// TESSERA_SOLVER_MODE, the budget flags solver.max_nodes/timeout.
 	solveKeys.Bind(c.Flags())
 	return c
+}
+
+// withDefaultBudget gives a solve that names no time budget its puzzle's
+// default, as the pipeline gives a job (job.DefaultTimeout): a state
+// beyond reach ends budget_exceeded instead of running until killed (a
+// 5×5 Loopover ran past 120 s). As in the pipeline the default only
+// limits: fast mode keeps its own short window under it.
+func withDefaultBudget(opt solve.Options, spec puzzle.Spec) solve.Options {
+	if opt.Timeout == 0 {
+		opt.Timeout = job.DefaultTimeout(spec, opt.Mode)
+		opt.Ceiling = opt.MaxNodes == 0
+	}
+	return opt
+}
+
+// budgetTable is the --help table of default budgets, computed from
+// job.DefaultTimeout so that it cannot drift from it.
+func budgetTable() string {
+	rows := []struct {
+		label string
+		spec  puzzle.Spec
+	}{
+		{"sliding up to 12 cells (8-puzzle, 3x4)", puzzle.Spec{Kind: puzzle.Sliding, Rows: 3, Cols: 3}},
+		{"sliding 4x4 (15-puzzle)", puzzle.Spec{Kind: puzzle.Sliding, Rows: 4, Cols: 4}},
+		{"sliding 5x5 and larger", puzzle.Spec{Kind: puzzle.Sliding, Rows: 5, Cols: 5}},
+		{"loopover 5x5", puzzle.Spec{Kind: puzzle.Loopover, Rows: 5, Cols: 5}},
+		{"loopover, every other size", puzzle.Spec{Kind: puzzle.Loopover, Rows: 4, Cols: 4}},
+		{"swap up to 100x100", puzzle.Spec{Kind: puzzle.Swap, Rows: 100, Cols: 100}},
+		{"swap larger", puzzle.Spec{Kind: puzzle.Swap, Rows: 101, Cols: 101}},
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "  %-40s %-8s %s\n", "puzzle", "optimal", "fast")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "  %-40s %-8v %v\n", r.label, job.DefaultTimeout(r.spec, result.ModeOptimal), job.DefaultTimeout(r.spec, result.ModeFast))
+	}
+	return b.String()
 }
 
 // solveKeys are the config keys `solverd solve` reads.

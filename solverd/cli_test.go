@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -384,5 +385,33 @@ func TestCapBudgetCeiling(t *testing.T) {
 	f(context.Background(), puzzle.Spec{}, "", solve.Options{})
 	if got.MaxNodes != 0 || got.Timeout != 0 {
 		t.Errorf("no host limits: %+v", got)
+	}
+}
+
+// Issue 29: `solverd solve` had no default budget (a 5×5 Loopover ran
+// until killed at 120 s); it now gives every state the pipeline's
+// default, which only limits when the user named no budget, and its
+// --help shows the table.
+func TestSolveDefaultBudget(t *testing.T) {
+	l55 := puzzle.Spec{Kind: puzzle.Loopover, Rows: 5, Cols: 5}
+	for _, c := range []struct {
+		name    string
+		in      solve.Options
+		timeout time.Duration
+		ceiling bool
+	}{
+		{"none named", solve.Options{Mode: result.ModeOptimal}, 30 * time.Minute, true},
+		{"fast, none named", solve.Options{Mode: result.ModeFast}, 10 * time.Second, true},
+		{"timeout named", solve.Options{Mode: result.ModeOptimal, Timeout: 2 * time.Second}, 2 * time.Second, false},
+		{"nodes named", solve.Options{Mode: result.ModeFast, MaxNodes: 1000}, 10 * time.Second, false},
+	} {
+		got := withDefaultBudget(c.in, l55)
+		if got.Timeout != c.timeout || got.Ceiling != c.ceiling || got.MaxNodes != c.in.MaxNodes {
+			t.Errorf("%s: timeout %v ceiling %v, want %v %v", c.name, got.Timeout, got.Ceiling, c.timeout, c.ceiling)
+		}
+	}
+	_, stdout, _ := solverd(t, "", "solve", "--help")
+	if !regexp.MustCompile(`loopover 5x5\s+30m0s\s+10s`).MatchString(stdout) {
+		t.Errorf("solve --help has no default-budget table:\n%s", stdout)
 	}
 }
