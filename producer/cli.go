@@ -239,7 +239,7 @@ func connect(ctx context.Context, f flags, cfg config.Config, spec puzzle.Spec, 
 			e.close()
 		}
 	}()
-	dbURL, err := store.ResolveURL(ctx, cfg.Database.URL)
+	dbURL, err := store.ResolveURLSaying(ctx, cfg.Database.URL, func(s string) { fmt.Fprintln(stderr, "producer:", s) })
 	if err != nil {
 		return nil, err
 	}

@@ -107,7 +107,7 @@ func setup(cmd *cobra.Command) (config.Config, *store.Store, error) {
 	if err != nil {
 		return cfg, nil, usageError{err}
 	}
-	url, err := store.ResolveURL(cmd.Context(), cfg.Database.URL)
+	url, err := store.ResolveURLSaying(cmd.Context(), cfg.Database.URL, func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), "results:", s) })
 	if err != nil {
 		return cfg, nil, err
 	}
