@@ -116,7 +116,24 @@ budget_exceeded). In fast mode the default only limits: the search looks
 for shorter answers for about a second (300ms for loopover:5x5), or for
 --timeout when given.
 
-` + budgetTable(),
+` + budgetTable() + `
+Input: one state per argument or per line; blank lines and lines starting
+with # are skipped (a UTF-8 byte-order mark on line 1 is dropped). Rows are
+separated by '/', cells by spaces or commas:
+  sliding    0 for the blank, e.g. "8 6 7/2 5 4/3 0 1"; or all cells on one
+             line, row-major, e.g. "8 6 7 2 5 4 3 0 1" (16 numbers for 15)
+  loopover   1..N or letters A.., e.g. "ABC/DEF/HIG" or "2 3 1/4 5 6/7 8 9"
+  swap       rows of 0 and 1, e.g. "1101/0110/0100/1010" (--goal: another target)
+
+Output: one JSON object per state, in input order; each one not solved is
+also reported on stderr as "line N: reason".
+
+Exit status: 0 every state solved; 1 some state invalid, unsolvable, over
+its budget or failed; 2 usage error (bad flag, puzzle or setting).`,
+		Example: `  solverd solve -p 8 "8 6 7/2 5 4/3 0 1"
+  solverd scramble -p 15 --count 3 --seed 1 | solverd solve -p 15 --mode fast
+  solverd solve -p 15 --timeout 30s < corpus.txt > answers.jsonl
+  solverd solve -p swap:4x4 1101/0110/0100/1010`,
 		RunE: func(c *cobra.Command, args []string) error {
 			spec, err := parseSpec(p)
 			if err != nil {
@@ -267,6 +284,11 @@ func (s *scanLines) next() (int, string, bool, error) {
 		if tooLong {
 			return s.line, "", true, errLineTooLong
 		}
+		if s.line == 1 {
+			// A byte-order mark (Windows editors write one) is not part of
+			// the first state; the producer drops it too.
+			text = strings.TrimPrefix(text, "\uFEFF")
+		}
 		t := strings.TrimSpace(text)
 		if t == "" || strings.HasPrefix(t, "#") {
 			continue
@@ -328,8 +350,8 @@ func solveStream(ctx context.Context, solver *solve.Solver, spec puzzle.Spec, op
 			if errors.Is(err, errLineTooLong) {
 				// Answered in order, not solved: the lines after it still are.
 				t := &solveTask{line: line, out: make(chan result.Result, 1)}
-				t.out <- result.Result{Puzzle: spec.String(), Status: result.StatusInvalid,
-					Error: fmt.Sprintf("line %d: %v", line, err)}
+				// stderr adds the line number, as for every answer.
+				t.out <- result.Result{Puzzle: spec.String(), Status: result.StatusInvalid, Error: err.Error()}
 				order <- t
 				continue
 			}

@@ -293,8 +293,21 @@ func TestSolveStdinLongLines(t *testing.T) {
 			t.Errorf("result %d: %s, want %s", i, rs[i].Status, w)
 		}
 	}
-	if !strings.Contains(rs[2].Error, "line 3: line longer than") || !strings.Contains(stderr, "line 3: ") {
-		t.Errorf("over-long line: %q", rs[2].Error)
+	// Issue 29: stderr said "line 3: line 3: …".
+	if !strings.Contains(rs[2].Error, "line longer than") || !strings.Contains(stderr, "line 3: line longer than") ||
+		strings.Contains(stderr, "line 3: line 3") {
+		t.Errorf("over-long line: %q; stderr %q", rs[2].Error, stderr[:min(len(stderr), 500)])
+	}
+}
+
+// Issue 29: a byte-order mark before the first state made it invalid (the
+// producer already dropped it).
+func TestSolveStdinBOM(t *testing.T) {
+	for _, in := range []string{"\uFEFF1 2 3/4 5 6/7 8 0\n8 6 7/2 5 4/3 0 1\n", "\uFEFF# header\r\n1 2 3/4 5 6/7 8 0\r\n"} {
+		code, stdout, stderr := solverd(t, in, "solve", "-p", "8")
+		if rs := results(t, stdout); code != exitOK || len(rs) == 0 || rs[0].State != "1 2 3/4 5 6/7 8 0" {
+			t.Errorf("%q: exit %d, %+v, stderr %s", in, code, rs, stderr)
+		}
 	}
 }
 
@@ -413,5 +426,21 @@ func TestSolveDefaultBudget(t *testing.T) {
 	_, stdout, _ := solverd(t, "", "solve", "--help")
 	if !regexp.MustCompile(`loopover 5x5\s+30m0s\s+10s`).MatchString(stdout) {
 		t.Errorf("solve --help has no default-budget table:\n%s", stdout)
+	}
+}
+
+// Issue 29: solve --help did not say which inputs it takes (flat lines
+// of all cells worked, undocumented) nor what its exit status means; the
+// flat form of its example must really parse.
+func TestSolveHelpFormatsAndExit(t *testing.T) {
+	_, stdout, _ := solverd(t, "", "solve", "--help")
+	for _, want := range []string{"row-major", "16 numbers", "byte-order mark", "Exit status: 0", "1 some state", "2 usage error", "Examples:"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("solve --help lacks %q", want)
+		}
+	}
+	code, out, stderr := solverd(t, "", "solve", "-p", "8", "8 6 7 2 5 4 3 0 1")
+	if rs := results(t, out); code != exitOK || len(rs) != 1 || rs[0].Length != 31 {
+		t.Errorf("flat 8-puzzle: exit %d %+v %s", code, rs, stderr)
 	}
 }
