@@ -11,8 +11,12 @@ STATICCHECK := v0.8.2
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
+# --version's revision when the toolchain cannot stamp it (GOFLAGS=-buildvcs=false, a git worktree).
+REVISION := $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -modified)
+LDFLAGS  := -X github.com/tessera-solver/tessera/internal/version.revision=$(REVISION)
+
 build: ## build the three binaries into bin/
-	$(GO) build -o bin/ ./producer ./solverd ./results
+	$(GO) build -ldflags '$(LDFLAGS)' -o bin/ ./producer ./solverd ./results
 
 test: ## run every test (starts or finds PostgreSQL first; NATS is in-process, but for the fault suite's CI subset)
 	@export TEST_DATABASE_URL="$${TEST_DATABASE_URL:-$$(scripts/pg-local.sh)}" && \

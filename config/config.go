@@ -219,7 +219,7 @@ var keys = []key{
 	{"solver.threads", "threads", "goroutines per IDA* search (sliding; Loopover 3x5 and 5x5), for a few hard solves such as 24-puzzles (0 or 1: one)", func(c *Config) any { return &c.Solver.Threads }, kindPlain},
 	{"solver.tables_dir", "tables-dir", "directory of precomputed tables", func(c *Config) any { return &c.Solver.TablesDir }, kindPlain},
 	{"solver.tables", "tables", "table sets to load: auto, none, or names like 15-pdb-78 (comma separated)", func(c *Config) any { return &c.Solver.Tables }, kindPlain},
-	{"solver.tables_bucket", "tables-bucket", "JetStream Object Store bucket to pull missing tables from (empty: never pull)", func(c *Config) any { return &c.Solver.TablesBucket }, kindPlain},
+	{"solver.tables_bucket", "tables-bucket", "JetStream Object Store bucket of the tables: solverd run pulls missing tables from it at start when set (empty: no pull); tables push and pull use it, tessera-tables when empty", func(c *Config) any { return &c.Solver.TablesBucket }, kindPlain},
 	{"solver.tables_private", "tables-private", "copy tables into this process's huge-page memory, not shared between processes: for file systems that cannot cache files in huge pages (shared mappings already ask for them)", func(c *Config) any { return &c.Solver.TablesPrivate }, kindPlain},
 	{"solver.metrics_addr", "metrics-addr", "listen address of solverd run's /metrics and /healthz (empty: none; 0.0.0.0:9464: every interface)", func(c *Config) any { return &c.Solver.MetricsAddr }, kindPlain},
 	{"solver.metrics_token", "metrics-token", "bearer token solverd run's /metrics requires (empty: none)" + secretUsage, func(c *Config) any { return &c.Solver.MetricsToken }, kindSecret},

@@ -25,6 +25,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/store"
+	"github.com/tessera-solver/tessera/internal/version"
 )
 
 // Exit codes.
@@ -94,6 +95,10 @@ aborts before anything is enqueued instead.`,
 	fs.StringVar(&f.method, "method", methodAuto, "generate: how candidates are drawn: auto, table (whole space, ≤ 10 cells), sample (uniform), walk (random walks: short tails), deep (from stored deep states: long tails)")
 	producerKeys.Bind(fs)
 	c.AddCommand(resumeCmd(&f, stdin))
+	setExamples(c)
+	// --version: the build, the Go version and the table format.
+	c.Version = version.String("producer")
+	c.SetVersionTemplate("{{.Version}}")
 	c.SetArgs(args)
 	c.SetIn(stdin)
 	c.SetOut(stdout)

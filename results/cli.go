@@ -31,6 +31,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/redact"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/store"
+	"github.com/tessera-solver/tessera/internal/version"
 )
 
 // Exit codes, as solverd's.
@@ -55,6 +56,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
 	}
+	// --version: the build, the Go version and the table format.
+	root.Version = version.String("results")
+	root.SetVersionTemplate("{{.Version}}")
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -63,6 +67,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.RunE = runCmd.RunE
 	keyed(root, runKeys)
 	root.AddCommand(runCmd, migrateCmd(), distCmd(), exportCmd(), batchesCmd(), requeueCmd(), cancelCmd(), deadCmd(), exactCmd(), serveCmd())
+	setExamples(root)
 
 	err := root.ExecuteContext(ctx)
 	if err == nil {

@@ -25,6 +25,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/solve"
+	"github.com/tessera-solver/tessera/internal/version"
 )
 
 // Exit codes of the command-line contract.
@@ -50,12 +51,16 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// --version: the build, the Go version and the table format read.
+	root.Version = version.String("solverd")
+	root.SetVersionTemplate("{{.Version}}")
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	// Every command, in the order of `solverd --help`.
 	root.AddCommand(solveCmd(), verifyCmd(), bfsCmd(), scrambleCmd(), runCmd(), queueCmd(), tablesCmd())
+	setExamples(root)
 	// Flag errors of every subcommand are usage errors (exit 2).
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	err := root.ExecuteContext(ctx)

@@ -444,3 +444,12 @@ func TestSolveHelpFormatsAndExit(t *testing.T) {
 		t.Errorf("flat 8-puzzle: exit %d %+v %s", code, rs, stderr)
 	}
 }
+
+// Issue 29: --tables-bucket's help said "empty: never pull" while tables
+// push and pull use tessera-tables when it is empty.
+func TestTablesBucketHelpTellsDefault(t *testing.T) {
+	_, stdout, _ := solverd(t, "", "tables", "push", "--help")
+	if !strings.Contains(stdout, "tessera-tables when empty") || strings.Contains(stdout, "never pull") {
+		t.Errorf("--tables-bucket help:\n%s", stdout)
+	}
+}
