@@ -296,9 +296,17 @@ func enqueueAndFollow(ctx context.Context, f flags, st *store.Store, js jetstrea
 	b.oversize = func(seq int64, text string) (string, error) {
 		return refuse(ctx, st, spec, b, seq, text, file, stderr)
 	}
-	b.onDuplicate = func(id string, n int, seq uint64) {
-		fmt.Fprintf(stderr, "producer: job %s: a job with this id is already queued (%s seq %d, duplicate window); its %d states were not enqueued again\n",
-			id, queue.JobsStream, seq, n)
+	// Jobs the server already holds (a resume, a rerun within the
+	// duplicate window) are summed up at the end, not listed: a resume
+	// used to print one line for each of 1,833 jobs.
+	var dupJobs, dupStates int64
+	var firstDup string
+	b.onDuplicate = func(id string, n int, _ uint64) {
+		if dupJobs == 0 {
+			firstDup = id
+		}
+		dupJobs++
+		dupStates += int64(n)
 	}
 	// The enqueued mark is where a resume starts; recorded once a second
 	// and at the end (a failed write only makes a resume redo more).
@@ -325,6 +333,10 @@ func enqueueAndFollow(ctx context.Context, f flags, st *store.Store, js jetstrea
 		}
 	}
 	fmt.Fprintf(stderr, "producer: batch %d: %d states enqueued in %d-state jobs in %v\n", batch, n, b.chunk, time.Since(start).Round(time.Millisecond))
+	if dupJobs > 0 {
+		fmt.Fprintf(stderr, "producer: %d of those jobs (%d states, from job %s on) were already queued in %s (duplicate window): not enqueued again\n",
+			dupJobs, dupStates, firstDup, queue.JobsStream)
+	}
 	if !f.wait {
 		return nil
 	}
