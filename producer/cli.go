@@ -341,10 +341,11 @@ func enqueueAndFollow(ctx context.Context, f flags, st *store.Store, js jetstrea
 		return nil
 	}
 	var failed <-chan error
+	idle := func(ctx context.Context) string { return idleReason(ctx, js) }
 	if pipeline != nil {
-		failed = pipeline.failed
+		failed, idle = pipeline.failed, nil // its solvers and writer are this process's
 	}
-	return follow(ctx, st, batch, n, f.quiet, start, failed, stdout, stderr)
+	return follow(ctx, st, batch, n, f.quiet, start, failed, idle, stdout, stderr)
 }
 
 // newBar reports progress on stderr: a bar on a terminal, else a line
