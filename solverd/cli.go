@@ -160,6 +160,9 @@ its budget or failed; 2 usage error (bad flag, puzzle or setting).`,
 			if err != nil {
 				return err
 			}
+			if n := missingOptional(cfg.Solver, loaded, spec, m); n != "" {
+				fmt.Fprintln(c.ErrOrStderr(), "solverd:", n)
+			}
 			defer loaded.Close()
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()

@@ -453,3 +453,23 @@ func TestTablesBucketHelpTellsDefault(t *testing.T) {
 		t.Errorf("--tables-bucket help:\n%s", stdout)
 	}
 }
+
+// Issue 29: without its table a 5×5 Loopover in fast mode fell back to a
+// four-piece phase 1 without a word, while the 15-puzzle names the table
+// to build.
+func TestSolveNamesMissingOptionalTable(t *testing.T) {
+	dir := t.TempDir()
+	const state = "19 3 7 25 18/6 20 5 11 10/15 14 24 16 4/22 12 2 17 21/9 8 13 1 23"
+	_, _, stderr := solverd(t, "", "solve", "-p", "loopover:5x5", "--mode", "fast", "--timeout", "100ms", "--tables-dir", dir, state)
+	if strings.Count(stderr, "solverd tables build loopover-5x5-p7") != 1 {
+		t.Errorf("no notice naming the table:\n%s", stderr)
+	}
+	_, _, stderr = solverd(t, "", "solve", "-p", "loopover:5x5", "--mode", "fast", "--timeout", "100ms", "--tables-dir", dir, "--tables", "none", state)
+	if strings.Contains(stderr, "tables build") {
+		t.Errorf("--tables none, yet:\n%s", stderr)
+	}
+	_, _, stderr = solverd(t, "", "solve", "-p", "8", "--tables-dir", dir, "1 2 3/4 5 6/7 0 8")
+	if strings.Contains(stderr, "tables build") {
+		t.Errorf("an 8-puzzle, yet:\n%s", stderr)
+	}
+}
