@@ -18,10 +18,12 @@ LDFLAGS  := -X github.com/tessera-solver/tessera/internal/version.revision=$(REV
 build: ## build the three binaries into bin/
 	$(GO) build -ldflags '$(LDFLAGS)' -o bin/ ./producer ./solverd ./results
 
-test: ## run every test (starts or finds PostgreSQL first; NATS is in-process, but for the fault suite's CI subset)
+# The JSON stream goes through scripts/testsummary, which prints what go
+# test prints and ends with the tests that skipped and why.
+test: ## run every test (starts or finds PostgreSQL first; NATS is in-process, but for the fault suite's CI subset); lists skipped tests at the end
 	@export TEST_DATABASE_URL="$${TEST_DATABASE_URL:-$$(scripts/pg-local.sh)}" && \
 	  echo "PostgreSQL: $$TEST_DATABASE_URL" && \
-	  $(GO) test -count=1 -timeout 20m $(PKGS)
+	  set -o pipefail && $(GO) test -json -count=1 -timeout 20m $(PKGS) | $(GO) run ./scripts/testsummary
 
 test-short: ## unit tests only, no databases
 	$(GO) test -short -count=1 $(PKGS)
