@@ -10,7 +10,7 @@ var examples = map[string]string{
 	"results": `  results                       # the writer: consume TESSERA_RESULTS until SIGTERM
   results dist --batch 3
   results export --batch 3 --format jsonl -o batch3.jsonl
-  results serve --http-addr 127.0.0.1:8080`,
+  results serve                 # the API and status page on 127.0.0.1:8080`,
 	"results run": `  results run
   TESSERA_DATABASE_URL=postgres://tessera@db/tessera TESSERA_NATS_URL=nats://nats:4222 results run`,
 	"results migrate": `  results migrate`,
