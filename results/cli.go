@@ -696,10 +696,12 @@ func (s measuredSink) AddDeadLetters(ctx context.Context, ls []store.DeadLetter)
 
 // retry runs f until it succeeds or ctx ends, waiting 100 ms, 200 ms, ...
 // up to 5 s between attempts and logging each failure; it gives up on
-// settings NATS keeps refusing (queue.Refusals), so a supervisor sees the
-// failure instead of a warning every 5 s.
+// settings NATS or PostgreSQL keeps refusing (queue.Refused,
+// store.Refused), so a supervisor sees the failure instead of a warning
+// every 5 s.
 func retry(ctx context.Context, log *slog.Logger, what string, f func() error) error {
-	var refusals queue.Refusals
+	refusals := backoff.Refusals{Refused: func(err error) bool { return queue.Refused(err) || store.Refused(err) },
+		Hint: "check its URL, credentials and TLS settings"}
 	check := func() error { return refusals.Check(f()) }
 	err := backoff.Retry(ctx, startBackoff, check, func(_ int, delay time.Duration, err error) {
 		log.Warn(what+" failed; retrying", "err", err, "delay", delay)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +29,27 @@ func TestRunExitsOnRefusedSettings(t *testing.T) {
 	}
 	if code == 0 || !strings.Contains(stderr, "Authorization Violation") || !strings.Contains(stderr, "refused 3 times") ||
 		strings.Contains(stderr, "wrong-pw-a41c") {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+}
+
+// A database that does not exist ends `results run` too, while a server
+// that is down is still waited for.
+func TestRunExitsOnMissingDatabase(t *testing.T) {
+	isolate(t)
+	u, err := url.Parse(storetest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/tessera_no_such_database_29"
+	natsURL, _ := natstest.Server(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	code, _, stderr := cli(t, ctx, "run", "--database-url="+u.String(), "--nats-url="+natsURL)
+	if ctx.Err() != nil {
+		t.Fatalf("still retrying after 30 s:\n%s", stderr)
+	}
+	if code == 0 || !strings.Contains(stderr, "tessera_no_such_database_29") || !strings.Contains(stderr, "refused 3 times") {
 		t.Errorf("exit %d, stderr:\n%s", code, stderr)
 	}
 }

@@ -81,7 +81,7 @@ var runKeys = config.Uses("nats", "solver")
 // before its server), ensures the streams and runs the worker loop.
 func daemon(ctx context.Context, cfg config.Config, solver *solve.Solver, log *slog.Logger, obs *metrics.Solver) error {
 	qc := queue.WithDeliveries(cfg.NATS.MaxDeliver, cfg.NATS.AckWait)
-	var refusals queue.Refusals
+	refusals := queue.Refusals()
 	err := backoff.Retry(ctx, connectBackoff, func() error {
 		err := serve(ctx, cfg, qc, solver, log, obs)
 		if err != nil && !errConnect(err) {

@@ -4,7 +4,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
-	"fmt"
 	"io/fs"
 	"net/url"
 	"strings"
@@ -52,29 +51,9 @@ func Refused(err error) bool {
 		strings.Contains(msg, "nats: error loading client certificate")
 }
 
-// RefusedTries is how many Connect errors in a row that Refused reports
-// a Refusals tolerates: more than one, since a server reloading its
-// accounts may refuse a client for a moment.
-const RefusedTries = 3
-
-// Refusals counts the Connect errors of a retry loop that waiting cannot
-// fix, so the loop can end the process instead of warning forever. The
-// zero value is ready.
-type Refusals struct{ n int }
-
-// Check passes err through, marked backoff.Permanent with what to do once
-// it is the RefusedTries-th refusal in a row; any other outcome resets
-// the count.
-func (r *Refusals) Check(err error) error {
-	if !Refused(err) {
-		r.n = 0
-		return err
-	}
-	if r.n++; !r.Exhausted() {
-		return err
-	}
-	return backoff.Permanent(fmt.Errorf("%w (refused %d times in a row: check the NATS URL, credentials and TLS settings)", err, r.n))
+// Refusals counts the Connect errors of a retry loop that Refused
+// reports (backoff.Refusals), so the loop can end the process instead of
+// warning forever.
+func Refusals() *backoff.Refusals {
+	return &backoff.Refusals{Refused: Refused, Hint: "check the NATS URL, credentials and TLS settings"}
 }
-
-// Exhausted reports whether the last Check gave up.
-func (r *Refusals) Exhausted() bool { return r.n >= RefusedTries }

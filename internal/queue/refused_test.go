@@ -70,7 +70,7 @@ func TestRefusals(t *testing.T) {
 	_, refused := queue.Connect(s.ClientURL(), t.Name(), queue.Auth{})
 	_, down := queue.Connect("nats://127.0.0.1:1", t.Name(), queue.Auth{})
 	outcomes := []error{refused, refused, down, refused, refused, refused, nil}
-	var r queue.Refusals
+	r := queue.Refusals()
 	calls := 0
 	err := backoff.Retry(context.Background(), backoff.Policy{Min: time.Millisecond}, func() error {
 		calls++
