@@ -460,6 +460,9 @@ func load(path string, fs *pflag.FlagSet, only map[string]bool) (Config, error) 
 		}
 	}
 
+	if err := secretFiles(v, fs, used); err != nil {
+		return Config{}, err
+	}
 	if err := checkDurations(v); err != nil {
 		return Config{}, err
 	}

@@ -88,9 +88,10 @@ func TestCompose(t *testing.T) {
 			}
 		}
 	}
-	// Secrets come from .env, never the file.
-	if env := svc("solverd").Environment; env["TESSERA_NATS_PASSWORD"] == nil || *env["TESSERA_NATS_PASSWORD"] != "n" {
-		t.Errorf("solverd's NATS password is not ${NATS_PASSWORD}: %v", env["TESSERA_NATS_PASSWORD"])
+	// Secrets come from .env, never the file: as secret files made from
+	// its variables (TestComposeIssue29).
+	if sec := p.Secrets["nats_password"]; sec.Environment != "NATS_PASSWORD" {
+		t.Errorf("the NATS password is not ${NATS_PASSWORD}: %+v", sec)
 	}
 	if w := svc("solverd").Environment["TESSERA_SOLVER_WORKERS"]; w == nil || *w != "0" {
 		t.Errorf("solverd workers %v, want 0 (the container's cores)", w)
@@ -100,8 +101,8 @@ func TestCompose(t *testing.T) {
 // Issue 29, compose as a newcomer meets it:
 //   - about 5 % of `openssl rand -hex 24` passwords (2e68…) made
 //     nats-server refuse deploy/nats.conf: a number, not a string;
-//   - the PostgreSQL password travelled as a plain variable although
-//     postgres and tessera read it from a file;
+//   - the passwords travelled as plain variables although postgres and
+//     tessera can read them from files (secrets);
 //   - the producer had no way to read a corpus file;
 //   - every service built the same image again.
 func TestComposeIssue29(t *testing.T) {
@@ -122,7 +123,7 @@ func TestComposeIssue29(t *testing.T) {
 		}
 	}
 
-	p := loadEnv(t, map[string]string{"NATS_PASSWORD": "n", "POSTGRES_PASSWORD": "pg-secret-41", "RESULTS_HTTP_TOKEN": "t"})
+	p := loadEnv(t, map[string]string{"NATS_PASSWORD": "nats-secret-17", "POSTGRES_PASSWORD": "pg-secret-41", "RESULTS_HTTP_TOKEN": "http-secret-93"})
 	svc := func(name string) types.ServiceConfig {
 		s, err := p.GetService(name)
 		if err != nil {
@@ -131,25 +132,40 @@ func TestComposeIssue29(t *testing.T) {
 		return s
 	}
 
-	// The PostgreSQL password: a secret file, in no environment.
-	sec, ok := p.Secrets["postgres_password"]
-	if !ok || sec.Environment != "POSTGRES_PASSWORD" {
-		t.Errorf("secret postgres_password %+v, want it made from POSTGRES_PASSWORD", sec)
+	// The secrets: files made from .env's variables, in no environment
+	// (the nats container's own password excepted: nats.conf reads it).
+	for name, env := range map[string]string{"nats_password": "NATS_PASSWORD", "postgres_password": "POSTGRES_PASSWORD", "http_token": "RESULTS_HTTP_TOKEN"} {
+		if sec, ok := p.Secrets[name]; !ok || sec.Environment != env {
+			t.Errorf("secret %s %+v, want it made from %s", name, sec, env)
+		}
 	}
 	for _, s := range p.Services {
 		for k, val := range s.Environment {
-			if val != nil && strings.Contains(*val, "pg-secret-41") {
-				t.Errorf("%s has the PostgreSQL password in its environment (%s)", s.Name, k)
+			for _, secret := range []string{"pg-secret-41", "nats-secret-17", "http-secret-93"} {
+				if val != nil && strings.Contains(*val, secret) && s.Name != "nats" {
+					t.Errorf("%s has a secret in its environment (%s)", s.Name, k)
+				}
 			}
 		}
 	}
-	for name, key := range map[string]string{"postgres": "POSTGRES_PASSWORD_FILE", "results": "TESSERA_DATABASE_PASSWORD_FILE",
-		"results-http": "TESSERA_DATABASE_PASSWORD_FILE", "producer": "TESSERA_DATABASE_PASSWORD_FILE"} {
-		s := svc(name)
-		f := s.Environment[key]
-		mounted := slices.ContainsFunc(s.Secrets, func(r types.ServiceSecretConfig) bool { return r.Source == "postgres_password" })
-		if f == nil || *f != "/run/secrets/postgres_password" || !mounted {
-			t.Errorf("%s: %s = %v, secret mounted %v", name, key, f, mounted)
+	for _, c := range []struct{ service, key, secret string }{
+		{"postgres", "POSTGRES_PASSWORD_FILE", "postgres_password"},
+		{"results", "TESSERA_DATABASE_PASSWORD_FILE", "postgres_password"},
+		{"results-http", "TESSERA_DATABASE_PASSWORD_FILE", "postgres_password"},
+		{"producer", "TESSERA_DATABASE_PASSWORD_FILE", "postgres_password"},
+		{"results", "TESSERA_NATS_PASSWORD_FILE", "nats_password"},
+		{"results-http", "TESSERA_NATS_PASSWORD_FILE", "nats_password"},
+		{"solverd", "TESSERA_NATS_PASSWORD_FILE", "nats_password"},
+		{"producer", "TESSERA_NATS_PASSWORD_FILE", "nats_password"},
+		{"tables", "TESSERA_NATS_PASSWORD_FILE", "nats_password"},
+		{"results", "TESSERA_RESULTS_HTTP_TOKEN_FILE", "http_token"},
+		{"results-http", "TESSERA_RESULTS_HTTP_TOKEN_FILE", "http_token"},
+	} {
+		s := svc(c.service)
+		f := s.Environment[c.key]
+		mounted := slices.ContainsFunc(s.Secrets, func(r types.ServiceSecretConfig) bool { return r.Source == c.secret })
+		if f == nil || *f != "/run/secrets/"+c.secret || !mounted {
+			t.Errorf("%s: %s = %v, secret %s mounted %v", c.service, c.key, f, c.secret, mounted)
 		}
 	}
 
