@@ -6,7 +6,10 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o /out/ ./producer ./solverd ./results
+# .git is not in the build context: --version's revision comes from the
+# build argument (docker compose build passes TESSERA_REVISION).
+ARG REVISION=unknown
+RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X github.com/tessera-solver/tessera/internal/version.revision=${REVISION}" -o /out/ ./producer ./solverd ./results
 
 # debian-slim rather than distroless: the tables directory must exist and
 # be writable by the non-root user, and operators want a shell to run

@@ -11,13 +11,19 @@ STATICCHECK := v0.8.2
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
-build: ## build the three binaries into bin/
-	$(GO) build -o bin/ ./producer ./solverd ./results
+# --version's revision when the toolchain cannot stamp it (GOFLAGS=-buildvcs=false, a git worktree).
+REVISION := $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -modified)
+LDFLAGS  := -X github.com/tessera-solver/tessera/internal/version.revision=$(REVISION)
 
-test: ## run every test (starts or finds PostgreSQL first; NATS is in-process, but for the fault suite's CI subset)
+build: ## build the three binaries into bin/
+	$(GO) build -ldflags '$(LDFLAGS)' -o bin/ ./producer ./solverd ./results
+
+# The JSON stream goes through scripts/testsummary, which prints what go
+# test prints and ends with the tests that skipped and why.
+test: ## run every test (starts or finds PostgreSQL first; NATS is in-process, but for the fault suite's CI subset); lists skipped tests at the end
 	@export TEST_DATABASE_URL="$${TEST_DATABASE_URL:-$$(scripts/pg-local.sh)}" && \
 	  echo "PostgreSQL: $$TEST_DATABASE_URL" && \
-	  $(GO) test -count=1 -timeout 20m $(PKGS)
+	  set -o pipefail && $(GO) test -json -count=1 -timeout 20m $(PKGS) | $(GO) run ./scripts/testsummary
 
 test-short: ## unit tests only, no databases
 	$(GO) test -short -count=1 $(PKGS)

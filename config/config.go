@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -233,11 +234,11 @@ var keys = []key{
 	{"solver.quick_workers", "quick-workers", "further workers reserved for quick-lane jobs, so cheap work never waits behind heavy jobs", func(c *Config) any { return &c.Solver.QuickWorkers }, kindPlain},
 	{"solver.mode", "mode", "optimal (proved shortest) or fast (short, not proved)", func(c *Config) any { return &c.Solver.Mode }, kindPlain},
 	{"solver.max_nodes", "budget-nodes", "give up a state after this many search nodes (0: no limit); in fast mode, the nodes spent looking for shorter answers", func(c *Config) any { return &c.Solver.MaxNodes }, kindPlain},
-	{"solver.timeout", "timeout", "give up a state after this long, e.g. 30s (0: no limit); in fast mode, the time spent looking for shorter answers, longer or shorter than the default (about 1 s; 300 ms for loopover:5x5)", func(c *Config) any { return &c.Solver.Timeout }, kindPlain},
+	{"solver.timeout", "timeout", "give up a state after this long, e.g. 30s (0: the puzzle's default budget, listed by solverd solve --help); in fast mode, the time spent looking for shorter answers, longer or shorter than the default (about 1 s; 300 ms for loopover:5x5)", func(c *Config) any { return &c.Solver.Timeout }, kindPlain},
 	{"solver.threads", "threads", "goroutines per IDA* search (sliding; Loopover 3x5 and 5x5), for a few hard solves such as 24-puzzles (0 or 1: one)", func(c *Config) any { return &c.Solver.Threads }, kindPlain},
 	{"solver.tables_dir", "tables-dir", "directory of precomputed tables", func(c *Config) any { return &c.Solver.TablesDir }, kindPlain},
 	{"solver.tables", "tables", "table sets to load: auto, none, or names like 15-pdb-78 (comma separated)", func(c *Config) any { return &c.Solver.Tables }, kindPlain},
-	{"solver.tables_bucket", "tables-bucket", "JetStream Object Store bucket to pull missing tables from (empty: never pull)", func(c *Config) any { return &c.Solver.TablesBucket }, kindPlain},
+	{"solver.tables_bucket", "tables-bucket", "JetStream Object Store bucket of the tables: solverd run pulls missing tables from it at start when set (empty: no pull); tables push and pull use it, tessera-tables when empty", func(c *Config) any { return &c.Solver.TablesBucket }, kindPlain},
 	{"solver.tables_private", "tables-private", "copy tables into this process's huge-page memory, not shared between processes: for file systems that cannot cache files in huge pages (shared mappings already ask for them)", func(c *Config) any { return &c.Solver.TablesPrivate }, kindPlain},
 	{"solver.tables_rescan", "tables-rescan", "how often solverd run looks for tables built or pushed since it started, and serves its next jobs with them (0: never)", func(c *Config) any { return &c.Solver.TablesRescan }, kindPlain},
 	{"solver.metrics_addr", "metrics-addr", "listen address of solverd run's /metrics and /healthz (empty: none; 0.0.0.0:9464: every interface)", func(c *Config) any { return &c.Solver.MetricsAddr }, kindPlain},
@@ -331,7 +332,7 @@ func bindFlag(fs *pflag.FlagSet, k key, d *Config) {
 	case *int64:
 		fs.Int64(k.flag, *p, usage)
 	case *time.Duration:
-		fs.Duration(k.flag, *p, usage)
+		fs.Var((*durationFlag)(new(*p)), k.flag, usage)
 	default:
 		panic(fmt.Sprintf("config: key %s has unsupported type %T", k.name, p))
 	}
@@ -481,6 +482,12 @@ func load(path string, fs *pflag.FlagSet, only map[string]bool) (Config, error) 
 		}
 	}
 
+	if err := secretFiles(v, fs, used); err != nil {
+		return Config{}, err
+	}
+	if err := checkDurations(v); err != nil {
+		return Config{}, err
+	}
 	var c Config
 	// UnmarshalExact is a second guard: a key that slipped past the check
 	// above (e.g. a scalar where a section belongs) still fails loudly.
@@ -609,6 +616,9 @@ func (c Config) validate(only map[string]bool) error {
 				if err := checkURL(u, "nats", "tls", "ws", "wss"); err != nil {
 					bad("nats.url", "%v", err)
 				}
+			} else if _, err := strconv.ParseFloat(u, 64); err == nil {
+				// nats.go would look up a host named "5" for ever.
+				bad("nats.url", "%s is a number, not a server: want host:port or nats://host:port", u)
 			}
 		}
 	}

@@ -280,6 +280,7 @@ func TestValidate(t *testing.T) {
 		{"tables", func(c *Config) { c.Solver.TablesDir = "" }, "solver.tables_dir:"},
 		{"nats url", func(c *Config) { c.NATS.URL = "" }, "nats.url:"},
 		{"nats scheme", func(c *Config) { c.NATS.URL = "http://x:1" }, "nats.url:"},
+		{"nats url a number", func(c *Config) { c.NATS.URL = "5" }, "nats.url: 5 is a number"}, // YAML url: 5, retried for ever
 		{"max deliver", func(c *Config) { c.NATS.MaxDeliver = 0 }, "nats.max_deliver:"},
 		{"ack wait", func(c *Config) { c.NATS.AckWait = 0 }, "nats.ack_wait:"},
 		{"replicas zero", func(c *Config) { c.NATS.Replicas = 0 }, "nats.replicas: want 1 to 5, got 0"},

@@ -6,20 +6,26 @@ package deploy
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/compose-spec/compose-go/v2/loader"
 	"github.com/compose-spec/compose-go/v2/types"
+	"github.com/nats-io/nats-server/v2/server"
 )
 
 func load(t *testing.T) *types.Project {
+	t.Helper()
+	return loadEnv(t, map[string]string{"NATS_PASSWORD": "n", "POSTGRES_PASSWORD": "p", "RESULTS_HTTP_TOKEN": "t"})
+}
+
+func loadEnv(t *testing.T, env map[string]string) *types.Project {
 	t.Helper()
 	path, err := filepath.Abs("../docker-compose.yml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{"NATS_PASSWORD": "n", "POSTGRES_PASSWORD": "p", "RESULTS_HTTP_TOKEN": "t"}
 	p, err := loader.LoadWithContext(context.Background(), types.ConfigDetails{
 		WorkingDir:  filepath.Dir(path),
 		ConfigFiles: []types.ConfigFile{{Filename: path}},
@@ -82,11 +88,108 @@ func TestCompose(t *testing.T) {
 			}
 		}
 	}
-	// Secrets come from .env, never the file.
-	if env := svc("solverd").Environment; env["TESSERA_NATS_PASSWORD"] == nil || *env["TESSERA_NATS_PASSWORD"] != "n" {
-		t.Errorf("solverd's NATS password is not ${NATS_PASSWORD}: %v", env["TESSERA_NATS_PASSWORD"])
+	// Secrets come from .env, never the file: as secret files made from
+	// its variables (TestComposeIssue29).
+	if sec := p.Secrets["nats_password"]; sec.Environment != "NATS_PASSWORD" {
+		t.Errorf("the NATS password is not ${NATS_PASSWORD}: %+v", sec)
 	}
 	if w := svc("solverd").Environment["TESSERA_SOLVER_WORKERS"]; w == nil || *w != "0" {
 		t.Errorf("solverd workers %v, want 0 (the container's cores)", w)
+	}
+}
+
+// Issue 29, compose as a newcomer meets it:
+//   - about 5 % of `openssl rand -hex 24` passwords (2e68…) made
+//     nats-server refuse deploy/nats.conf: a number, not a string;
+//   - the passwords travelled as plain variables although postgres and
+//     tessera can read them from files (secrets);
+//   - the producer had no way to read a corpus file;
+//   - every service built the same image again.
+func TestComposeIssue29(t *testing.T) {
+	for _, pw := range []string{"2e6843c2f0a1b5d7e9", "204817365091"} { // numbers to nats-server 2.10's and 2.15's parsers
+		p := loadEnv(t, map[string]string{"NATS_PASSWORD": pw, "POSTGRES_PASSWORD": "p", "RESULTS_HTTP_TOKEN": "t"})
+		v, err := p.GetService("nats")
+		if err != nil || v.Environment["NATS_PASSWORD"] == nil {
+			t.Fatalf("nats service: %v", err)
+		}
+		// nats.conf, read by the real config parser with the variable
+		// compose hands the nats container.
+		t.Setenv("NATS_PASSWORD", *v.Environment["NATS_PASSWORD"])
+		opts, err := server.ProcessConfigFile("nats.conf")
+		if err != nil {
+			t.Errorf("nats-server refuses deploy/nats.conf with password %s: %v", pw, err)
+		} else if opts.Username != "tessera" || opts.Password != pw {
+			t.Errorf("nats.conf gives user %q password %q, want tessera %q", opts.Username, opts.Password, pw)
+		}
+	}
+
+	p := loadEnv(t, map[string]string{"NATS_PASSWORD": "nats-secret-17", "POSTGRES_PASSWORD": "pg-secret-41", "RESULTS_HTTP_TOKEN": "http-secret-93"})
+	svc := func(name string) types.ServiceConfig {
+		s, err := p.GetService(name)
+		if err != nil {
+			t.Fatalf("service %s: %v", name, err)
+		}
+		return s
+	}
+
+	// The secrets: files made from .env's variables, in no environment
+	// (the nats container's own password excepted: nats.conf reads it).
+	for name, env := range map[string]string{"nats_password": "NATS_PASSWORD", "postgres_password": "POSTGRES_PASSWORD", "http_token": "RESULTS_HTTP_TOKEN"} {
+		if sec, ok := p.Secrets[name]; !ok || sec.Environment != env {
+			t.Errorf("secret %s %+v, want it made from %s", name, sec, env)
+		}
+	}
+	for _, s := range p.Services {
+		for k, val := range s.Environment {
+			for _, secret := range []string{"pg-secret-41", "nats-secret-17", "http-secret-93"} {
+				if val != nil && strings.Contains(*val, secret) && s.Name != "nats" {
+					t.Errorf("%s has a secret in its environment (%s)", s.Name, k)
+				}
+			}
+		}
+	}
+	for _, c := range []struct{ service, key, secret string }{
+		{"postgres", "POSTGRES_PASSWORD_FILE", "postgres_password"},
+		{"results", "TESSERA_DATABASE_PASSWORD_FILE", "postgres_password"},
+		{"results-http", "TESSERA_DATABASE_PASSWORD_FILE", "postgres_password"},
+		{"producer", "TESSERA_DATABASE_PASSWORD_FILE", "postgres_password"},
+		{"results", "TESSERA_NATS_PASSWORD_FILE", "nats_password"},
+		{"results-http", "TESSERA_NATS_PASSWORD_FILE", "nats_password"},
+		{"solverd", "TESSERA_NATS_PASSWORD_FILE", "nats_password"},
+		{"producer", "TESSERA_NATS_PASSWORD_FILE", "nats_password"},
+		{"tables", "TESSERA_NATS_PASSWORD_FILE", "nats_password"},
+		{"results", "TESSERA_RESULTS_HTTP_TOKEN_FILE", "http_token"},
+		{"results-http", "TESSERA_RESULTS_HTTP_TOKEN_FILE", "http_token"},
+	} {
+		s := svc(c.service)
+		f := s.Environment[c.key]
+		mounted := slices.ContainsFunc(s.Secrets, func(r types.ServiceSecretConfig) bool { return r.Source == c.secret })
+		if f == nil || *f != "/run/secrets/"+c.secret || !mounted {
+			t.Errorf("%s: %s = %v, secret %s mounted %v", c.service, c.key, f, c.secret, mounted)
+		}
+	}
+
+	// A corpus for the producer.
+	corpus := false
+	for _, m := range svc("producer").Volumes {
+		corpus = corpus || m.Target == "/corpus" && m.ReadOnly
+	}
+	if !corpus {
+		t.Errorf("producer mounts no read-only /corpus: %+v", svc("producer").Volumes)
+	}
+
+	// One image, built once.
+	builds := 0
+	for _, name := range []string{"results", "results-http", "solverd", "producer", "tables"} {
+		s := svc(name)
+		if s.Image != "tessera:local" {
+			t.Errorf("%s runs image %q, want tessera:local", name, s.Image)
+		}
+		if s.Build != nil {
+			builds++
+		}
+	}
+	if builds != 1 {
+		t.Errorf("%d services build the image, want 1", builds)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/store"
+	"github.com/tessera-solver/tessera/internal/version"
 )
 
 // Exit codes.
@@ -94,6 +95,10 @@ aborts before anything is enqueued instead.`,
 	fs.StringVar(&f.method, "method", methodAuto, "generate: how candidates are drawn: auto, table (whole space, ≤ 10 cells), sample (uniform), walk (random walks: short tails), deep (from stored deep states: long tails)")
 	producerKeys.Bind(fs)
 	c.AddCommand(resumeCmd(&f, stdin))
+	setExamples(c)
+	// --version: the build, the Go version and the table format.
+	c.Version = version.String("producer")
+	c.SetVersionTemplate("{{.Version}}")
 	c.SetArgs(args)
 	c.SetIn(stdin)
 	c.SetOut(stdout)
@@ -180,9 +185,12 @@ func produce(ctx context.Context, f flags, seedSet bool, cfg config.Config, stdi
 		fmt.Fprintf(stderr, "producer: --seed %d\n", f.seed)
 	}
 	rec := sourceRecord{File: f.file, Random: f.random, Seed: f.seed, Enumerate: f.enumerate, MaxStates: f.maxStates}
-	src, fileLines, err := rec.open(spec, f.strict, stdin, stderr)
+	src, file, err := rec.open(spec, f.strict, stdin, stderr)
 	if err != nil {
 		return err
+	}
+	if file != nil {
+		defer file.Close()
 	}
 
 	e, err := connect(ctx, f, cfg, spec, stderr)
@@ -208,7 +216,7 @@ func produce(ctx context.Context, f flags, seedSet bool, cfg config.Config, stdi
 	if err := st.SetBatchSource(ctx, batch, rec, opts); err != nil {
 		return err
 	}
-	return enqueueAndFollow(ctx, f, st, js, nc, pipeline, spec, batch, src, fileLines, opts, 0, stdout, stderr)
+	return enqueueAndFollow(ctx, f, st, js, nc, pipeline, spec, batch, src, file, opts, 0, stdout, stderr)
 }
 
 // ends are what a producer run talks to: the store, and NATS (the
@@ -236,7 +244,7 @@ func connect(ctx context.Context, f flags, cfg config.Config, spec puzzle.Spec, 
 			e.close()
 		}
 	}()
-	dbURL, err := store.ResolveURL(ctx, cfg.Database.URL)
+	dbURL, err := store.ResolveURLSaying(ctx, cfg.Database.URL, func(s string) { fmt.Fprintln(stderr, "producer:", s) })
 	if err != nil {
 		return nil, err
 	}
@@ -282,18 +290,26 @@ func connect(ctx context.Context, f flags, cfg config.Config, spec puzzle.Spec, 
 // with opts, recording how far the server has stored them, and with
 // f.wait follows the batch to its end.
 func enqueueAndFollow(ctx context.Context, f flags, st *store.Store, js jetstream.JetStream, nc *nats.Conn, pipeline *local,
-	spec puzzle.Spec, batch int64, src states, fileLines []line, opts optionsRecord, from int64, stdout, stderr io.Writer) error {
+	spec puzzle.Spec, batch int64, src states, file *corpus, opts optionsRecord, from int64, stdout, stderr io.Writer) error {
 	b := batchJobs{
 		batch: batch, puzzle: spec.String(), mode: opts.Mode, maxNodes: opts.MaxNodes,
 		timeoutMS: opts.TimeoutMS, goal: opts.Goal, chunk: opts.Chunk, from: from,
 	}
 	b.maxBytes = int(nc.MaxPayload()) - jobOverhead
 	b.oversize = func(seq int64, text string) (string, error) {
-		return refuse(ctx, st, spec, b, seq, text, fileLines, f.file, stderr)
+		return refuse(ctx, st, spec, b, seq, text, file, stderr)
 	}
-	b.onDuplicate = func(id string, n int, seq uint64) {
-		fmt.Fprintf(stderr, "producer: job %s: a job with this id is already queued (%s seq %d, duplicate window); its %d states were not enqueued again\n",
-			id, queue.JobsStream, seq, n)
+	// Jobs the server already holds (a resume, a rerun within the
+	// duplicate window) are summed up at the end, not listed: a resume
+	// used to print one line for each of 1,833 jobs.
+	var dupJobs, dupStates int64
+	var firstDup string
+	b.onDuplicate = func(id string, n int, _ uint64) {
+		if dupJobs == 0 {
+			firstDup = id
+		}
+		dupJobs++
+		dupStates += int64(n)
 	}
 	// The enqueued mark is where a resume starts; recorded once a second
 	// and at the end (a failed write only makes a resume redo more).
@@ -320,34 +336,19 @@ func enqueueAndFollow(ctx context.Context, f flags, st *store.Store, js jetstrea
 		}
 	}
 	fmt.Fprintf(stderr, "producer: batch %d: %d states enqueued in %d-state jobs in %v\n", batch, n, b.chunk, time.Since(start).Round(time.Millisecond))
+	if dupJobs > 0 {
+		fmt.Fprintf(stderr, "producer: %d of those jobs (%d states, from job %s on) were already queued in %s (duplicate window): not enqueued again\n",
+			dupJobs, dupStates, firstDup, queue.JobsStream)
+	}
 	if !f.wait {
 		return nil
 	}
 	var failed <-chan error
+	idle := func(ctx context.Context) string { return idleReason(ctx, js) }
 	if pipeline != nil {
-		failed = pipeline.failed
+		failed, idle = pipeline.failed, nil // its solvers and writer are this process's
 	}
-	return follow(ctx, st, batch, n, f.quiet, start, failed, stdout, stderr)
-}
-
-func readFile(path string, stdin io.Reader, spec puzzle.Spec) ([]line, error) {
-	if path == "-" {
-		lines, err := readLines(stdin, spec)
-		if err != nil {
-			return nil, fmt.Errorf("read stdin: %w", err)
-		}
-		return lines, nil
-	}
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("read corpus: %w", err)
-	}
-	defer fh.Close()
-	lines, err := readLines(fh, spec)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	return lines, nil
+	return follow(ctx, st, batch, n, f.quiet, start, failed, idle, stdout, stderr)
 }
 
 // newBar reports progress on stderr: a bar on a terminal, else a line
@@ -361,18 +362,22 @@ func newBar(quiet bool, w io.Writer, total int64, what string) *progress.Meter {
 // its compact form; anything else is recorded at once as an invalid row
 // naming its line and the limit, so the batch still finishes and the rest
 // of the input goes on.
-func refuse(ctx context.Context, st *store.Store, spec puzzle.Spec, b batchJobs, seq int64, text string, lines []line, file string, stderr io.Writer) (string, error) {
+func refuse(ctx context.Context, st *store.Store, spec puzzle.Spec, b batchJobs, seq int64, text string, file *corpus, stderr io.Writer) (string, error) {
 	where := fmt.Sprintf("state %d", seq)
 	var lineErr error
-	if lines != nil && seq < int64(len(lines)) {
-		where = fmt.Sprintf("%s:%d", file, lines[seq].no)
-		lineErr = lines[seq].err
+	if file != nil {
+		// The state being enqueued is the corpus's current line.
+		where = fmt.Sprintf("%s:%d", file.name, file.cur.no)
+		lineErr = file.cur.err
 	}
 	if lineErr == nil {
-		if s, err := puzzle.Parse(spec, text); err == nil {
+		s, err := puzzle.Parse(spec, text)
+		if err == nil {
 			if short := s.String(); jsonLen(short) <= b.maxBytes {
 				return short, nil
 			}
+		} else if file != nil {
+			lineErr = err
 		}
 	}
 	reason := fmt.Sprintf("%s: %d bytes, more than the %d a job message can carry (NATS max payload); not enqueued", where, len(text), b.maxBytes)

@@ -130,11 +130,7 @@ func generate(ctx context.Context, f flags, seedSet bool, cfg config.Config, spe
 		if err := e.st.SetBatchSource(ctx, batch, sourceRecord{Generated: g.method}, opts); err != nil {
 			return err
 		}
-		lines := make([]line, len(cands))
-		for i, c := range cands {
-			lines[i] = line{no: i + 1, text: c}
-		}
-		if err := enqueueAndFollow(ctx, quiet, e.st, e.js, e.nc, e.pipeline, spec, batch, fileStates(lines), nil, opts, 0, io.Discard, io.Discard); err != nil {
+		if err := enqueueAndFollow(ctx, quiet, e.st, e.js, e.nc, e.pipeline, spec, batch, textStates(cands), nil, opts, 0, io.Discard, io.Discard); err != nil {
 			return err
 		}
 		candidates += int64(len(cands))

@@ -43,31 +43,40 @@ type optionsRecord struct {
 	Chunk     int    `json:"chunk"`
 }
 
-// open reads the states of the source. A file's lines that are not
-// solvable states are reported on stderr (and, with strict, refused).
-func (r sourceRecord) open(spec puzzle.Spec, strict bool, stdin io.Reader, stderr io.Writer) (states, []line, error) {
+// open opens the states of the source. A file's lines that are not
+// solvable states are reported on stderr (and, with strict, refused)
+// before anything else happens; its corpus, returned for the line numbers
+// of refused states, is to be closed by the caller.
+func (r sourceRecord) open(spec puzzle.Spec, strict bool, stdin io.Reader, stderr io.Writer) (states, *corpus, error) {
 	switch {
 	case r.Generated != "":
 		return states{}, nil, errors.New("a generation round's candidates are not kept: run the generation again (it counts what is stored)")
 	case r.File != "":
-		lines, err := readFile(r.File, stdin, spec)
+		c, err := openCorpus(r.File, stdin)
 		if err != nil {
 			return states{}, nil, err
 		}
 		bad := 0
-		for _, l := range lines {
+		err = c.scan(&spec, func(l line) error {
+			c.lines++
 			if l.err != nil {
 				bad++
 				fmt.Fprintf(stderr, "%s:%d: %v\n", r.File, l.no, l.err)
 			}
+			return nil
+		})
+		switch {
+		case err != nil:
+		case bad > 0 && strict:
+			err = fmt.Errorf("%d of %d lines: %w", bad, c.lines, errBadLines)
+		case bad > 0:
+			fmt.Fprintf(stderr, "producer: %d of %d lines are not solvable states; they are recorded as invalid or unsolvable\n", bad, c.lines)
 		}
-		if bad > 0 && strict {
-			return states{}, nil, fmt.Errorf("%d of %d lines: %w", bad, len(lines), errBadLines)
+		if err != nil {
+			c.Close()
+			return states{}, nil, err
 		}
-		if bad > 0 {
-			fmt.Fprintf(stderr, "producer: %d of %d lines are not solvable states; they are recorded as invalid or unsolvable\n", bad, len(lines))
-		}
-		return fileStates(lines), lines, nil
+		return c.states(), c, nil
 	case r.Random > 0:
 		return randomStates(spec, r.Random, r.Seed), nil, nil
 	case r.Enumerate:
@@ -148,9 +157,12 @@ func resume(ctx context.Context, f flags, cfg config.Config, batch int64, stdin 
 	if err != nil {
 		return fmt.Errorf("batch %d: %w", batch, err)
 	}
-	src, fileLines, err := rec.open(spec, false, stdin, stderr)
+	src, file, err := rec.open(spec, false, stdin, stderr)
 	if err != nil {
 		return fmt.Errorf("batch %d: %w", batch, err)
+	}
+	if file != nil {
+		defer file.Close()
 	}
 	if src.total >= 0 && b.Total >= 0 && src.total != b.Total {
 		return fmt.Errorf("batch %d: its source now yields %d states, the batch has %d: it changed since", batch, src.total, b.Total)
@@ -160,7 +172,6 @@ func resume(ctx context.Context, f flags, cfg config.Config, batch int64, stdin 
 		return err
 	}
 	defer e.close()
-	f.file = rec.File // for the line numbers of refused lines
 	f.wait = f.wait || f.local
 	from := b.Enqueued
 	if f.local {
@@ -168,7 +179,7 @@ func resume(ctx context.Context, f flags, cfg config.Config, batch int64, stdin 
 	}
 	fmt.Fprintf(stdout, "batch %d\n", batch)
 	fmt.Fprintf(stderr, "producer: resuming batch %d from state %d of %d\n", batch, from, b.Total)
-	return enqueueAndFollow(ctx, f, e.st, e.js, e.nc, e.pipeline, spec, batch, src, fileLines, opts, from, stdout, stderr)
+	return enqueueAndFollow(ctx, f, e.st, e.js, e.nc, e.pipeline, spec, batch, src, file, opts, from, stdout, stderr)
 }
 
 // connectStore opens the store without migrating it.

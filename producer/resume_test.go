@@ -130,3 +130,42 @@ func TestResumeFromEnqueuedMark(t *testing.T) {
 		t.Errorf("enqueued mark after resume: %+v, %v", b, err)
 	}
 }
+
+// Issue 29: a resume that meets jobs the server already holds (its
+// enqueued mark lagging behind them) printed one line per such job; it
+// now sums them up in one.
+func TestResumeSumsUpQueuedJobs(t *testing.T) {
+	url := storetest.SchemaURL(t)
+	natsURL, nc := natstest.Server(t)
+	st := openStore(t, url)
+	ctx := context.Background()
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	batch, err := st.CreateBatch(ctx, "8", "optimal", 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetBatchSource(ctx, batch, sourceRecord{Random: 1000, Seed: 9}, optionsRecord{Mode: "optimal", Chunk: 100}); err != nil {
+		t.Fatal(err)
+	}
+	js, err := queue.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := queue.EnsureStreams(ctx, js, queue.DefaultConfig()); err != nil {
+		t.Fatal(err)
+	}
+	for _, first := range []int64{600, 700, 800} { // queued by the run that died before recording them
+		j := job.Job{V: job.Version, ID: fmt.Sprintf("%d-%d", batch, first), BatchID: batch, Puzzle: "sliding:3x3", FirstSeq: first,
+			States: []string{"1 2 3/4 5 6/7 8 0"}, Mode: "optimal"}
+		if err := queue.PublishJob(ctx, js, j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, _, stderr := runProducer(t, "resume", fmt.Sprint(batch), "-q", "--database-url", url, "--nats-url", natsURL)
+	want := fmt.Sprintf("producer: 3 of those jobs (300 states, from job %d-600 on) were already queued", batch)
+	if code != exitOK || !strings.Contains(stderr, want) || strings.Contains(stderr, "a job with this id") {
+		t.Errorf("resume: exit %d\n%s", code, stderr)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/big"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 
@@ -34,19 +35,28 @@ const maxLine = 4 << 20
 // errLineTooLong marks a line cut at maxLine.
 var errLineTooLong = errors.New("line too long")
 
-// readLines reads a corpus: one state per line, blank lines skipped, '#'
-// starts a comment (it cannot occur in a state). Every other line is kept,
-// in order, with the reason it is not a solvable state of spec, if any.
+// readLines reads a whole corpus into memory (tests and small inputs;
+// --file streams through scanLines instead).
 func readLines(r io.Reader, spec puzzle.Spec) ([]line, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
 	var out []line
+	err := scanLines(r, &spec, func(l line) error { out = append(out, l); return nil })
+	return out, err
+}
+
+// scanLines reads a corpus: one state per line, blank lines skipped, '#'
+// starts a comment (it cannot occur in a state). Every other line is
+// passed to fn, in order, one at a time, with the reason it is not a
+// solvable state of *spec, if any (spec nil: only a line too long is
+// flagged, the caller parses).
+func scanLines(r io.Reader, spec *puzzle.Spec, fn func(line) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
 	for no := 1; ; no++ {
 		text, tooLong, err := readLine(br)
 		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("line %d: %w", no, err)
+			return fmt.Errorf("line %d: %w", no, err)
 		}
 		if err == io.EOF && text == "" && !tooLong {
-			return out, nil
+			return nil
 		}
 		if no == 1 {
 			// A byte-order mark (Windows editors write one) is not part of
@@ -61,13 +71,17 @@ func readLines(r io.Reader, spec puzzle.Spec) ([]line, error) {
 			l := line{no: no, text: text}
 			if tooLong {
 				l.err = fmt.Errorf("%w: longer than %d bytes: %w", errLineTooLong, maxLine, puzzle.ErrMalformed)
-			} else if _, perr := puzzle.Parse(spec, text); perr != nil {
-				l.err = perr
+			} else if spec != nil {
+				if _, perr := puzzle.Parse(*spec, text); perr != nil {
+					l.err = perr
+				}
 			}
-			out = append(out, l)
+			if ferr := fn(l); ferr != nil {
+				return ferr
+			}
 		}
 		if err == io.EOF {
-			return out, nil
+			return nil
 		}
 	}
 }
@@ -96,15 +110,82 @@ func readLine(br *bufio.Reader) (string, bool, error) {
 	}
 }
 
-// fileStates enqueues every kept line, bad ones included: the solver
-// records them as invalid or unsolvable rows, so every line of the corpus
-// ends as exactly one row.
-func fileStates(lines []line) states {
+// corpus is a --file read in two passes over one open file, so that
+// memory does not grow with it (a 400 MB corpus once took 817 MB): the
+// first pass counts the lines and reports the bad ones, the second yields
+// them as the jobs are published. Stdin is spooled to an unlinked
+// temporary file first, as it cannot be read twice.
+type corpus struct {
+	name  string // for messages: the path, or "stdin"
+	f     *os.File
+	lines int64 // kept lines, from the first pass
+	cur   line  // the line being yielded by the second pass (its err only if too long)
+}
+
+// openCorpus opens path ("-": stdin, spooled).
+func openCorpus(path string, stdin io.Reader) (*corpus, error) {
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("read corpus: %w", err)
+		}
+		return &corpus{name: path, f: f}, nil
+	}
+	f, err := os.CreateTemp("", "tessera-stdin-*")
+	if err != nil {
+		return nil, fmt.Errorf("spool stdin: %w", err)
+	}
+	// Unlinked at once: the open file lives until it is closed, and
+	// nothing is left behind by a crash.
+	_ = os.Remove(f.Name())
+	if _, err := io.Copy(f, stdin); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("spool stdin: %w", err)
+	}
+	return &corpus{name: "stdin", f: f}, nil
+}
+
+func (c *corpus) Close() error { return c.f.Close() }
+
+// scan reads the corpus from its start, passing each kept line to fn.
+func (c *corpus) scan(spec *puzzle.Spec, fn func(line) error) error {
+	if _, err := c.f.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("read %s: %w", c.name, err)
+	}
+	if err := scanLines(c.f, spec, fn); err != nil {
+		return fmt.Errorf("read %s: %w", c.name, err)
+	}
+	return nil
+}
+
+// states enqueues every kept line, bad ones included: the solver records
+// them as invalid or unsolvable rows, so every line of the corpus ends as
+// exactly one row. c.cur is the line of the state being yielded.
+func (c *corpus) states() states {
 	return states{
-		total: int64(len(lines)),
+		total: c.lines,
 		each: func(yield func(string) error) error {
-			for _, l := range lines {
-				if err := yield(l.text); err != nil {
+			var n int64
+			err := c.scan(nil, func(l line) error {
+				n++
+				c.cur = l
+				return yield(l.text)
+			})
+			if err == nil && n != c.lines {
+				err = fmt.Errorf("read %s: %d lines, %d a moment ago: the file changed while it was read", c.name, n, c.lines)
+			}
+			return err
+		},
+	}
+}
+
+// textStates yields texts, an in-memory list (generation's candidates).
+func textStates(texts []string) states {
+	return states{
+		total: int64(len(texts)),
+		each: func(yield func(string) error) error {
+			for _, t := range texts {
+				if err := yield(t); err != nil {
 					return err
 				}
 			}

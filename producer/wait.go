@@ -26,8 +26,10 @@ type batchReader interface {
 // follow polls the batch until every state has a row, then prints the
 // histogram of optimal lengths on stdout ("length count" per line) and a
 // summary on stderr. failed, when not nil, reports a local pipeline that
-// stopped.
-func follow(ctx context.Context, st batchReader, batch, total int64, quiet bool, start time.Time, failed <-chan error, stdout, stderr io.Writer) error {
+// stopped. idle, when not nil, is asked why after stallNote without
+// progress, and its answer printed (once per stall).
+func follow(ctx context.Context, st batchReader, batch, total int64, quiet bool, start time.Time, failed <-chan error, idle func(context.Context) string,
+	stdout, stderr io.Writer) error {
 	bar := newBar(quiet, stderr, total, "solved")
 	defer bar.Finish()
 	tick := time.NewTicker(pollEvery)
@@ -64,6 +66,7 @@ func follow(ctx context.Context, st batchReader, batch, total int64, quiet bool,
 			return nil
 		}
 	}
+	lastDone, since, told := int64(-1), time.Now(), false
 	for {
 		var got bool
 		if err := read(func() error {
@@ -81,6 +84,15 @@ func follow(ctx context.Context, st batchReader, batch, total int64, quiet bool,
 		}
 		if got && b.Finished() {
 			break
+		}
+		switch {
+		case got && b.Done != lastDone:
+			lastDone, since, told = b.Done, time.Now(), false
+		case idle != nil && !told && time.Since(since) >= stallNote:
+			told = true
+			if why := idle(ctx); why != "" {
+				fmt.Fprintf(stderr, "\nproducer: no progress for %v: %s\n", time.Since(since).Round(time.Second), why)
+			}
 		}
 		if err := wait(); err != nil {
 			return err

@@ -59,7 +59,7 @@ func TestWaitRidesOutDatabaseOutage(t *testing.T) {
 	var out, errs bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := follow(ctx, f, 1, 3, true, time.Now(), nil, &out, &errs); err != nil {
+	if err := follow(ctx, f, 1, 3, true, time.Now(), nil, nil, &out, &errs); err != nil {
 		t.Fatalf("follow: %v\n%s", err, errs.String())
 	}
 	e := errs.String()

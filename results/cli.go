@@ -31,6 +31,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/redact"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/store"
+	"github.com/tessera-solver/tessera/internal/version"
 )
 
 // Exit codes, as solverd's.
@@ -55,6 +56,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
 	}
+	// --version: the build, the Go version and the table format.
+	root.Version = version.String("results")
+	root.SetVersionTemplate("{{.Version}}")
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -63,6 +67,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.RunE = runCmd.RunE
 	keyed(root, runKeys)
 	root.AddCommand(runCmd, migrateCmd(), distCmd(), exportCmd(), batchesCmd(), requeueCmd(), cancelCmd(), deadCmd(), exactCmd(), serveCmd())
+	setExamples(root)
 
 	err := root.ExecuteContext(ctx)
 	if err == nil {
@@ -107,7 +112,7 @@ func setup(cmd *cobra.Command) (config.Config, *store.Store, error) {
 	if err != nil {
 		return cfg, nil, usageError{err}
 	}
-	url, err := store.ResolveURL(cmd.Context(), cfg.Database.URL)
+	url, err := store.ResolveURLSaying(cmd.Context(), cfg.Database.URL, func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), "results:", s) })
 	if err != nil {
 		return cfg, nil, err
 	}
@@ -720,9 +725,15 @@ func (s measuredSink) AddDeadLetters(ctx context.Context, ls []store.DeadLetter)
 }
 
 // retry runs f until it succeeds or ctx ends, waiting 100 ms, 200 ms, ...
-// up to 5 s between attempts and logging each failure.
+// up to 5 s between attempts and logging each failure; it gives up on
+// settings NATS or PostgreSQL keeps refusing (queue.Refused,
+// store.Refused), so a supervisor sees the failure instead of a warning
+// every 5 s.
 func retry(ctx context.Context, log *slog.Logger, what string, f func() error) error {
-	err := backoff.Retry(ctx, startBackoff, f, func(_ int, delay time.Duration, err error) {
+	refusals := backoff.Refusals{Refused: func(err error) bool { return queue.Refused(err) || store.Refused(err) },
+		Hint: "check its URL, credentials and TLS settings"}
+	check := func() error { return refusals.Check(f()) }
+	err := backoff.Retry(ctx, startBackoff, check, func(_ int, delay time.Duration, err error) {
 		log.Warn(what+" failed; retrying", "err", err, "delay", delay)
 	})
 	if err != nil {

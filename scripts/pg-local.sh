@@ -3,7 +3,7 @@
 #
 #   scripts/pg-local.sh          print a DATABASE_URL (starting a server if needed)
 #   scripts/pg-local.sh stop     stop the private server this script started
-#   scripts/pg-local.sh status   say which server would be used (starts nothing)
+#   scripts/pg-local.sh status   say which server would be used (starts and creates nothing)
 #   scripts/pg-local.sh remove   stop the private server and delete its directory
 #
 # Order: $TESSERA_DATABASE_URL, then $DATABASE_URL (used as given); then a
@@ -65,19 +65,29 @@ as_owner() {
 	fi
 }
 
+# pg_tool prints the path of a client program (psql, createdb).
+pg_tool() {
+	if command -v "$1" >/dev/null; then
+		echo "$1"
+	else
+		echo "$(bindir || true)/$1"
+	fi
+}
+
+# has_db prints 1 when database $db exists on the server at 127.0.0.1:$1,
+# nothing when it does not; it fails when the server refuses user postgres.
+has_db() {
+	PGCONNECT_TIMEOUT=5 "$(pg_tool psql)" -X -h 127.0.0.1 -p "$1" -U postgres -d postgres -tAc \
+		"SELECT 1 FROM pg_database WHERE datname = '$db'"
+}
+
 # ensure_db creates the database on the server at 127.0.0.1:$1 if missing.
 ensure_db() {
-	local p=$1 psql=psql createdb=createdb bd
-	if ! command -v psql >/dev/null; then
-		bd=$(bindir) || true
-		psql="$bd/psql" createdb="$bd/createdb"
-	fi
-	local have
-	have=$(PGCONNECT_TIMEOUT=5 "$psql" -X -h 127.0.0.1 -p "$p" -U postgres -d postgres -tAc \
-		"SELECT 1 FROM pg_database WHERE datname = '$db'") || return 1
+	local p=$1 have
+	have=$(has_db "$p") || return 1
 	if [[ "$have" != 1 ]]; then
 		say "creating database $db on port $p"
-		PGCONNECT_TIMEOUT=5 "$createdb" -h 127.0.0.1 -p "$p" -U postgres "$db" || return 1
+		PGCONNECT_TIMEOUT=5 "$(pg_tool createdb)" -h 127.0.0.1 -p "$p" -U postgres "$db" || return 1
 	fi
 }
 
@@ -133,9 +143,18 @@ for v in TESSERA_DATABASE_URL DATABASE_URL; do
 done
 
 # 2. A shared server on the standard port, if it lets us in as postgres.
+# status only looks: it creates no database there.
 if [[ "$sysport" != none ]] && answers "$sysport"; then
-	if ensure_db "$sysport" 2>/dev/null; then
-		[[ "$cmd" == status ]] && say "using the server on 127.0.0.1:$sysport"
+	if [[ "$cmd" == status ]] && have=$(has_db "$sysport" 2>/dev/null); then
+		if [[ "$have" == 1 ]]; then
+			say "using database $db on the server on 127.0.0.1:$sysport (another: set TESSERA_DATABASE_URL)"
+		else
+			say "would use the server on 127.0.0.1:$sysport, creating database $db there (another: set TESSERA_DATABASE_URL; TESSERA_PG_SYSTEM_PORT=none for a private server)"
+		fi
+		url_for "$sysport"
+		exit 0
+	fi
+	if [[ "$cmd" != status ]] && ensure_db "$sysport" 2>/dev/null; then
 		url_for "$sysport"
 		exit 0
 	fi

@@ -20,10 +20,12 @@ import (
 
 	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/internal/fulltable"
+	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/progress"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/solve"
+	"github.com/tessera-solver/tessera/internal/version"
 )
 
 // Exit codes of the command-line contract.
@@ -49,12 +51,16 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// --version: the build, the Go version and the table format read.
+	root.Version = version.String("solverd")
+	root.SetVersionTemplate("{{.Version}}")
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	// Every command, in the order of `solverd --help`.
 	root.AddCommand(solveCmd(), verifyCmd(), bfsCmd(), scrambleCmd(), runCmd(), queueCmd(), tablesCmd())
+	setExamples(root)
 	// Flag errors of every subcommand are usage errors (exit 2).
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	err := root.ExecuteContext(ctx)
@@ -106,6 +112,33 @@ func solveCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "solve --puzzle P [--mode optimal|fast] [--budget-nodes N] [--timeout D] [--goal G] [--threads T] [STATE ...]",
 		Short: "Solve states given as arguments, or one per line on stdin; one JSON object per state on stdout",
+		Long: `solve answers each state given as an argument, or each line of stdin, with one
+JSON object on stdout, in input order.
+
+Every state has a time budget: --timeout, else its puzzle's default, the
+one the pipeline gives a job that names none (a state beyond it ends as
+budget_exceeded). In fast mode the default only limits: the search looks
+for shorter answers for about a second (300ms for loopover:5x5), or for
+--timeout when given.
+
+` + budgetTable() + `
+Input: one state per argument or per line; blank lines and lines starting
+with # are skipped (a UTF-8 byte-order mark on line 1 is dropped). Rows are
+separated by '/', cells by spaces or commas:
+  sliding    0 for the blank, e.g. "8 6 7/2 5 4/3 0 1"; or all cells on one
+             line, row-major, e.g. "8 6 7 2 5 4 3 0 1" (16 numbers for 15)
+  loopover   1..N or letters A.., e.g. "ABC/DEF/HIG" or "2 3 1/4 5 6/7 8 9"
+  swap       rows of 0 and 1, e.g. "1101/0110/0100/1010" (--goal: another target)
+
+Output: one JSON object per state, in input order; each one not solved is
+also reported on stderr as "line N: reason".
+
+Exit status: 0 every state solved; 1 some state invalid, unsolvable, over
+its budget or failed; 2 usage error (bad flag, puzzle or setting).`,
+		Example: `  solverd solve -p 8 "8 6 7/2 5 4/3 0 1"
+  solverd scramble -p 15 --count 3 --seed 1 | solverd solve -p 15 --mode fast
+  solverd solve -p 15 --timeout 30s < corpus.txt > answers.jsonl
+  solverd solve -p swap:4x4 1101/0110/0100/1010`,
 		RunE: func(c *cobra.Command, args []string) error {
 			spec, err := parseSpec(p)
 			if err != nil {
@@ -119,13 +152,16 @@ func solveCmd() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			opt := solve.Options{Mode: m, MaxNodes: cfg.Solver.MaxNodes, Timeout: cfg.Solver.Timeout, Threads: cfg.Solver.Threads}
+			opt := withDefaultBudget(solve.Options{Mode: m, MaxNodes: cfg.Solver.MaxNodes, Timeout: cfg.Solver.Timeout, Threads: cfg.Solver.Threads}, spec)
 			if opt.Goal, err = goalFlag(spec, goal); err != nil {
 				return err
 			}
 			loaded, solver, err := loadTables(cfg.Solver, spec.String(), func(s string) { fmt.Fprintln(c.ErrOrStderr(), "solverd:", s) })
 			if err != nil {
 				return err
+			}
+			if n := missingOptional(cfg.Solver, loaded, spec, m); n != "" {
+				fmt.Fprintln(c.ErrOrStderr(), "solverd:", n)
 			}
 			defer loaded.Close()
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -150,6 +186,42 @@ func solveCmd() *cobra.Command {
 	// TESSERA_SOLVER_MODE, the budget flags solver.max_nodes/timeout.
 	solveKeys.Bind(c.Flags())
 	return c
+}
+
+// withDefaultBudget gives a solve that names no time budget its puzzle's
+// default, as the pipeline gives a job (job.DefaultTimeout): a state
+// beyond reach ends budget_exceeded instead of running until killed (a
+// 5×5 Loopover ran past 120 s). As in the pipeline the default only
+// limits: fast mode keeps its own short window under it.
+func withDefaultBudget(opt solve.Options, spec puzzle.Spec) solve.Options {
+	if opt.Timeout == 0 {
+		opt.Timeout = job.DefaultTimeout(spec, opt.Mode)
+		opt.Ceiling = opt.MaxNodes == 0
+	}
+	return opt
+}
+
+// budgetTable is the --help table of default budgets, computed from
+// job.DefaultTimeout so that it cannot drift from it.
+func budgetTable() string {
+	rows := []struct {
+		label string
+		spec  puzzle.Spec
+	}{
+		{"sliding up to 12 cells (8-puzzle, 3x4)", puzzle.Spec{Kind: puzzle.Sliding, Rows: 3, Cols: 3}},
+		{"sliding 4x4 (15-puzzle)", puzzle.Spec{Kind: puzzle.Sliding, Rows: 4, Cols: 4}},
+		{"sliding 5x5 and larger", puzzle.Spec{Kind: puzzle.Sliding, Rows: 5, Cols: 5}},
+		{"loopover 5x5", puzzle.Spec{Kind: puzzle.Loopover, Rows: 5, Cols: 5}},
+		{"loopover, every other size", puzzle.Spec{Kind: puzzle.Loopover, Rows: 4, Cols: 4}},
+		{"swap up to 100x100", puzzle.Spec{Kind: puzzle.Swap, Rows: 100, Cols: 100}},
+		{"swap larger", puzzle.Spec{Kind: puzzle.Swap, Rows: 101, Cols: 101}},
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "  %-40s %-8s %s\n", "puzzle", "optimal", "fast")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "  %-40s %-8v %v\n", r.label, job.DefaultTimeout(r.spec, result.ModeOptimal), job.DefaultTimeout(r.spec, result.ModeFast))
+	}
+	return b.String()
 }
 
 // solveKeys are the config keys `solverd solve` reads.
@@ -220,6 +292,11 @@ func (s *scanLines) next() (int, string, bool, error) {
 		if tooLong {
 			return s.line, "", true, errLineTooLong
 		}
+		if s.line == 1 {
+			// A byte-order mark (Windows editors write one) is not part of
+			// the first state; the producer drops it too.
+			text = strings.TrimPrefix(text, "\uFEFF")
+		}
 		t := strings.TrimSpace(text)
 		if t == "" || strings.HasPrefix(t, "#") {
 			continue
@@ -281,8 +358,8 @@ func solveStream(ctx context.Context, solver *solve.Solver, spec puzzle.Spec, op
 			if errors.Is(err, errLineTooLong) {
 				// Answered in order, not solved: the lines after it still are.
 				t := &solveTask{line: line, out: make(chan result.Result, 1)}
-				t.out <- result.Result{Puzzle: spec.String(), Status: result.StatusInvalid,
-					Error: fmt.Sprintf("line %d: %v", line, err)}
+				// stderr adds the line number, as for every answer.
+				t.out <- result.Result{Puzzle: spec.String(), Status: result.StatusInvalid, Error: err.Error()}
 				order <- t
 				continue
 			}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -293,8 +294,21 @@ func TestSolveStdinLongLines(t *testing.T) {
 			t.Errorf("result %d: %s, want %s", i, rs[i].Status, w)
 		}
 	}
-	if !strings.Contains(rs[2].Error, "line 3: line longer than") || !strings.Contains(stderr, "line 3: ") {
-		t.Errorf("over-long line: %q", rs[2].Error)
+	// Issue 29: stderr said "line 3: line 3: …".
+	if !strings.Contains(rs[2].Error, "line longer than") || !strings.Contains(stderr, "line 3: line longer than") ||
+		strings.Contains(stderr, "line 3: line 3") {
+		t.Errorf("over-long line: %q; stderr %q", rs[2].Error, stderr[:min(len(stderr), 500)])
+	}
+}
+
+// Issue 29: a byte-order mark before the first state made it invalid (the
+// producer already dropped it).
+func TestSolveStdinBOM(t *testing.T) {
+	for _, in := range []string{"\uFEFF1 2 3/4 5 6/7 8 0\n8 6 7/2 5 4/3 0 1\n", "\uFEFF# header\r\n1 2 3/4 5 6/7 8 0\r\n"} {
+		code, stdout, stderr := solverd(t, in, "solve", "-p", "8")
+		if rs := results(t, stdout); code != exitOK || len(rs) == 0 || rs[0].State != "1 2 3/4 5 6/7 8 0" {
+			t.Errorf("%q: exit %d, %+v, stderr %s", in, code, rs, stderr)
+		}
 	}
 }
 
@@ -378,5 +392,78 @@ func TestCapBudgetCeiling(t *testing.T) {
 	f(context.Background(), puzzle.Spec{}, "", solve.Options{})
 	if got.MaxNodes != 0 || got.Timeout != 0 {
 		t.Errorf("no host limits: %+v", got)
+	}
+}
+
+// Issue 29: `solverd solve` had no default budget (a 5×5 Loopover ran
+// until killed at 120 s); it now gives every state the pipeline's
+// default, which only limits when the user named no budget, and its
+// --help shows the table.
+func TestSolveDefaultBudget(t *testing.T) {
+	l55 := puzzle.Spec{Kind: puzzle.Loopover, Rows: 5, Cols: 5}
+	for _, c := range []struct {
+		name    string
+		in      solve.Options
+		timeout time.Duration
+		ceiling bool
+	}{
+		{"none named", solve.Options{Mode: result.ModeOptimal}, 30 * time.Minute, true},
+		{"fast, none named", solve.Options{Mode: result.ModeFast}, 10 * time.Second, true},
+		{"timeout named", solve.Options{Mode: result.ModeOptimal, Timeout: 2 * time.Second}, 2 * time.Second, false},
+		{"nodes named", solve.Options{Mode: result.ModeFast, MaxNodes: 1000}, 10 * time.Second, false},
+	} {
+		got := withDefaultBudget(c.in, l55)
+		if got.Timeout != c.timeout || got.Ceiling != c.ceiling || got.MaxNodes != c.in.MaxNodes {
+			t.Errorf("%s: timeout %v ceiling %v, want %v %v", c.name, got.Timeout, got.Ceiling, c.timeout, c.ceiling)
+		}
+	}
+	_, stdout, _ := solverd(t, "", "solve", "--help")
+	if !regexp.MustCompile(`loopover 5x5\s+30m0s\s+10s`).MatchString(stdout) {
+		t.Errorf("solve --help has no default-budget table:\n%s", stdout)
+	}
+}
+
+// Issue 29: solve --help did not say which inputs it takes (flat lines
+// of all cells worked, undocumented) nor what its exit status means; the
+// flat form of its example must really parse.
+func TestSolveHelpFormatsAndExit(t *testing.T) {
+	_, stdout, _ := solverd(t, "", "solve", "--help")
+	for _, want := range []string{"row-major", "16 numbers", "byte-order mark", "Exit status: 0", "1 some state", "2 usage error", "Examples:"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("solve --help lacks %q", want)
+		}
+	}
+	code, out, stderr := solverd(t, "", "solve", "-p", "8", "8 6 7 2 5 4 3 0 1")
+	if rs := results(t, out); code != exitOK || len(rs) != 1 || rs[0].Length != 31 {
+		t.Errorf("flat 8-puzzle: exit %d %+v %s", code, rs, stderr)
+	}
+}
+
+// Issue 29: --tables-bucket's help said "empty: never pull" while tables
+// push and pull use tessera-tables when it is empty.
+func TestTablesBucketHelpTellsDefault(t *testing.T) {
+	_, stdout, _ := solverd(t, "", "tables", "push", "--help")
+	if !strings.Contains(stdout, "tessera-tables when empty") || strings.Contains(stdout, "never pull") {
+		t.Errorf("--tables-bucket help:\n%s", stdout)
+	}
+}
+
+// Issue 29: without its table a 5×5 Loopover in fast mode fell back to a
+// four-piece phase 1 without a word, while the 15-puzzle names the table
+// to build.
+func TestSolveNamesMissingOptionalTable(t *testing.T) {
+	dir := t.TempDir()
+	const state = "19 3 7 25 18/6 20 5 11 10/15 14 24 16 4/22 12 2 17 21/9 8 13 1 23"
+	_, _, stderr := solverd(t, "", "solve", "-p", "loopover:5x5", "--mode", "fast", "--timeout", "100ms", "--tables-dir", dir, state)
+	if strings.Count(stderr, "solverd tables build loopover-5x5-p7") != 1 {
+		t.Errorf("no notice naming the table:\n%s", stderr)
+	}
+	_, _, stderr = solverd(t, "", "solve", "-p", "loopover:5x5", "--mode", "fast", "--timeout", "100ms", "--tables-dir", dir, "--tables", "none", state)
+	if strings.Contains(stderr, "tables build") {
+		t.Errorf("--tables none, yet:\n%s", stderr)
+	}
+	_, _, stderr = solverd(t, "", "solve", "-p", "8", "--tables-dir", dir, "1 2 3/4 5 6/7 0 8")
+	if strings.Contains(stderr, "tables build") {
+		t.Errorf("an 8-puzzle, yet:\n%s", stderr)
 	}
 }

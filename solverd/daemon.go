@@ -88,10 +88,16 @@ var runKeys = config.Uses("nats", "solver")
 // before its server), ensures the streams and runs the worker loop.
 func daemon(ctx context.Context, cfg config.Config, solver textSolver, log *slog.Logger, obs *metrics.Solver) error {
 	qc := queueConfig(cfg.NATS)
+	refusals := queue.Refusals()
 	err := backoff.Retry(ctx, connectBackoff, func() error {
 		err := serve(ctx, cfg, qc, solver, log, obs)
 		if err != nil && !errConnect(err) {
 			return backoff.Permanent(err)
+		}
+		// Settings NATS refuses (credentials, CA, URL) end the process, so
+		// a supervisor sees the failure; an outage is waited out.
+		if err = refusals.Check(err); refusals.Exhausted() {
+			return fmt.Errorf("%w", err) // no longer a connectError: returned
 		}
 		return err
 	}, func(_ int, delay time.Duration, err error) {

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
+
 	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/natstest"
@@ -204,5 +206,36 @@ func TestRunKeepsAppliedReplicas(t *testing.T) {
 		if r := s.CachedInfo().Config.Replicas; r != 3 {
 			t.Errorf("%s: %d replicas after solverd run with nats.replicas 1, want 3", name, r)
 		}
+	}
+}
+
+// Issue 29: settings NATS refuses used to be retried forever, a warning
+// every 5 s; `solverd run` now exits non-zero after a few tries, saying
+// why, while an outage (TestDaemonWaitsForNATS) is still waited out.
+func TestRunExitsOnRefusedSettings(t *testing.T) {
+	s := natstest.StartWith(t, func(o *server.Options) { o.Username, o.Password = "solver", "right-pw-3b1f" })
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"wrong password", []string{"--nats-user", "solver", "--nats-password", "wrong-pw-77c2"}, "Authorization Violation"},
+		{"nkey file without a seed", []string{"--nats-nkey-file", "daemon_test.go"}, "no nkey seed found"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("TESSERA_NATS_PASSWORD", "")
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			var stdout, stderr strings.Builder
+			args := append([]string{"run", "--nats-url", s.ClientURL(), "--metrics-addr", "", "--tables", "none"}, c.args...)
+			code := runContext(ctx, args, strings.NewReader(""), &stdout, &stderr)
+			if ctx.Err() != nil {
+				t.Fatalf("still retrying after 20 s: %s", stderr.String())
+			}
+			if code == exitOK || !strings.Contains(stderr.String(), c.want) || !strings.Contains(stderr.String(), "refused 3 times") ||
+				strings.Contains(stderr.String(), "wrong-pw-77c2") {
+				t.Errorf("exit %d, stderr:\n%s", code, stderr.String())
+			}
+		})
 	}
 }

@@ -237,7 +237,7 @@ func (in *Ingester) process(ctx context.Context, msgs []Msg) {
 		rows += len(rs.Results)
 	}
 	if len(msgs) > 0 {
-		in.rowsPerMsg = 0.5*in.rowsPerMsg + 0.5*float64(max(rows, 1))/float64(len(msgs))
+		in.observe(rows, len(msgs))
 	}
 	// Messages waiting for their transaction keep their ack clock reset,
 	// as do those being written: none comes back to be written twice.
@@ -281,11 +281,29 @@ func (in *Ingester) keepAlive(stop <-chan struct{}, batch []pending, done *atomi
 
 // fetchSize is how many messages the next fetch asks for: as many as fit
 // MaxRows by the rows per message seen so far, within [1, FetchBatch].
+// Before any message is seen it asks for one: a writer restarting into a
+// backlog of big messages would otherwise hold FetchBatch of them at once
+// (1,000 messages of 1,000 rows took 662 MB).
 func (in *Ingester) fetchSize() int {
-	if in.rowsPerMsg <= 1 {
+	switch {
+	case in.rowsPerMsg == 0:
+		return 1
+	case in.rowsPerMsg <= 1:
 		return in.opt.FetchBatch
 	}
 	return max(1, min(in.opt.FetchBatch, int(float64(in.opt.MaxRows)/in.rowsPerMsg)))
+}
+
+// observe updates the rows-per-message estimate with a fetch of msgs
+// messages carrying rows rows. The first fetch sets it outright (halving
+// it toward zero would let the second fetch ask for twice what fits).
+func (in *Ingester) observe(rows, msgs int) {
+	per := float64(max(rows, 1)) / float64(msgs)
+	if in.rowsPerMsg == 0 {
+		in.rowsPerMsg = per
+		return
+	}
+	in.rowsPerMsg = 0.5*in.rowsPerMsg + 0.5*per
 }
 
 // Decode reads one results message: JSON of the current wire version

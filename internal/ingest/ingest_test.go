@@ -32,6 +32,7 @@ type memSource struct {
 	inProg  atomic.Int64
 	closeAt bool // return ErrClosed once the queue is empty
 	fetches int
+	got     []int // messages returned by each fetch
 }
 
 type memMsg struct {
@@ -56,6 +57,7 @@ func (s *memSource) Fetch(ctx context.Context, max int, wait time.Duration) ([]i
 		out[i] = s.queue[i]
 	}
 	s.queue = s.queue[n:]
+	s.got = append(s.got, n)
 	empty := n == 0
 	s.mu.Unlock()
 	if empty {
@@ -146,8 +148,9 @@ func TestRedeliveredThreeTimes(t *testing.T) {
 	}
 	a := encode(t, results(id, 0, 3, 4, 5))
 	b := encode(t, results(id, 3, 5, 6))
-	// FetchBatch 4: fetch 1 = a a a b (three copies in one transaction),
-	// fetch 2 = a b a (redeliveries in a later transaction).
+	// Fetch 1 = a (a first fetch takes one message), fetch 2 = a a b a
+	// (three copies in one transaction), fetch 3 = b a (redeliveries in a
+	// later transaction).
 	src := newSource(true, a, a, a, b, a, b, a)
 	in := ingest.New(src, st, opts())
 	if err := in.Run(ctx); err != nil {
@@ -160,7 +163,7 @@ func TestRedeliveredThreeTimes(t *testing.T) {
 		t.Errorf("counts = %v, want %v", got, want)
 	}
 	s := in.Stats()
-	if s.Messages != 7 || s.Rows != 19 || s.Inserted != 5 || s.Batches != 2 || s.Rejected != 0 {
+	if s.Messages != 7 || s.Rows != 19 || s.Inserted != 5 || s.Batches != 3 || s.Rejected != 0 {
 		t.Errorf("stats %+v", s)
 	}
 	if p, _ := st.BatchProgress(ctx, id); p.Done != 5 || !p.Finished() {
@@ -231,32 +234,40 @@ func TestRetriesWhileDatabaseUnavailable(t *testing.T) {
 	t.Parallel()
 	st := storetest.NewStore(t)
 	ctx := ctxT(t)
-	id, _ := st.CreateBatch(ctx, "8", "optimal", 3)
-	a, b := encode(t, results(id, 0, 1, 2)), encode(t, results(id, 2, 3))
-	src := newSource(true, a, b)
+	id, _ := st.CreateBatch(ctx, "8", "optimal", 4)
+	// c, alone in the first fetch, teaches the loop that messages are
+	// small; a and b then come in one fetch, held while the database is
+	// down.
+	c, a, b := encode(t, results(id, 3, 4)), encode(t, results(id, 0, 1, 2)), encode(t, results(id, 2, 3))
+	src := newSource(true, c, a, b)
 	f := &flaky{Sink: st}
-	f.n.Store(5)
 	f.check = func() {
 		src.mu.Lock()
 		defer src.mu.Unlock()
-		if len(src.acks) != 0 {
+		if len(src.acks) > 1 { // c's only
 			t.Error("acknowledged before the transaction committed")
 		}
 	}
-	in := ingest.New(src, f, opts())
+	o := opts()
+	o.OnCommit = func(s ingest.Stats) {
+		if s.Batches == 1 {
+			f.n.Store(5)
+		}
+	}
+	in := ingest.New(src, f, o)
 	if err := in.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if s := in.Stats(); s.Retries != 5 || s.Inserted != 3 || s.Messages != 2 || s.Batches != 1 {
+	if s := in.Stats(); s.Retries != 5 || s.Inserted != 4 || s.Messages != 3 || s.Batches != 2 {
 		t.Errorf("stats %+v", s)
 	}
-	if src.acks[string(a)] != 1 || src.acks[string(b)] != 1 || src.naks != 0 {
+	if src.acks[string(a)] != 1 || src.acks[string(b)] != 1 || src.acks[string(c)] != 1 || src.naks != 0 {
 		t.Errorf("acks %v naks %d", src.acks, src.naks)
 	}
 	if src.inProg.Load() != 10 { // each held message, on each failed attempt
 		t.Errorf("InProgress calls = %d, want 10", src.inProg.Load())
 	}
-	if got := dist(t, st, id); !reflect.DeepEqual(got, map[int]int64{1: 1, 2: 1, 3: 1}) {
+	if got := dist(t, st, id); !reflect.DeepEqual(got, map[int]int64{1: 1, 2: 1, 3: 1, 4: 1}) {
 		t.Errorf("counts %v", got)
 	}
 }
@@ -533,12 +544,38 @@ func TestTransactionsBounded(t *testing.T) {
 	if total != 12000 || len(src.acks) != 12 {
 		t.Fatalf("wrote %d rows, acked %d messages; transactions %v", total, len(src.acks), sink.rows)
 	}
-	// The first fetch asks for FetchBatch (8 messages: 4 transactions of
-	// 2); later ones only what fits (2), so 12 messages take 1 + 2 + more.
-	if src.fetches < 3 {
+	// The first fetch asks for one message; later ones only what fits (2),
+	// so 12 messages take 1 + 6 + more.
+	if src.fetches < 7 {
 		t.Errorf("%d fetches: later fetches did not shrink to MaxRows", src.fetches)
 	}
 	if src.inProg.Load() == 0 {
 		t.Error("messages waiting for their transaction were not kept alive")
+	}
+}
+
+// A writer restarting into a backlog of big messages holds no more than
+// MaxRows of them at once, from its very first fetch on (it used to ask
+// for FetchBatch first, knowing nothing of their size: 662 MB for a
+// backlog of 1 M 8-puzzle results).
+func TestFirstFetchBounded(t *testing.T) {
+	t.Parallel()
+	var msgs [][]byte
+	for i := range 12 {
+		msgs = append(msgs, encode(t, results(1, int64(i*1000), make([]int, 1000)...)))
+	}
+	src := newSource(true, msgs...)
+	o := opts()
+	o.FetchBatch, o.MaxRows = 8, 2500
+	if err := ingest.Run(ctxT(t), src, &slowRows{}, o); err != nil {
+		t.Fatal(err)
+	}
+	if len(src.acks) != 12 {
+		t.Fatalf("acked %d messages of 12", len(src.acks))
+	}
+	for i, n := range src.got {
+		if n*1000 > o.MaxRows && n > 1 {
+			t.Errorf("fetch %d held %d messages of 1000 rows, MaxRows %d (fetches %v)", i+1, n, o.MaxRows, src.got)
+		}
 	}
 }
