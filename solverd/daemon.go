@@ -114,6 +114,11 @@ func daemon(ctx context.Context, cfg config.Config, solver textSolver, log *slog
 		// lands during a connection attempt.
 		return nil
 	}
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		// Told to stop while still setting up (ensuring streams and
+		// consumers): a clean stop too, not a failure to report.
+		return nil
+	}
 	return err
 }
 

@@ -180,17 +180,20 @@ func TestRunKeepsAppliedReplicas(t *testing.T) {
 	}
 	sctx, scancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer scancel()
-	// Started: every consumer the worker ensures exists.
+	// Started: a worker is pulling jobs, so everything it ensures at start
+	// (streams, consumers) is done. The consumers existed before (queue
+	// apply made them), so their existence says nothing.
 	for {
-		if _, err := js.Consumer(sctx, queue.DeadStream, queue.DeadConsumer); err == nil {
-			break
+		if c, err := js.Consumer(sctx, queue.JobsStream, queue.JobsConsumer); err == nil {
+			if info, err := c.Info(sctx); err == nil && info.NumWaiting > 0 {
+				break
+			}
 		}
 		if sctx.Err() != nil {
 			t.Fatalf("daemon did not start:\n%s", logs.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	time.Sleep(200 * time.Millisecond)
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("daemon: %v", err)

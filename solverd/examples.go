@@ -19,9 +19,13 @@ var examples = map[string]string{
 	"solverd scramble": `  solverd scramble -p 15 --count 3 --seed 1
   solverd scramble -p loopover:5x5 --count 10 --walk 20   # random walks of 20 moves`,
 	"solverd verify": `  solverd verify -p 8 "1 2 3/4 5 6/7 0 8" "L"`,
-	"solverd queue":  `  solverd queue apply --nats-max-deliver 5 --nats-ack-wait 1m`,
-	"solverd queue apply": `  solverd queue apply
+	"solverd queue": `  solverd queue status
   solverd queue apply --nats-max-deliver 5 --nats-ack-wait 1m`,
+	"solverd queue apply": `  solverd queue apply
+  solverd queue apply --nats-max-deliver 5 --nats-ack-wait 1m
+  solverd queue apply --nats-url nats://n1:4222,nats://n2:4222,nats://n3:4222 --nats-replicas 3`,
+	"solverd queue status": `  solverd queue status
+  solverd queue status --json | jq '.streams[] | {name, replicas, leader}'`,
 	"solverd tables": `  solverd tables build 15-pdb-78
   solverd tables list
   solverd tables push --tables-bucket tessera-tables`,
