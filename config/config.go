@@ -50,6 +50,10 @@ type NATS struct {
 	URL        string        `mapstructure:"url"`
 	MaxDeliver int           `mapstructure:"max_deliver"` // deliveries of one job before it is recorded as failed
 	AckWait    time.Duration `mapstructure:"ack_wait"`
+	// Replicas is how many servers of a NATS cluster keep each stream
+	// and bucket tessera creates (1 for a single server, 3 in production).
+	// Existing streams keep theirs: only `solverd queue apply` changes it.
+	Replicas int `mapstructure:"replicas"`
 
 	NATSAuth `mapstructure:",squash"`
 }
@@ -147,6 +151,7 @@ func Default() Config {
 	c.NATS.URL = "nats://127.0.0.1:4222"
 	c.NATS.MaxDeliver = 5
 	c.NATS.AckWait = 30 * time.Second
+	c.NATS.Replicas = 1
 	c.Solver.Mode = "optimal"
 	c.Solver.QuickWorkers = 1
 	c.Solver.Threads = 1
@@ -199,6 +204,7 @@ var keys = []key{
 	{"nats.url", "nats-url", "NATS server URL(s), comma separated", func(c *Config) any { return &c.NATS.URL }, kindURL},
 	{"nats.max_deliver", "nats-max-deliver", "deliveries of a job before it is recorded as failed", func(c *Config) any { return &c.NATS.MaxDeliver }, kindPlain},
 	{"nats.ack_wait", "nats-ack-wait", "time a consumer has to acknowledge a message", func(c *Config) any { return &c.NATS.AckWait }, kindPlain},
+	{"nats.replicas", "nats-replicas", "servers of a NATS cluster that keep each stream and bucket tessera creates (1 to 5; existing ones change only through `solverd queue apply`)", func(c *Config) any { return &c.NATS.Replicas }, kindPlain},
 	{"nats.user", "nats-user", "NATS user name (with nats.password)", func(c *Config) any { return &c.NATS.User }, kindPlain},
 	{"nats.password", "nats-password", "NATS password" + secretUsage, func(c *Config) any { return &c.NATS.Password }, kindSecret},
 	{"nats.token", "nats-token", "NATS authentication token" + secretUsage, func(c *Config) any { return &c.NATS.Token }, kindSecret},
@@ -629,6 +635,10 @@ func (c Config) validate(only map[string]bool) error {
 	}
 	if c.NATS.AckWait <= 0 {
 		bad("nats.ack_wait", "want a positive duration, got %s", c.NATS.AckWait)
+	}
+	// JetStream keeps at most five replicas of a stream.
+	if c.NATS.Replicas < 1 || c.NATS.Replicas > 5 {
+		bad("nats.replicas", "want 1 to 5, got %d", c.NATS.Replicas)
 	}
 
 	if u := strings.TrimSpace(c.Database.URL); u != "" && strings.Contains(u, "://") {

@@ -55,7 +55,7 @@ func TestDefaults(t *testing.T) {
 	if c != d {
 		t.Fatalf("Load with nothing set = %+v, want Default() %+v", c, d)
 	}
-	if d.NATS.URL != "nats://127.0.0.1:4222" || d.NATS.MaxDeliver != 5 || d.NATS.AckWait != 30*time.Second ||
+	if d.NATS.URL != "nats://127.0.0.1:4222" || d.NATS.MaxDeliver != 5 || d.NATS.AckWait != 30*time.Second || d.NATS.Replicas != 1 ||
 		d.Database.URL != "" || d.Solver.Mode != "optimal" || d.Results.FetchBatch != 1000 || d.Results.HTTPAddr != "127.0.0.1:8080" ||
 		d.NATS.Password != "" || d.Results.HTTPToken != "" {
 		t.Fatalf("unexpected defaults %+v", d)
@@ -114,7 +114,7 @@ func TestEveryKeyFromEnv(t *testing.T) {
 	file := writeFile(t, "f", "pw\n")
 	values := map[string]string{
 		"nats.url":         "nats://e:1",
-		"nats.max_deliver": "2", "nats.ack_wait": "2s", "database.url": "postgres://e/d",
+		"nats.max_deliver": "2", "nats.ack_wait": "2s", "nats.replicas": "3", "database.url": "postgres://e/d",
 		"nats.user": "u", "nats.password": "p", "nats.token": "t", "nats.nkey_file": file, "nats.creds_file": file,
 		"nats.tls_ca_file": file, "nats.tls_cert_file": file, "nats.tls_key_file": file,
 		"database.password": "p", "database.password_file": file,
@@ -281,6 +281,8 @@ func TestValidate(t *testing.T) {
 		{"nats scheme", func(c *Config) { c.NATS.URL = "http://x:1" }, "nats.url:"},
 		{"max deliver", func(c *Config) { c.NATS.MaxDeliver = 0 }, "nats.max_deliver:"},
 		{"ack wait", func(c *Config) { c.NATS.AckWait = 0 }, "nats.ack_wait:"},
+		{"replicas zero", func(c *Config) { c.NATS.Replicas = 0 }, "nats.replicas: want 1 to 5, got 0"},
+		{"replicas six", func(c *Config) { c.NATS.Replicas = 6 }, "nats.replicas: want 1 to 5, got 6"},
 		{"db scheme", func(c *Config) { c.Database.URL = "mysql://x/y" }, "database.url:"},
 		{"fetch batch", func(c *Config) { c.Results.FetchBatch = 0 }, "results.fetch_batch:"},
 		{"fetch wait", func(c *Config) { c.Results.FetchWait = 0 }, "results.fetch_wait:"},
@@ -474,7 +476,7 @@ func TestSet(t *testing.T) {
 	if _, err := set.Load(fs); err == nil || !strings.Contains(err.Error(), "database.url") {
 		t.Errorf("a used key was not validated: %v", err)
 	}
-	if got := Uses("nats").With("solver.mode").Names(); len(got) != 12 || !slices.Contains(got, "solver.mode") {
+	if got := Uses("nats").With("solver.mode").Names(); len(got) != 13 || !slices.Contains(got, "solver.mode") {
 		t.Errorf("Names = %v", got)
 	}
 	defer func() {

@@ -1,0 +1,665 @@
+package natstest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// EnvServer names a nats-server binary to run instead of the version go.mod
+// pins (e.g. Debian's /usr/sbin/nats-server).
+const EnvServer = "TESSERA_NATS_SERVER"
+
+const serverModule = "github.com/nats-io/nats-server/v2"
+
+var binary struct {
+	sync.Mutex
+	path string
+}
+
+// Binary returns the path of the nats-server binary real-process tests run:
+// $TESSERA_NATS_SERVER when set, else the version go.mod pins, built once
+// into os.UserCacheDir()/tessera/nats-server-<version> and reused. Two test
+// binaries building at once each build to a private name and rename, so
+// neither ever runs a half-written file.
+func Binary(t testing.TB) string {
+	t.Helper()
+	if p := os.Getenv(EnvServer); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("natstest: %s=%s: %v", EnvServer, p, err)
+		}
+		return p
+	}
+	binary.Lock()
+	defer binary.Unlock()
+	if binary.path != "" {
+		return binary.path
+	}
+	version := pinnedVersion(t)
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		t.Fatalf("natstest: cache dir for nats-server: %v", err)
+	}
+	dir := filepath.Join(cache, "tessera")
+	path := filepath.Join(dir, "nats-server-"+version)
+	if _, err := os.Stat(path); err == nil {
+		binary.path = path
+		return path
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatalf("natstest: %v", err)
+	}
+	tmp := fmt.Sprintf("%s.tmp-%d", path, os.Getpid())
+	// The test's working directory is inside the module, so go.mod's pin
+	// (and go.sum) decide what is built.
+	cmd := exec.Command("go", "build", "-o", tmp, serverModule)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		os.Remove(tmp)
+		t.Fatalf("natstest: go build %s: %v\n%s", serverModule, err, out)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		t.Fatalf("natstest: %v", err)
+	}
+	binary.path = path
+	return path
+}
+
+// pinnedVersion is the nats-server version linked into the test binary,
+// which is go.mod's (this package imports the server).
+func pinnedVersion(t testing.TB) string {
+	t.Helper()
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == serverModule {
+				if d.Replace != nil {
+					d = d.Replace
+				}
+				if d.Version != "" && d.Version != "(devel)" {
+					return d.Version
+				}
+			}
+		}
+	}
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", serverModule).Output()
+	if err != nil || len(bytes.TrimSpace(out)) == 0 {
+		t.Fatalf("natstest: version of %s: %v", serverModule, err)
+	}
+	return string(bytes.TrimSpace(out))
+}
+
+// Process is one real nats-server process with JetStream, alone or a node
+// of a Cluster. Its ports and store directory stay the same across
+// Restart, so a restarted node is the same server to its peers.
+type Process struct {
+	t       testing.TB
+	bin     string
+	name    string
+	dir     string // store and logs
+	port    int
+	monitor int
+	args    []string
+
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	done chan struct{}
+	logs int
+}
+
+// StartProcess starts one nats-server process (Binary) with JetStream on
+// free 127.0.0.1 ports and a store under t.TempDir(), and waits until
+// JetStream answers. It is killed in t.Cleanup; the kernel kills it if the
+// test binary dies first (an interrupted or timed-out run leaves nothing).
+func StartProcess(t testing.TB) *Process {
+	t.Helper()
+	return StartProcessWith(t, Binary(t))
+}
+
+// StartProcessWith is StartProcess running the binary bin.
+func StartProcessWith(t testing.TB, bin string) *Process {
+	t.Helper()
+	p := newProcess(t, bin, "n0", t.TempDir())
+	p.start()
+	p.waitJetStream(20 * time.Second)
+	return p
+}
+
+func newProcess(t testing.TB, bin, name, dir string) *Process {
+	p := &Process{t: t, bin: bin, name: name, dir: dir, port: freePort(t), monitor: freePort(t)}
+	p.args = []string{"-js", "-a", "127.0.0.1", "-p", strconv.Itoa(p.port), "-m", strconv.Itoa(p.monitor),
+		"-sd", filepath.Join(dir, "store"), "--server_name", name}
+	t.Cleanup(func() {
+		p.Kill()
+		if t.Failed() {
+			t.Logf("%s", p.Log())
+		}
+	})
+	return p
+}
+
+// start runs the process once more with the same arguments; its output goes
+// to a new log file (nats-N.log) so that Log shows every life.
+func (p *Process) start() {
+	p.t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.logs++
+	f, err := os.Create(filepath.Join(p.dir, fmt.Sprintf("nats-%d.log", p.logs)))
+	if err != nil {
+		p.t.Fatalf("natstest: %v", err)
+	}
+	cmd := exec.Command(p.bin, p.args...)
+	cmd.Stdout, cmd.Stderr = f, f
+	// SIGKILL when the test binary dies, so no server outlives an
+	// interrupted run.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		f.Close()
+		p.t.Fatalf("natstest: start %s %s: %v", p.bin, p.name, err)
+	}
+	done := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		f.Close()
+		close(done)
+	}()
+	p.cmd, p.done = cmd, done
+}
+
+// URL is the process's client URL.
+func (p *Process) URL() string { return "nats://127.0.0.1:" + strconv.Itoa(p.port) }
+
+// MonitorURL is the process's HTTP monitoring base URL.
+func (p *Process) MonitorURL() string { return "http://127.0.0.1:" + strconv.Itoa(p.monitor) }
+
+// Name is the server name (n0, n1, …).
+func (p *Process) Name() string { return p.name }
+
+// Running reports whether the process is alive.
+func (p *Process) Running() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done == nil {
+		return false
+	}
+	select {
+	case <-p.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// Kill sends SIGKILL (kill -9) and waits until the process is gone. A
+// stopped process is left as it is.
+func (p *Process) Kill() { p.signal(syscall.SIGKILL, 0) }
+
+// Stop asks the process to shut down (SIGTERM) and waits for it, killing
+// it after 30 s.
+func (p *Process) Stop() { p.signal(syscall.SIGTERM, 30*time.Second) }
+
+func (p *Process) signal(sig syscall.Signal, grace time.Duration) {
+	p.mu.Lock()
+	cmd, done := p.cmd, p.done
+	p.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	_ = cmd.Process.Signal(sig)
+	if grace == 0 {
+		<-done
+		return
+	}
+	select {
+	case <-done:
+	case <-time.After(grace):
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		<-done
+	}
+}
+
+// Restart starts a stopped or killed process again on the same ports and
+// store (killing it first if it still runs), and waits until it accepts
+// connections. A cluster node may need WaitStreamCurrent before its
+// replicas have caught up; a single server waits until JetStream answers.
+func (p *Process) Restart() {
+	p.t.Helper()
+	p.Kill()
+	p.start()
+	p.waitConnect(20 * time.Second)
+}
+
+// RestartJetStream is Restart for a single server: it also waits until
+// JetStream (which recovers its store first) answers requests.
+func (p *Process) RestartJetStream() {
+	p.t.Helper()
+	p.Restart()
+	p.waitJetStream(30 * time.Second)
+}
+
+// Log is every life's output of the process, for failure messages.
+func (p *Process) Log() string {
+	p.mu.Lock()
+	n := p.logs
+	p.mu.Unlock()
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		out, _ := os.ReadFile(filepath.Join(p.dir, fmt.Sprintf("nats-%d.log", i)))
+		const keep = 6000
+		if len(out) > keep {
+			out = append([]byte("…"), out[len(out)-keep:]...)
+		}
+		fmt.Fprintf(&b, "--- nats-server %s, life %d ---\n%s", p.name, i, out)
+	}
+	return b.String()
+}
+
+func (p *Process) waitConnect(within time.Duration) {
+	p.t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		nc, err := nats.Connect(p.URL(), nats.Timeout(time.Second), nats.NoReconnect())
+		if err == nil {
+			nc.Close()
+			return
+		}
+		if time.Now().After(deadline) || !p.Running() {
+			p.t.Fatalf("natstest: %s not accepting connections after %v: %v", p.name, within, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (p *Process) waitJetStream(within time.Duration) {
+	p.t.Helper()
+	p.waitConnect(within)
+	deadline := time.Now().Add(within)
+	for {
+		err := accountInfo(p.URL())
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) || !p.Running() {
+			p.t.Fatalf("natstest: %s: JetStream not answering after %v: %v", p.name, within, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func accountInfo(url string) error {
+	nc, err := nats.Connect(url, nats.Timeout(time.Second), nats.NoReconnect())
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_, err = js.AccountInfo(ctx)
+	return err
+}
+
+// jsz is the part of the monitoring endpoint /jsz the harness reads; the
+// field names are the same on 2.9 and 2.15.
+type jsz struct {
+	Meta *struct {
+		Leader   string `json:"leader"`
+		Size     int    `json:"cluster_size"`
+		Replicas []struct {
+			Name    string `json:"name"`
+			Current bool   `json:"current"`
+			Offline bool   `json:"offline"`
+		} `json:"replicas"`
+	} `json:"meta_cluster"`
+}
+
+func (p *Process) jsz() (jsz, error) {
+	var z jsz
+	c := http.Client{Timeout: 2 * time.Second}
+	resp, err := c.Get(p.MonitorURL() + "/jsz")
+	if err != nil {
+		return z, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return z, fmt.Errorf("GET /jsz: %s", resp.Status)
+	}
+	return z, json.NewDecoder(resp.Body).Decode(&z)
+}
+
+// Cluster is n nats-server processes with JetStream, routed to each other
+// on 127.0.0.1 (cluster name C, server names n0…n(n-1)).
+type Cluster struct {
+	t     testing.TB
+	nodes []*Process
+}
+
+// StartCluster starts an n-node cluster of Binary and waits until every
+// node sees a JetStream meta leader that knows all n peers as current, so
+// a stream of n replicas can be placed at once. Every process is killed in
+// t.Cleanup (and by the kernel if the test binary dies); on failure their
+// logs are printed.
+func StartCluster(t testing.TB, n int) *Cluster {
+	t.Helper()
+	return StartClusterWith(t, n, Binary(t))
+}
+
+// StartClusterWith is StartCluster running the binary bin.
+func StartClusterWith(t testing.TB, n int, bin string) *Cluster {
+	t.Helper()
+	if n < 1 {
+		t.Fatalf("natstest: a cluster of %d nodes", n)
+	}
+	c := &Cluster{t: t}
+	routePorts := make([]int, n)
+	routes := make([]string, n)
+	for i := range routePorts {
+		routePorts[i] = freePort(t)
+		routes[i] = "nats://127.0.0.1:" + strconv.Itoa(routePorts[i])
+	}
+	root := t.TempDir()
+	for i := range n {
+		dir := filepath.Join(root, fmt.Sprintf("n%d", i))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatalf("natstest: %v", err)
+		}
+		p := newProcess(t, bin, fmt.Sprintf("n%d", i), dir)
+		p.args = append(p.args, "--cluster_name", "C",
+			"--cluster", routes[i], "--routes", strings.Join(routes, ","))
+		c.nodes = append(c.nodes, p)
+	}
+	for _, p := range c.nodes {
+		p.start()
+	}
+	for _, p := range c.nodes {
+		p.waitConnect(20 * time.Second)
+	}
+	c.WaitMeta(60 * time.Second)
+	return c
+}
+
+// N is the number of nodes.
+func (c *Cluster) N() int { return len(c.nodes) }
+
+// Node is node i.
+func (c *Cluster) Node(i int) *Process { return c.nodes[i] }
+
+// URL is node i's client URL.
+func (c *Cluster) URL(i int) string { return c.nodes[i].URL() }
+
+// URLs is every node's client URL, comma-separated (as nats.Connect and
+// nats.url take them).
+func (c *Cluster) URLs() string {
+	urls := make([]string, len(c.nodes))
+	for i, p := range c.nodes {
+		urls[i] = p.URL()
+	}
+	return strings.Join(urls, ",")
+}
+
+// Kill kills node i with SIGKILL.
+func (c *Cluster) Kill(i int) { c.nodes[i].Kill() }
+
+// Stop shuts node i down gracefully.
+func (c *Cluster) Stop(i int) { c.nodes[i].Stop() }
+
+// Restart starts node i again on its ports and store and waits until it
+// accepts connections and the meta group has it back as current.
+func (c *Cluster) Restart(i int) {
+	c.t.Helper()
+	c.nodes[i].Restart()
+	c.WaitMeta(60 * time.Second)
+}
+
+// Index is the index of the node named name (n0…), or -1.
+func (c *Cluster) Index(name string) int {
+	for i, p := range c.nodes {
+		if p.name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Conn connects to every node of the cluster (reconnecting forever, as the
+// daemons do); it is closed in t.Cleanup.
+func (c *Cluster) Conn(t testing.TB) *nats.Conn {
+	t.Helper()
+	return connect(t, c.URLs())
+}
+
+// Conn connects to the process, reconnecting forever (across Kill and
+// Restart); it is closed in t.Cleanup.
+func (p *Process) Conn(t testing.TB) *nats.Conn {
+	t.Helper()
+	return connect(t, p.URL())
+}
+
+func connect(t testing.TB, urls string) *nats.Conn {
+	t.Helper()
+	nc, err := nats.Connect(urls, nats.Name(t.Name()), nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))
+	if err != nil {
+		t.Fatalf("natstest: connect to %s: %v", urls, err)
+	}
+	t.Cleanup(nc.Close)
+	return nc
+}
+
+// WaitMeta waits until a running node is the JetStream meta leader and
+// sees every other running node as a current peer.
+func (c *Cluster) WaitMeta(within time.Duration) {
+	c.t.Helper()
+	deadline := time.Now().Add(within)
+	var last error
+	for {
+		if last = c.metaReady(); last == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("natstest: cluster not ready after %v: %v", within, last)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (c *Cluster) metaReady() error {
+	running := map[string]bool{}
+	for _, p := range c.nodes {
+		if p.Running() {
+			running[p.name] = true
+		}
+	}
+	for _, p := range c.nodes {
+		if !running[p.name] {
+			continue
+		}
+		z, err := p.jsz()
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
+		}
+		if z.Meta == nil || z.Meta.Leader == "" {
+			return fmt.Errorf("%s sees no meta leader", p.name)
+		}
+		if z.Meta.Leader != p.name {
+			continue
+		}
+		// The leader lists its peers; every running one must be current.
+		current := 1
+		for _, r := range z.Meta.Replicas {
+			if running[r.Name] && r.Current && !r.Offline {
+				current++
+			}
+		}
+		if current < len(running) {
+			return fmt.Errorf("meta leader %s sees %d of %d running servers current", p.name, current, len(running))
+		}
+		return accountInfo(p.URL())
+	}
+	return errors.New("no running node is the meta leader")
+}
+
+// StreamLeader is the index of the node leading stream name, waiting up to
+// 30 s for a leader (after a kill, a new one is elected in seconds).
+func (c *Cluster) StreamLeader(t testing.TB, name string) int {
+	t.Helper()
+	var last error
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		info, err := c.streamInfo(name)
+		if err == nil && info.Cluster != nil && info.Cluster.Leader != "" {
+			if i := c.Index(info.Cluster.Leader); i >= 0 && c.nodes[i].Running() {
+				return i
+			}
+			err = fmt.Errorf("leader %q is not a running node", info.Cluster.Leader)
+		} else if err == nil {
+			err = errors.New("no leader")
+		}
+		last = err
+		if time.Now().After(deadline) {
+			t.Fatalf("natstest: stream %s: no leader after 30s: %v", name, last)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// ConsumerLeader is the index of the node leading consumer durable of
+// stream, waiting up to 30 s for a leader.
+func (c *Cluster) ConsumerLeader(t testing.TB, stream, durable string) int {
+	t.Helper()
+	var last error
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		info, err := c.consumerInfo(stream, durable)
+		if err == nil && info.Cluster != nil && info.Cluster.Leader != "" {
+			if i := c.Index(info.Cluster.Leader); i >= 0 && c.nodes[i].Running() {
+				return i
+			}
+			err = fmt.Errorf("leader %q is not a running node", info.Cluster.Leader)
+		} else if err == nil {
+			err = errors.New("no leader")
+		}
+		last = err
+		if time.Now().After(deadline) {
+			t.Fatalf("natstest: consumer %s/%s: no leader after 30s: %v", stream, durable, last)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// WaitStreamCurrent waits (up to within) until stream name has a leader
+// and all its replicas are current and online, e.g. after a Restart.
+func (c *Cluster) WaitStreamCurrent(t testing.TB, name string, within time.Duration) {
+	t.Helper()
+	var last error
+	deadline := time.Now().Add(within)
+	for {
+		info, err := c.streamInfo(name)
+		if err == nil {
+			err = replicasCurrent(info.Config.Replicas, info.Cluster)
+		}
+		if err == nil {
+			return
+		}
+		last = err
+		if time.Now().After(deadline) {
+			t.Fatalf("natstest: stream %s not current after %v: %v", name, within, last)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func replicasCurrent(want int, ci *jetstream.ClusterInfo) error {
+	if ci == nil || ci.Leader == "" {
+		return errors.New("no leader")
+	}
+	if want < 1 {
+		want = 1
+	}
+	if len(ci.Replicas) != want-1 {
+		return fmt.Errorf("%d of %d followers listed", len(ci.Replicas), want-1)
+	}
+	for _, r := range ci.Replicas {
+		if !r.Current || r.Offline {
+			return fmt.Errorf("replica %s: current %v, offline %v, lag %d", r.Name, r.Current, r.Offline, r.Lag)
+		}
+	}
+	return nil
+}
+
+// streamInfo asks the running nodes in turn (a dead one refuses at once).
+func (c *Cluster) streamInfo(name string) (*jetstream.StreamInfo, error) {
+	var last error = errors.New("no running node")
+	for _, p := range c.nodes {
+		if !p.Running() {
+			continue
+		}
+		info, err := withJS(p.URL(), func(ctx context.Context, js jetstream.JetStream) (*jetstream.StreamInfo, error) {
+			s, err := js.Stream(ctx, name)
+			if err != nil {
+				return nil, err
+			}
+			return s.CachedInfo(), nil
+		})
+		if err == nil {
+			return info, nil
+		}
+		last = fmt.Errorf("%s: %w", p.name, err)
+	}
+	return nil, last
+}
+
+func (c *Cluster) consumerInfo(stream, durable string) (*jetstream.ConsumerInfo, error) {
+	var last error = errors.New("no running node")
+	for _, p := range c.nodes {
+		if !p.Running() {
+			continue
+		}
+		info, err := withJS(p.URL(), func(ctx context.Context, js jetstream.JetStream) (*jetstream.ConsumerInfo, error) {
+			cons, err := js.Consumer(ctx, stream, durable)
+			if err != nil {
+				return nil, err
+			}
+			return cons.CachedInfo(), nil
+		})
+		if err == nil {
+			return info, nil
+		}
+		last = fmt.Errorf("%s: %w", p.name, err)
+	}
+	return nil, last
+}
+
+func withJS[T any](url string, f func(context.Context, jetstream.JetStream) (T, error)) (T, error) {
+	var zero T
+	nc, err := nats.Connect(url, nats.Timeout(time.Second), nats.NoReconnect())
+	if err != nil {
+		return zero, err
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return zero, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	return f(ctx, js)
+}

@@ -1,0 +1,92 @@
+package natstest
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// TestClusterSurvivesLeaderKill is the harness's reason to exist: three real
+// processes, an R3 stream, its leader killed with SIGKILL, and publishing
+// goes on; the node comes back on its store and catches up.
+func TestClusterSurvivesLeaderKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts three nats-server processes (skipped with -short)")
+	}
+	c := StartCluster(t, 3)
+	if got := strings.Count(c.URLs(), ","); got != 2 {
+		t.Fatalf("URLs() = %q: want three URLs", c.URLs())
+	}
+	js, err := jetstream.New(c.Conn(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "R3", Subjects: []string{"r3.>"}, Replicas: 3}); err != nil {
+		t.Fatalf("create R3 stream: %v", err)
+	}
+	publish := func(n int) {
+		t.Helper()
+		for range n {
+			if _, err := js.Publish(ctx, "r3.x", []byte("m"), jetstream.WithRetryAttempts(60), jetstream.WithRetryWait(250*time.Millisecond)); err != nil {
+				t.Fatalf("publish: %v", err)
+			}
+		}
+	}
+	publish(10)
+	leader := c.StreamLeader(t, "R3")
+	c.Kill(leader)
+	if c.Node(leader).Running() {
+		t.Fatalf("node %d still running after Kill", leader)
+	}
+	publish(10)
+	if now := c.StreamLeader(t, "R3"); now == leader {
+		t.Fatalf("stream leader is still the killed node %d", leader)
+	}
+	c.Restart(leader)
+	c.WaitStreamCurrent(t, "R3", time.Minute)
+	s, err := js.Stream(ctx, "R3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := s.CachedInfo().State.Msgs; n != 20 {
+		t.Fatalf("R3 holds %d messages after the kill and restart: want 20", n)
+	}
+}
+
+// TestProcessKillRestart: a single real server killed with SIGKILL keeps a
+// file-stored stream across Restart on the same port and store.
+func TestProcessKillRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a nats-server process (skipped with -short)")
+	}
+	p := StartProcess(t)
+	j, err := jetstream.New(p.Conn(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := j.CreateStream(ctx, jetstream.StreamConfig{Name: "ONE", Subjects: []string{"one"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Publish(ctx, "one", []byte("m")); err != nil {
+		t.Fatal(err)
+	}
+	p.Kill()
+	if p.Running() {
+		t.Fatal("still running after Kill")
+	}
+	p.RestartJetStream()
+	s, err := j.Stream(ctx, "ONE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := s.CachedInfo().State.Msgs; n != 1 {
+		t.Fatalf("ONE holds %d messages after kill -9 and restart: want 1", n)
+	}
+}
