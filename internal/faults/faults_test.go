@@ -222,12 +222,10 @@ func natsRestart(t *testing.T, s *suite) figure {
 	slow := s.produce(t, nil, "--puzzle", "15", "--random", "40", "--seed", "41", "--timeout", "300ms")
 	fast := s.produce(t, nil, "--puzzle", "8", "--random", "50000", "--seed", "42")
 	s.waitDone(t, slow, 8, 2*time.Minute)
-	if err := s.nats.stop(30 * time.Second); err != nil {
-		t.Logf("nats-server stop: %v", err)
-	}
+	s.nats.Stop()
 	down := time.Now()
 	time.Sleep(5 * time.Second)
-	s.startNATS(t)
+	s.restartNATS(t)
 	back := time.Now()
 	took := s.waitFinished(t, start, 3*time.Minute, slow, fast)
 	after := time.Since(back)
