@@ -247,7 +247,7 @@ func connect(ctx context.Context, f flags, cfg config.Config, spec puzzle.Spec, 
 	if err := e.st.Migrate(ctx); err != nil {
 		return nil, fmt.Errorf("migrate database: %w", err)
 	}
-	qcfg := queue.WithDeliveries(cfg.NATS.MaxDeliver, cfg.NATS.AckWait)
+	qcfg := queueConfig(cfg.NATS)
 	if err := qcfg.Validate(); err != nil {
 		return nil, usageError{err}
 	}
@@ -270,6 +270,9 @@ func connect(ctx context.Context, f flags, cfg config.Config, spec puzzle.Spec, 
 	if e.pipeline == nil { // startLocal ensured them
 		if err := queue.EnsureStreams(ctx, e.js, qcfg); err != nil {
 			return nil, err
+		}
+		if drift, err := queue.ReplicaDrift(ctx, e.js, qcfg); err == nil && len(drift) > 0 {
+			log.Warn(queue.ReplicaDriftWarning, "differences", drift)
 		}
 	}
 	return e, nil

@@ -51,7 +51,7 @@ func cancelCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			qc := queue.WithDeliveries(cfg.NATS.MaxDeliver, cfg.NATS.AckWait)
+			qc := queueConfig(cfg.NATS)
 			if err := queue.CancelBatch(ctx, js, qc, batch, time.Now()); err != nil {
 				return fmt.Errorf("batch %d is marked cancelled, but the solvers were not told: %w", batch, err)
 			}

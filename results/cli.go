@@ -417,7 +417,7 @@ func service(ctx context.Context, cfg config.Config, st *store.Store, log *slog.
 		if err != nil {
 			return err
 		}
-		src, err = resultsSource(ctx, nc, cfg)
+		src, err = resultsSource(ctx, nc, cfg, log)
 		if err == nil {
 			deadSrc, err = deadJobsSource(ctx, nc, cfg)
 		}
@@ -497,7 +497,7 @@ func serveCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if err := queue.EnsureStreams(cmd.Context(), js, queue.WithDeliveries(cfg.NATS.MaxDeliver, cfg.NATS.AckWait)); err != nil {
+				if err := queue.EnsureStreams(cmd.Context(), js, queueConfig(cfg.NATS)); err != nil {
 					return err
 				}
 				opts = append(opts, httpapi.WithGenerator(newSampler(st, js, nc.MaxPayload(), uint64(time.Now().UnixNano()))))
@@ -583,14 +583,17 @@ func loopback(a net.Addr) bool {
 
 // resultsSource ensures the streams and the durable results consumer and
 // adapts the consumer to ingest.Source.
-func resultsSource(ctx context.Context, nc *nats.Conn, cfg config.Config) (ingest.Source, error) {
+func resultsSource(ctx context.Context, nc *nats.Conn, cfg config.Config, log *slog.Logger) (ingest.Source, error) {
 	js, err := queue.New(nc)
 	if err != nil {
 		return nil, err
 	}
-	qc := queue.WithDeliveries(cfg.NATS.MaxDeliver, cfg.NATS.AckWait)
+	qc := queueConfig(cfg.NATS)
 	if err := queue.EnsureStreams(ctx, js, qc); err != nil {
 		return nil, err
+	}
+	if drift, err := queue.ReplicaDrift(ctx, js, qc); err == nil && len(drift) > 0 {
+		log.Warn(queue.ReplicaDriftWarning, "differences", drift)
 	}
 	cons, err := queue.EnsureResultsConsumer(ctx, js, qc)
 	if err != nil {
@@ -606,7 +609,7 @@ func deadJobsSource(ctx context.Context, nc *nats.Conn, cfg config.Config) (inge
 	if err != nil {
 		return nil, err
 	}
-	cons, err := queue.EnsureDeadCopiesConsumer(ctx, js, queue.WithDeliveries(cfg.NATS.MaxDeliver, cfg.NATS.AckWait))
+	cons, err := queue.EnsureDeadCopiesConsumer(ctx, js, queueConfig(cfg.NATS))
 	if err != nil {
 		return nil, err
 	}

@@ -78,7 +78,7 @@ func requeueCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			qc := queue.WithDeliveries(cfg.NATS.MaxDeliver, cfg.NATS.AckWait)
+			qc := queueConfig(cfg.NATS)
 			if err := queue.EnsureStreams(ctx, js, qc); err != nil {
 				return err
 			}

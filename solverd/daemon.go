@@ -80,7 +80,7 @@ var runKeys = config.Uses("nats", "solver")
 // daemon connects (retrying while NATS is not up yet: a daemon may start
 // before its server), ensures the streams and runs the worker loop.
 func daemon(ctx context.Context, cfg config.Config, solver *solve.Solver, log *slog.Logger, obs *metrics.Solver) error {
-	qc := queue.WithDeliveries(cfg.NATS.MaxDeliver, cfg.NATS.AckWait)
+	qc := queueConfig(cfg.NATS)
 	err := backoff.Retry(ctx, connectBackoff, func() error {
 		err := serve(ctx, cfg, qc, solver, log, obs)
 		if err != nil && !errConnect(err) {
@@ -129,6 +129,9 @@ func serve(ctx context.Context, cfg config.Config, qc queue.Config, solver *solv
 		// do not rewrite them for all.
 		log.Warn("this solverd's nats.* settings differ from the shared consumers' and are not applied; "+
 			"run `solverd queue apply` with the settings every solverd should share", "differences", drift)
+	}
+	if drift, err := queue.ReplicaDrift(ctx, js, qc, cfg.Solver.TablesBucket); err == nil && len(drift) > 0 {
+		log.Warn(queue.ReplicaDriftWarning, "differences", drift)
 	}
 	log.Info("solving jobs", "nats", redact.URL(cfg.NATS.URL), "workers", workersOrCores(cfg.Solver.Workers), "quick_workers", cfg.Solver.QuickWorkers)
 	opts := worker.Options{

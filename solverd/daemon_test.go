@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -52,7 +53,7 @@ func TestDaemonSolvesAndDrains(t *testing.T) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	qc := queue.WithDeliveries(cfg.NATS.MaxDeliver, cfg.NATS.AckWait)
+	qc := queueConfig(cfg.NATS)
 	res, err := queue.EnsureResultsConsumer(wctx, js, qc)
 	if err != nil {
 		t.Fatal(err)
@@ -123,5 +124,85 @@ func TestQueueApply(t *testing.T) {
 	code, out, stderr := solverd(t, "", "queue", "apply", "--nats-url", url, "--nats-max-deliver", "3", "--nats-ack-wait", "7s")
 	if code != exitOK || !strings.Contains(out, "consumer solverd-quick: max_deliver 3, ack wait 7s") || !strings.Contains(out, "consumer solverd: max_deliver 3") {
 		t.Fatalf("queue apply: exit %d\n%s%s", code, out, stderr)
+	}
+}
+
+// syncBuffer is a log destination read while the daemon writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// On a real three-node cluster: `queue apply --nats-replicas 3` raises the
+// streams and says so, and a `solverd run` left at the default of one
+// replica keeps them at three, with one warning.
+func TestRunKeepsAppliedReplicas(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a three-node nats-server cluster (skipped with -short)")
+	}
+	cl := natstest.StartCluster(t, 3)
+	// Created at one replica first, as a deployment that grew would be.
+	if code, out, stderr := solverd(t, "", "queue", "apply", "--nats-url", cl.URLs()); code != exitOK || !strings.Contains(out, "replicas: 1 for every") {
+		t.Fatalf("queue apply: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, stderr := solverd(t, "", "queue", "apply", "--nats-url", cl.URLs(), "--nats-replicas", "3")
+	if code != exitOK || !strings.Contains(out, "stream TESSERA_JOBS: replicas 1 -> 3") || !strings.Contains(out, "stream KV_tessera-cancelled: replicas 1 -> 3") {
+		t.Fatalf("queue apply --nats-replicas 3: exit %d\n%s%s", code, out, stderr)
+	}
+
+	cfg := config.Default()
+	cfg.NATS.URL = cl.URLs()
+	cfg.Solver.Workers = 1
+	var logs syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- daemon(ctx, cfg, solve.New(solve.NewRegistry(solve.Builtin()...)), slog.New(slog.NewTextHandler(&logs, nil)), nil)
+	}()
+	js, err := queue.New(cl.Conn(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sctx, scancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer scancel()
+	// Started: every consumer the worker ensures exists.
+	for {
+		if _, err := js.Consumer(sctx, queue.DeadStream, queue.DeadConsumer); err == nil {
+			break
+		}
+		if sctx.Err() != nil {
+			t.Fatalf("daemon did not start:\n%s", logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("daemon: %v", err)
+	}
+	if n := strings.Count(logs.String(), "existing streams keep their replica count"); n != 1 {
+		t.Errorf("%d replica warnings, want 1:\n%s", n, logs.String())
+	}
+	for _, name := range []string{queue.JobsStream, queue.ResultsStream, queue.DeadStream, queue.BucketStream(queue.CancelledBucket)} {
+		s, err := js.Stream(sctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := s.CachedInfo().Config.Replicas; r != 3 {
+			t.Errorf("%s: %d replicas after solverd run with nats.replicas 1, want 3", name, r)
+		}
 	}
 }

@@ -33,7 +33,7 @@ func openBucket(ctx context.Context, cfg config.Config) (*tablestore.Store, func
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := tablestore.Open(ctx, nc, bucket)
+	st, err := tablestore.Open(ctx, nc, bucket, cfg.NATS.Replicas)
 	if err != nil {
 		nc.Close()
 		return nil, nil, err

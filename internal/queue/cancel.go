@@ -16,6 +16,14 @@ import (
 // cancelled batch are answered as failed instead of solved.
 const CancelledBucket = "tessera-cancelled"
 
+// EnsureCancelledBucket creates the bucket of cancelled batches when it is
+// missing (`solverd queue apply`; solverd and `results cancel` create it
+// on first use too).
+func EnsureCancelledBucket(ctx context.Context, js jetstream.JetStream, c Config) error {
+	_, err := cancelledKV(ctx, js, c)
+	return err
+}
+
 func cancelledKV(ctx context.Context, js jetstream.JetStream, c Config) (jetstream.KeyValue, error) {
 	kv, err := js.KeyValue(ctx, CancelledBucket)
 	if errors.Is(err, jetstream.ErrBucketNotFound) {
@@ -23,7 +31,10 @@ func cancelledKV(ctx context.Context, js jetstream.JetStream, c Config) (jetstre
 			Description: "batches cancelled by `results cancel`", Replicas: c.Replicas})
 		if errors.Is(err, jetstream.ErrBucketExists) {
 			kv, err = js.KeyValue(ctx, CancelledBucket)
+		} else if err == nil {
+			err = CheckReplicas(ctx, js, BucketStream(CancelledBucket), "bucket "+CancelledBucket, c.Replicas)
 		}
+		err = ReplicasError(js.Conn(), "bucket "+CancelledBucket, c.Replicas, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("bucket %s: %w", CancelledBucket, err)

@@ -94,7 +94,8 @@ type Config struct {
 	ResultsMaxAckPending int
 	// DeadMaxAge is how long TESSERA_DEAD keeps its records.
 	DeadMaxAge time.Duration
-	// Replicas of every stream (1 for a single server).
+	// Replicas of every stream and bucket tessera creates (1 for a single
+	// server). Existing ones keep theirs: see replicas.go.
 	Replicas int
 }
 
@@ -186,7 +187,9 @@ func New(nc *nats.Conn) (jetstream.JetStream, error) {
 }
 
 // EnsureStreams creates or updates TESSERA_JOBS, TESSERA_RESULTS and
-// TESSERA_DEAD. It is idempotent; every process calls it at start.
+// TESSERA_DEAD. It is idempotent; every process calls it at start. A new
+// stream gets c.Replicas; an existing one keeps its replica count
+// (ReplicaDrift reports a difference, ApplyReplicas changes it).
 func EnsureStreams(ctx context.Context, js jetstream.JetStream, c Config) error {
 	if err := c.Validate(); err != nil {
 		return err
@@ -219,16 +222,17 @@ func EnsureStreams(ctx context.Context, js jetstream.JetStream, c Config) error 
 	}}
 	for _, sc := range streams {
 		if err := ensureStream(ctx, js, sc); err != nil {
-			return fmt.Errorf("ensure stream %s: %w", sc.Name, err)
+			return ReplicasError(js.Conn(), "stream "+sc.Name, sc.Replicas, err)
 		}
 	}
 	return nil
 }
 
-// ensureStream creates sc or updates it when it differs. It does not
-// update a stream that already matches: every process calls EnsureStreams
-// at start, and an update racing a consumer creation trips a data race
-// inside nats-server 2.15 (seen with -race).
+// ensureStream creates sc or updates it when it differs, except in its
+// replica count, which an existing stream keeps. It does not update a
+// stream that already matches: every process calls EnsureStreams at start,
+// and an update racing a consumer creation trips a data race inside
+// nats-server 2.15 (seen with -race).
 func ensureStream(ctx context.Context, js jetstream.JetStream, sc jetstream.StreamConfig) error {
 	s, err := js.Stream(ctx, sc.Name)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
@@ -236,14 +240,18 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, sc jetstream.Stre
 		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 			return nil // created meanwhile by another process
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		return CheckReplicas(ctx, js, sc.Name, "stream "+sc.Name, sc.Replicas)
 	}
 	if err != nil {
 		return err
 	}
 	have := s.CachedInfo().Config
+	sc.Replicas = have.Replicas
 	if slices.Equal(have.Subjects, sc.Subjects) && have.Retention == sc.Retention && have.Storage == sc.Storage &&
-		have.Duplicates == sc.Duplicates && have.MaxAge == sc.MaxAge && have.Replicas == sc.Replicas &&
+		have.Duplicates == sc.Duplicates && have.MaxAge == sc.MaxAge &&
 		have.Description == sc.Description {
 		return nil
 	}
@@ -281,7 +289,7 @@ func jobsConsumerConfig(c Config, lane job.Lane) jetstream.ConsumerConfig {
 		MaxDeliver:    c.MaxDeliver,
 		BackOff:       c.BackOff,
 		MaxAckPending: c.MaxAckPending,
-		Replicas:      c.Replicas,
+		// Replicas 0: the stream's (replicas.go).
 	}
 	if len(c.BackOff) > 0 {
 		// The server sets AckWait to BackOff[0] anyway; saying so keeps
@@ -360,7 +368,7 @@ func ApplyJobsConsumers(ctx context.Context, js jetstream.JetStream, c Config) e
 			return err
 		}
 		cc := jobsConsumerConfig(c, lane)
-		if _, err := js.UpdateConsumer(ctx, JobsStream, cc); err != nil {
+		if _, err := ensureConsumer(ctx, js, JobsStream, cc); err != nil {
 			return fmt.Errorf("apply settings to consumer %s on %s: %w", cc.Durable, JobsStream, err)
 		}
 	}
@@ -396,19 +404,18 @@ func JobsConsumerDrift(ctx context.Context, js jetstream.JetStream, c Config) ([
 }
 
 // EnsureResultsConsumer creates or updates the durable pull consumer of the
-// results writer.
+// results writer (keeping its replica count).
 func EnsureResultsConsumer(ctx context.Context, js jetstream.JetStream, c Config) (jetstream.Consumer, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	cons, err := js.CreateOrUpdateConsumer(ctx, ResultsStream, jetstream.ConsumerConfig{
+	cons, err := ensureConsumer(ctx, js, ResultsStream, jetstream.ConsumerConfig{
 		Durable:       ResultsConsumer,
 		Description:   "results writer",
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		DeliverPolicy: jetstream.DeliverAllPolicy,
 		AckWait:       c.ResultsAckWait,
 		MaxAckPending: c.ResultsMaxAckPending,
-		Replicas:      c.Replicas,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("ensure consumer %s on %s: %w", ResultsConsumer, ResultsStream, err)
@@ -422,7 +429,7 @@ func EnsureDeadConsumer(ctx context.Context, js jetstream.JetStream, c Config) (
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	cons, err := js.CreateOrUpdateConsumer(ctx, DeadStream, jetstream.ConsumerConfig{
+	cons, err := ensureConsumer(ctx, js, DeadStream, jetstream.ConsumerConfig{
 		Durable:       DeadConsumer,
 		Description:   "records jobs that exhausted their deliveries as failed",
 		AckPolicy:     jetstream.AckExplicitPolicy,
@@ -431,7 +438,6 @@ func EnsureDeadConsumer(ctx context.Context, js jetstream.JetStream, c Config) (
 		AckWait:       30 * time.Second,
 		// Retried forever with a delay: giving up here would lose the job.
 		MaxDeliver: -1,
-		Replicas:   c.Replicas,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("ensure consumer %s on %s: %w", DeadConsumer, DeadStream, err)
@@ -451,14 +457,13 @@ func EnsureDeadCopiesConsumer(ctx context.Context, js jetstream.JetStream, c Con
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	cons, err := js.CreateOrUpdateConsumer(ctx, DeadStream, jetstream.ConsumerConfig{
+	cons, err := ensureConsumer(ctx, js, DeadStream, jetstream.ConsumerConfig{
 		Durable:       DeadCopiesConsumer,
 		Description:   "results writer: job copies to PostgreSQL dead_letters",
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		DeliverPolicy: jetstream.DeliverAllPolicy,
 		FilterSubject: DeadJobsSubject,
 		AckWait:       c.ResultsAckWait,
-		Replicas:      c.Replicas,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("ensure consumer %s on %s: %w", DeadCopiesConsumer, DeadStream, err)

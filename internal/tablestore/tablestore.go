@@ -21,6 +21,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/tessera-solver/tessera/internal/atomicfile"
+	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/tables"
 )
 
@@ -58,10 +59,11 @@ const (
 )
 
 // Open binds the bucket, creating it (file storage, so it survives a
-// server restart) when it does not exist. An existing bucket's
-// configuration is left alone: replicas, limits and description are the
-// operator's, and a host with read-only permissions can still bind.
-func Open(ctx context.Context, nc *nats.Conn, bucket string) (*Store, error) {
+// server restart) with replicas (nats.replicas) when it does not exist. An
+// existing bucket's configuration is left alone: replicas, limits and
+// description are the operator's (`solverd queue apply` changes replicas),
+// and a host with read-only permissions can still bind.
+func Open(ctx context.Context, nc *nats.Conn, bucket string, replicas int) (*Store, error) {
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return nil, fmt.Errorf("table bucket %s: %w", bucket, err)
@@ -72,10 +74,14 @@ func Open(ctx context.Context, nc *nats.Conn, bucket string) (*Store, error) {
 			Bucket:      bucket,
 			Description: "tessera precomputed tables (solverd tables push/pull)",
 			Storage:     jetstream.FileStorage,
+			Replicas:    replicas,
 		})
 		if errors.Is(err, jetstream.ErrBucketExists) { // created meanwhile by another host
 			obs, err = js.ObjectStore(ctx, bucket)
+		} else if err == nil {
+			err = queue.CheckReplicas(ctx, js, queue.ObjectStoreStream(bucket), "bucket "+bucket, replicas)
 		}
+		err = queue.ReplicasError(nc, "bucket "+bucket, replicas, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("table bucket %s: %w", bucket, err)

@@ -38,7 +38,7 @@ func writeTable(t *testing.T, dir, name string, n int) (string, tables.Meta) {
 func open(t *testing.T) (*Store, *nats.Conn) {
 	t.Helper()
 	_, nc := natstest.Server(t)
-	st, err := Open(context.Background(), nc, bucket)
+	st, err := Open(context.Background(), nc, bucket, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func TestOpenKeepsBucketConfig(t *testing.T) {
 	if _, err := js.CreateObjectStore(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(ctx, nc, bucket); err != nil {
+	if _, err := Open(ctx, nc, bucket, 1); err != nil {
 		t.Fatal(err)
 	}
 	obs, err := js.ObjectStore(ctx, bucket)
@@ -244,7 +244,7 @@ func TestOpenKeepsBucketConfig(t *testing.T) {
 	if status.Description() != "operator's" {
 		t.Fatalf("description is %q after Open", status.Description())
 	}
-	if _, err := Open(ctx, nc, "bad bucket name"); err == nil || !strings.Contains(err.Error(), "bad bucket name") {
+	if _, err := Open(ctx, nc, "bad bucket name", 1); err == nil || !strings.Contains(err.Error(), "bad bucket name") {
 		t.Fatalf("invalid bucket name: %v", err)
 	}
 }
