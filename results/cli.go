@@ -599,7 +599,19 @@ func resultsSource(ctx context.Context, nc *nats.Conn, cfg config.Config, log *s
 	if err != nil {
 		return nil, err
 	}
-	return queue.NewResultsSource[ingest.Msg](cons)
+	src, err := queue.NewResultsSource[ingest.Msg](cons)
+	if err != nil {
+		return nil, err
+	}
+	// The writer sweeps TESSERA_RESULTS for messages stranded by an
+	// unclean server stop (queue.ResultsSource.SweepStranded says why here).
+	return src.SweepStranded(js, queue.StrandedEvery, func(line string, err error) {
+		if err != nil {
+			log.Warn("stranded-results sweep failed", "err", err)
+			return
+		}
+		log.Warn("stranded results message", "what", line)
+	}), nil
 }
 
 // deadJobsSource ensures the consumer of TESSERA_DEAD's job copies and

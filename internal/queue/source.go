@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/tessera-solver/tessera/internal/job"
@@ -18,7 +19,17 @@ import (
 // ingest sits above queue in the dependency order, so queue cannot name
 // ingest.Msg; M is any interface that jetstream.Msg implements.
 type ResultsSource[M any] struct {
-	cons jetstream.Consumer
+	cons  jetstream.Consumer
+	sweep *resultsSweep
+}
+
+// resultsSweep is the results writer's sweep of TESSERA_RESULTS.
+type resultsSweep struct {
+	js     jetstream.JetStream
+	every  time.Duration
+	next   time.Time
+	twice  Twice
+	report func(line string, err error)
 }
 
 // NewResultsSource wraps cons. It fails if jetstream.Msg does not
@@ -31,15 +42,73 @@ func NewResultsSource[M any](cons jetstream.Consumer) (*ResultsSource[M], error)
 	return &ResultsSource[M]{cons: cons}, nil
 }
 
+// SweepStranded makes Fetch look for stranded messages in TESSERA_RESULTS
+// (BelowAckFloor) every `every`, and hand those found in two consecutive
+// looks to the writer as if delivered: acknowledging one deletes it,
+// Nak leaves it for the next look. report is told of each one handed over
+// and of sweep errors (nil: none).
+//
+// Why the writer owns this sweep rather than solverd's dead-letter
+// handler: a message below the writer's ack floor was acknowledged after
+// its transaction committed, so deleting it outright would be right too,
+// but running it once more through the writer's idempotent insert (ON
+// CONFLICT DO NOTHING, counts from the rows actually inserted) costs one
+// transaction and stays right even if the ack floor ever ran ahead of a
+// commit.
+func (s *ResultsSource[M]) SweepStranded(js jetstream.JetStream, every time.Duration, report func(line string, err error)) *ResultsSource[M] {
+	s.sweep = &resultsSweep{js: js, every: every, report: report}
+	return s
+}
+
 // Fetch returns up to max messages, waiting at most wait for the first; see
 // the package function Fetch. None with a nil error means wait passed.
 func (s *ResultsSource[M]) Fetch(ctx context.Context, max int, wait time.Duration) ([]M, error) {
+	if sw := s.sweep; sw != nil && !time.Now().Before(sw.next) {
+		sw.next = time.Now().Add(sw.every)
+		if msgs := sw.find(ctx, max); len(msgs) > 0 {
+			out := make([]M, len(msgs))
+			for i, m := range msgs {
+				out[i] = any(m).(M) // strandedMsg is a jetstream.Msg
+			}
+			return out, nil
+		}
+	}
 	msgs, err := Fetch(ctx, s.cons, max, wait)
 	out := make([]M, len(msgs))
 	for i, m := range msgs {
 		out[i] = any(m).(M) // checked by NewResultsSource
 	}
 	return out, err
+}
+
+// find is one look for stranded results messages: those found by the
+// previous look too, at most max (the rest stay for the next look).
+func (sw *resultsSweep) find(ctx context.Context, max int) []strandedMsg {
+	rep, err := BelowAckFloor(ctx, sw.js, ResultsStream)
+	if err != nil && sw.report != nil && ctx.Err() == nil {
+		sw.report("", err)
+	}
+	again := sw.twice.Again(rep.Msgs)
+	if len(again) == 0 {
+		return nil
+	}
+	st, err := sw.js.Stream(ctx, ResultsStream)
+	if err != nil {
+		if sw.report != nil && ctx.Err() == nil {
+			sw.report("", fmt.Errorf("stranded %s: %w", ResultsStream, err))
+		}
+		return nil
+	}
+	var out []strandedMsg
+	for _, raw := range again[:min(len(again), max)] {
+		out = append(out, strandedMsg{s: st, raw: raw})
+		if sw.report != nil {
+			sw.report(fmt.Sprintf("results message %d (%s) was stranded in %s below the writer's ack floor "+
+				"(acknowledged, never removed: an unclean server stop); written again idempotently, then removed",
+				raw.Sequence, raw.Header.Get(nats.MsgIdHdr), ResultsStream), nil)
+		}
+	}
+	return out
 }
 
 // DeadJobsSource adapts a consumer of TESSERA_DEAD's job copies

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/tessera-solver/tessera/internal/result"
@@ -123,89 +122,50 @@ func recordOne(ctx context.Context, js jetstream.JetStream, jobs jetstream.Strea
 
 // StrandedEvery is how often the dead-letter handler looks for stranded
 // job messages (see SweepStranded).
-const StrandedEvery = time.Minute
+const StrandedEvery = queue.StrandedEvery
 
 // Stranded tracks job messages that were below their consumer's ack floor
 // at the last sweep: only those seen twice are acted on, so a message that
 // was just acked (and is being removed) is never mistaken for one.
 type Stranded struct {
-	seen map[uint64]bool
+	twice queue.Twice
 }
 
 // SweepStranded finds job messages that stay in TESSERA_JOBS although
-// their consumer has acknowledged past them — after a kill -9 of
-// nats-server the consumer's ack floor can be persisted while the
-// work-queue removal of the acked messages is lost, and such a message is
-// never delivered again. A message found below the ack floor of the
-// consumer whose filter matches it, in this sweep and the previous one, is
-// answered like an exhausted job (failed results under the job's results
-// msg id, or a dead-letter copy if it is malformed) and deleted. The writer
-// keeps any row already stored for it (same state: a no-op), so states
-// that were solved keep their answers and only lost ones are recorded
-// failed. It returns a line per message it removed.
+// their consumer has acknowledged past them (queue.BelowAckFloor: after a
+// kill -9 of nats-server the consumer's ack floor can be persisted while
+// the work-queue removal of the acked messages is lost, and such a message
+// is never delivered again). A message found in this sweep and the
+// previous one is answered like an exhausted job (failed results under the
+// job's results msg id, or a dead-letter copy if it is malformed) and
+// deleted. The writer keeps any row already stored for it (same state: a
+// no-op), so states that were solved keep their answers and only lost ones
+// are recorded failed. It returns a line per message it removed; a message
+// it cannot read or answer is skipped (and tried again next sweep), never
+// the end of the sweep.
 func (s *Stranded) SweepStranded(ctx context.Context, js jetstream.JetStream) ([]string, error) {
+	found, ferr := queue.BelowAckFloor(ctx, js, queue.JobsStream)
+	if ctx.Err() != nil {
+		return nil, ferr
+	}
 	jobs, err := js.Stream(ctx, queue.JobsStream)
 	if err != nil {
 		return nil, fmt.Errorf("stranded jobs: %w", err)
 	}
-	info, err := jobs.Info(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("stranded jobs: %w", err)
-	}
-	type floor struct {
-		filters []string
-		seq     uint64
-	}
-	var floors []floor
-	var top uint64
-	cl := jobs.ListConsumers(ctx)
-	for ci := range cl.Info() {
-		f := floor{filters: ci.Config.FilterSubjects, seq: ci.AckFloor.Stream}
-		if ci.Config.FilterSubject != "" {
-			f.filters = append(f.filters, ci.Config.FilterSubject)
-		}
-		floors = append(floors, f)
-		top = max(top, f.seq)
-	}
-	if err := cl.Err(); err != nil {
-		return nil, fmt.Errorf("stranded jobs: list consumers: %w", err)
-	}
-	now := map[uint64]bool{}
 	var report []string
-	for next := info.State.FirstSeq; info.State.Msgs > 0 && next <= top; {
-		raw, err := jobs.GetMsg(ctx, next, jetstream.WithGetMsgSubject(queue.JobsSubjects))
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			break
-		}
-		if err != nil {
-			return report, fmt.Errorf("stranded jobs: get %d: %w", next, err)
-		}
-		if raw.Sequence > top {
-			break
-		}
-		next = raw.Sequence + 1
-		below := false
-		for _, f := range floors {
-			if raw.Sequence <= f.seq && matchesAny(f.filters, raw.Subject) {
-				below = true
-			}
-		}
-		if !below {
-			continue
-		}
-		if !s.seen[raw.Sequence] {
-			now[raw.Sequence] = true
-			continue
-		}
+	var errs []error
+	if ferr != nil {
+		errs = append(errs, ferr)
+	}
+	for _, raw := range s.twice.Again(found.Msgs) {
 		line, err := answerStranded(ctx, js, jobs, raw)
 		if err != nil {
-			now[raw.Sequence] = true // try again next sweep
-			continue
+			errs = append(errs, fmt.Errorf("stranded job message %d: %w", raw.Sequence, err))
+			continue // found again next sweep, and answered then
 		}
 		report = append(report, line)
 	}
-	s.seen = now
-	return report, nil
+	return report, errors.Join(errs...)
 }
 
 func answerStranded(ctx context.Context, js jetstream.JetStream, jobs jetstream.Stream, raw *jetstream.RawStreamMsg) (string, error) {
@@ -230,33 +190,6 @@ func answerStranded(ctx context.Context, js jetstream.JetStream, jobs jetstream.
 		return "", err
 	}
 	return line, nil
-}
-
-// matchesAny reports whether subject matches one of the filters (NATS
-// wildcards); no filter matches every subject.
-func matchesAny(filters []string, subject string) bool {
-	if len(filters) == 0 {
-		return true
-	}
-	for _, f := range filters {
-		if matchSubject(f, subject) {
-			return true
-		}
-	}
-	return false
-}
-
-func matchSubject(filter, subject string) bool {
-	ft, st := strings.Split(filter, "."), strings.Split(subject, ".")
-	for i, t := range ft {
-		if t == ">" {
-			return len(st) > i
-		}
-		if i >= len(st) || (t != "*" && t != st[i]) {
-			return false
-		}
-	}
-	return len(ft) == len(st)
 }
 
 // sweepLoop runs SweepStranded every StrandedEvery until ctx ends,

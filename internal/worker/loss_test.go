@@ -2,7 +2,9 @@ package worker_test
 
 import (
 	"context"
+	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -10,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/natstest"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
@@ -131,5 +134,183 @@ func TestStrandedJobsSwept(t *testing.T) {
 		if r.Results[0].Status != result.StatusFailed || !strings.Contains(r.Results[0].Error, "stranded") {
 			t.Errorf("results %+v", r)
 		}
+	}
+}
+
+// A real kill -9 of a real nats-server while jobs and results are being
+// acknowledged as fast as they come, then a restart on the same store:
+// whatever the kill stranded below the consumers' ack floors (the issue
+// measured hundreds of results and one job per kill on 2.9.10), two sweeps
+// of each stream leave nothing there. Run on the pinned server and, when
+// installed, Debian's 2.9.10.
+func TestNothingStrandedAfterServerKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts and kills nats-server processes (skipped with -short)")
+	}
+	bins := map[string]string{"pinned": natstest.Binary(t)}
+	if _, err := os.Stat(natstest.ExternalBinary); err == nil {
+		bins["2.9"] = natstest.ExternalBinary
+	}
+	for name, bin := range bins {
+		t.Run(name, func(t *testing.T) { strandedAfterKill(t, bin) })
+	}
+}
+
+func strandedAfterKill(t *testing.T, bin string) {
+	p := natstest.StartProcessWith(t, bin)
+	js, err := queue.New(p.Conn(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cfg := queue.DefaultConfig()
+	if err := queue.EnsureStreams(ctx, js, cfg); err != nil {
+		t.Fatal(err)
+	}
+	heavy, err := queue.EnsureJobsConsumer(ctx, js, cfg, job.LaneHeavy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	quick, err := queue.EnsureJobsConsumer(ctx, js, cfg, job.LaneQuick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resCons, err := queue.EnsureResultsConsumer(ctx, js, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A publisher and three consumers run flat out across three kill -9s
+	// of the server (acks and removals in flight each time).
+	const n = 1000            // per round, jobs and results each
+	var acked [2]atomic.Int64 // jobs, results
+	var published atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			subj, data, err := queue.EncodeJob(mkJob(1, int64(i), "1 2 3/4 5 6/7 8 0"))
+			if err != nil {
+				panic(err)
+			}
+			_, jerr := js.PublishAsync(subj, data)
+			_, rerr := js.PublishAsync(queue.ResultsSubject("8"), []byte(`{"v":1}`))
+			if jerr != nil || rerr != nil {
+				time.Sleep(10 * time.Millisecond) // the server is down
+				continue
+			}
+			published.Add(1)
+			if i%200 == 0 {
+				select {
+				case <-js.PublishAsyncComplete():
+				case <-time.After(2 * time.Second):
+				}
+			}
+		}
+	}()
+	for i, cons := range []jetstream.Consumer{heavy, quick, resCons} {
+		i = min(i, 1)
+		if cons != resCons {
+			i = 0
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				batch, err := cons.Fetch(100, jetstream.FetchMaxWait(200*time.Millisecond))
+				if err != nil {
+					time.Sleep(10 * time.Millisecond)
+					continue
+				}
+				for m := range batch.Messages() {
+					if m.Ack() == nil {
+						acked[i].Add(1)
+					}
+				}
+			}
+		}()
+	}
+	for round := range 3 {
+		deadline := time.Now().Add(30 * time.Second)
+		for acked[0].Load() < int64(n*(round+1)) || acked[1].Load() < int64(n*(round+1)) {
+			if time.Now().After(deadline) {
+				close(stop)
+				wg.Wait()
+				t.Fatalf("round %d: acknowledged %d jobs and %d results only (%d published)", round, acked[0].Load(), acked[1].Load(), published.Load())
+			}
+			time.Sleep(time.Millisecond)
+		}
+		p.Kill()
+		p.RestartJetStream()
+	}
+	close(stop)
+	wg.Wait()
+
+	found := func(stream string) int {
+		t.Helper()
+		rep, err := queue.BelowAckFloor(ctx, js, stream)
+		if err != nil {
+			t.Fatalf("%s: %v", stream, err)
+		}
+		return len(rep.Msgs)
+	}
+	// After a restart the streams may take a moment to answer.
+	eventually(t, "streams answer after the restart", func() bool {
+		_, err := queue.BelowAckFloor(ctx, js, queue.ResultsStream)
+		return err == nil
+	})
+	jobsBefore, resultsBefore := found(queue.JobsStream), found(queue.ResultsStream)
+
+	var s worker.Stranded
+	for range 2 {
+		if _, err := s.SweepStranded(ctx, js); err != nil {
+			t.Fatalf("jobs sweep: %v", err)
+		}
+	}
+	resCons, err = queue.EnsureResultsConsumer(ctx, js, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := queue.NewResultsSource[jetstream.Msg](resCons)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.SweepStranded(js, 0, func(_ string, err error) {
+		if err != nil {
+			t.Errorf("results sweep: %v", err)
+		}
+	})
+	// The writer's part: the second look hands over what the first saw.
+	// What a look does not hand over is an ordinary delivery: Nak it back.
+	for range 2 + resultsBefore/100 {
+		ms, err := src.Fetch(ctx, 100, 100*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ms {
+			if md, _ := m.Metadata(); md != nil && m.Reply() == "" {
+				_ = m.Ack() // a stranded one: written (here: nothing to write), then removed
+			} else {
+				_ = m.Nak()
+			}
+		}
+	}
+	jobsAfter, resultsAfter := found(queue.JobsStream), found(queue.ResultsStream)
+	t.Logf("stranded below the ack floor after kill -9 and restart: jobs %d, results %d; after two sweeps: %d, %d",
+		jobsBefore, resultsBefore, jobsAfter, resultsAfter)
+	if jobsAfter != 0 || resultsAfter != 0 {
+		t.Errorf("still stranded after two sweeps: %d jobs, %d results", jobsAfter, resultsAfter)
 	}
 }
