@@ -54,6 +54,11 @@ var scenarios = []scenario{
 	{"oversized lines", true, true, oversized},
 	{"starvation, 4 x 24-puzzle", false, true, func(t *testing.T, s *suite) figure { return starvation(t, s, 4, 2, 30*time.Second, 1000) }},
 	{"starvation, 2 x 24-puzzle", true, false, func(t *testing.T, s *suite) figure { return starvation(t, s, 2, 1, 6*time.Second, 1000) }},
+	{"NATS kill -9", false, true, natsKill},
+	// Issue 26: a three-node cluster of its own per scenario (cluster_test.go).
+	{"cluster: kill -9 the TESSERA_JOBS leader", false, true, killLeader(queue.JobsStream)},
+	{"cluster: kill -9 the TESSERA_RESULTS leader", false, true, killLeader(queue.ResultsStream)},
+	{"cluster: rolling restart", false, true, rollingRestart},
 }
 
 // TestFaults runs the scenarios one after another on one nats-server and
