@@ -140,8 +140,17 @@ func clusterRun(t *testing.T, s *suite, at int64, fault func(cs *suite, c *natst
 	}
 	return figure{states: tl.states, rows: tl.rows, finish: took,
 		redelivered: cs.redelivered(t, jobDeliveries, jobs), resultsRe: cs.redelivered(t, resultDeliveries, res),
-		note: fmt.Sprintf("%s; longest time without a new row %s; finished %s after the fault; streams empty %s after the check; %s",
+		note: fmt.Sprintf("%s; longest time without a new row %s; finished %s later; streams empty %s after the check; %s",
 			what, dur(stall), dur(afterFault), dur(tl.drained), statuses(tl))}
+}
+
+// clusterBaseline: the same run with no fault, so that the others' times
+// and longest gaps without a new row can be read against it (on a shared
+// machine, the load moves both).
+func clusterBaseline(t *testing.T, s *suite) figure {
+	return clusterRun(t, s, clusterEights/4, func(*suite, *natstest.Cluster, int64) string {
+		return "no fault (the baseline), from a quarter of the 8-puzzles on"
+	}, nil)
 }
 
 // killLeader: kill -9 the node leading stream mid-batch; the batch must
