@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os/signal"
@@ -88,6 +89,11 @@ func daemon(ctx context.Context, cfg config.Config, solver *solve.Solver, log *s
 		}
 		return err
 	}, func(_ int, delay time.Duration, err error) {
+		if errors.Is(err, queue.ErrReplicas) {
+			// Retried: a cluster node may be down for a moment.
+			log.Warn("the streams cannot be created at nats.replicas; retrying", "err", err, "delay", delay)
+			return
+		}
 		log.Warn("NATS not reachable; retrying", "url", redact.URL(cfg.NATS.URL), "err", err, "delay", delay)
 	})
 	if errConnect(err) {

@@ -2,7 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -15,10 +20,126 @@ import (
 func queueCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "queue",
-		Short: "Apply the shared stream and consumer settings on the NATS server",
+		Short: "Apply the shared stream and consumer settings on the NATS server, or show their status",
 	}
-	c.AddCommand(queueApplyCmd())
+	c.AddCommand(queueApplyCmd(), queueStatusCmd())
 	return c
+}
+
+func queueStatusCmd() *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "status",
+		Short: "Show every tessera stream and consumer: replicas, leader, messages, pending, stranded",
+		Long: "Reads (never changes) TESSERA_JOBS, TESSERA_RESULTS, TESSERA_DEAD, the cancel bucket and the tables\n" +
+			"bucket (solver.tables_bucket or tessera-tables, when present): replicas, leader and followers\n" +
+			"(current, lag, offline), messages, bytes, first and last sequence; each durable consumer's pending,\n" +
+			"ack pending, redelivered, waiting pulls and ack floor; and, for the jobs and results streams, the\n" +
+			"messages stranded below a consumer's ack floor, by the sweeps' rule (they act on those seen twice,\n" +
+			"a minute apart). --json prints the same as one JSON object (docs/ARCHITECTURE.md lists the fields).",
+		Args: nArgs(0),
+		RunE: func(c *cobra.Command, _ []string) error {
+			cfg, err := natsKeys.Load(c.Flags())
+			if err != nil {
+				return usageError{err}
+			}
+			nc, err := queue.Connect(cfg.NATS.URL, "tessera-solverd-queue", queue.Auth(cfg.NATS.NATSAuth))
+			if err != nil {
+				return err
+			}
+			defer nc.Close()
+			js, err := queue.New(nc)
+			if err != nil {
+				return err
+			}
+			ctx := c.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			st, err := queue.CollectStatus(ctx, js, tablesBucketOf(cfg))
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(c.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(st)
+			}
+			printStatus(c.OutOrStdout(), st)
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object instead of tables")
+	natsKeys.Bind(c.Flags())
+	return c
+}
+
+// printStatus writes st as two tables, streams then consumers.
+func printStatus(w io.Writer, st queue.Status) {
+	fmt.Fprintf(w, "server: %s\n\n", st.Server)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "STREAM\tKIND\tREPLICAS\tLEADER\tFOLLOWERS\tMESSAGES\tBYTES\tFIRST\tLAST\tSTRANDED")
+	for _, s := range st.Streams {
+		if s.Missing {
+			fmt.Fprintf(tw, "%s\t%s\tmissing\t\t\t\t\t\t\t\n", s.Name, s.Kind)
+			continue
+		}
+		if s.Error != "" && s.Replicas == 0 {
+			fmt.Fprintf(tw, "%s\t%s\tno answer: %s\t\t\t\t\t\t\t\n", s.Name, s.Kind, s.Error)
+			continue
+		}
+		stranded := "-"
+		switch {
+		case s.Stranded < 0:
+			stranded = "unknown"
+		case s.Name == queue.JobsStream || s.Name == queue.ResultsStream:
+			stranded = strconv.Itoa(s.Stranded)
+		}
+		if s.StrandedError != "" {
+			stranded += " (" + s.StrandedError + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", s.Name, s.Kind, s.Replicas, orDash(s.Leader),
+			followers(s.Peers), s.Messages, s.Bytes, s.FirstSeq, s.LastSeq, stranded)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CONSUMER\tREPLICAS\tLEADER\tFOLLOWERS\tPENDING\tACK PENDING\tREDELIVERED\tWAITING\tACK FLOOR\tDELIVERED")
+	for _, s := range st.Streams {
+		for _, c := range s.Consumer {
+			fmt.Fprintf(tw, "%s/%s\t%d\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\n", s.Name, c.Name, c.Replicas, orDash(c.Leader),
+				followers(c.Peers), c.Pending, c.AckPending, c.Redelivered, c.Waiting, c.AckFloor, c.Delivered)
+		}
+	}
+	tw.Flush()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// followers is "n0 current, n2 offline, n1 behind, lag 12", or "-".
+func followers(ps []queue.PeerStatus) string {
+	if len(ps) == 0 {
+		return "-"
+	}
+	var parts []string
+	for _, p := range ps {
+		state := "current"
+		switch {
+		case p.Offline:
+			state = "offline"
+		case !p.Current && p.Lag > 0:
+			state = fmt.Sprintf("behind, lag %d", p.Lag)
+		case !p.Current:
+			state = "not current"
+		}
+		parts = append(parts, p.Name+" "+state)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func queueApplyCmd() *cobra.Command {

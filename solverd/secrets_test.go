@@ -117,6 +117,11 @@ func TestNoSecretsInOutput(t *testing.T) {
 		{name: "token key", env: map[string]string{"TESSERA_NATS_TOKEN": tok}, args: []string{"run", "--nats-url=" + tokens.ClientURL()}, until: "solving jobs"},
 		{name: "tables push, unreachable", args: []string{"tables", "push", "--nats-url=nats://alice:" + pw + "@" + dead}, want: "connect to NATS"},
 		{name: "tables pull, wrong token", args: []string{"tables", "pull", "--nats-url=" + userinfo(tokens.ClientURL(), tok+"x")}, want: "Authorization Violation"},
+		{name: "queue status --help", env: secretEnv, args: []string{"queue", "status", "--help", "--nats-password=" + pw}, want: "--json"},
+		{name: "queue status, unreachable", args: []string{"queue", "status", "--nats-url=nats://alice:" + pw + "@" + dead}, want: "connect to NATS"},
+		{name: "queue status, wrong token", args: []string{"queue", "status", "--json", "--nats-url=" + userinfo(tokens.ClientURL(), tok+"x")}, want: "Authorization Violation"},
+		{name: "queue status, token key", env: map[string]string{"TESSERA_NATS_TOKEN": tok}, args: []string{"queue", "status", "--nats-url=" + tokens.ClientURL()}, want: "server: a single NATS server"},
+		{name: "queue status --json, password in URL", args: []string{"queue", "status", "--json", "--nats-url=" + userinfo(users.ClientURL(), "alice:"+pw)}, want: `"streams"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -50,8 +50,9 @@ func ReplicasError(nc *nats.Conn, what string, asked int, err error) error {
 
 // CheckReplicas fails, as ReplicasError does, when stream (what: the
 // stream or bucket behind it) runs at fewer than asked replicas right after
-// it was created or scaled: nats-server 2.9 in non-clustered mode quietly
-// makes such a stream R1 instead of refusing it.
+// it was created or scaled, or the server is not clustered at all:
+// nats-server 2.9.10 on a single server refuses to create an R3 stream but
+// accepts an update to R3, reporting 3 while it keeps one copy.
 func CheckReplicas(ctx context.Context, js jetstream.JetStream, stream, what string, asked int) error {
 	if asked <= 1 {
 		return nil
@@ -149,7 +150,7 @@ func ApplyReplicas(ctx context.Context, js jetstream.JetStream, c Config, object
 		return nil, err
 	}
 	if c.Replicas > 1 && !clustered(js.Conn()) {
-		// Checked first: nats-server 2.9 in non-clustered mode accepts
+		// Checked first: nats-server 2.9.10 on a single server accepts
 		// the update and keeps running one copy.
 		return nil, notPlaceable(js.Conn(), "the streams", c.Replicas, "")
 	}

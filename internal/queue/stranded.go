@@ -49,10 +49,6 @@ func BelowAckFloor(ctx context.Context, js jetstream.JetStream, stream string) (
 	if err != nil {
 		return rep, fmt.Errorf("stranded %s: %w", stream, err)
 	}
-	info, err := s.Info(ctx, jetstream.WithDeletedDetails(true))
-	if err != nil {
-		return rep, fmt.Errorf("stranded %s: %w", stream, err)
-	}
 	type floor struct {
 		filters []string
 		seq     uint64
@@ -71,8 +67,13 @@ func BelowAckFloor(ctx context.Context, js jetstream.JetStream, stream string) (
 	if err := cl.Err(); err != nil {
 		return rep, fmt.Errorf("stranded %s: list consumers: %w", stream, err)
 	}
-	if info.State.Msgs == 0 || top < info.State.FirstSeq {
-		return rep, nil
+	if st := s.CachedInfo().State; st.Msgs == 0 || top < st.FirstSeq {
+		return rep, nil // the healthy case: everything acked is gone
+	}
+	// Only now the deleted sequences, which can be many.
+	info, err := s.Info(ctx, jetstream.WithDeletedDetails(true))
+	if err != nil {
+		return rep, fmt.Errorf("stranded %s: %w", stream, err)
 	}
 	deleted := make(map[uint64]bool, len(info.State.Deleted))
 	for _, d := range info.State.Deleted {

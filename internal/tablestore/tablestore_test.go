@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/tessera-solver/tessera/internal/natstest"
+	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/tables"
 )
 
@@ -246,5 +248,36 @@ func TestOpenKeepsBucketConfig(t *testing.T) {
 	}
 	if _, err := Open(ctx, nc, "bad bucket name", 1); err == nil || !strings.Contains(err.Error(), "bad bucket name") {
 		t.Fatalf("invalid bucket name: %v", err)
+	}
+}
+
+// The bucket is created at the replicas asked for (nats.replicas): on a
+// three-node cluster at three, and on a single server asking for three is
+// an error that says so.
+func TestOpenReplicas(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts nats-server processes (skipped with -short)")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, nc := natstest.Server(t)
+	if _, err := Open(ctx, nc, bucket, 3); !errors.Is(err, queue.ErrReplicas) || !strings.Contains(err.Error(), "bucket "+bucket+": 3 replicas asked but a single NATS server") {
+		t.Errorf("Open at 3 replicas on a single server: %v", err)
+	}
+	cl := natstest.StartCluster(t, 3)
+	cnc := cl.Conn(t)
+	if _, err := Open(ctx, cnc, bucket, 3); err != nil {
+		t.Fatalf("Open at 3 replicas on a cluster: %v", err)
+	}
+	js, err := jetstream.New(cnc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := js.Stream(ctx, queue.ObjectStoreStream(bucket))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := s.CachedInfo().Config.Replicas; r != 3 {
+		t.Errorf("bucket created at %d replicas, want 3", r)
 	}
 }
