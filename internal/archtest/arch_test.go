@@ -16,7 +16,7 @@ const mod = "github.com/tessera-solver/tessera/"
 var core = []string{
 	"internal/puzzle", "internal/result", "internal/job", "internal/search", "internal/perm",
 	"internal/sliding", "internal/sliding/pdb", "internal/loopover", "internal/loopover/twophase",
-	"internal/loopover/construct", "internal/swap", "internal/fulltable", "internal/nibble", "internal/instances",
+	"internal/loopover/construct", "internal/swap", "internal/fulltable", "internal/nibble", "internal/bfs", "internal/instances",
 }
 
 // solvers are the packages that hold solving algorithms or their tables.
