@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -102,6 +103,25 @@ func path(n int) *graph {
 	return g
 }
 
+// fan15 is a path 0 − … − 13, then 14 and 15 both next to 13 and to each
+// of the ten indices 16 … 25, which are 15 moves deep: reached twice from
+// a frontier of two, so a pushed level 15 would count them twice.
+func fan15() *graph {
+	g := path(14)
+	g.adj = append(g.adj, make([][]uint64, 12)...)
+	link := func(a, b uint64) {
+		g.adj[a] = append(g.adj[a], b)
+		g.adj[b] = append(g.adj[b], a)
+	}
+	for _, mid := range []uint64{14, 15} {
+		link(13, mid)
+		for leaf := uint64(16); leaf < 26; leaf++ {
+			link(mid, leaf)
+		}
+	}
+	return g
+}
+
 // naive is a plain single-threaded BFS: depth per index (−1 unreached)
 // and the histogram, to depth maxDepth (−1: all).
 func naive(g *graph, goals []uint64, maxDepth int) ([]int, []int64) {
@@ -183,6 +203,7 @@ func TestMatchesNaive(t *testing.T) {
 		{"perm deep, wrapped", perm7, Spec{Goals: []uint64{states7[100]}, Reached: uint64(len(states7)), MaxDepth: -1, Wrap: true}},
 		{"path wrapped", path(100), Spec{Goals: []uint64{3}, MaxDepth: -1, Wrap: true}},
 		{"path 15 deep", path(16), Spec{Goals: []uint64{0}, MaxDepth: -1}},
+		{"fan 15 deep", fan15(), Spec{Goals: []uint64{0}, MaxDepth: -1}},
 	}
 	for _, c := range cases {
 		c.s.Size = uint64(len(c.g.adj))
@@ -198,7 +219,7 @@ func TestMatchesNaive(t *testing.T) {
 			for _, w := range walkers {
 				name := fmt.Sprintf("%s, %s, %d workers", c.name, w.kind, workers)
 				tb, err := Build(context.Background(), c.s, w.new)
-				if c.name == "path 15 deep" && w.kind == "push" {
+				if strings.HasSuffix(c.name, "15 deep") && w.kind == "push" {
 					if !errors.Is(err, ErrTooDeep) {
 						t.Fatalf("%s: %v, want ErrTooDeep", name, err)
 					}
