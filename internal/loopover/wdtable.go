@@ -35,8 +35,8 @@ func WDTableEntries(lines, perLine int) int {
 // internal/bfs's builder over patterns (pushed at every level: most of the
 // index is no pattern, so pulling would scan holes). It returns the
 // payload (one byte per index, as WD.Dist) and the patterns per distance.
-// progress, if not nil, is told the patterns labelled so far after each
-// level.
+// progress, if not nil, is told the patterns labelled so far before the
+// first level and after each.
 func BuildWDTable(ctx context.Context, lines, perLine, workers int, progress func(done, total uint64)) ([]byte, []int64, error) {
 	return buildWDTable(ctx, lines, perLine, workers, -1, progress)
 }
