@@ -21,7 +21,7 @@ var layers = []struct {
 	pkgs []string
 }{
 	{"vocabulary", []string{"internal/puzzle", "internal/result", "internal/job"}},
-	{"shared core", []string{"internal/search", "internal/perm", "internal/nibble", "internal/instances"}},
+	{"shared core", []string{"internal/search", "internal/perm", "internal/nibble", "internal/bfs", "internal/instances"}},
 	{"core", []string{"internal/sliding", "internal/sliding/pdb", "internal/loopover", "internal/loopover/twophase",
 		"internal/loopover/construct", "internal/swap", "internal/fulltable"}},
 	// Small helpers of the edges and the table files; never of the core.
@@ -31,7 +31,7 @@ var layers = []struct {
 	{"facade", []string{"internal/solve"}},
 	{"adapters", []string{"internal/queue", "internal/store", "config", "internal/tablestore", "migrations"}},
 	{"edges", []string{"internal/worker", "internal/ingest", "internal/httpapi"}},
-	{"tools", []string{"internal/tablebench", "internal/tablebench/datasheet"}},
+	{"tools", []string{"internal/tablebench", "internal/tablebench/datasheet", "internal/version", "scripts/testsummary"}},
 	{"mains", []string{"producer", "solverd", "results"}},
 	// Imported by tests only: above every layer, so no other code can.
 	{"tests only", []string{"internal/coretest", "internal/testenv", "internal/natstest", "internal/testcert",
