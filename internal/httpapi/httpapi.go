@@ -424,7 +424,7 @@ func checkClientKey(k string) error {
 	}
 	for _, c := range []byte(k) {
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-' || c == ':') {
-			return fmt.Errorf("%q: a key holds only letters, digits and . _ - :", k)
+			return fmt.Errorf("%q: a key holds only letters, digits and the characters . _ - : (nothing else)", k)
 		}
 	}
 	return nil

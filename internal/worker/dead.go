@@ -36,13 +36,28 @@ func RecordExhausted(ctx context.Context, js jetstream.JetStream, c queue.Config
 	if log == nil {
 		log = slog.Default()
 	}
-	cons, err := queue.EnsureDeadConsumer(ctx, js, c)
-	if err != nil {
+	if err := c.Validate(); err != nil {
 		return fmt.Errorf("dead letters: %w", err)
 	}
-	jobs, err := js.Stream(ctx, queue.JobsStream)
+	var (
+		cons jetstream.Consumer
+		jobs jetstream.Stream
+	)
+	err := setUp(ctx, log, "dead letters", func() error {
+		var err error
+		if cons, err = queue.EnsureDeadConsumer(ctx, js, c); err != nil {
+			return err
+		}
+		if jobs, err = js.Stream(ctx, queue.JobsStream); err != nil {
+			return fmt.Errorf("stream %s: %w", queue.JobsStream, err)
+		}
+		return nil
+	})
 	if err != nil {
-		return fmt.Errorf("dead letters: stream %s: %w", queue.JobsStream, err)
+		if ctx.Err() != nil {
+			return ctx.Err() // stopped while setting up
+		}
+		return fmt.Errorf("dead letters: %w", err)
 	}
 	swept := make(chan struct{})
 	go func() { defer close(swept); sweepLoop(ctx, js, log) }()
@@ -212,4 +227,29 @@ func sweepLoop(ctx context.Context, js jetstream.JetStream, log *slog.Logger) {
 			log.Warn("dead letters: stranded job message answered and removed", "what", l)
 		}
 	}
+}
+
+// setUpPatience bounds how long set-up calls are retried: long enough for
+// a cluster to elect leaders after losing or restarting a node (seconds),
+// short enough that a server that keeps refusing shows as a failure to
+// whatever supervises the process.
+const setUpPatience = 2 * time.Minute
+
+// setUp runs f, retrying failures for up to setUpPatience: on a cluster
+// that is electing a leader, creating or reading a consumer times out for
+// a few seconds, and giving up at once would end the whole solverd (seen
+// in the rolling-restart fault scenario on nats-server 2.9.10). A replica
+// count the cluster cannot place is not retried.
+func setUp(ctx context.Context, log *slog.Logger, what string, f func() error) error {
+	pctx, cancel := context.WithTimeout(ctx, setUpPatience)
+	defer cancel()
+	return backoff.Retry(pctx, pullBackoff, func() error {
+		err := f()
+		if errors.Is(err, queue.ErrReplicas) {
+			return backoff.Permanent(err)
+		}
+		return err
+	}, func(_ int, delay time.Duration, err error) {
+		log.Warn(what+": set-up failed, retrying", "err", err, "delay", delay)
+	})
 }

@@ -142,25 +142,33 @@ func Run(ctx context.Context, js jetstream.JetStream, opts Options) error {
 		return errors.New("worker: Options.Solve is required")
 	}
 	opts.defaults()
-	var cons lanes
-	for i, lane := range laneOrder {
-		c, err := queue.EnsureJobsConsumer(ctx, js, *opts.Queue, lane)
-		if err != nil {
-			return fmt.Errorf("worker: %w", err)
-		}
-		cons[i] = c
+	if err := opts.Queue.Validate(); err != nil {
+		return fmt.Errorf("worker: %w", err)
 	}
-	if !opts.NoDeadLetters {
-		// Fail now rather than run without anyone recording exhausted jobs.
-		if _, err := queue.EnsureDeadConsumer(ctx, js, *opts.Queue); err != nil {
-			return fmt.Errorf("worker: %w", err)
+	var cons lanes
+	err := setUp(ctx, opts.Log, "worker", func() error {
+		for i, lane := range laneOrder {
+			c, err := queue.EnsureJobsConsumer(ctx, js, *opts.Queue, lane)
+			if err != nil {
+				return err
+			}
+			cons[i] = c
 		}
+		if !opts.NoDeadLetters {
+			// Fail rather than run without anyone recording exhausted jobs.
+			if _, err := queue.EnsureDeadConsumer(ctx, js, *opts.Queue); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("worker: %w", err)
 	}
 	hard, hardStop := context.WithCancel(context.WithoutCancel(ctx))
 	defer hardStop()
 	r := &runner{opts: opts, js: js, cons: cons, cc: cons[heavy].CachedInfo().Config, log: opts.Log, hard: hard}
 	r.beats = newHeartbeats(r.cc)
-	var err error
 	if r.cancelled, err = queue.WatchCancelled(hard, js, *opts.Queue); err != nil {
 		r.log.Warn("worker: cannot follow cancelled batches; their jobs will be solved", "err", err)
 	}
