@@ -45,14 +45,22 @@ WITH new AS (
         lower_bound = b.lower_bound, nodes = b.nodes, solve_ms = b.solve_ms, solver = b.solver,
         status = b.status, error = b.error, solved_at = now()
     FROM better b WHERE s.batch_id = b.batch_id AND s.seq = b.seq
-), dist AS (
-    INSERT INTO distance_counts AS d (puzzle, batch_id, length, count)
-    SELECT puzzle, batch_id, length, sum(delta) FROM (
+), delta AS (
+    SELECT puzzle, batch_id, length, sum(delta)::bigint AS n FROM (
         SELECT puzzle, batch_id, length, 1 AS delta FROM better WHERE optimal
         UNION ALL
         SELECT old_puzzle, batch_id, old_length, -1 FROM better WHERE old_optimal
     ) AS x
     GROUP BY puzzle, batch_id, length
+), fall AS (
+    -- Counts that fall are updated, those that rise upserted: an upsert
+    -- of a negative count fails the CHECK (count >= 0) before it finds
+    -- the row to add to (an optimal row made shorter was refused so).
+    UPDATE distance_counts AS d SET count = d.count + delta.n FROM delta
+    WHERE delta.n < 0 AND d.puzzle = delta.puzzle AND d.batch_id = delta.batch_id AND d.length = delta.length
+), dist AS (
+    INSERT INTO distance_counts AS d (puzzle, batch_id, length, count)
+    SELECT puzzle, batch_id, length, n FROM delta WHERE n > 0
     ORDER BY puzzle, batch_id, length
     ON CONFLICT (puzzle, batch_id, length) DO UPDATE SET count = d.count + excluded.count
 ), progress AS (
