@@ -1,9 +1,13 @@
 package store
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -34,10 +38,25 @@ type stateCandidates struct {
 	seq    []int64
 }
 
-// candidatesOf collects the optimal rows of batch; only their batch and
-// seq unless full.
+// candidatesOf collects the optimal rows of batch. Unless full, only
+// their batch and seq (checkedRows reads the rest back). When full, only
+// the least (length, batch, seq) per state, sorted by puzzle and hash: a
+// corpus of small boards repeats states (an 8-puzzle has 181,440), and
+// sending and sorting each repeat cost the writer half its rate.
 func candidatesOf(batch []job.Results, full bool) stateCandidates {
+	type state struct {
+		puzzle string
+		hash   [sha256.Size]byte
+	}
+	type row struct {
+		length     int32
+		batch, seq int64
+	}
 	var c stateCandidates
+	var least map[state]row
+	if full {
+		least = make(map[state]row)
+	}
 	for m := range batch {
 		rs := &batch[m]
 		for i := range rs.Results {
@@ -45,15 +64,37 @@ func candidatesOf(batch []job.Results, full bool) stateCandidates {
 			if r.Status != result.StatusSolved || !r.Optimal {
 				continue
 			}
-			if full {
-				h := sha256.Sum256([]byte(r.State))
-				c.puzzle = append(c.puzzle, rowPuzzle(rs, r))
-				c.hash = append(c.hash, h[:])
-				c.length = append(c.length, int32(r.Length))
+			seq := rs.FirstSeq + int64(i)
+			if !full {
+				c.batch = append(c.batch, rs.BatchID)
+				c.seq = append(c.seq, seq)
+				continue
 			}
-			c.batch = append(c.batch, rs.BatchID)
-			c.seq = append(c.seq, rs.FirstSeq+int64(i))
+			k, v := state{rowPuzzle(rs, r), sha256.Sum256([]byte(r.State))}, row{int32(r.Length), rs.BatchID, seq}
+			if old, ok := least[k]; !ok || cmp.Or(cmp.Compare(v.length, old.length), cmp.Compare(v.batch, old.batch), cmp.Compare(v.seq, old.seq)) < 0 {
+				least[k] = v
+			}
 		}
+	}
+	if !full {
+		return c
+	}
+	keys := make([]state, 0, len(least))
+	for k := range least {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b state) int {
+		return cmp.Or(strings.Compare(a.puzzle, b.puzzle), bytes.Compare(a.hash[:], b.hash[:]))
+	})
+	hashes := make([]byte, 0, len(keys)*sha256.Size) // one allocation for every hash
+	for _, k := range keys {
+		v := least[k]
+		hashes = append(hashes, k.hash[:]...)
+		c.puzzle = append(c.puzzle, k.puzzle)
+		c.hash = append(c.hash, hashes[len(hashes)-sha256.Size:])
+		c.length = append(c.length, v.length)
+		c.batch = append(c.batch, v.batch)
+		c.seq = append(c.seq, v.seq)
 	}
 	return c
 }
@@ -65,13 +106,11 @@ func candidatesOf(batch []job.Results, full bool) stateCandidates {
 // their place, or the row was stored before), and a requeue's replacement
 // may have been refused as no better, or have changed a row whose state
 // the message spells differently. Both keep the least (length, batch_id,
-// seq) per state.
+// seq) per state (candidatesOf has done it for givenRows).
 const (
 	givenRows = `c AS (
-    SELECT DISTINCT ON (c.puzzle, c.state_hash) c.puzzle, c.state_hash, c.length, c.batch_id, c.seq
-    FROM unnest($1::text[], $2::bytea[], $3::integer[], $4::bigint[], $5::bigint[])
+    SELECT * FROM unnest($1::text[], $2::bytea[], $3::integer[], $4::bigint[], $5::bigint[])
          AS c(puzzle, state_hash, length, batch_id, seq)
-    ORDER BY c.puzzle, c.state_hash, c.length, c.batch_id, c.seq
 )`
 	checkedRows = `c AS (
     SELECT DISTINCT ON (puzzle, state_hash) puzzle, state_hash, length, batch_id, seq
