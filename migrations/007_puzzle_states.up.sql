@@ -24,10 +24,12 @@ CREATE TABLE puzzle_states (
 CREATE INDEX puzzle_states_length ON puzzle_states (puzzle, length, batch_id, seq);
 
 -- How many rows of puzzle_states each (puzzle, length) has, kept with it.
+-- No CHECK (count >= 0): the writer moves counts down with an upsert of a
+-- negative delta, which a CHECK would refuse before finding the row.
 CREATE TABLE puzzle_counts (
     puzzle text    NOT NULL,
     length integer NOT NULL CHECK (length >= 0),
-    count  bigint  NOT NULL CHECK (count >= 0),
+    count  bigint  NOT NULL,
     PRIMARY KEY (puzzle, length)
 );
 

@@ -144,9 +144,11 @@ SELECT (SELECT count(*) FROM c), (SELECT count(*) FROM ins)`
 // runs as a statement of its own after insertStates, so it sees the states
 // that concurrent writers committed meanwhile; FOR UPDATE locks each and
 // reads its latest version, which is the old length the counts move from.
-// Counts that fall are updated, those that rise upserted: one statement
-// cannot touch a row twice, and a CHECK (count >= 0) would refuse a
-// negative upsert before it found the row to add to.
+// Every change of a count is an upsert, falling ones too: an UPDATE would
+// miss a count row that a concurrent writer created after this statement's
+// snapshot (its state then moved here), and lose the decrement. This is
+// why puzzle_counts has no CHECK (count >= 0): it would refuse the
+// proposed negative row before the conflict that turns it into an update.
 const lowerStates = `, old AS (
     SELECT p.puzzle, p.state_hash, p.length FROM puzzle_states p JOIN c USING (puzzle, state_hash)
     WHERE (c.length, c.batch_id, c.seq) < (p.length, p.batch_id, p.seq)
@@ -164,12 +166,9 @@ const lowerStates = `, old AS (
         UNION ALL
         SELECT puzzle, old_length, -1 FROM upd WHERE old_length <> new_length
     ) AS x GROUP BY puzzle, length
-), fall AS (
-    UPDATE puzzle_counts t SET count = t.count + delta.n FROM delta
-    WHERE delta.n < 0 AND t.puzzle = delta.puzzle AND t.length = delta.length
 )
 INSERT INTO puzzle_counts AS t (puzzle, length, count)
-SELECT puzzle, length, n FROM delta WHERE n > 0 ORDER BY puzzle, length
+SELECT puzzle, length, n FROM delta WHERE n <> 0 ORDER BY puzzle, length
 ON CONFLICT (puzzle, length) DO UPDATE SET count = t.count + excluded.count`
 
 // applyStates brings puzzle_states and puzzle_counts up to date with the
