@@ -98,6 +98,15 @@ func replaceBetter(ctx context.Context, tx pgx.Tx, batch []job.Results) (int, er
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"tessera_replace"}, stagingColumns, newResultRows(repl)); err != nil {
 		return 0, fmt.Errorf("copy %d replacing rows: %w", n, rejected(err))
 	}
+	// Lock the rows first, in a statement of their own: replaceFromStaging's
+	// snapshot then holds every count that another writer's replacement of
+	// the same rows made, so the UPDATE of a falling count finds its row
+	// (one created after the snapshot would be missed, losing the -1).
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM solutions s
+		JOIN (SELECT DISTINCT batch_id, seq FROM tessera_replace) AS r USING (batch_id, seq)
+		ORDER BY s.batch_id, s.seq FOR UPDATE OF s`); err != nil {
+		return 0, fmt.Errorf("lock %d rows to replace: %w", n, err)
+	}
 	var replaced int
 	if err := tx.QueryRow(ctx, replaceFromStaging).Scan(&replaced); err != nil {
 		return 0, fmt.Errorf("replace %d rows: %w", n, rejected(err))
