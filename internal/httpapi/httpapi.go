@@ -68,11 +68,10 @@ const (
 )
 
 type server struct {
-	st    *store.Store
-	log   *slog.Logger
-	errs  *rateLog  // failures, at a bounded rate (load.go)
-	gen   Generator // nil: generate=true is refused
-	dists distCache // the page's per-puzzle distributions (page.go)
+	st   *store.Store
+	log  *slog.Logger
+	errs *rateLog  // failures, at a bounded rate (load.go)
+	gen  Generator // nil: generate=true is refused
 
 	clientCap   int64        // states one client key may be served
 	maxInFlight int          // API requests at once (load.go)
