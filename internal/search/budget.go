@@ -23,7 +23,8 @@ var ErrBudgetExceeded = errors.New("budget exceeded")
 type Budget struct {
 	MaxNodes int64
 	// Timeout counts from the start of the solve; Start turns it into
-	// Deadline.
+	// Deadline, which is what the searches read (a budget never started
+	// has no clock).
 	Timeout time.Duration
 	// Origin says whose decision the limits are (Grant sets it); an
 	// anytime (fast-mode) search spends a chosen budget and keeps its
