@@ -19,6 +19,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/redact"
 	"github.com/tessera-solver/tessera/internal/result"
+	"github.com/tessera-solver/tessera/internal/search"
 	"github.com/tessera-solver/tessera/internal/solve"
 	"github.com/tessera-solver/tessera/internal/worker"
 )
@@ -161,8 +162,11 @@ func serve(ctx context.Context, cfg config.Config, qc queue.Config, solver textS
 		Workers:      cfg.Solver.Workers,
 		QuickWorkers: cfg.Solver.QuickWorkers,
 		Queue:        &qc,
-		Solve:        capBudget(cfg.Solver, solver.SolveText),
-		Log:          log,
+		// This host's caps on every job's budget, and its search threads.
+		Ceiling: search.Budget{MaxNodes: cfg.Solver.MaxNodes, Timeout: cfg.Solver.Timeout},
+		Threads: cfg.Solver.Threads,
+		Solve:   solver.SolveText,
+		Log:     log,
 	}
 	if obs != nil {
 		opts.Solve = observe(obs, opts.Solve)
@@ -183,25 +187,6 @@ func workersOrCores(n int) int {
 	// GOMAXPROCS honours a container's CPU limit (Go ≥ 1.25); NumCPU
 	// would count every core of the host.
 	return runtime.GOMAXPROCS(0)
-}
-
-// capBudget applies this host's node and time limits to every job: a job
-// asking for more (or for no limit) gets the host's. Its search threads
-// are the host's too. A job that named no budget of its own keeps the
-// fast mode's default window under the host's limits (solve.Options.Ceiling)
-// instead of spending all of them.
-func capBudget(s config.Solver, solveText worker.SolveFunc) worker.SolveFunc {
-	return func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result {
-		opt.Ceiling = opt.Ceiling || opt.MaxNodes == 0 && opt.Timeout == 0
-		if s.MaxNodes > 0 && (opt.MaxNodes == 0 || opt.MaxNodes > s.MaxNodes) {
-			opt.MaxNodes = s.MaxNodes
-		}
-		if s.Timeout > 0 && (opt.Timeout == 0 || opt.Timeout > s.Timeout) {
-			opt.Timeout = s.Timeout
-		}
-		opt.Threads = s.Threads
-		return solveText(ctx, spec, text, opt)
-	}
 }
 
 // observe counts every answer of solveText in obs.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tessera-solver/tessera/internal/backoff"
 	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/search"
 )
 
 // deadRetry is the redelivery delay of an advisory whose handling failed
@@ -114,7 +115,7 @@ func recordOne(ctx context.Context, js jetstream.JetStream, jobs jetstream.Strea
 	if err != nil {
 		return fmt.Errorf("job message %d: %w", adv.StreamSeq, err)
 	}
-	d := decodeJob(raw.Data)
+	d := decodeJob(raw.Data, search.Budget{}) // classified only: no budget is granted here
 	if d.dead != "" {
 		reason := fmt.Sprintf("exhausted %d deliveries; %s", adv.Deliveries, d.dead)
 		if err := queue.PublishDeadJob(ctx, js, raw.Data, raw.Subject, adv.StreamSeq, reason); err != nil {
@@ -184,7 +185,7 @@ func (s *Stranded) SweepStranded(ctx context.Context, js jetstream.JetStream) ([
 }
 
 func answerStranded(ctx context.Context, js jetstream.JetStream, jobs jetstream.Stream, raw *jetstream.RawStreamMsg) (string, error) {
-	d := decodeJob(raw.Data)
+	d := decodeJob(raw.Data, search.Budget{}) // classified only: no budget is granted here
 	why := fmt.Sprintf("job message %d was stranded in %s below its consumer's ack floor (acknowledged, never removed: an unclean server stop)", raw.Sequence, queue.JobsStream)
 	var line string
 	if d.dead != "" {
