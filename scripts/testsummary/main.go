@@ -59,6 +59,8 @@ func summarize(r io.Reader, w io.Writer) ([]skip, error) {
 		case e.Action == "fail":
 			fmt.Fprint(w, strings.Join(held[key], ""))
 			delete(held, key)
+		case e.Action == "skip" && e.Test == "":
+			// A package without test files: nothing was skipped.
 		case e.Action == "skip":
 			skips = append(skips, skip{e.Package, e.Test, reason(held[key])})
 			delete(held, key)

@@ -25,6 +25,8 @@ func TestSummarize(t *testing.T) {
 		`{"Action":"output","Package":"m/a","Output":"FAIL\tm/a\t0.02s\n"}`,
 		`{"Action":"output","Package":"m/b","Output":"PASS\n"}`,
 		`{"Action":"output","Package":"m/b","Output":"ok  \tm/b\t0.01s\n"}`,
+		`{"Action":"output","Package":"m/c","Output":"?   \tm/c\t[no test files]\n"}`,
+		`{"Action":"skip","Package":"m/c","Elapsed":0}`,
 	}, "\n")
 	var out strings.Builder
 	skips, err := summarize(strings.NewReader(in), &out)
@@ -38,6 +40,9 @@ func TestSummarize(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("summary lacks %q:\n%s", want, got)
 		}
+	}
+	if strings.Contains(got, "m/c :") {
+		t.Errorf("a package without test files is listed as a skipped test:\n%s", got)
 	}
 	if strings.Contains(got, "chatter") || strings.Contains(got, "=== RUN") {
 		t.Errorf("summary shows passing tests' output:\n%s", got)
