@@ -1,0 +1,89 @@
+// Package solverkit is the solver side of the command kit (internal/cmdkit):
+// the solver workers' wiring that `solverd run` and `producer --local`
+// share. Apart from cmdkit, so that the results binary links no solver.
+package solverkit
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/tessera-solver/tessera/config"
+	"github.com/tessera-solver/tessera/internal/metrics"
+	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/result"
+	"github.com/tessera-solver/tessera/internal/solve"
+	"github.com/tessera-solver/tessera/internal/worker"
+)
+
+// WorkerOptions is the solver workers' wiring, the one constructor
+// `solverd run` and `producer --local` share: this host's worker counts,
+// its budget caps and threads on every job (CapBudget), the streams'
+// settings, and the metrics when obs is not nil. worker.Run adds the
+// dead-letter handler and the stranded-jobs sweep.
+func WorkerOptions(s config.Solver, qc queue.Config, solveText worker.SolveFunc, log *slog.Logger, obs *metrics.Solver) worker.Options {
+	opts := worker.Options{
+		Workers:      s.Workers,
+		QuickWorkers: s.QuickWorkers,
+		Queue:        &qc,
+		Solve:        CapBudget(s, solveText),
+		Log:          log,
+	}
+	if obs != nil {
+		opts.Solve = Observe(obs, opts.Solve)
+		opts.OnJob = obs.JobClaimed
+	}
+	return opts
+}
+
+// CapBudget applies this host's node and time limits to every job: a job
+// asking for more (or for no limit) gets the host's. Its search threads
+// are the host's too. A job that named no budget of its own keeps the
+// fast mode's default window under the host's limits (solve.Options.Ceiling)
+// instead of spending all of them.
+func CapBudget(s config.Solver, solveText worker.SolveFunc) worker.SolveFunc {
+	return func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result {
+		opt.Ceiling = opt.Ceiling || opt.MaxNodes == 0 && opt.Timeout == 0
+		if s.MaxNodes > 0 && (opt.MaxNodes == 0 || opt.MaxNodes > s.MaxNodes) {
+			opt.MaxNodes = s.MaxNodes
+		}
+		if s.Timeout > 0 && (opt.Timeout == 0 || opt.Timeout > s.Timeout) {
+			opt.Timeout = s.Timeout
+		}
+		opt.Threads = s.Threads
+		return solveText(ctx, spec, text, opt)
+	}
+}
+
+// Observe counts every answer of solveText in obs.
+func Observe(obs *metrics.Solver, solveText worker.SolveFunc) worker.SolveFunc {
+	return func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result {
+		r := solveText(ctx, spec, text, opt)
+		obs.Solved(spec.String(), opt.Mode, r)
+		return r
+	}
+}
+
+// SolverMetrics serves the solver's /metrics and /healthz on
+// s.MetricsAddr when it is set and returns what counts for it, with the
+// func that stops the listener; nil and a no-op otherwise. A taken port
+// does not stop the solver: a host may run many solverd, each wanting
+// its own solver.metrics_addr.
+func SolverMetrics(s config.Solver, log *slog.Logger) (*metrics.Solver, func()) {
+	if s.MetricsAddr == "" {
+		return nil, func() {}
+	}
+	reg := metrics.NewRegistry()
+	obs := metrics.NewSolver(reg)
+	srv, err := metrics.Listen(s.MetricsAddr, s.MetricsToken, reg, nil, log)
+	if err != nil {
+		log.Warn("no /metrics: give each solverd on a host its own solver.metrics_addr", "err", err)
+		return obs, func() {}
+	}
+	auth := "none"
+	if s.MetricsToken != "" {
+		auth = "bearer token"
+	}
+	log.Info("serving /metrics and /healthz", "addr", srv.Addr(), "auth", auth)
+	return obs, func() { srv.Close() }
+}
