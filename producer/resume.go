@@ -82,7 +82,7 @@ func (r sourceRecord) open(spec puzzle.Spec, strict bool, stdin io.Reader, stder
 	case r.Enumerate:
 		src, err := enumerateStates(spec, r.MaxStates)
 		if err != nil {
-			return states{}, nil, usageError{err}
+			return states{}, nil, usageError{Err: err}
 		}
 		return src, nil, nil
 	}
@@ -115,7 +115,7 @@ its jobs, so every state without a row is enqueued again.`,
 			}
 			cfg, err := producerKeys.Load(c.Flags())
 			if err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()

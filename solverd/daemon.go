@@ -14,11 +14,11 @@ import (
 
 	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/internal/backoff"
+	"github.com/tessera-solver/tessera/internal/cmdkit"
+	"github.com/tessera-solver/tessera/internal/cmdkit/solverkit"
 	"github.com/tessera-solver/tessera/internal/metrics"
-	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/redact"
-	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/solve"
 	"github.com/tessera-solver/tessera/internal/worker"
 )
@@ -41,7 +41,7 @@ func runCmd() *cobra.Command {
 		RunE: func(c *cobra.Command, _ []string) (err error) {
 			cfg, err := runKeys.Load(c.Flags())
 			if err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
 			ctx, stop := signal.NotifyContext(c.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
@@ -54,23 +54,8 @@ func runCmd() *cobra.Command {
 			logTables(log, loaded, cfg.Solver.TablesDir)
 			live := solve.NewLive(loaded)
 			defer func() { err = errors.Join(err, live.Close()) }()
-			var obs *metrics.Solver
-			if cfg.Solver.MetricsAddr != "" {
-				reg := metrics.NewRegistry()
-				obs = metrics.NewSolver(reg)
-				// A taken port does not stop the solver: a host may run
-				// many solverd, each wanting its own solver.metrics_addr.
-				if srv, err := metrics.Listen(cfg.Solver.MetricsAddr, cfg.Solver.MetricsToken, reg, nil, log); err != nil {
-					log.Warn("no /metrics: give each solverd on a host its own solver.metrics_addr", "err", err)
-				} else {
-					defer srv.Close()
-					auth := "none"
-					if cfg.Solver.MetricsToken != "" {
-						auth = "bearer token"
-					}
-					log.Info("serving /metrics and /healthz", "addr", srv.Addr(), "auth", auth)
-				}
-			}
+			obs, stopMetrics := solverkit.SolverMetrics(cfg.Solver, log)
+			defer stopMetrics()
 			// Tables built or pushed after start serve the next jobs.
 			stopWatch := watchTables(ctx, cfg, live, log, obs)
 			defer stopWatch()
@@ -87,10 +72,9 @@ var runKeys = config.Uses("nats", "solver")
 // daemon connects (retrying while NATS is not up yet: a daemon may start
 // before its server), ensures the streams and runs the worker loop.
 func daemon(ctx context.Context, cfg config.Config, solver textSolver, log *slog.Logger, obs *metrics.Solver) error {
-	qc := queueConfig(cfg.NATS)
 	refusals := queue.Refusals()
-	err := backoff.Retry(ctx, connectBackoff, func() error {
-		err := serve(ctx, cfg, qc, solver, log, obs)
+	err := backoff.Retry(ctx, cmdkit.StartBackoff, func() error {
+		err := serve(ctx, cfg, solver, log, obs)
 		if err != nil && !errConnect(err) {
 			return backoff.Permanent(err)
 		}
@@ -122,9 +106,6 @@ func daemon(ctx context.Context, cfg config.Config, solver textSolver, log *slog
 	return err
 }
 
-// connectBackoff paces the connection attempts: 100 ms doubling to 5 s.
-var connectBackoff = backoff.Policy{Min: 100 * time.Millisecond, Max: 5 * time.Second}
-
 type connectError struct{ error }
 
 func (e connectError) Unwrap() error { return e.error }
@@ -134,17 +115,14 @@ func errConnect(err error) bool {
 	return ok
 }
 
-func serve(ctx context.Context, cfg config.Config, qc queue.Config, solver textSolver, log *slog.Logger, obs *metrics.Solver) error {
-	nc, err := queue.Connect(cfg.NATS.URL, "tessera-solverd", queue.Auth(cfg.NATS.NATSAuth))
+func serve(ctx context.Context, cfg config.Config, solver textSolver, log *slog.Logger, obs *metrics.Solver) error {
+	conn, err := cmdkit.Connect(cfg.NATS, "tessera-solverd")
 	if err != nil {
 		return connectError{err}
 	}
+	nc, js, qc := conn.NC, conn.JS, conn.Queue
 	defer nc.Close()
-	js, err := queue.New(nc)
-	if err != nil {
-		return connectError{err}
-	}
-	if err := queue.EnsureStreams(ctx, js, qc); err != nil {
+	if err := conn.Ensure(ctx); err != nil {
 		return connectError{fmt.Errorf("ensure streams: %w", err)}
 	}
 	if drift, err := queue.JobsConsumerDrift(ctx, js, qc); err == nil && len(drift) > 0 {
@@ -157,17 +135,8 @@ func serve(ctx context.Context, cfg config.Config, qc queue.Config, solver textS
 		log.Warn(queue.ReplicaDriftWarning, "differences", drift)
 	}
 	log.Info("solving jobs", "nats", redact.URL(cfg.NATS.URL), "workers", workersOrCores(cfg.Solver.Workers), "quick_workers", cfg.Solver.QuickWorkers)
-	opts := worker.Options{
-		Workers:      cfg.Solver.Workers,
-		QuickWorkers: cfg.Solver.QuickWorkers,
-		Queue:        &qc,
-		Solve:        capBudget(cfg.Solver, solver.SolveText),
-		Log:          log,
-	}
-	if obs != nil {
-		opts.Solve = observe(obs, opts.Solve)
-		opts.OnJob = obs.JobClaimed
-	}
+	// The same wiring as producer --local's workers (solverkit.WorkerOptions).
+	opts := solverkit.WorkerOptions(cfg.Solver, qc, solver.SolveText, log, obs)
 	err = worker.Run(ctx, js, opts)
 	if derr := nc.Drain(); derr != nil && err == nil {
 		err = fmt.Errorf("drain NATS connection: %w", derr)
@@ -183,32 +152,4 @@ func workersOrCores(n int) int {
 	// GOMAXPROCS honours a container's CPU limit (Go ≥ 1.25); NumCPU
 	// would count every core of the host.
 	return runtime.GOMAXPROCS(0)
-}
-
-// capBudget applies this host's node and time limits to every job: a job
-// asking for more (or for no limit) gets the host's. Its search threads
-// are the host's too. A job that named no budget of its own keeps the
-// fast mode's default window under the host's limits (solve.Options.Ceiling)
-// instead of spending all of them.
-func capBudget(s config.Solver, solveText worker.SolveFunc) worker.SolveFunc {
-	return func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result {
-		opt.Ceiling = opt.Ceiling || opt.MaxNodes == 0 && opt.Timeout == 0
-		if s.MaxNodes > 0 && (opt.MaxNodes == 0 || opt.MaxNodes > s.MaxNodes) {
-			opt.MaxNodes = s.MaxNodes
-		}
-		if s.Timeout > 0 && (opt.Timeout == 0 || opt.Timeout > s.Timeout) {
-			opt.Timeout = s.Timeout
-		}
-		opt.Threads = s.Threads
-		return solveText(ctx, spec, text, opt)
-	}
-}
-
-// observe counts every answer of solveText in obs.
-func observe(obs *metrics.Solver, solveText worker.SolveFunc) worker.SolveFunc {
-	return func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result {
-		r := solveText(ctx, spec, text, opt)
-		obs.Solved(spec.String(), opt.Mode, r)
-		return r
-	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tessera-solver/tessera/config"
+	"github.com/tessera-solver/tessera/internal/cmdkit"
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/queue"
 )
@@ -41,17 +42,14 @@ func queueStatusCmd() *cobra.Command {
 		RunE: func(c *cobra.Command, _ []string) error {
 			cfg, err := natsKeys.Load(c.Flags())
 			if err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
-			nc, err := queue.Connect(cfg.NATS.URL, "tessera-solverd-queue", queue.Auth(cfg.NATS.NATSAuth))
+			conn, err := cmdkit.Connect(cfg.NATS, "tessera-solverd-queue")
 			if err != nil {
 				return err
 			}
-			defer nc.Close()
-			js, err := queue.New(nc)
-			if err != nil {
-				return err
-			}
+			defer conn.Close()
+			js := conn.JS
 			ctx := c.Context()
 			if ctx == nil {
 				ctx = context.Background()
@@ -156,18 +154,14 @@ func queueApplyCmd() *cobra.Command {
 		RunE: func(c *cobra.Command, _ []string) error {
 			cfg, err := natsKeys.Load(c.Flags())
 			if err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
-			qc := queueConfig(cfg.NATS)
-			nc, err := queue.Connect(cfg.NATS.URL, "tessera-solverd-queue", queue.Auth(cfg.NATS.NATSAuth))
+			conn, err := cmdkit.Connect(cfg.NATS, "tessera-solverd-queue")
 			if err != nil {
 				return err
 			}
-			defer nc.Close()
-			js, err := queue.New(nc)
-			if err != nil {
-				return err
-			}
+			defer conn.Close()
+			js, qc := conn.JS, conn.Queue
 			ctx := c.Context()
 			if ctx == nil {
 				ctx = context.Background()

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tessera-solver/tessera/config"
+	"github.com/tessera-solver/tessera/internal/backoff"
+	"github.com/tessera-solver/tessera/internal/cmdkit"
+	"github.com/tessera-solver/tessera/internal/ingest"
+	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/redact"
+	"github.com/tessera-solver/tessera/internal/store"
+)
+
+func serviceCmd() *cobra.Command {
+	return keyed(&cobra.Command{
+		Use:   "run",
+		Short: "Migrate, then consume TESSERA_RESULTS into PostgreSQL until SIGTERM (the default)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, st, err := setup(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			return service(cmd.Context(), cfg, st, logger(cmd.ErrOrStderr()))
+		},
+	}, runKeys)
+}
+
+// service is `results run`: it waits for PostgreSQL and NATS (a daemon may
+// start before either), then runs the writer (cmdkit.RunWriter, as
+// `producer --local` does) until ctx is cancelled.
+func service(ctx context.Context, cfg config.Config, st *store.Store, log *slog.Logger) error {
+	if err := retry(ctx, log, "migrate PostgreSQL", func() error { return st.Migrate(ctx) }); err != nil {
+		return err
+	}
+	log.Info("schema up to date")
+
+	var src, deadSrc ingest.Source
+	err := retry(ctx, log, "connect to NATS", func() error {
+		c, err := cmdkit.Connect(cfg.NATS, "tessera-results")
+		if err != nil {
+			return err
+		}
+		if src, deadSrc, err = c.WriterSources(ctx, log); err != nil {
+			c.Close()
+			return err
+		}
+		context.AfterFunc(ctx, func() { _ = c.NC.Drain() })
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	log.Info("consuming results", "nats", redact.URL(cfg.NATS.URL), "fetch_batch", cfg.Results.FetchBatch)
+	return cmdkit.RunWriter(ctx, src, deadSrc, st, cfg.Results, log)
+}
+
+// retry is cmdkit.Retry giving up on settings NATS or PostgreSQL keeps
+// refusing (queue.Refused, store.Refused).
+func retry(ctx context.Context, log *slog.Logger, what string, f func() error) error {
+	refusals := backoff.Refusals{Refused: func(err error) bool { return queue.Refused(err) || store.Refused(err) },
+		Hint: "check its URL, credentials and TLS settings"}
+	return cmdkit.Retry(ctx, log, what, &refusals, f)
+}
