@@ -86,7 +86,7 @@ aborts before anything is enqueued instead.`,
 	fs.StringVar(&f.method, "method", methodAuto, "generate: how candidates are drawn: auto, table (whole space, ≤ 10 cells), sample (uniform), walk (random walks: short tails), deep (from stored deep states: long tails)")
 	producerKeys.Bind(fs)
 	c.AddCommand(resumeCmd(&f, stdin))
-	setExamples(c)
+	cmdkit.SetExamples(c, examples)
 	c.RunE = func(c *cobra.Command, _ []string) error {
 		cfg, err := producerKeys.Load(c.Flags())
 		if err != nil {

@@ -31,7 +31,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.RunE = runCmd.RunE
 	keyed(root, runKeys)
 	root.AddCommand(runCmd, migrateCmd(), distCmd(), exportCmd(), batchesCmd(), requeueCmd(), cancelCmd(), deadCmd(), exactCmd(), serveCmd())
-	setExamples(root)
+	cmdkit.SetExamples(root, examples)
 	return cmdkit.Execute(ctx, root, args, nil, stdout, stderr)
 }
 

@@ -44,7 +44,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	// Every command, in the order of `solverd --help`.
 	root.AddCommand(solveCmd(), verifyCmd(), bfsCmd(), scrambleCmd(), runCmd(), queueCmd(), tablesCmd())
-	setExamples(root)
+	cmdkit.SetExamples(root, examples)
 	// errRejected: the command has printed what it rejected.
 	return cmdkit.Execute(ctx, root, args, stdin, stdout, stderr, errRejected)
 }

@@ -40,20 +40,12 @@ func queueStatusCmd() *cobra.Command {
 			"a minute apart). --json prints the same as one JSON object (docs/ARCHITECTURE.md lists the fields).",
 		Args: nArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			cfg, err := natsKeys.Load(c.Flags())
-			if err != nil {
-				return usageError{Err: err}
-			}
-			conn, err := cmdkit.Connect(cfg.NATS, "tessera-solverd-queue")
+			ctx, cfg, conn, err := queueConn(c)
 			if err != nil {
 				return err
 			}
 			defer conn.Close()
 			js := conn.JS
-			ctx := c.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
 			st, err := queue.CollectStatus(ctx, js, tablesBucketOf(cfg))
 			if err != nil {
 				return err
@@ -152,20 +144,12 @@ func queueApplyCmd() *cobra.Command {
 			"changes, and waits until the new replicas are current.",
 		Args: nArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			cfg, err := natsKeys.Load(c.Flags())
-			if err != nil {
-				return usageError{Err: err}
-			}
-			conn, err := cmdkit.Connect(cfg.NATS, "tessera-solverd-queue")
+			ctx, cfg, conn, err := queueConn(c)
 			if err != nil {
 				return err
 			}
 			defer conn.Close()
 			js, qc := conn.JS, conn.Queue
-			ctx := c.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
 			if err := queue.EnsureStreams(ctx, js, qc); err != nil {
 				return fmt.Errorf("ensure streams: %w", err)
 			}
@@ -192,6 +176,23 @@ func queueApplyCmd() *cobra.Command {
 	}
 	natsKeys.Bind(c.Flags())
 	return c
+}
+
+// queueConn loads the keys of a `solverd queue` command and connects.
+func queueConn(c *cobra.Command) (context.Context, config.Config, *cmdkit.Conn, error) {
+	cfg, err := natsKeys.Load(c.Flags())
+	if err != nil {
+		return nil, cfg, nil, usageError{Err: err}
+	}
+	conn, err := cmdkit.Connect(cfg.NATS, "tessera-solverd-queue")
+	if err != nil {
+		return nil, cfg, nil, err
+	}
+	ctx := c.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return ctx, cfg, conn, nil
 }
 
 // natsKeys are the config keys of `solverd queue apply` and `status`.

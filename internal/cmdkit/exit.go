@@ -61,3 +61,19 @@ func Execute(ctx context.Context, root *cobra.Command, args []string, stdin io.R
 	}
 	return ExitFailed
 }
+
+// SetExamples gives every command below root its entry of examples, by
+// command path (a command's own Example wins); cobra's help and
+// completion have none.
+func SetExamples(root *cobra.Command, examples map[string]string) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if e, ok := examples[c.CommandPath()]; ok && c.Example == "" {
+			c.Example = e
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+}
