@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -41,21 +43,16 @@ func service(ctx context.Context, cfg config.Config, st *store.Store, log *slog.
 	log.Info("schema up to date")
 
 	var src, deadSrc ingest.Source
-	err := retry(ctx, log, "connect to NATS", func() error {
-		c, err := cmdkit.Connect(cfg.NATS, "tessera-results")
-		if err != nil {
-			return err
-		}
-		if src, deadSrc, err = c.WriterSources(ctx, log); err != nil {
-			c.Close()
-			return err
-		}
-		context.AfterFunc(ctx, func() { _ = c.NC.Drain() })
-		return nil
+	conn, err := cmdkit.Dial(ctx, cfg.NATS, "tessera-results", func(ctx context.Context, c *cmdkit.Conn) (err error) {
+		src, deadSrc, err = c.WriterSources(ctx, log)
+		return err
+	}, func(delay time.Duration, err error) {
+		log.Warn("connect to NATS failed; retrying", "err", err, "delay", delay)
 	})
 	if err != nil {
-		return err
+		return fmt.Errorf("connect to NATS: %w", err)
 	}
+	context.AfterFunc(ctx, func() { _ = conn.NC.Drain() })
 	log.Info("consuming results", "nats", redact.URL(cfg.NATS.URL), "fetch_batch", cfg.Results.FetchBatch)
 	return cmdkit.RunWriter(ctx, src, deadSrc, st, cfg.Results, log)
 }

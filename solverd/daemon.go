@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tessera-solver/tessera/config"
-	"github.com/tessera-solver/tessera/internal/backoff"
 	"github.com/tessera-solver/tessera/internal/cmdkit"
 	"github.com/tessera-solver/tessera/internal/cmdkit/solverkit"
 	"github.com/tessera-solver/tessera/internal/metrics"
@@ -72,19 +71,12 @@ var runKeys = config.Uses("nats", "solver")
 // daemon connects (retrying while NATS is not up yet: a daemon may start
 // before its server), ensures the streams and runs the worker loop.
 func daemon(ctx context.Context, cfg config.Config, solver textSolver, log *slog.Logger, obs *metrics.Solver) error {
-	refusals := queue.Refusals()
-	err := backoff.Retry(ctx, cmdkit.StartBackoff, func() error {
-		err := serve(ctx, cfg, solver, log, obs)
-		if err != nil && !errConnect(err) {
-			return backoff.Permanent(err)
+	conn, err := cmdkit.Dial(ctx, cfg.NATS, "tessera-solverd", func(ctx context.Context, c *cmdkit.Conn) error {
+		if err := c.Ensure(ctx); err != nil {
+			return fmt.Errorf("ensure streams: %w", err)
 		}
-		// Settings NATS refuses (credentials, CA, URL) end the process, so
-		// a supervisor sees the failure; an outage is waited out.
-		if err = refusals.Check(err); refusals.Exhausted() {
-			return fmt.Errorf("%w", err) // no longer a connectError: returned
-		}
-		return err
-	}, func(_ int, delay time.Duration, err error) {
+		return nil
+	}, func(delay time.Duration, err error) {
 		if errors.Is(err, queue.ErrReplicas) {
 			// Retried: a cluster node may be down for a moment.
 			log.Warn("the streams cannot be created at nats.replicas; retrying", "err", err, "delay", delay)
@@ -92,39 +84,27 @@ func daemon(ctx context.Context, cfg config.Config, solver textSolver, log *slog
 		}
 		log.Warn("NATS not reachable; retrying", "url", redact.URL(cfg.NATS.URL), "err", err, "delay", delay)
 	})
-	if errConnect(err) {
-		// Retry gives up on a connection error only when told to stop
-		// while still waiting for NATS: a clean stop, even when the signal
-		// lands during a connection attempt.
-		return nil
+	if err != nil {
+		if ctx.Err() != nil {
+			// Told to stop while still waiting for NATS: a clean stop,
+			// even when the signal lands during a connection attempt.
+			return nil
+		}
+		return err
 	}
+	err = serve(ctx, cfg, conn, solver, log, obs)
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
-		// Told to stop while still setting up (ensuring streams and
+		// Told to stop while still setting up (the workers ensure their
 		// consumers): a clean stop too, not a failure to report.
 		return nil
 	}
 	return err
 }
 
-type connectError struct{ error }
-
-func (e connectError) Unwrap() error { return e.error }
-
-func errConnect(err error) bool {
-	_, ok := err.(connectError)
-	return ok
-}
-
-func serve(ctx context.Context, cfg config.Config, solver textSolver, log *slog.Logger, obs *metrics.Solver) error {
-	conn, err := cmdkit.Connect(cfg.NATS, "tessera-solverd")
-	if err != nil {
-		return connectError{err}
-	}
+// serve runs the workers on conn until ctx ends, then drains it.
+func serve(ctx context.Context, cfg config.Config, conn *cmdkit.Conn, solver textSolver, log *slog.Logger, obs *metrics.Solver) error {
 	nc, js, qc := conn.NC, conn.JS, conn.Queue
 	defer nc.Close()
-	if err := conn.Ensure(ctx); err != nil {
-		return connectError{fmt.Errorf("ensure streams: %w", err)}
-	}
 	if drift, err := queue.JobsConsumerDrift(ctx, js, qc); err == nil && len(drift) > 0 {
 		// Consumer settings are shared by every solverd: one host's flags
 		// do not rewrite them for all.
@@ -137,7 +117,7 @@ func serve(ctx context.Context, cfg config.Config, solver textSolver, log *slog.
 	log.Info("solving jobs", "nats", redact.URL(cfg.NATS.URL), "workers", workersOrCores(cfg.Solver.Workers), "quick_workers", cfg.Solver.QuickWorkers)
 	// The same wiring as producer --local's workers (solverkit.WorkerOptions).
 	opts := solverkit.WorkerOptions(cfg.Solver, qc, solver.SolveText, log, obs)
-	err = worker.Run(ctx, js, opts)
+	err := worker.Run(ctx, js, opts)
 	if derr := nc.Drain(); derr != nil && err == nil {
 		err = fmt.Errorf("drain NATS connection: %w", derr)
 	}

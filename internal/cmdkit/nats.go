@@ -2,11 +2,13 @@ package cmdkit
 
 import (
 	"context"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/tessera-solver/tessera/config"
+	"github.com/tessera-solver/tessera/internal/backoff"
 	"github.com/tessera-solver/tessera/internal/queue"
 )
 
@@ -54,3 +56,32 @@ func (c *Conn) Ensure(ctx context.Context) error {
 
 // Close closes the connection without draining it.
 func (c *Conn) Close() { c.NC.Close() }
+
+// Dial connects as name and readies the connection with setup (ensure
+// the streams, the consumers), retrying both at StartBackoff while NATS
+// cannot be reached or setup fails: a service may start before its
+// server, or while a cluster re-elects. It gives up when ctx ends and on
+// settings NATS keeps refusing (queue.Refusals: credentials, CA, URL), so
+// that a supervisor sees the failure; retrying hears of every attempt
+// that failed, with the wait before the next.
+func Dial(ctx context.Context, c config.NATS, name string, setup func(context.Context, *Conn) error, retrying func(delay time.Duration, err error)) (*Conn, error) {
+	refusals := queue.Refusals()
+	var conn *Conn
+	err := backoff.Retry(ctx, StartBackoff, func() error {
+		cn, err := Connect(c, name)
+		if err == nil {
+			if err = setup(ctx, cn); err != nil {
+				cn.Close()
+			}
+		}
+		if err != nil {
+			return refusals.Check(err)
+		}
+		conn = cn
+		return nil
+	}, func(_ int, delay time.Duration, err error) { retrying(delay, err) })
+	if err != nil {
+		return nil, err
+	}
+	return conn, nil
+}
