@@ -8,10 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -94,7 +91,7 @@ aborts before anything is enqueued instead.`,
 		}
 		f.wait = f.wait || f.local
 		seedSet := c.Flags().Changed("seed")
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		ctx, stop := cmdkit.OnSignal(context.Background())
 		defer stop()
 		return produce(ctx, f, seedSet, cfg, stdin, stdout, stderr)
 	}

@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strconv"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tessera-solver/tessera/config"
+	"github.com/tessera-solver/tessera/internal/cmdkit"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/store"
 )
@@ -117,7 +115,7 @@ its jobs, so every state without a row is enqueued again.`,
 			if err != nil {
 				return usageError{Err: err}
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := cmdkit.OnSignal(context.Background())
 			defer stop()
 			return resume(ctx, *f, cfg, batch, stdin, c.OutOrStdout(), c.ErrOrStderr())
 		},

@@ -8,12 +8,9 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
-	"os/signal"
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -135,7 +132,7 @@ its budget or failed; 2 usage error (bad flag, puzzle or setting).`,
 				fmt.Fprintln(c.ErrOrStderr(), "solverd:", n)
 			}
 			defer loaded.Close()
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := cmdkit.OnSignal(context.Background())
 			defer stop()
 			var src lineSource
 			if len(args) > 0 {

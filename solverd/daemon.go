@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os/signal"
 	"runtime"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -42,7 +40,7 @@ func runCmd() *cobra.Command {
 			if err != nil {
 				return usageError{Err: err}
 			}
-			ctx, stop := signal.NotifyContext(c.Context(), syscall.SIGINT, syscall.SIGTERM)
+			ctx, stop := cmdkit.OnSignal(c.Context())
 			defer stop()
 			log := slog.New(slog.NewTextHandler(c.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelInfo}))
 			startupPull(ctx, cfg, log)
@@ -55,10 +53,15 @@ func runCmd() *cobra.Command {
 			defer func() { err = errors.Join(err, live.Close()) }()
 			obs, stopMetrics := solverkit.SolverMetrics(cfg.Solver, log)
 			defer stopMetrics()
-			// Tables built or pushed after start serve the next jobs.
-			stopWatch := watchTables(ctx, cfg, live, log, obs)
-			defer stopWatch()
-			return daemon(ctx, cfg, live, log, obs)
+			// The workers and the table watch (tables built or pushed after
+			// start serve the next jobs) run and stop as one.
+			loops := cmdkit.NewLoops(ctx, "solverd run")
+			loops.Go("table watch", func(ctx context.Context) error {
+				defer watchTables(ctx, cfg, live, log, obs)()
+				<-ctx.Done()
+				return nil
+			})
+			return errors.Join(daemon(loops.Context(), cfg, live, log, obs), loops.Stop())
 		},
 	}
 	runKeys.Bind(c.Flags())
