@@ -74,6 +74,17 @@ func setup(cmd *cobra.Command) (config.Config, *store.Store, error) {
 	return cfg, st, err
 }
 
+// withStore opens the store of cmd's keys (see setup), runs f with it and
+// closes it: the start of every command that reads or writes PostgreSQL.
+func withStore(cmd *cobra.Command, f func(config.Config, *store.Store) error) error {
+	cfg, st, err := setup(cmd)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return f(cfg, st)
+}
+
 func logger(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/internal/atomicfile"
 	"github.com/tessera-solver/tessera/internal/plot"
 	"github.com/tessera-solver/tessera/internal/puzzle"
@@ -34,54 +35,52 @@ func distCmd() *cobra.Command {
 			if hasBatch == hasPuzzle {
 				return usagef("give exactly one of --batch and --puzzle")
 			}
-			_, st, err := setup(cmd)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			var d, exact store.Distribution
-			if hasBatch {
-				d, err = st.BatchDistribution(cmd.Context(), batch)
-			} else if d, err = st.PuzzleDistribution(cmd.Context(), spec); err == nil {
-				exact, err = st.ExactDistribution(cmd.Context(), spec)
-			}
-			if err != nil {
-				return err
-			}
-			if svg != "" {
-				title := fmt.Sprintf("%s: optimal lengths", canonicalSpec(spec))
+			return withStore(cmd, func(_ config.Config, st *store.Store) error {
+				var d, exact store.Distribution
+				var err error
 				if hasBatch {
-					title = fmt.Sprintf("batch %d: optimal lengths", batch)
+					d, err = st.BatchDistribution(cmd.Context(), batch)
+				} else if d, err = st.PuzzleDistribution(cmd.Context(), spec); err == nil {
+					exact, err = st.ExactDistribution(cmd.Context(), spec)
 				}
-				err := atomicfile.Write(svg, 0o644, func(f *os.File) error {
-					return plot.Histogram(f, title, series("sampled", d), series("exact", exact))
-				})
 				if err != nil {
 					return err
 				}
-			}
-			out := cmd.OutOrStdout()
-			if asJSON {
-				v := struct {
-					store.Distribution
-					Exact *store.Distribution `json:"exact,omitempty"`
-				}{Distribution: d}
-				if exact.Total > 0 {
-					v.Exact = &exact
+				if svg != "" {
+					title := fmt.Sprintf("%s: optimal lengths", canonicalSpec(spec))
+					if hasBatch {
+						title = fmt.Sprintf("batch %d: optimal lengths", batch)
+					}
+					err := atomicfile.Write(svg, 0o644, func(f *os.File) error {
+						return plot.Histogram(f, title, series("sampled", d), series("exact", exact))
+					})
+					if err != nil {
+						return err
+					}
 				}
-				return json.NewEncoder(out).Encode(v)
-			}
-			for _, c := range d.Counts {
-				fmt.Fprintf(out, "%d %d\n", c.Length, c.Count)
-			}
-			fmt.Fprintf(out, "total %d\n", d.Total)
-			if d.Total > 0 {
-				fmt.Fprintf(out, "mean %.4f\nsd %.4f\nci95 %.4f %.4f\nmax %d\n", d.Mean, d.SD, d.CI95[0], d.CI95[1], d.Max)
-			}
-			if exact.Total > 0 {
-				fmt.Fprintf(out, "exact mean %.4f (%d states)\n", exact.Mean, exact.Total)
-			}
-			return nil
+				out := cmd.OutOrStdout()
+				if asJSON {
+					v := struct {
+						store.Distribution
+						Exact *store.Distribution `json:"exact,omitempty"`
+					}{Distribution: d}
+					if exact.Total > 0 {
+						v.Exact = &exact
+					}
+					return json.NewEncoder(out).Encode(v)
+				}
+				for _, c := range d.Counts {
+					fmt.Fprintf(out, "%d %d\n", c.Length, c.Count)
+				}
+				fmt.Fprintf(out, "total %d\n", d.Total)
+				if d.Total > 0 {
+					fmt.Fprintf(out, "mean %.4f\nsd %.4f\nci95 %.4f %.4f\nmax %d\n", d.Mean, d.SD, d.CI95[0], d.CI95[1], d.Max)
+				}
+				if exact.Total > 0 {
+					fmt.Fprintf(out, "exact mean %.4f (%d states)\n", exact.Mean, exact.Total)
+				}
+				return nil
+			})
 		},
 	}
 	c.Flags().Int64Var(&batch, "batch", 0, "batch id")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/internal/atomicfile"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
@@ -59,18 +60,15 @@ func exportCmd() *cobra.Command {
 			if err != nil {
 				return usageError{Err: err}
 			}
-			_, st, err := setup(cmd)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			if output == "" || output == "-" {
-				return st.ExportRows(cmd.Context(), q, cmd.OutOrStdout(), f)
-			}
-			// Written beside the target and renamed, so a failed export never
-			// leaves a truncated file under the requested name.
-			return atomicfile.Write(output, 0o644, func(w *os.File) error {
-				return st.ExportRows(cmd.Context(), q, w, f)
+			return withStore(cmd, func(_ config.Config, st *store.Store) error {
+				if output == "" || output == "-" {
+					return st.ExportRows(cmd.Context(), q, cmd.OutOrStdout(), f)
+				}
+				// Written beside the target and renamed, so a failed export never
+				// leaves a truncated file under the requested name.
+				return atomicfile.Write(output, 0o644, func(w *os.File) error {
+					return st.ExportRows(cmd.Context(), q, w, f)
+				})
 			})
 		},
 	}

@@ -23,12 +23,9 @@ func serviceCmd() *cobra.Command {
 		Short: "Migrate, then consume TESSERA_RESULTS into PostgreSQL until SIGTERM (the default)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, st, err := setup(cmd)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			return service(cmd.Context(), cfg, st, logger(cmd.ErrOrStderr()))
+			return withStore(cmd, func(cfg config.Config, st *store.Store) error {
+				return service(cmd.Context(), cfg, st, logger(cmd.ErrOrStderr()))
+			})
 		},
 	}, runKeys)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/internal/cmdkit"
 	"github.com/tessera-solver/tessera/internal/httpapi"
 	"github.com/tessera-solver/tessera/internal/httpauth"
@@ -40,28 +41,25 @@ func serveCmd() *cobra.Command {
 			"docs/PIPELINE-store.md and docs/SECURITY.md.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, st, err := setup(cmd)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			writers, err := httpauth.ParseWriters(cfg.Results.HTTPWriterTokens)
-			if err != nil {
-				return usagef("results.http_writer_tokens: %v", err)
-			}
-			opts := []httpapi.Option{httpapi.WithMaxInFlight(cfg.Results.HTTPMaxRequests)}
-			if generate {
-				conn, err := cmdkit.Connect(cfg.NATS, "tessera-results-serve")
+			return withStore(cmd, func(cfg config.Config, st *store.Store) error {
+				writers, err := httpauth.ParseWriters(cfg.Results.HTTPWriterTokens)
 				if err != nil {
-					return err
+					return usagef("results.http_writer_tokens: %v", err)
 				}
-				defer conn.Close()
-				if err := conn.Ensure(cmd.Context()); err != nil {
-					return err
+				opts := []httpapi.Option{httpapi.WithMaxInFlight(cfg.Results.HTTPMaxRequests)}
+				if generate {
+					conn, err := cmdkit.Connect(cfg.NATS, "tessera-results-serve")
+					if err != nil {
+						return err
+					}
+					defer conn.Close()
+					if err := conn.Ensure(cmd.Context()); err != nil {
+						return err
+					}
+					opts = append(opts, httpapi.WithGenerator(newSampler(cmd.Context(), st, conn.JS, conn.Queue, conn.NC.MaxPayload(), logger(cmd.ErrOrStderr()), uint64(time.Now().UnixNano()))))
 				}
-				opts = append(opts, httpapi.WithGenerator(newSampler(cmd.Context(), st, conn.JS, conn.Queue, conn.NC.MaxPayload(), logger(cmd.ErrOrStderr()), uint64(time.Now().UnixNano()))))
-			}
-			return serve(cmd.Context(), cfg.Results.HTTPAddr, cfg.Results.HTTPToken, writers, st, logger(cmd.ErrOrStderr()), opts...)
+				return serve(cmd.Context(), cfg.Results.HTTPAddr, cfg.Results.HTTPToken, writers, st, logger(cmd.ErrOrStderr()), opts...)
+			})
 		},
 	}, serveKeys)
 	c.Flags().BoolVar(&generate, "generate", false, "let /api/scrambles?generate=true enqueue candidates for missing scrambles (connects to NATS)")
