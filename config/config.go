@@ -218,7 +218,7 @@ var keys = []key{
 	{"nats.url", "nats-url", "NATS server URL(s), comma separated", func(c *Config) any { return &c.NATS.URL }, kindURL},
 	{"nats.max_deliver", "nats-max-deliver", "deliveries of a job before it is recorded as failed", func(c *Config) any { return &c.NATS.MaxDeliver }, kindPlain},
 	{"nats.ack_wait", "nats-ack-wait", "time a consumer has to acknowledge a message", func(c *Config) any { return &c.NATS.AckWait }, kindPlain},
-	{"nats.replicas", "nats-replicas", "servers of a NATS cluster that keep each stream and bucket tessera creates (1 to 5; existing ones change only through `solverd queue apply`)", func(c *Config) any { return &c.NATS.Replicas }, kindPlain},
+	{"nats.replicas", "nats-replicas", "servers of a NATS cluster that keep each stream and bucket tessera creates (1 to 5; existing ones change only through solverd queue apply)", func(c *Config) any { return &c.NATS.Replicas }, kindPlain},
 	{"nats.user", "nats-user", "NATS user name (with nats.password)", func(c *Config) any { return &c.NATS.User }, kindPlain},
 	{"nats.password", "nats-password", "NATS password" + secretUsage, func(c *Config) any { return &c.NATS.Password }, kindSecret},
 	{"nats.token", "nats-token", "NATS authentication token" + secretUsage, func(c *Config) any { return &c.NATS.Token }, kindSecret},

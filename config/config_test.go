@@ -489,3 +489,16 @@ func TestSet(t *testing.T) {
 	}()
 	Uses("nosuch")
 }
+
+// pflag takes a back-quoted word of a flag's usage for the name of its
+// value ("--nats-replicas solverd queue apply" instead of "int"): help
+// texts quote otherwise.
+func TestUsageHasNoBackquotes(t *testing.T) {
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	Uses("nats", "solver", "results", "producer", "database").Bind(fs)
+	fs.VisitAll(func(f *pflag.Flag) {
+		if strings.Contains(f.Usage, "`") {
+			t.Errorf("--%s's help has a back quote: %q", f.Name, f.Usage)
+		}
+	})
+}

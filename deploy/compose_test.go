@@ -142,7 +142,8 @@ func TestComposeIssue29(t *testing.T) {
 	for _, s := range p.Services {
 		for k, val := range s.Environment {
 			for _, secret := range []string{"pg-secret-41", "nats-secret-17", "http-secret-93"} {
-				if val != nil && strings.Contains(*val, secret) && s.Name != "nats" {
+				// The nodes' own password excepted: their config reads it.
+				if val != nil && strings.Contains(*val, secret) && s.Name != "nats" && !strings.HasPrefix(s.Name, "nats-") {
 					t.Errorf("%s has a secret in its environment (%s)", s.Name, k)
 				}
 			}
@@ -191,5 +192,129 @@ func TestComposeIssue29(t *testing.T) {
 	}
 	if builds != 1 {
 		t.Errorf("%d services build the image, want 1", builds)
+	}
+}
+
+// Issue 26: the cluster profile runs three nats-server nodes from
+// deploy/nats-cluster.conf, each with its own name and store, routed to
+// each other with JetStream on; every tessera service of the profile lists
+// the three client URLs and asks for three replicas. The nodes' config is
+// read by nats-server's own parser, with each node's environment.
+func TestComposeCluster(t *testing.T) {
+	p := load(t)
+	var nodes []types.ServiceConfig
+	for _, s := range p.Services {
+		if strings.HasPrefix(s.Image, "nats:") && slices.Contains(s.Profiles, "cluster") {
+			nodes = append(nodes, s)
+		}
+	}
+	slices.SortFunc(nodes, func(a, b types.ServiceConfig) int { return strings.Compare(a.Name, b.Name) })
+	if len(nodes) != 3 {
+		t.Fatalf("the cluster profile has %d nats services, want 3", len(nodes))
+	}
+	const confTarget = "/etc/nats/tessera-cluster.conf"
+	var clientURLs []string
+	stores := map[string]string{}
+	names := map[string]string{}
+	for _, n := range nodes {
+		clientURLs = append(clientURLs, "nats://"+n.Name+":4222")
+		if strings.Join(n.Command, " ") != "-c "+confTarget {
+			t.Errorf("%s runs %q, want -c %s", n.Name, n.Command, confTarget)
+		}
+		var conf string
+		for _, v := range n.Volumes {
+			switch v.Target {
+			case confTarget:
+				conf = v.Source
+			case "/data":
+				if v.Type != types.VolumeTypeVolume {
+					t.Errorf("%s stores JetStream in %s %q, want a named volume", n.Name, v.Type, v.Source)
+				}
+				if other, dup := stores[v.Source]; dup {
+					t.Errorf("%s and %s share the store volume %s", n.Name, other, v.Source)
+				}
+				stores[v.Source] = n.Name
+			}
+		}
+		if conf == "" {
+			t.Errorf("%s does not mount its config at %s", n.Name, confTarget)
+			continue
+		}
+		env := func(k string) string {
+			if v := n.Environment[k]; v != nil {
+				return *v
+			}
+			return ""
+		}
+		if env("NATS_PASSWORD") != `"n"` { // quoted: a hex password must stay a string to nats-server
+			t.Errorf("%s: NATS_PASSWORD is not the quoted ${NATS_PASSWORD}", n.Name)
+		}
+		t.Setenv("NATS_SERVER_NAME", env("NATS_SERVER_NAME"))
+		t.Setenv("NATS_PASSWORD", env("NATS_PASSWORD"))
+		o, err := server.ProcessConfigFile(conf)
+		if err != nil {
+			t.Errorf("%s: nats-server refuses %s: %v", n.Name, conf, err)
+			continue
+		}
+		if o.ServerName == "" {
+			t.Errorf("%s has no server name (JetStream clustering needs one)", n.Name)
+		} else if other, dup := names[o.ServerName]; dup {
+			t.Errorf("%s and %s are both named %q", n.Name, other, o.ServerName)
+		}
+		names[o.ServerName] = n.Name
+		if !o.JetStream || o.StoreDir != "/data" {
+			t.Errorf("%s: JetStream %v in %q, want on in /data (its volume)", n.Name, o.JetStream, o.StoreDir)
+		}
+		if o.Username != "tessera" || o.Password != "n" {
+			t.Errorf("%s: clients authenticate as %q with a password from elsewhere than NATS_PASSWORD", n.Name, o.Username)
+		}
+		if o.Cluster.Name == "" || o.Cluster.Port != 6222 {
+			t.Errorf("%s: cluster %q on port %d, want a named cluster on 6222", n.Name, o.Cluster.Name, o.Cluster.Port)
+		}
+		var routes []string
+		for _, u := range o.Routes {
+			routes = append(routes, u.Host)
+		}
+		for _, peer := range nodes {
+			if !slices.Contains(routes, peer.Name+":6222") {
+				t.Errorf("%s has no route to %s:6222 (routes %v)", n.Name, peer.Name, routes)
+			}
+		}
+	}
+	want := strings.Join(clientURLs, ",")
+	clients := 0
+	for _, s := range p.Services {
+		if !slices.Contains(s.Profiles, "cluster") || s.Image != "tessera:local" {
+			continue // the nodes, and the services of the single-server stack
+		}
+		clients++
+		get := func(k string) string {
+			if v := s.Environment[k]; v != nil {
+				return *v
+			}
+			return ""
+		}
+		if got := get("TESSERA_NATS_URL"); got != want {
+			t.Errorf("%s: TESSERA_NATS_URL %q, want every node: %q", s.Name, got, want)
+		}
+		if got := get("TESSERA_NATS_REPLICAS"); got != "3" {
+			t.Errorf("%s: TESSERA_NATS_REPLICAS %q, want 3", s.Name, got)
+		}
+		if get("TESSERA_NATS_PASSWORD_FILE") != "/run/secrets/nats_password" || !slices.ContainsFunc(s.Secrets, func(r types.ServiceSecretConfig) bool { return r.Source == "nats_password" }) {
+			t.Errorf("%s: the NATS password is not the nats_password secret's file", s.Name)
+		}
+	}
+	for _, name := range []string{"solverd-cluster", "results-cluster", "queue-apply"} {
+		if s, err := p.GetService(name); err != nil || !slices.Contains(s.Profiles, "cluster") {
+			t.Errorf("the cluster profile has no %s (%v)", name, err)
+		}
+	}
+	if clients < 3 {
+		t.Errorf("%d tessera services in the cluster profile", clients)
+	}
+	if s, err := p.GetService("solverd-cluster"); err == nil {
+		if v := s.Environment["TESSERA_SOLVER_TABLES_BUCKET"]; v == nil || *v == "" {
+			t.Errorf("solverd-cluster pulls no tables from a bucket")
+		}
 	}
 }

@@ -176,11 +176,8 @@ func produce(ctx context.Context, f flags, seedSet bool, cfg config.Config, stdi
 		return err
 	}
 	fmt.Fprintf(stdout, "batch %d\n", batch)
-	opts := optionsRecord{Mode: cfg.Solver.Mode, MaxNodes: cfg.Solver.MaxNodes, TimeoutMS: cfg.Solver.Timeout.Milliseconds(), Goal: goal,
+	opts := optionsRecord{Mode: cfg.Solver.Mode, Budget: job.NewBudget(cfg.Solver.MaxNodes, cfg.Solver.Timeout), Goal: goal,
 		Chunk: job.ChunkSize(spec, result.Mode(cfg.Solver.Mode), cfg.Producer.ChunkSize, nc.MaxPayload())}
-	if cfg.Solver.Timeout > 0 && opts.TimeoutMS == 0 {
-		opts.TimeoutMS = 1 // sub-millisecond timeouts still mean "a limit"
-	}
 	if rec.File == "-" {
 		rec.File = "" // stdin cannot be read again: the batch cannot be resumed
 	}
@@ -260,8 +257,8 @@ func connect(ctx context.Context, f flags, cfg config.Config, spec puzzle.Spec, 
 func enqueueAndFollow(ctx context.Context, f flags, st *store.Store, js jetstream.JetStream, nc *nats.Conn, pipeline *local,
 	spec puzzle.Spec, batch int64, src states, file *corpus, opts optionsRecord, from int64, stdout, stderr io.Writer) error {
 	b := batchJobs{
-		batch: batch, puzzle: spec.String(), mode: opts.Mode, maxNodes: opts.MaxNodes,
-		timeoutMS: opts.TimeoutMS, goal: opts.Goal, chunk: opts.Chunk, from: from,
+		batch: batch, puzzle: spec.String(), mode: opts.Mode, budget: opts.Budget,
+		goal: opts.Goal, chunk: opts.Chunk, from: from,
 	}
 	b.maxBytes = int(nc.MaxPayload()) - jobOverhead
 	b.oversize = func(seq int64, text string) (string, error) {

@@ -14,13 +14,12 @@ import (
 
 // batchJobs describes the jobs of one batch.
 type batchJobs struct {
-	batch     int64
-	puzzle    string // canonical spec
-	mode      string
-	maxNodes  int64
-	timeoutMS int64
-	chunk     int
-	goal      string // swap boards: explicit target, "" for the standard one
+	batch  int64
+	puzzle string // canonical spec
+	mode   string
+	budget job.Budget // per state, as the producer's flags asked
+	chunk  int
+	goal   string // swap boards: explicit target, "" for the standard one
 	// maxBytes bounds the states of one job message, in JSON bytes (0: no
 	// bound): the server refuses a message over its max payload, and one
 	// refused job used to fail the whole enqueue.
@@ -78,7 +77,7 @@ func enqueue(ctx context.Context, js jetstream.JetStream, b batchJobs, src state
 		}
 		j := job.Job{
 			V: job.Version, ID: fmt.Sprintf("%d-%d", b.batch, first), BatchID: b.batch, Puzzle: b.puzzle,
-			FirstSeq: first, States: buf, Mode: b.mode, MaxNodes: b.maxNodes, TimeoutMS: b.timeoutMS, Goal: b.goal,
+			FirstSeq: first, States: buf, Mode: b.mode, Budget: b.budget, Goal: b.goal,
 		}
 		ends = append(ends, first+int64(len(buf)))
 		if err := p.Publish(ctx, j); err != nil {

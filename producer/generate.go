@@ -98,11 +98,8 @@ func generate(ctx context.Context, f flags, seedSet bool, cfg config.Config, spe
 			return fmt.Errorf("only %d distinct states of %s have optimal length %d; %d were asked for", n, spec, g.length, f.count)
 		}
 	}
-	opts := optionsRecord{Mode: string(result.ModeOptimal), MaxNodes: cfg.Solver.MaxNodes, TimeoutMS: cfg.Solver.Timeout.Milliseconds(),
+	opts := optionsRecord{Mode: string(result.ModeOptimal), Budget: job.NewBudget(cfg.Solver.MaxNodes, cfg.Solver.Timeout),
 		Chunk: job.ChunkSize(spec, result.ModeOptimal, cfg.Producer.ChunkSize, e.nc.MaxPayload())}
-	if cfg.Solver.Timeout > 0 && opts.TimeoutMS == 0 {
-		opts.TimeoutMS = 1
-	}
 	quiet := f
 	quiet.wait, quiet.quiet = true, true
 	start := time.Now()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/internal/cmdkit"
+	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/store"
 )
@@ -34,11 +35,12 @@ type sourceRecord struct {
 // optionsRecord is the jobs' options, stored with the batch
 // (batches.options): a resumed batch is enqueued exactly as it started.
 type optionsRecord struct {
-	Mode      string `json:"mode"`
-	MaxNodes  int64  `json:"max_nodes,omitempty"`
-	TimeoutMS int64  `json:"timeout_ms,omitempty"`
-	Goal      string `json:"goal,omitempty"`
-	Chunk     int    `json:"chunk"`
+	Mode string `json:"mode"`
+	// Budget is stored as the jobs carry it (max_nodes and timeout_ms at
+	// the top level of the record).
+	job.Budget
+	Goal  string `json:"goal,omitempty"`
+	Chunk int    `json:"chunk"`
 }
 
 // open opens the states of the source. A file's lines that are not

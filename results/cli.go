@@ -90,17 +90,26 @@ func logger(w io.Writer) *slog.Logger {
 }
 
 func migrateCmd() *cobra.Command {
-	return keyed(&cobra.Command{
-		Use:   "migrate",
+	var to int
+	c := &cobra.Command{
+		Use:   "migrate [--to N]",
 		Short: "Apply the embedded schema migrations (idempotent; safe to run concurrently)",
-		Args:  cobra.NoArgs,
+		Long: "Brings the schema to the newest version, or with --to N up or down to version N\n" +
+			"(0 drops everything): scripts/bench-dist.sh stores rows at version 6 and times\n" +
+			"the backfill of version 7.",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, st, err := setup(cmd)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			if err := st.Migrate(cmd.Context()); err != nil {
+			if cmd.Flags().Changed("to") {
+				err = st.MigrateTo(cmd.Context(), to)
+			} else {
+				err = st.Migrate(cmd.Context())
+			}
+			if err != nil {
 				return err
 			}
 			v, err := st.SchemaVersion(cmd.Context())
@@ -110,5 +119,7 @@ func migrateCmd() *cobra.Command {
 			fmt.Fprintf(cmd.ErrOrStderr(), "schema at version %d\n", v)
 			return nil
 		},
-	}, dbKeys)
+	}
+	c.Flags().IntVar(&to, "to", 0, "migrate up or down to this schema version instead of the newest")
+	return keyed(c, dbKeys)
 }

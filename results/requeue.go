@@ -89,12 +89,8 @@ func requeueCmd() *cobra.Command {
 			if err := conn.Ensure(ctx); err != nil {
 				return err
 			}
-			timeoutMS := cfg.Solver.Timeout.Milliseconds()
-			if cfg.Solver.Timeout > 0 && timeoutMS == 0 {
-				timeoutMS = 1 // sub-millisecond timeouts still mean "a limit"
-			}
 			proto := job.Job{V: job.Version, BatchID: batch, Puzzle: b.Puzzle, Mode: string(mode),
-				MaxNodes: cfg.Solver.MaxNodes, TimeoutMS: timeoutMS, Replace: true}
+				Budget: job.NewBudget(cfg.Solver.MaxNodes, cfg.Solver.Timeout), Replace: true}
 			chunk := job.ChunkSize(spec, mode, cfg.Producer.ChunkSize, conn.NC.MaxPayload())
 			// Job ids carry the time of this requeue, so the server's
 			// duplicate window does not mistake them for the first run's.
@@ -136,7 +132,7 @@ func requeueCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("requeue batch %d: %w", batch, err)
 			}
-			lane := job.LaneOf(spec, mode, cfg.Solver.Timeout)
+			lane := job.LaneOf(spec, mode, proto.Timeout()) // as the publisher routes them
 			fmt.Fprintf(cmd.OutOrStdout(), "requeued %d states of batch %d (%s) in %d jobs on the %s lane\n", states, batch, strings.Join(strings.Split(statuses, ","), ", "), jobs, lane)
 			return nil
 		},

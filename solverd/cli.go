@@ -22,6 +22,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/progress"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
+	"github.com/tessera-solver/tessera/internal/search"
 	"github.com/tessera-solver/tessera/internal/solve"
 )
 
@@ -120,7 +121,7 @@ its budget or failed; 2 usage error (bad flag, puzzle or setting).`,
 			if err != nil {
 				return usageError{Err: err}
 			}
-			opt := withDefaultBudget(solve.Options{Mode: m, MaxNodes: cfg.Solver.MaxNodes, Timeout: cfg.Solver.Timeout, Threads: cfg.Solver.Threads}, spec)
+			opt := solve.Options{Mode: m, Budget: solveBudget(cfg.Solver, spec, m), Threads: cfg.Solver.Threads}
 			if opt.Goal, err = goalFlag(spec, goal); err != nil {
 				return err
 			}
@@ -156,17 +157,15 @@ its budget or failed; 2 usage error (bad flag, puzzle or setting).`,
 	return c
 }
 
-// withDefaultBudget gives a solve that names no time budget its puzzle's
-// default, as the pipeline gives a job (job.DefaultTimeout): a state
-// beyond reach ends budget_exceeded instead of running until killed (a
-// 5×5 Loopover ran past 120 s). As in the pipeline the default only
-// limits: fast mode keeps its own short window under it.
-func withDefaultBudget(opt solve.Options, spec puzzle.Spec) solve.Options {
-	if opt.Timeout == 0 {
-		opt.Timeout = job.DefaultTimeout(spec, opt.Mode)
-		opt.Ceiling = opt.MaxNodes == 0
-	}
-	return opt
+// solveBudget is the budget of every state of `solverd solve`: its
+// --budget-nodes and --timeout, and for a solve that names no time its
+// puzzle's default, as the pipeline grants a job (search.Grant with
+// job.DefaultTimeout): a state beyond reach ends budget_exceeded instead
+// of running until killed (a 5×5 Loopover ran past 120 s). As in the
+// pipeline the default only limits: fast mode keeps its own short window
+// under it. No host ceiling: the command runs on the user's own machine.
+func solveBudget(s config.Solver, spec puzzle.Spec, mode result.Mode) search.Budget {
+	return search.Grant(search.Budget{MaxNodes: s.MaxNodes, Timeout: s.Timeout}, job.DefaultTimeout(spec, mode), search.Budget{})
 }
 
 // budgetTable is the --help table of default budgets, computed from

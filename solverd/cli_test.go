@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -15,7 +14,7 @@ import (
 	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
-	"github.com/tessera-solver/tessera/internal/solve"
+	"github.com/tessera-solver/tessera/internal/search"
 	"github.com/tessera-solver/tessera/internal/testenv"
 )
 
@@ -254,26 +253,6 @@ func TestUsage(t *testing.T) {
 	}
 }
 
-// The host's limits cap every job's budget, and its search threads apply.
-func TestCapBudget(t *testing.T) {
-	var got solve.Options
-	f := capBudget(config.Solver{MaxNodes: 100, Timeout: time.Second, Threads: 2},
-		func(_ context.Context, _ puzzle.Spec, _ string, opt solve.Options) result.Result {
-			got = opt
-			return result.Result{}
-		})
-	for _, in := range []solve.Options{{}, {MaxNodes: 1000, Timeout: time.Minute}} {
-		f(context.Background(), puzzle.Spec{}, "", in)
-		if got.MaxNodes != 100 || got.Timeout != time.Second || got.Threads != 2 {
-			t.Errorf("job %+v ran with %+v", in, got)
-		}
-	}
-	f(context.Background(), puzzle.Spec{}, "", solve.Options{MaxNodes: 5, Timeout: time.Millisecond})
-	if got.MaxNodes != 5 || got.Timeout != time.Millisecond {
-		t.Errorf("a job under the host's limits was changed: %+v", got)
-	}
-}
-
 // Lines over 64 KiB used to stop `solve` (bufio.Scanner's limit) with no
 // answer for them or anything after. Now a long line is read (a big board
 // written long-hand), one over the cap is answered invalid with the
@@ -360,41 +339,6 @@ func TestSolveReadsKeysAndHelpListsOwn(t *testing.T) {
 	}
 }
 
-// A job that names no budget gets the host's limits as a ceiling only, so
-// that fast mode keeps its default window under them; a job's own budget
-// (capped or not) is a chosen one that fast mode spends.
-func TestCapBudgetCeiling(t *testing.T) {
-	var got solve.Options
-	f := capBudget(config.Solver{MaxNodes: 100, Timeout: time.Second},
-		func(_ context.Context, _ puzzle.Spec, _ string, opt solve.Options) result.Result {
-			got = opt
-			return result.Result{}
-		})
-	for _, c := range []struct {
-		in      solve.Options
-		ceiling bool
-	}{
-		{solve.Options{}, true},
-		{solve.Options{Timeout: time.Minute}, false},
-		{solve.Options{MaxNodes: 5}, false},
-	} {
-		f(context.Background(), puzzle.Spec{}, "", c.in)
-		if got.Ceiling != c.ceiling {
-			t.Errorf("job %+v ran with %+v, want Ceiling %v", c.in, got, c.ceiling)
-		}
-	}
-	// Without host limits nothing is capped, and an empty budget stays
-	// empty (fast mode's default window).
-	f = capBudget(config.Solver{}, func(_ context.Context, _ puzzle.Spec, _ string, opt solve.Options) result.Result {
-		got = opt
-		return result.Result{}
-	})
-	f(context.Background(), puzzle.Spec{}, "", solve.Options{})
-	if got.MaxNodes != 0 || got.Timeout != 0 {
-		t.Errorf("no host limits: %+v", got)
-	}
-}
-
 // Issue 29: `solverd solve` had no default budget (a 5×5 Loopover ran
 // until killed at 120 s); it now gives every state the pipeline's
 // default, which only limits when the user named no budget, and its
@@ -403,18 +347,20 @@ func TestSolveDefaultBudget(t *testing.T) {
 	l55 := puzzle.Spec{Kind: puzzle.Loopover, Rows: 5, Cols: 5}
 	for _, c := range []struct {
 		name    string
-		in      solve.Options
+		mode    result.Mode
+		in      config.Solver
 		timeout time.Duration
 		ceiling bool
 	}{
-		{"none named", solve.Options{Mode: result.ModeOptimal}, 30 * time.Minute, true},
-		{"fast, none named", solve.Options{Mode: result.ModeFast}, 10 * time.Second, true},
-		{"timeout named", solve.Options{Mode: result.ModeOptimal, Timeout: 2 * time.Second}, 2 * time.Second, false},
-		{"nodes named", solve.Options{Mode: result.ModeFast, MaxNodes: 1000}, 10 * time.Second, false},
+		{"none named", result.ModeOptimal, config.Solver{}, 30 * time.Minute, true},
+		{"fast, none named", result.ModeFast, config.Solver{}, 10 * time.Second, true},
+		{"timeout named", result.ModeOptimal, config.Solver{Timeout: 2 * time.Second}, 2 * time.Second, false},
+		{"nodes named", result.ModeFast, config.Solver{MaxNodes: 1000}, 10 * time.Second, false},
 	} {
-		got := withDefaultBudget(c.in, l55)
-		if got.Timeout != c.timeout || got.Ceiling != c.ceiling || got.MaxNodes != c.in.MaxNodes {
-			t.Errorf("%s: timeout %v ceiling %v, want %v %v", c.name, got.Timeout, got.Ceiling, c.timeout, c.ceiling)
+		got := solveBudget(c.in, l55, c.mode)
+		ceiling := got.Origin != search.OriginChosen
+		if got.Timeout != c.timeout || ceiling != c.ceiling || got.MaxNodes != c.in.MaxNodes {
+			t.Errorf("%s: timeout %v ceiling %v, want %v %v", c.name, got.Timeout, ceiling, c.timeout, c.ceiling)
 		}
 	}
 	_, stdout, _ := solverd(t, "", "solve", "--help")

@@ -54,6 +54,12 @@ var scenarios = []scenario{
 	{"oversized lines", true, true, oversized},
 	{"starvation, 4 x 24-puzzle", false, true, func(t *testing.T, s *suite) figure { return starvation(t, s, 4, 2, 30*time.Second, 1000) }},
 	{"starvation, 2 x 24-puzzle", true, false, func(t *testing.T, s *suite) figure { return starvation(t, s, 2, 1, 6*time.Second, 1000) }},
+	{"NATS kill -9", false, true, natsKill},
+	// Issue 26: a three-node cluster of its own per scenario (cluster_test.go).
+	{"cluster: no fault", false, true, clusterBaseline},
+	{"cluster: kill -9 the TESSERA_JOBS leader", false, true, killLeader(queue.JobsStream)},
+	{"cluster: kill -9 the TESSERA_RESULTS leader", false, true, killLeader(queue.ResultsStream)},
+	{"cluster: rolling restart", false, true, rollingRestart},
 }
 
 // TestFaults runs the scenarios one after another on one nats-server and
@@ -222,12 +228,10 @@ func natsRestart(t *testing.T, s *suite) figure {
 	slow := s.produce(t, nil, "--puzzle", "15", "--random", "40", "--seed", "41", "--timeout", "300ms")
 	fast := s.produce(t, nil, "--puzzle", "8", "--random", "50000", "--seed", "42")
 	s.waitDone(t, slow, 8, 2*time.Minute)
-	if err := s.nats.stop(30 * time.Second); err != nil {
-		t.Logf("nats-server stop: %v", err)
-	}
+	s.nats.Stop()
 	down := time.Now()
 	time.Sleep(5 * time.Second)
-	s.startNATS(t)
+	s.restartNATS(t)
 	back := time.Now()
 	took := s.waitFinished(t, start, 3*time.Minute, slow, fast)
 	after := time.Since(back)

@@ -18,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/tessera-solver/tessera/internal/natstest"
 	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/store"
 	"github.com/tessera-solver/tessera/internal/testenv"
@@ -28,8 +29,9 @@ const (
 	// envMode selects the whole suite ("full"); anything else runs the CI
 	// subset.
 	envMode = "TESSERA_FAULTS"
-	// envNATS names a nats-server binary to run instead of building the
-	// version pinned in go.mod (e.g. Debian's /usr/sbin/nats-server).
+	// envNATS names a nats-server binary to run instead of the version
+	// pinned in go.mod (e.g. Debian's /usr/sbin/nats-server);
+	// natstest.EnvServer does the same for every real-process test.
 	envNATS = "TESSERA_FAULTS_NATS_SERVER"
 	// envReport names a file that receives the figures table.
 	envReport = "TESSERA_FAULTS_REPORT"
@@ -108,22 +110,22 @@ func sweepStale() {
 // test run. Scenarios start and stop their own solverd and results
 // processes.
 type suite struct {
-	root     string // owner.pid, logs, NATS store, empty tables dir, pg/
-	bin      string // producer, solverd, results
-	repo     string
-	natsBin  string
-	natsVer  string
-	natsPort int
-	natsURL  string
-	nats     *proc
-	natsLogs int
-	pgPort   int
-	dbURL    string
-	st       *store.Store
-	nc       *nats.Conn
-	js       jetstream.JetStream
-	env      []string // for every tessera process
-	figures  []figure
+	root    string // owner.pid, logs, empty tables dir, pg/
+	bin     string // producer, solverd, results
+	repo    string
+	natsBin string
+	natsVer string
+	natsURL string
+	nats    *natstest.Process
+	pgPort  int
+	dbURL   string
+	st      *store.Store
+	nc      *nats.Conn
+	js      jetstream.JetStream
+	env     []string // for every tessera process
+	// drain is how long the checker waits for the streams to empty.
+	drain   time.Duration
+	figures []figure
 }
 
 // newSuite builds the binaries, starts nats-server and PostgreSQL and
@@ -160,7 +162,7 @@ func newSuite(t *testing.T) *suite {
 	if err := os.WriteFile(filepath.Join(root, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := &suite{root: root, bin: filepath.Join(root, "bin"), repo: repo}
+	s := &suite{root: root, bin: filepath.Join(root, "bin"), repo: repo, drain: 30 * time.Second}
 	removeHook := onInterrupt(s.teardown)
 	t.Cleanup(func() {
 		removeHook()
@@ -175,9 +177,10 @@ func newSuite(t *testing.T) *suite {
 	start := time.Now()
 	s.build(t)
 	t.Logf("built producer, solverd, results and %s in %v", s.natsVer, time.Since(start).Round(time.Millisecond))
-	s.natsPort = testenv.FreePort(t)
-	s.natsURL = fmt.Sprintf("nats://127.0.0.1:%d", s.natsPort)
-	s.startNATS(t)
+	// Its store lives in t's temporary directory; natstest kills it when t
+	// ends (and the kernel does if the test binary dies).
+	s.nats = natstest.StartProcessWith(t, s.natsBin)
+	s.natsURL = s.nats.URL()
 	s.startPG(t)
 
 	s.nc, err = nats.Connect(s.natsURL, nats.Name("tessera-faults"), nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))
@@ -228,27 +231,21 @@ func (s *suite) teardown() {
 		s.st.Close()
 	}
 	if s.nats != nil {
-		s.nats.kill()
+		s.nats.Kill()
 	}
 	if s.pgPort != 0 {
 		_ = pgScript(filepath.Join(s.root, "pg"), s.pgPort, "stop").Run()
 	}
 }
 
-// build compiles the three binaries and nats-server (the version go.mod
-// pins, unless envNATS names another binary).
+// build compiles the three binaries and finds nats-server: envNATS, else
+// natstest.Binary (the version go.mod pins, built once per machine).
 func (s *suite) build(t *testing.T) {
 	t.Helper()
 	args := []string{"build", "-o", s.bin + string(filepath.Separator), "./producer", "./solverd", "./results"}
 	s.natsBin = os.Getenv(envNATS)
 	if s.natsBin == "" {
-		s.natsBin = filepath.Join(s.bin, "nats-server")
-		// A separate build: -o DIR with a module path names the binary v2.
-		cmd := exec.Command("go", "build", "-o", s.natsBin, "github.com/nats-io/nats-server/v2")
-		cmd.Dir = s.repo
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go build nats-server: %v\n%s", err, out)
-		}
+		s.natsBin = natstest.Binary(t)
 	}
 	cmd := exec.Command("go", args...)
 	cmd.Dir = s.repo
@@ -262,33 +259,11 @@ func (s *suite) build(t *testing.T) {
 	s.natsVer = strings.TrimSpace(string(out))
 }
 
-// startNATS starts (or restarts) nats-server on the suite's port and store.
-func (s *suite) startNATS(t *testing.T) {
+// restartNATS starts the suite's nats-server again on its port and store
+// (killing it first if it still runs) and waits until JetStream answers.
+func (s *suite) restartNATS(t *testing.T) {
 	t.Helper()
-	s.natsLogs++
-	s.nats = startProc(t, s.root, fmt.Sprintf("nats-server-%d", s.natsLogs), nil, s.natsBin,
-		"-js", "-a", "127.0.0.1", "-p", strconv.Itoa(s.natsPort), "-sd", filepath.Join(s.root, "nats"))
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		nc, err := nats.Connect(s.natsURL, nats.Timeout(time.Second))
-		if err == nil {
-			js, jerr := jetstream.New(nc)
-			if jerr == nil {
-				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-				_, jerr = js.AccountInfo(ctx)
-				cancel()
-			}
-			nc.Close()
-			if jerr == nil {
-				return
-			}
-			err = jerr
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("nats-server not ready after 20s: %v\n%s", err, s.nats.tail())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	s.nats.RestartJetStream()
 }
 
 // startPG starts the private PostgreSQL through scripts/pg-local.sh (which

@@ -15,14 +15,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/tessera-solver/tessera/internal/nibble"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 )
 
-const (
-	modulus   = 15               // distances are stored mod 15 …
-	unreached = nibble.Unreached // … so the 16th nibble value is free for "unvisited"
-)
+// modulus: distances are stored mod 15, so the 16th nibble value is free
+// for "unvisited" (internal/bfs's Wrap).
+const modulus = 15
 
 // Table is the exact distance of every reachable state of one puzzle. It
 // is read-only once built and safe for concurrent use.

@@ -2,6 +2,8 @@ package fulltable
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -628,6 +630,31 @@ func TestSampleAtDepth(t *testing.T) {
 		}
 		if len(got) != c.want {
 			t.Errorf("depth %d, %d asked: %d drawn, want %d", c.d, c.k, len(got), c.want)
+		}
+	}
+}
+
+// TestPayloadDigests pins small tables byte for byte, with their
+// histograms: the digests are those of the builder before internal/bfs
+// took over, so a builder change that moves one entry fails here.
+func TestPayloadDigests(t *testing.T) {
+	for sp, want := range map[puzzle.Spec]string{
+		sliding(2, 3):  "d99c53635b15ea1b5adf8be3771149cdaeda5c32c590cdb474e9ef133e7a9cfe",
+		sliding(3, 3):  "8e40667443b81ded7376a58c85d5b5c5025c2f5c2cd178a039c2b63954febb6e",
+		sliding(2, 4):  "460fb3895a9d42b9a1d5aed6300f736e291a6f56a3b610171d994bd0ec0f43df",
+		sliding(5, 2):  "16dec8cced576181af93dae85d8e45084a80513840d018cf18d539670e9bf513",
+		loopover(2, 2): "ec8af14307703519fa5d6d465e1d9324e291dff61c3b3b261a0bb84017e84db3",
+		loopover(2, 3): "9ad3d6293ab84da69b5105b89fe444784b25020a662760a191d4c5d6df33bbc4",
+		loopover(3, 3): "b2a8a0848319713ea1ed440023b6b1347192ad83e26e252ec277e77fc7a32e96",
+		loopover(2, 4): "3620db68da0b6c87b7f40b9f8dfd8f8d054df7e7142b432948336b255cc6d15f",
+		loopover(5, 2): "748a37522a4545f3fe420b188efd5b771400bc7079989555496fea25369ac902",
+	} {
+		tb := build(t, sp)
+		h := sha256.New()
+		fmt.Fprint(h, tb.Counts)
+		h.Write(tb.Payload())
+		if got := hex.EncodeToString(h.Sum(nil)); got != want {
+			t.Errorf("%s: digest of counts and payload %s, want %s", sp, got, want)
 		}
 	}
 }

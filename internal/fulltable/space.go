@@ -3,6 +3,7 @@ package fulltable
 import (
 	"math/bits"
 
+	"github.com/tessera-solver/tessera/internal/bfs"
 	"github.com/tessera-solver/tessera/internal/perm"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 )
@@ -416,19 +417,19 @@ func (s *space) neighbours(c *board, idx uint64, out *[maxDegree]uint64) int {
 	return k
 }
 
-// touches reports whether any neighbour of c (index idx) has table entry
-// want; it stops at the first, which is what makes pulling cheap once the
-// frontier is large. get reads an entry.
-func (s *space) touches(c *board, idx uint64, want uint8, get func(uint64) uint8) bool {
+// touches reports whether any neighbour of c (index idx) is in lv's
+// frontier; it stops at the first, which is what makes pulling cheap once
+// the frontier is large.
+func (s *space) touches(c *board, idx uint64, lv *bfs.Level) bool {
 	if s.sliding {
 		q, _ := s.blankSplit(idx)
 		blank := int(q)
 		st := uint64(s.stride)
 		col, row := blank%s.cols, blank/s.cols
-		if col+1 < s.cols && get(idx+st) == want {
+		if col+1 < s.cols && lv.InFrontier(idx+st) {
 			return true
 		}
-		if col > 0 && get(idx-st) == want {
+		if col > 0 && lv.InFrontier(idx-st) {
 			return true
 		}
 		for _, t := range [2]int{blank + s.cols, blank - s.cols} {
@@ -436,7 +437,7 @@ func (s *space) touches(c *board, idx uint64, want uint8, get func(uint64) uint8
 				c[blank], c[t] = c[t], 0
 				n := s.rankSliding(c)
 				c[t], c[blank] = c[blank], 0
-				if get(n) == want {
+				if lv.InFrontier(n) {
 					return true
 				}
 			}
@@ -446,7 +447,7 @@ func (s *space) touches(c *board, idx uint64, want uint8, get func(uint64) uint8
 	var p prefix
 	s.prepare(c, &p)
 	for i := range s.moves {
-		if get(s.rankMoved(c, &p, i)) == want {
+		if lv.InFrontier(s.rankMoved(c, &p, i)) {
 			return true
 		}
 	}

@@ -68,11 +68,10 @@ const (
 )
 
 type server struct {
-	st    *store.Store
-	log   *slog.Logger
-	errs  *rateLog  // failures, at a bounded rate (load.go)
-	gen   Generator // nil: generate=true is refused
-	dists distCache // the page's per-puzzle distributions (page.go)
+	st   *store.Store
+	log  *slog.Logger
+	errs *rateLog  // failures, at a bounded rate (load.go)
+	gen  Generator // nil: generate=true is refused
 
 	clientCap   int64        // states one client key may be served
 	maxInFlight int          // API requests at once (load.go)
@@ -424,7 +423,7 @@ func checkClientKey(k string) error {
 	}
 	for _, c := range []byte(k) {
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-' || c == ':') {
-			return fmt.Errorf("%q: a key holds only letters, digits and . _ - :", k)
+			return fmt.Errorf("%q: a key holds only letters, digits and the characters . _ - : (nothing else)", k)
 		}
 	}
 	return nil

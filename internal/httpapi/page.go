@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -303,7 +302,7 @@ func (s *server) page(w http.ResponseWriter, r *http.Request) {
 		data.Batches = append(data.Batches, newPageBatch(b, selected, now))
 	}
 	if err == nil {
-		data.Puzzles, err = s.puzzles(ctx, now)
+		data.Puzzles, err = s.puzzles(ctx)
 		if err != nil {
 			fail("puzzles", err)
 		}
@@ -449,14 +448,20 @@ func (s *server) pageDead(ctx context.Context, r *http.Request, batch int64) (*p
 
 // puzzles is a section per puzzle with a batch: the distinct states' optimal
 // lengths over every batch, beside the exact distribution when stored.
-func (s *server) puzzles(ctx context.Context, now time.Time) ([]pagePuzzle, error) {
+func (s *server) puzzles(ctx context.Context) ([]pagePuzzle, error) {
 	ts, err := s.st.Totals(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var out []pagePuzzle
 	for _, t := range ts {
-		sampled, exact, err := s.dists.get(ctx, s.st, t.Puzzle, now)
+		// Both are read from small tables the writer keeps (puzzle_counts,
+		// exact_distributions), so the histogram is live on every refresh.
+		sampled, err := s.st.PuzzleDistribution(ctx, t.Puzzle)
+		if err != nil {
+			return nil, err
+		}
+		exact, err := s.st.ExactDistribution(ctx, t.Puzzle)
 		if err != nil {
 			return nil, err
 		}
@@ -467,42 +472,4 @@ func (s *server) puzzles(ctx context.Context, now time.Time) ([]pagePuzzle, erro
 		out = append(out, pagePuzzle{Puzzle: t.Puzzle, pageDist: *d})
 	}
 	return out, nil
-}
-
-// DistTTL is how long the page reuses a puzzle's distributions.
-// PuzzleDistribution sorts every proved-optimal row of the puzzle to count
-// each state once, too much to repeat on every 5 s refresh of every open
-// page; the batch counters, which are cheap, stay live.
-const DistTTL = 30 * time.Second
-
-// distCache holds each puzzle's sampled and exact distributions for
-// DistTTL. Its zero value is ready; a miss queries under the lock, so
-// concurrent pages wait for one query instead of each running it.
-type distCache struct {
-	mu sync.Mutex
-	m  map[string]cachedDist
-}
-
-type cachedDist struct {
-	at             time.Time
-	sampled, exact store.Distribution
-}
-
-func (c *distCache) get(ctx context.Context, st *store.Store, puzzle string, now time.Time) (sampled, exact store.Distribution, err error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if d, ok := c.m[puzzle]; ok && now.Sub(d.at) < DistTTL {
-		return d.sampled, d.exact, nil
-	}
-	if sampled, err = st.PuzzleDistribution(ctx, puzzle); err != nil {
-		return
-	}
-	if exact, err = st.ExactDistribution(ctx, puzzle); err != nil {
-		return
-	}
-	if c.m == nil {
-		c.m = make(map[string]cachedDist)
-	}
-	c.m[puzzle] = cachedDist{at: now, sampled: sampled, exact: exact}
-	return sampled, exact, nil
 }

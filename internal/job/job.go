@@ -4,6 +4,8 @@
 package job
 
 import (
+	"time"
+
 	"github.com/tessera-solver/tessera/internal/result"
 )
 
@@ -14,15 +16,16 @@ const Version = 1
 // Tiny puzzles are chunked many states per message so the per-message cost
 // of JetStream does not dominate; long solves travel one per message.
 type Job struct {
-	V         int      `json:"v"`
-	ID        string   `json:"id"` // "<batch>-<first seq>": the Nats-Msg-Id, unique per batch range
-	BatchID   int64    `json:"batch"`
-	Puzzle    string   `json:"puzzle"`
-	FirstSeq  int64    `json:"seq"` // sequence number of States[0] within the batch
-	States    []string `json:"states"`
-	Mode      string   `json:"mode"`
-	MaxNodes  int64    `json:"max_nodes,omitempty"`
-	TimeoutMS int64    `json:"timeout_ms,omitempty"`
+	V        int      `json:"v"`
+	ID       string   `json:"id"` // "<batch>-<first seq>": the Nats-Msg-Id, unique per batch range
+	BatchID  int64    `json:"batch"`
+	Puzzle   string   `json:"puzzle"`
+	FirstSeq int64    `json:"seq"` // sequence number of States[0] within the batch
+	States   []string `json:"states"`
+	Mode     string   `json:"mode"`
+	// Budget is the per-state budget the job asks for (its JSON fields
+	// max_nodes and timeout_ms sit at the top level of the job).
+	Budget
 	// Goal is an explicit target for swap boards (same shape and number
 	// of ones as every state); empty means the standard goal.
 	Goal string `json:"goal,omitempty"`
@@ -30,6 +33,31 @@ type Job struct {
 	// answers replace the stored rows they improve.
 	Replace bool `json:"replace,omitempty"`
 }
+
+// Budget is a per-state budget as a job asks for it and a batch stores it
+// (batches.options): nodes and milliseconds, 0 when not named. It is the
+// wire's form only: a solver reads it once, at decode, into a
+// search.Budget and grants it there (search.Grant: the puzzle's default
+// time for what is not named, under the host's ceiling).
+type Budget struct {
+	MaxNodes  int64 `json:"max_nodes,omitempty"`
+	TimeoutMS int64 `json:"timeout_ms,omitempty"`
+}
+
+// NewBudget is the budget of nodes and timeout (0: not named), as the
+// producer's and requeue's --budget-nodes and --timeout give them. A
+// timeout under a millisecond still travels as one, so that it stays a
+// limit instead of reading as none.
+func NewBudget(nodes int64, timeout time.Duration) Budget {
+	b := Budget{MaxNodes: nodes, TimeoutMS: timeout.Milliseconds()}
+	if timeout > 0 && b.TimeoutMS == 0 {
+		b.TimeoutMS = 1
+	}
+	return b
+}
+
+// Timeout is the per-state time asked for (0: none named).
+func (b Budget) Timeout() time.Duration { return time.Duration(b.TimeoutMS) * time.Millisecond }
 
 // Results is one message on TESSERA_RESULTS: the answers to one Job, in the
 // order of its States (Results[i] has sequence FirstSeq+i).

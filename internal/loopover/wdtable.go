@@ -3,11 +3,8 @@ package loopover
 import (
 	"context"
 	"fmt"
-	"math/bits"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
+	"github.com/tessera-solver/tessera/internal/bfs"
 	"github.com/tessera-solver/tessera/internal/nibble"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 )
@@ -34,12 +31,12 @@ func WDTableEntries(lines, perLine int) int {
 	return size
 }
 
-// BuildWDTable computes the walking-distance table of lines×perLine by a
-// parallel BFS over patterns: each level scans the 4-bit work table for
-// the frontier and claims neighbours with a compare-and-swap, so the
-// workers share nothing else. It returns the payload (one byte per index,
-// as WD.Dist) and the patterns per distance. progress, if not nil, is
-// told the patterns labelled so far after each level.
+// BuildWDTable computes the walking-distance table of lines×perLine with
+// internal/bfs's builder over patterns (pushed at every level: most of the
+// index is no pattern, so pulling would scan holes). It returns the
+// payload (one byte per index, as WD.Dist) and the patterns per distance.
+// progress, if not nil, is told the patterns labelled so far before the
+// first level and after each.
 func BuildWDTable(ctx context.Context, lines, perLine, workers int, progress func(done, total uint64)) ([]byte, []int64, error) {
 	return buildWDTable(ctx, lines, perLine, workers, -1, progress)
 }
@@ -52,89 +49,25 @@ func buildWDTable(ctx context.Context, lines, perLine, workers, maxDepth int, pr
 	if lines < 2 || perLine < 2 || lines > MaxSide || perLine > MaxSide {
 		return nil, nil, fmt.Errorf("walking distance %d×%d: sides must be 2..%d: %w", lines, perLine, MaxSide, puzzle.ErrMalformed)
 	}
-	if workers < 1 {
-		workers = runtime.GOMAXPROCS(0)
-	}
 	t := newWDIndex(lines, perLine)
 	size := uint64(WDTableEntries(lines, perLine))
-	work := make([]uint64, (size+15)/16)
-	for i := range work {
-		work[i] = ^uint64(0) // every index unreached
-	}
 	var goal [MaxSide]uint16
 	copy(goal[:], t.goalCode)
-	g := uint64(t.Index(&goal))
-	work[g>>4] &^= uint64(nibble.Unreached) << ((g & 15) << 2)
-	counts := []int64{1}
-	total := t.patternCount()
-	done := uint64(1)
-	// Chunks of words, claimed in turn: patterns are dense in some
-	// stretches of the index and absent from others.
-	const chunk = 1 << 12
-	for d := uint8(0); maxDepth < 0 || int(d) < maxDepth; d++ {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-
-		var next atomic.Uint64
-		var found atomic.Int64
-		var wg sync.WaitGroup
-		for range workers {
-			wg.Go(func() {
-				e := t.expander()
-				var n int64
-				for {
-					lo := next.Add(chunk) - chunk
-					if lo >= uint64(len(work)) {
-						break
-					}
-					hi := min(lo+chunk, uint64(len(work)))
-					for wi := lo; wi < hi; wi++ {
-						m := nibble.Eq(atomic.LoadUint64(&work[wi]), d)
-						for m != 0 {
-							lane := uint64(bits.TrailingZeros64(m)) >> 2
-							m &= m - 1
-							x := wi<<4 | lane
-							if x < size {
-								n += e.expand(int(x), work, uint64(d+1))
-							}
-						}
-					}
-				}
-				found.Add(n)
-			})
-		}
-		wg.Wait()
-		n := found.Load()
-		if n == 0 {
-			break
-		}
-		if d+1 >= nibble.Unreached {
-			// Level 15 is the 4-bit work table's "unreached" (5×5's
-			// deepest level is 11): a deeper table needs another builder.
-			return nil, nil, fmt.Errorf("walking distance %d×%d: patterns %d moves deep do not fit the builder's 4-bit entries", lines, perLine, d+1)
-		}
-		counts = append(counts, n)
-		done += uint64(n)
-		if progress != nil {
-			progress(done, total)
-		}
-	}
-	if maxDepth < 0 && done != total {
-		return nil, nil, fmt.Errorf("walking distance %d×%d: labelled %d of %d patterns: transition or index bug", lines, perLine, done, total)
+	tb, err := bfs.Build(ctx, bfs.Spec{Size: size, Reached: t.patternCount(), Goals: []uint64{uint64(t.Index(&goal))},
+		Workers: workers, MaxDepth: maxDepth, Progress: progress},
+		func() bfs.Walker { return t.expander() })
+	if err != nil {
+		return nil, nil, fmt.Errorf("walking distance %d×%d: %w", lines, perLine, err)
 	}
 	out := make([]byte, size)
 	for i := range out {
-		v := uint8(work[i>>4] >> ((i & 15) << 2) & 15)
+		v := uint8(tb.Packed[i>>4] >> ((i & 15) << 2) & 15)
 		if v == nibble.Unreached {
-			v = Unreached
-			if maxDepth >= 0 {
-				v = uint8(maxDepth + 1)
-			}
+			v = Unreached // no pattern (a capped build filled these with maxDepth+1)
 		}
 		out[i] = v
 	}
-	return out, counts, nil
+	return out, tb.Counts, nil
 }
 
 // WDGoalIndex is the index of the goal pattern (distance 0) in the
@@ -226,20 +159,18 @@ func (t *WD) expander() *wdExpander {
 	return e
 }
 
-// expand claims for distance v every unreached neighbour of pattern x in
-// work and returns how many it claimed.
-func (e *wdExpander) expand(x int, work []uint64, v uint64) int64 {
+// Expand reaches every neighbour of pattern x.
+func (e *wdExpander) Expand(x uint64, lv *bfs.Level) {
 	t := e.t
 	L := t.Lines
 	var codes [MaxSide]uint16
-	if !t.decode(x, &codes) {
-		return 0 // padding past the last pattern is never marked
+	if !t.decode(int(x), &codes) {
+		return // padding past the last pattern is never reached
 	}
 	var idx, pick [MaxSide]int
 	for i := 0; i < L; i++ {
 		pick[i] = int(e.present[codes[i]][0])
 	}
-	var n int64
 	for {
 		for dir := 1; dir < L; dir += L - 2 { // down (+1), then up (L−1 ≡ −1)
 			y := 0
@@ -247,9 +178,7 @@ func (e *wdExpander) expand(x int, work []uint64, v uint64) int64 {
 				from := (j - dir + L) % L // the line whose piece arrives in j
 				y += int(t.Trans[(int(codes[j])*L+pick[j])*L+pick[from]]) * t.radix[j]
 			}
-			if nibble.Claim(work, uint64(y), v) {
-				n++
-			}
+			lv.Reach(uint64(y))
 			if L == 2 {
 				break // on two lines up and down are the same shift
 			}
@@ -266,7 +195,7 @@ func (e *wdExpander) expand(x int, work []uint64, v uint64) int64 {
 			pick[i] = int(e.present[c][0])
 		}
 		if i == L {
-			return n
+			return
 		}
 	}
 }

@@ -2,7 +2,10 @@ package loopover
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -139,4 +142,20 @@ func BenchmarkWalk5x5WD(b *testing.B) {
 		walks = append(walks, 18)
 	}
 	benchWalks(b, s, walks)
+}
+
+// The table of lines×perLine (capped at maxDepth when not negative) is the
+// same, byte for byte and level for level, as the builder's before
+// internal/bfs took over (its digests are pinned here).
+func TestBuildWDTableDigests(t *testing.T) {
+	for _, c := range []struct {
+		lines, perLine, maxDepth int
+		want                     string
+	}{{3, 3, -1, "ca66b8c2d242a0fc6bb5e4840dfbf1586c02133d94c91e90f9de449ac8e310b1"}, {4, 4, -1, "6c6506a8c4ac050a660e999f03f9ef4f94d1b4f7d137ec96a143b151f2da9b56"}, {4, 5, -1, "970f3cb27549fb63ebe6f666610bee093f5a4e22e2c7e060b0e584fa74a6179a"}, {4, 4, 3, "87efc15ed746116764f41a0fea43ef0ade2cb6467b6561a68cd0dbe698387489"}, {5, 3, 4, "7c782edf7a9a4087205480f7d96c584f542f0f918ccde34b7731fe16017175ca"}} {
+		dist, counts, err := buildWDTable(context.Background(), c.lines, c.perLine, 2, c.maxDepth, nil)
+		sum := sha256.Sum256(append([]byte(fmt.Sprint(counts)), dist...))
+		if got := hex.EncodeToString(sum[:]); err != nil || got != c.want {
+			t.Errorf("%d×%d to depth %d: %v, digest of counts %v and table %s, want %s", c.lines, c.perLine, c.maxDepth, err, counts, got, c.want)
+		}
+	}
 }

@@ -1,6 +1,6 @@
-// Package nibble holds the primitives of the 4-bit-entry tables that the
-// parallel BFS builders share (internal/fulltable, the Loopover phase-1
-// table): sixteen entries to a uint64 word, 15 meaning "not reached".
+// Package nibble holds the primitives of the 4-bit-entry tables that
+// internal/bfs builds and their owners read: sixteen entries to a uint64
+// word, 15 meaning "not reached".
 package nibble
 
 import "sync/atomic"

@@ -41,7 +41,7 @@ func EncodeJob(j job.Job) (subject string, data []byte, err error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("encode job %s: %w", j.ID, err)
 	}
-	return JobSubject(spec, job.LaneOf(spec, mode, time.Duration(j.TimeoutMS)*time.Millisecond)), data, nil
+	return JobSubject(spec, job.LaneOf(spec, mode, j.Timeout())), data, nil
 }
 
 // ErrDuplicate: the server dropped a job because a job with the same id

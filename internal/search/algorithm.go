@@ -47,11 +47,12 @@ const FastWindow = 950 * time.Millisecond
 
 // Fast is the budget of an anytime search whose default window is d
 // (search.FastWindow, the 5×5 two-phase solver's DefaultTime): b itself
-// when the request chose a limit of its own, so that a user can trade
-// time for shorter answers as well as the reverse; otherwise b with its
-// deadline at most d from now (a host's ceilings still apply).
+// when the request chose a limit of its own (Origin), so that a user can
+// trade time for shorter answers as well as the reverse; otherwise b with
+// its deadline at most d from now (a default's or a host's limits still
+// apply).
 func (b Budget) Fast(d time.Duration) Budget {
-	if b.Chosen && (b.MaxNodes > 0 || !b.Deadline.IsZero()) {
+	if b.Origin == OriginChosen && (b.MaxNodes > 0 || !b.Deadline.IsZero()) {
 		return b
 	}
 	return b.Capped(d)

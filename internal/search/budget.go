@@ -6,6 +6,7 @@ package search
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -14,17 +15,94 @@ import (
 // lower bound proved and the nodes spent.
 var ErrBudgetExceeded = errors.New("budget exceeded")
 
-// Budget bounds one search. Zero fields mean no limit.
+// Budget is one solve's budget from the flag or job that names it to the
+// search's checkpoint: MaxNodes and Timeout (zero: no limit), where they
+// came from (Origin), and once the solve starts (Start) its Deadline and
+// context. It is the one form a budget takes below the wire: a job's
+// max_nodes and timeout_ms are read into it once, at decode.
 type Budget struct {
 	MaxNodes int64
+	// Timeout counts from the start of the solve; Start turns it into
+	// Deadline, which is what the searches read (a budget never started
+	// has no clock).
+	Timeout time.Duration
+	// Origin says whose decision the limits are (Grant sets it); an
+	// anytime (fast-mode) search spends a chosen budget and keeps its
+	// default window under any other (see Fast).
+	Origin   Origin
 	Deadline time.Time
 	Ctx      context.Context
-	// Chosen reports that MaxNodes or Deadline is the request's own
-	// budget (a user's --budget-nodes or --timeout, a job's budget), not
-	// only a ceiling a host puts on every request. An anytime (fast-mode)
-	// search spends a chosen budget, longer or shorter than its default
-	// window; under a mere ceiling it keeps the window (see Fast).
-	Chosen bool
+}
+
+// Origin is whose decision a budget is. The zero value is OriginChosen:
+// a budget written down by its caller (a test, a benchmark, a request) is
+// that caller's own.
+type Origin uint8
+
+const (
+	// OriginChosen: the request's own (a --timeout or --budget-nodes, a
+	// job's max_nodes or timeout_ms), also when the host granted less.
+	OriginChosen Origin = iota
+	// OriginDefault: the request named none; the limit is its puzzle's
+	// default (job.DefaultTimeout).
+	OriginDefault
+	// OriginCeiling: the request named none, and the host's ceiling
+	// (solver.max_nodes, solver.timeout) is below or beside the default.
+	OriginCeiling
+)
+
+func (o Origin) String() string {
+	switch o {
+	case OriginChosen:
+		return "chosen"
+	case OriginDefault:
+		return "default"
+	case OriginCeiling:
+		return "ceiling"
+	}
+	return fmt.Sprintf("Origin(%d)", uint8(o))
+}
+
+// Grant is the budget a host grants a request: the one place where a
+// budget is defaulted and capped. req's non-zero limits are the request's
+// own (OriginChosen), and a request that names nodes but no time still
+// gets the default time, so that every solve ends. A request that names
+// neither gets def (OriginDefault). Then each of host's non-zero limits
+// caps the budget; a budget the request did not choose that the host
+// lowers, or limits where it had no limit, is the host's (OriginCeiling),
+// while a chosen budget stays chosen however much the host cuts it (the
+// request asked to search long: fast mode spends what it is granted).
+// def 0 means no default: with no request and no host limits the budget
+// is unlimited.
+func Grant(req Budget, def time.Duration, host Budget) Budget {
+	b := Budget{MaxNodes: req.MaxNodes, Timeout: req.Timeout}
+	if b.MaxNodes == 0 && b.Timeout == 0 {
+		b.Origin = OriginDefault
+	}
+	if b.Timeout == 0 {
+		b.Timeout = def
+	}
+	capped := false
+	if host.MaxNodes > 0 && (b.MaxNodes == 0 || b.MaxNodes > host.MaxNodes) {
+		b.MaxNodes, capped = host.MaxNodes, true
+	}
+	if host.Timeout > 0 && (b.Timeout == 0 || b.Timeout > host.Timeout) {
+		b.Timeout, capped = host.Timeout, true
+	}
+	if capped && b.Origin == OriginDefault {
+		b.Origin = OriginCeiling
+	}
+	return b
+}
+
+// Start is b armed at the start of a solve under ctx: its Timeout, if
+// any, becomes a Deadline from now.
+func (b Budget) Start(ctx context.Context) Budget {
+	b.Ctx = ctx
+	if b.Timeout > 0 {
+		b.Deadline = time.Now().Add(b.Timeout)
+	}
+	return b
 }
 
 // Outcome is what a search proved.

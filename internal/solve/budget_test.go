@@ -34,18 +34,18 @@ func TestBudgetChosen(t *testing.T) {
 		chosen bool
 	}{
 		{"no budget", Options{Mode: result.ModeFast}, false},
-		{"a longer timeout", Options{Mode: result.ModeFast, Timeout: 5 * time.Second}, true},
-		{"a node budget", Options{Mode: result.ModeFast, MaxNodes: 1e9}, true},
-		{"a host's ceiling", Options{Mode: result.ModeFast, Timeout: time.Minute, MaxNodes: 1e9, Ceiling: true}, false},
+		{"a longer timeout", Options{Mode: result.ModeFast, Budget: search.Budget{Timeout: 5 * time.Second}}, true},
+		{"a node budget", Options{Mode: result.ModeFast, Budget: search.Budget{MaxNodes: 1e9}}, true},
+		{"a host's ceiling", Options{Mode: result.ModeFast, Budget: search.Budget{Timeout: time.Minute, MaxNodes: 1e9, Origin: search.OriginCeiling}}, false},
 	} {
 		start := time.Now()
 		s.SolveText(context.Background(), st, goal, c.opt)
 		b := got.Budget
-		if b.Chosen != c.chosen || b.MaxNodes != c.opt.MaxNodes {
+		if chosen := b.Origin == search.OriginChosen && (b.MaxNodes > 0 || b.Timeout > 0); chosen != c.chosen || b.MaxNodes != c.opt.Budget.MaxNodes {
 			t.Errorf("%s: budget %+v", c.name, b)
 		}
-		if c.opt.Timeout > 0 && (b.Deadline.Before(start.Add(c.opt.Timeout)) || b.Deadline.After(time.Now().Add(c.opt.Timeout))) {
-			t.Errorf("%s: deadline %v after the start, want %v", c.name, b.Deadline.Sub(start), c.opt.Timeout)
+		if d := c.opt.Budget.Timeout; d > 0 && (b.Deadline.Before(start.Add(d)) || b.Deadline.After(time.Now().Add(d))) {
+			t.Errorf("%s: deadline %v after the start, want %v", c.name, b.Deadline.Sub(start), d)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
+	"github.com/tessera-solver/tessera/internal/search"
 )
 
 // builtNames is the names of the entries r has made an algorithm for.
@@ -43,7 +44,7 @@ func TestRegistryIsLazy(t *testing.T) {
 	}
 	sp = spec(t, "loopover:5x5")
 	st = puzzle.RandomWalk(sp, rand.New(rand.NewPCG(5, 5)), 6)
-	if r := s.Solve(context.Background(), st, Options{Mode: result.ModeFast, MaxNodes: 1000}); r.Status != result.StatusSolved {
+	if r := s.Solve(context.Background(), st, Options{Mode: result.ModeFast, Budget: search.Budget{MaxNodes: 1000}}); r.Status != result.StatusSolved {
 		t.Fatalf("5x5 fast: %+v", r)
 	}
 	if got, want := builtNames(reg), []string{"loopover two-phase loopover:5x5", "sliding IDA* sliding:4x4"}; !slices.Equal(got, want) {

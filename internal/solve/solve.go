@@ -18,17 +18,13 @@ import (
 // Options bound one solve. Zero values mean "no limit".
 type Options struct {
 	Mode result.Mode
-	// MaxNodes and Timeout are the solve's budget. In fast mode they are
-	// what the anytime search spends, longer or shorter than its default
-	// window (search.FastWindow; 300 ms for the 5×5 Loopover two-phase),
-	// which applies when neither is set.
-	MaxNodes int64
-	Timeout  time.Duration
-	// Ceiling says that MaxNodes and Timeout are only a host's limits on a
-	// request that named no budget (solverd run's solver.max_nodes and
-	// solver.timeout): they still stop the search, but fast mode keeps its
-	// default window under them.
-	Ceiling bool
+	// Budget is the solve's budget (zero fields: no limit), as
+	// search.Grant made it for a request; it starts when the solve does.
+	// In fast mode a chosen budget is what the anytime search spends,
+	// longer or shorter than its default window (search.FastWindow;
+	// 300 ms for the 5×5 Loopover two-phase), which applies under a
+	// default or a host's ceiling (Budget.Origin).
+	Budget search.Budget
 	// Goal replaces the standard goal of a swap board (same shape, same
 	// number of ones); other puzzles ignore it.
 	Goal *puzzle.State
@@ -142,11 +138,6 @@ func (s *Solver) answer(ctx context.Context, st, goal puzzle.State, opt Options)
 	if err != nil {
 		return search.Answer{}, err
 	}
-	req := search.Request{State: st, Goal: goal, Mode: mode, Threads: opt.Threads,
-		Budget: search.Budget{MaxNodes: opt.MaxNodes, Ctx: ctx,
-			Chosen: !opt.Ceiling && (opt.MaxNodes > 0 || opt.Timeout > 0)}}
-	if opt.Timeout > 0 {
-		req.Budget.Deadline = time.Now().Add(opt.Timeout)
-	}
+	req := search.Request{State: st, Goal: goal, Mode: mode, Threads: opt.Threads, Budget: opt.Budget.Start(ctx)}
 	return alg.Answer(req)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/loopover/twophase"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
+	"github.com/tessera-solver/tessera/internal/search"
 	"github.com/tessera-solver/tessera/internal/swap"
 	"github.com/tessera-solver/tessera/tables"
 	"github.com/tessera-solver/tessera/tables/catalog"
@@ -125,8 +126,8 @@ func TestBudgetExceeded(t *testing.T) {
 		ctx context.Context
 		opt Options
 	}{
-		"nodes":     {context.Background(), Options{MaxNodes: 5000}},
-		"timeout":   {context.Background(), Options{Timeout: time.Microsecond}},
+		"nodes":     {context.Background(), Options{Budget: search.Budget{MaxNodes: 5000}}},
+		"timeout":   {context.Background(), Options{Budget: search.Budget{Timeout: time.Microsecond}}},
 		"cancelled": {cancelled(), Options{}},
 	} {
 		r := builtin.SolveText(tc.ctx, sp, korf1, tc.opt)
@@ -137,7 +138,7 @@ func TestBudgetExceeded(t *testing.T) {
 			t.Errorf("%s: reason %q does not give the bound", name, r.Error)
 		}
 	}
-	r := builtin.SolveText(context.Background(), sp, korf1, Options{MaxNodes: 5000})
+	r := builtin.SolveText(context.Background(), sp, korf1, Options{Budget: search.Budget{MaxNodes: 5000}})
 	if r.LowerBound < 41 || r.Nodes < 5000 {
 		t.Errorf("lower bound %d after %d nodes: the first iteration alone proves 41", r.LowerBound, r.Nodes)
 	}
@@ -221,11 +222,11 @@ func TestLoopover5x5Fast(t *testing.T) {
 func TestLoopoverBudget(t *testing.T) {
 	sp := spec(t, "loopover:4x4")
 	state := puzzle.Random(sp, rand.New(rand.NewPCG(16, 16))).String()
-	r := builtin.SolveText(context.Background(), sp, state, Options{MaxNodes: 100})
+	r := builtin.SolveText(context.Background(), sp, state, Options{Budget: search.Budget{MaxNodes: 100}})
 	if r.Status != result.StatusBudgetExceeded || r.LowerBound == 0 || r.Moves != "" {
 		t.Fatalf("optimal under 100 nodes: %+v", r)
 	}
-	f := builtin.SolveText(context.Background(), sp, state, Options{Mode: result.ModeFast, MaxNodes: 100})
+	f := builtin.SolveText(context.Background(), sp, state, Options{Mode: result.ModeFast, Budget: search.Budget{MaxNodes: 100}})
 	if f.Status != result.StatusSolved || f.Optimal || f.LowerBound < r.LowerBound || f.Solver != "loopover-construct" {
 		t.Fatalf("fast under 100 nodes: %+v", f)
 	}
@@ -325,7 +326,7 @@ func TestLoadTables(t *testing.T) {
 		t.Fatalf("fast with tables: %+v", f)
 	}
 	// Under a tiny node budget only the heaviest weight's answer fits.
-	f = s.SolveText(context.Background(), sp, text, Options{Mode: result.ModeFast, MaxNodes: 2000})
+	f = s.SolveText(context.Background(), sp, text, Options{Mode: result.ModeFast, Budget: search.Budget{MaxNodes: 2000}})
 	if f.Status == result.StatusSolved && (f.Length < 57 || f.Optimal && f.Length != 57) {
 		t.Fatalf("fast under budget: %+v", f)
 	}

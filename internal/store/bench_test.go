@@ -21,10 +21,14 @@ func BenchmarkInsertResults(b *testing.B) {
 	for _, shape := range []struct {
 		msgs, per int
 		redeliver bool // one message of each batch is already stored: the staged path
-	}{{100, 100, false}, {1000, 100, false}, {1000, 10, false}, {100, 100, true}} {
+		distinct  bool // every row a new state (else all one state, seen before)
+	}{{100, 100, false, false}, {1000, 100, false, false}, {1000, 10, false, false}, {100, 100, true, false}, {100, 100, false, true}} {
 		name := fmt.Sprintf("msgs=%d/per=%d", shape.msgs, shape.per)
 		if shape.redeliver {
 			name += "/redelivered"
+		}
+		if shape.distinct {
+			name += "/distinct"
 		}
 		b.Run(name, func(b *testing.B) {
 			s := storetest.NewStore(b)
@@ -41,7 +45,11 @@ func BenchmarkInsertResults(b *testing.B) {
 					rs := job.Results{V: job.Version, JobID: fmt.Sprint(id, "-", seq), BatchID: id, Puzzle: "sliding:3x3", FirstSeq: seq}
 					rs.Results = make([]result.Result, shape.per)
 					for i := range rs.Results {
-						rs.Results[i] = result.Result{Puzzle: "sliding:3x3", State: "8 1 3/4 0 2/7 6 5", Status: result.StatusSolved,
+						state := "8 1 3/4 0 2/7 6 5"
+						if shape.distinct {
+							state = fmt.Sprint("state ", seq+int64(i))
+						}
+						rs.Results[i] = result.Result{Puzzle: "sliding:3x3", State: state, Status: result.StatusSolved,
 							Moves: moves, Length: 22, Optimal: true, LowerBound: 22, Nodes: 1, ElapsedMS: 0.002, Solver: "bfs-table"}
 					}
 					seq += int64(shape.per)

@@ -23,3 +23,18 @@ func (s *Store) Exec(ctx context.Context, sql string, args ...any) error {
 		return err
 	})
 }
+
+// QueryStrings runs a query and returns each row's columns as text (tests
+// only: brute-force oracles over the stored rows).
+func (s *Store) QueryStrings(ctx context.Context, sql string, args ...any) ([]string, error) {
+	var out []string
+	err := s.pool.withConn(ctx, func(c *pgx.Conn) error {
+		rows, err := c.Query(ctx, sql, args...)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	})
+	return out, err
+}

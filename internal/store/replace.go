@@ -45,14 +45,22 @@ WITH new AS (
         lower_bound = b.lower_bound, nodes = b.nodes, solve_ms = b.solve_ms, solver = b.solver,
         status = b.status, error = b.error, solved_at = now()
     FROM better b WHERE s.batch_id = b.batch_id AND s.seq = b.seq
-), dist AS (
-    INSERT INTO distance_counts AS d (puzzle, batch_id, length, count)
-    SELECT puzzle, batch_id, length, sum(delta) FROM (
+), delta AS (
+    SELECT puzzle, batch_id, length, sum(delta)::bigint AS n FROM (
         SELECT puzzle, batch_id, length, 1 AS delta FROM better WHERE optimal
         UNION ALL
         SELECT old_puzzle, batch_id, old_length, -1 FROM better WHERE old_optimal
     ) AS x
     GROUP BY puzzle, batch_id, length
+), fall AS (
+    -- Counts that fall are updated, those that rise upserted: an upsert
+    -- of a negative count fails the CHECK (count >= 0) before it finds
+    -- the row to add to (an optimal row made shorter was refused so).
+    UPDATE distance_counts AS d SET count = d.count + delta.n FROM delta
+    WHERE delta.n < 0 AND d.puzzle = delta.puzzle AND d.batch_id = delta.batch_id AND d.length = delta.length
+), dist AS (
+    INSERT INTO distance_counts AS d (puzzle, batch_id, length, count)
+    SELECT puzzle, batch_id, length, n FROM delta WHERE n > 0
     ORDER BY puzzle, batch_id, length
     ON CONFLICT (puzzle, batch_id, length) DO UPDATE SET count = d.count + excluded.count
 ), progress AS (
@@ -89,6 +97,15 @@ func replaceBetter(ctx context.Context, tx pgx.Tx, batch []job.Results) (int, er
 	}
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"tessera_replace"}, stagingColumns, newResultRows(repl)); err != nil {
 		return 0, fmt.Errorf("copy %d replacing rows: %w", n, rejected(err))
+	}
+	// Lock the rows first, in a statement of their own: replaceFromStaging's
+	// snapshot then holds every count that another writer's replacement of
+	// the same rows made, so the UPDATE of a falling count finds its row
+	// (one created after the snapshot would be missed, losing the -1).
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM solutions s
+		JOIN (SELECT DISTINCT batch_id, seq FROM tessera_replace) AS r USING (batch_id, seq)
+		ORDER BY s.batch_id, s.seq FOR UPDATE OF s`); err != nil {
+		return 0, fmt.Errorf("lock %d rows to replace: %w", n, err)
 	}
 	var replaced int
 	if err := tx.QueryRow(ctx, replaceFromStaging).Scan(&replaced); err != nil {

@@ -180,13 +180,19 @@ func (s *Store) InsertResultsReport(ctx context.Context, batch []job.Results) (R
 		}
 		defer tx.Rollback(ctx) // no-op after Commit
 		rep.Inserted, err = copyDirect(ctx, tx, batch, n)
-		if errors.Is(err, errConflict) {
+		staged := errors.Is(err, errConflict)
+		if staged {
 			rep, err = insertStaged(ctx, tx, batch, n)
 		}
 		if err != nil {
 			return err
 		}
 		if _, err := replaceBetter(ctx, tx, batch); err != nil {
+			return err
+		}
+		// Rows that were all just inserted as given need no check
+		// against the stored ones.
+		if err := applyStates(ctx, tx, batch, staged || hasReplace(batch)); err != nil {
 			return err
 		}
 		if err := tx.Commit(ctx); err != nil {
@@ -198,6 +204,15 @@ func (s *Store) InsertResultsReport(ctx context.Context, batch []job.Results) (R
 		return Report{}, fmt.Errorf("insert results: %w", err)
 	}
 	return rep, nil
+}
+
+func hasReplace(batch []job.Results) bool {
+	for _, rs := range batch {
+		if rs.Replace {
+			return true
+		}
+	}
+	return false
 }
 
 // uniqueViolation is SQLSTATE 23505.

@@ -744,6 +744,15 @@ func TestReplaceOnlyBetter(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkBatch(t, s, id, map[int]int64{5: 1, 9: 1, 12: 1}, 3, 0, 3, true)
+	// A shorter optimal one (another goal, or a wrong proof before) moves
+	// the count: this upserted -1 at length 12 and was refused by its CHECK.
+	if _, err := s.InsertResults(ctx, []job.Results{replace(0, 10)}); err != nil {
+		t.Fatal(err)
+	}
+	checkBatch(t, s, id, map[int]int64{5: 1, 9: 1, 10: 1}, 3, 0, 3, true)
+	if d, err := s.PuzzleDistribution(ctx, "8"); err != nil || !reflect.DeepEqual(counts(d), map[int]int64{5: 1, 9: 1, 10: 1}) {
+		t.Errorf("puzzle distribution %v, %v", counts(d), err)
+	}
 	// Replacing a row that was never stored inserts it.
 	b2 := mustBatch(t, s, 1)
 	r := res(b2, 0, 7)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tessera-solver/tessera/internal/backoff"
 	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/search"
 )
 
 // deadRetry is the redelivery delay of an advisory whose handling failed
@@ -36,13 +37,28 @@ func RecordExhausted(ctx context.Context, js jetstream.JetStream, c queue.Config
 	if log == nil {
 		log = slog.Default()
 	}
-	cons, err := queue.EnsureDeadConsumer(ctx, js, c)
-	if err != nil {
+	if err := c.Validate(); err != nil {
 		return fmt.Errorf("dead letters: %w", err)
 	}
-	jobs, err := js.Stream(ctx, queue.JobsStream)
+	var (
+		cons jetstream.Consumer
+		jobs jetstream.Stream
+	)
+	err := setUp(ctx, log, "dead letters", func() error {
+		var err error
+		if cons, err = queue.EnsureDeadConsumer(ctx, js, c); err != nil {
+			return err
+		}
+		if jobs, err = js.Stream(ctx, queue.JobsStream); err != nil {
+			return fmt.Errorf("stream %s: %w", queue.JobsStream, err)
+		}
+		return nil
+	})
 	if err != nil {
-		return fmt.Errorf("dead letters: stream %s: %w", queue.JobsStream, err)
+		if ctx.Err() != nil {
+			return ctx.Err() // stopped while setting up
+		}
+		return fmt.Errorf("dead letters: %w", err)
 	}
 	swept := make(chan struct{})
 	go func() { defer close(swept); sweepLoop(ctx, js, log) }()
@@ -99,7 +115,7 @@ func recordOne(ctx context.Context, js jetstream.JetStream, jobs jetstream.Strea
 	if err != nil {
 		return fmt.Errorf("job message %d: %w", adv.StreamSeq, err)
 	}
-	d := decodeJob(raw.Data)
+	d := decodeJob(raw.Data, search.Budget{}) // classified only: no budget is granted here
 	if d.dead != "" {
 		reason := fmt.Sprintf("exhausted %d deliveries; %s", adv.Deliveries, d.dead)
 		if err := queue.PublishDeadJob(ctx, js, raw.Data, raw.Subject, adv.StreamSeq, reason); err != nil {
@@ -169,7 +185,7 @@ func (s *Stranded) SweepStranded(ctx context.Context, js jetstream.JetStream) ([
 }
 
 func answerStranded(ctx context.Context, js jetstream.JetStream, jobs jetstream.Stream, raw *jetstream.RawStreamMsg) (string, error) {
-	d := decodeJob(raw.Data)
+	d := decodeJob(raw.Data, search.Budget{}) // classified only: no budget is granted here
 	why := fmt.Sprintf("job message %d was stranded in %s below its consumer's ack floor (acknowledged, never removed: an unclean server stop)", raw.Sequence, queue.JobsStream)
 	var line string
 	if d.dead != "" {
@@ -212,4 +228,29 @@ func sweepLoop(ctx context.Context, js jetstream.JetStream, log *slog.Logger) {
 			log.Warn("dead letters: stranded job message answered and removed", "what", l)
 		}
 	}
+}
+
+// setUpPatience bounds how long set-up calls are retried: long enough for
+// a cluster to elect leaders after losing or restarting a node (seconds),
+// short enough that a server that keeps refusing shows as a failure to
+// whatever supervises the process.
+const setUpPatience = 2 * time.Minute
+
+// setUp runs f, retrying failures for up to setUpPatience: on a cluster
+// that is electing a leader, creating or reading a consumer times out for
+// a few seconds, and giving up at once would end the whole solverd (seen
+// in the rolling-restart fault scenario on nats-server 2.9.10). A replica
+// count the cluster cannot place is not retried.
+func setUp(ctx context.Context, log *slog.Logger, what string, f func() error) error {
+	pctx, cancel := context.WithTimeout(ctx, setUpPatience)
+	defer cancel()
+	return backoff.Retry(pctx, pullBackoff, func() error {
+		err := f()
+		if errors.Is(err, queue.ErrReplicas) {
+			return backoff.Permanent(err)
+		}
+		return err
+	}, func(_ int, delay time.Duration, err error) {
+		log.Warn(what+": set-up failed, retrying", "err", err, "delay", delay)
+	})
 }

@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
+	"github.com/tessera-solver/tessera/internal/search"
 	"github.com/tessera-solver/tessera/internal/solve"
 )
 
@@ -26,10 +26,10 @@ type decoded struct {
 	invalid string
 }
 
-// decodeJob classifies a job message. A malformed job is never an error
-// here: it is a reason, so that it turns into a record instead of
-// vanishing.
-func decodeJob(data []byte) decoded {
+// decodeJob classifies a job message and grants its budget under this
+// host's ceiling (search.Grant). A malformed job is never an error here:
+// it is a reason, so that it turns into a record instead of vanishing.
+func decodeJob(data []byte, ceiling search.Budget) decoded {
 	var d decoded
 	if err := json.Unmarshal(data, &d.job); err != nil {
 		d.dead = fmt.Sprintf("job is not valid JSON: %v", err)
@@ -68,15 +68,12 @@ func decodeJob(data []byte) decoded {
 		return d
 	}
 	d.spec = spec
-	d.opt = solve.Options{Mode: mode, MaxNodes: j.MaxNodes, Timeout: time.Duration(j.TimeoutMS) * time.Millisecond}
-	if d.opt.Timeout == 0 {
-		// Every job ends: one that names no budget (an older or foreign
-		// producer) gets its puzzle's default, the lane it was sent on.
-		// The default only limits: fast mode keeps its short window under
-		// it instead of spending it all looking for shorter answers.
-		d.opt.Timeout = job.DefaultTimeout(spec, mode)
-		d.opt.Ceiling = d.opt.MaxNodes == 0
-	}
+	// The wire's budget is read here, once. Every job ends: one that
+	// names no time (an older or foreign producer, or none asked) gets
+	// its puzzle's default, the lane it was sent on; the default only
+	// limits, so fast mode keeps its short window under it.
+	req := search.Budget{MaxNodes: j.MaxNodes, Timeout: j.Timeout()}
+	d.opt = solve.Options{Mode: mode, Budget: search.Grant(req, job.DefaultTimeout(spec, mode), ceiling)}
 	if j.Goal != "" {
 		if !spec.Family().TakesGoal() {
 			d.invalid = fmt.Sprintf("job %s: only swap boards take a goal; %s has one goal", j.ID, spec)

@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/tessera-solver/tessera/internal/result"
+	"github.com/tessera-solver/tessera/internal/search"
+	"github.com/tessera-solver/tessera/internal/solve"
 
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/store"
@@ -34,16 +36,16 @@ func TestDecodeJob(t *testing.T) {
 		{`{"v":1,"id":"a","batch":2,"puzzle":"8","goal":"1 2 3/4 5 6/7 8 0","states":["x"]}`, false, true},
 	}
 	for _, c := range cases {
-		d := decodeJob([]byte(c.in))
+		d := decodeJob([]byte(c.in), search.Budget{})
 		if (d.dead != "") != c.dead || (d.invalid != "") != c.invalid {
 			t.Errorf("%s: dead %q invalid %q", c.in, d.dead, d.invalid)
 		}
 	}
-	d := decodeJob([]byte(cases[0].in))
-	if d.opt.Mode != result.ModeFast || d.opt.MaxNodes != 5 || d.opt.Timeout.Milliseconds() != 20 || d.spec.Cells() != 9 {
+	d := decodeJob([]byte(cases[0].in), search.Budget{})
+	if d.opt.Mode != result.ModeFast || d.opt.Budget.MaxNodes != 5 || d.opt.Budget.Timeout.Milliseconds() != 20 || d.spec.Cells() != 9 {
 		t.Errorf("options %+v spec %v", d.opt, d.spec)
 	}
-	if d := decodeJob([]byte(cases[len(cases)-3].in)); d.opt.Goal == nil || d.opt.Goal.String() != "01/01" {
+	if d := decodeJob([]byte(cases[len(cases)-3].in), search.Budget{}); d.opt.Goal == nil || d.opt.Goal.String() != "01/01" {
 		t.Errorf("swap goal not decoded: %+v", d.opt.Goal)
 	}
 }
@@ -70,7 +72,7 @@ func FuzzDecodeJob(f *testing.F) {
 	f.Add([]byte(`[]`))
 	f.Add([]byte(`{"v":1,"id":"1-0","batch":1,"states":["x"]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d := decodeJob(data)
+		d := decodeJob(data, search.Budget{})
 		if d.dead != "" {
 			return
 		}
@@ -110,16 +112,56 @@ func FuzzDecodeJob(f *testing.F) {
 // A job without a budget gets its puzzle's default as a limit only (fast
 // mode keeps its short window under it); a job's own timeout is chosen.
 func TestDefaultBudgetIsACeiling(t *testing.T) {
-	d := decodeJob([]byte(`{"v":1,"id":"1-0","batch":1,"puzzle":"15","seq":0,"states":["x"],"mode":"fast"}`))
-	if d.invalid != "" || d.dead != "" || d.opt.Timeout != job.QuickLimit || !d.opt.Ceiling {
+	d := decodeJob([]byte(`{"v":1,"id":"1-0","batch":1,"puzzle":"15","seq":0,"states":["x"],"mode":"fast"}`), search.Budget{})
+	if d.invalid != "" || d.dead != "" || d.opt.Budget.Timeout != job.QuickLimit || d.opt.Budget.Origin != search.OriginDefault {
 		t.Errorf("no budget: %+v", d)
 	}
-	d = decodeJob([]byte(`{"v":1,"id":"1-0","batch":1,"puzzle":"15","seq":0,"states":["x"],"mode":"fast","timeout_ms":5000}`))
-	if d.opt.Timeout != 5*time.Second || d.opt.Ceiling {
+	d = decodeJob([]byte(`{"v":1,"id":"1-0","batch":1,"puzzle":"15","seq":0,"states":["x"],"mode":"fast","timeout_ms":5000}`), search.Budget{})
+	if d.opt.Budget.Timeout != 5*time.Second || d.opt.Budget.Origin != search.OriginChosen {
 		t.Errorf("own timeout: %+v", d.opt)
 	}
-	d = decodeJob([]byte(`{"v":1,"id":"1-0","batch":1,"puzzle":"15","seq":0,"states":["x"],"mode":"fast","max_nodes":1000}`))
-	if d.opt.MaxNodes != 1000 || d.opt.Ceiling {
+	d = decodeJob([]byte(`{"v":1,"id":"1-0","batch":1,"puzzle":"15","seq":0,"states":["x"],"mode":"fast","max_nodes":1000}`), search.Budget{})
+	if d.opt.Budget.MaxNodes != 1000 || d.opt.Budget.Origin != search.OriginChosen {
 		t.Errorf("own node budget: %+v", d.opt)
+	}
+}
+
+// The host's limits cap every job's budget at decode (this was solverd's
+// capBudget): a job asking for more, or for nothing, gets the host's; one
+// under them keeps its own. A job that names no budget gets the host's
+// limits as a ceiling only, so that fast mode keeps its default window
+// under them; a job's own budget (capped or not) is a chosen one that
+// fast mode spends.
+func TestHostCeiling(t *testing.T) {
+	host := search.Budget{MaxNodes: 100, Timeout: time.Second}
+	decode := func(budget string, host search.Budget) solve.Options {
+		t.Helper()
+		d := decodeJob([]byte(`{"v":1,"id":"1-0","batch":1,"puzzle":"15","seq":0,"states":["x"],"mode":"fast"`+budget+`}`), host)
+		if d.dead != "" || d.invalid != "" {
+			t.Fatalf("%s: %s%s", budget, d.dead, d.invalid)
+		}
+		return d.opt
+	}
+	for _, c := range []struct {
+		budget  string
+		nodes   int64
+		timeout time.Duration
+		ceiling bool
+	}{
+		{``, 100, time.Second, true},
+		{`,"max_nodes":1000,"timeout_ms":60000`, 100, time.Second, false},
+		{`,"timeout_ms":60000`, 100, time.Second, false},
+		{`,"max_nodes":5`, 5, time.Second, false},
+		{`,"max_nodes":5,"timeout_ms":1`, 5, time.Millisecond, false},
+	} {
+		got := decode(c.budget, host).Budget
+		if got.MaxNodes != c.nodes || got.Timeout != c.timeout || (got.Origin != search.OriginChosen) != c.ceiling {
+			t.Errorf("job {%s} ran with %+v, want %d nodes, %v, ceiling %v", c.budget, got, c.nodes, c.timeout, c.ceiling)
+		}
+	}
+	// Without host limits nothing is capped: a job that names no budget
+	// keeps its puzzle's default, and no node limit.
+	if got := decode(``, search.Budget{}).Budget; got.MaxNodes != 0 || got.Timeout != job.QuickLimit || got.Origin != search.OriginDefault {
+		t.Errorf("no host limits: %+v", got)
 	}
 }

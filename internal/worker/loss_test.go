@@ -2,6 +2,7 @@ package worker_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strings"
 	"sync"
@@ -326,5 +327,59 @@ func strandedAfterKill(t *testing.T, bin string) {
 		jobsBefore, misses, resultsBefore, jobsAfter, resultsAfter)
 	if jobsAfter != 0 || resultsAfter != 0 {
 		t.Errorf("still stranded after two sweeps: %d jobs, %d results", jobsAfter, resultsAfter)
+	}
+}
+
+// flakyJS answers the first `fail` consumer look-ups with a timeout, as a
+// cluster does while it elects a leader after losing a node.
+type flakyJS struct {
+	jetstream.JetStream
+	fail atomic.Int32
+}
+
+func (f *flakyJS) Consumer(ctx context.Context, stream, name string) (jetstream.Consumer, error) {
+	if f.fail.Add(-1) >= 0 {
+		return nil, context.DeadlineExceeded
+	}
+	return f.JetStream.Consumer(ctx, stream, name)
+}
+
+// The dead-letter handler's set-up is retried: in the rolling-restart
+// fault scenario on nats-server 2.9.10 one timeout while ensuring its
+// consumer ended the whole solverd. It now waits the election out, and a
+// stop during set-up is a clean stop.
+func TestDeadLettersSetupRetried(t *testing.T) {
+	e := newEnv(t, fastConfig())
+	f := &flakyJS{JetStream: e.js}
+	f.fail.Store(3)
+	ctx, cancel := context.WithCancel(e.ctx)
+	done := make(chan error, 1)
+	go func() { done <- worker.RecordExhausted(ctx, f, e.cfg, nil) }()
+	deadline := time.Now().Add(waitFor)
+	for f.fail.Load() >= 0 || func() bool { _, err := e.js.Consumer(e.ctx, queue.DeadStream, queue.DeadConsumer); return err != nil }() {
+		select {
+		case err := <-done:
+			t.Fatalf("the handler gave up on a transient error: %v", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the handler never set itself up")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("stopped after set-up: %v, want its context's end", err)
+	}
+
+	// Stopped while it is still retrying: its context's end (which the
+	// worker takes for a clean stop), not a set-up failure.
+	f.fail.Store(1 << 20)
+	ctx, cancel = context.WithCancel(e.ctx)
+	go func() { done <- worker.RecordExhausted(ctx, f, e.cfg, nil) }()
+	time.Sleep(300 * time.Millisecond)
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "dead letters") {
+		t.Fatalf("stopped during set-up: %v, want its context's end", err)
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/result"
+	"github.com/tessera-solver/tessera/internal/search"
 	"github.com/tessera-solver/tessera/internal/solve"
 )
 
@@ -54,6 +55,13 @@ type Options struct {
 	// in flight is not cancelled, since the jobs the server is sending it
 	// would be stranded until their ack wait passes.
 	PollWait time.Duration
+	// Ceiling is this host's limit on every job's per-state budget
+	// (solver.max_nodes, solver.timeout; zero fields: none): a job asking
+	// for more, or for nothing, gets the host's (search.Grant, at decode).
+	Ceiling search.Budget
+	// Threads is how many goroutines one search may use (solver.threads;
+	// 0 or 1: one): the host's, whatever the job.
+	Threads int
 	// JobTimeout caps the wall time of one job message; states not done by
 	// then end as budget_exceeded. 0 means no cap beyond the job's own
 	// per-state budget.
@@ -142,25 +150,33 @@ func Run(ctx context.Context, js jetstream.JetStream, opts Options) error {
 		return errors.New("worker: Options.Solve is required")
 	}
 	opts.defaults()
-	var cons lanes
-	for i, lane := range laneOrder {
-		c, err := queue.EnsureJobsConsumer(ctx, js, *opts.Queue, lane)
-		if err != nil {
-			return fmt.Errorf("worker: %w", err)
-		}
-		cons[i] = c
+	if err := opts.Queue.Validate(); err != nil {
+		return fmt.Errorf("worker: %w", err)
 	}
-	if !opts.NoDeadLetters {
-		// Fail now rather than run without anyone recording exhausted jobs.
-		if _, err := queue.EnsureDeadConsumer(ctx, js, *opts.Queue); err != nil {
-			return fmt.Errorf("worker: %w", err)
+	var cons lanes
+	err := setUp(ctx, opts.Log, "worker", func() error {
+		for i, lane := range laneOrder {
+			c, err := queue.EnsureJobsConsumer(ctx, js, *opts.Queue, lane)
+			if err != nil {
+				return err
+			}
+			cons[i] = c
 		}
+		if !opts.NoDeadLetters {
+			// Fail rather than run without anyone recording exhausted jobs.
+			if _, err := queue.EnsureDeadConsumer(ctx, js, *opts.Queue); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("worker: %w", err)
 	}
 	hard, hardStop := context.WithCancel(context.WithoutCancel(ctx))
 	defer hardStop()
 	r := &runner{opts: opts, js: js, cons: cons, cc: cons[heavy].CachedInfo().Config, log: opts.Log, hard: hard}
 	r.beats = newHeartbeats(r.cc)
-	var err error
 	if r.cancelled, err = queue.WatchCancelled(hard, js, *opts.Queue); err != nil {
 		r.log.Warn("worker: cannot follow cancelled batches; their jobs will be solved", "err", err)
 	}
@@ -304,7 +320,8 @@ func (r *runner) process(t *tracked) {
 	if r.opts.OnJob != nil {
 		defer r.opts.OnJob(meta.Timestamp)()
 	}
-	d := decodeJob(m.Data())
+	d := decodeJob(m.Data(), r.opts.Ceiling)
+	d.opt.Threads = r.opts.Threads
 	resultsID := queue.ResultsMsgID(d.job.ID, m.Data())
 	switch {
 	case d.dead != "":
@@ -416,8 +433,8 @@ func (r *runner) solveOne(ctx context.Context, spec puzzle.Spec, text string, op
 // it forever. Zero means no limit is known.
 func (r *runner) jobLimit(j job.Job, opt solve.Options) time.Duration {
 	var lim time.Duration
-	if opt.Timeout > 0 {
-		lim = time.Duration(len(j.States)) * opt.Timeout
+	if opt.Budget.Timeout > 0 {
+		lim = time.Duration(len(j.States)) * opt.Budget.Timeout
 	}
 	if r.opts.JobTimeout > 0 && (lim == 0 || r.opts.JobTimeout < lim) {
 		lim = r.opts.JobTimeout

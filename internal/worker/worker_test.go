@@ -21,6 +21,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/result"
+	"github.com/tessera-solver/tessera/internal/search"
 	"github.com/tessera-solver/tessera/internal/solve"
 	"github.com/tessera-solver/tessera/internal/worker"
 )
@@ -191,6 +192,38 @@ func TestJobFlowsToResults(t *testing.T) {
 		t.Errorf("second job: %+v", byID["5-13"])
 	}
 	eventually(t, "jobs acked", func() bool { return e.streamMsgs(t, queue.JobsStream) == 0 })
+}
+
+// The host's limits cap every job's budget, and its search threads apply
+// (this was solverd's capBudget): Options.Ceiling and Options.Threads
+// reach each solve.
+func TestHostLimitsReachSolve(t *testing.T) {
+	e := newEnv(t, queue.DefaultConfig())
+	var mu sync.Mutex
+	got := map[string]solve.Options{}
+	e.start(t, worker.Options{Workers: 1, Ceiling: search.Budget{MaxNodes: 100, Timeout: time.Second}, Threads: 2,
+		Solve: func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result {
+			mu.Lock()
+			got[text] = opt
+			mu.Unlock()
+			return echo(ctx, spec, text, opt)
+		}})
+	for i, b := range []job.Budget{{}, {MaxNodes: 1000, TimeoutMS: 60000}, {MaxNodes: 5, TimeoutMS: 1}} {
+		j := mkJob(6, int64(i), fmt.Sprint(i))
+		j.Budget = b
+		e.publish(t, j)
+	}
+	e.results(t, 3)
+	mu.Lock()
+	defer mu.Unlock()
+	for _, in := range []string{"0", "1"} {
+		if b := got[in].Budget; b.MaxNodes != 100 || b.Timeout != time.Second || got[in].Threads != 2 {
+			t.Errorf("job %s ran with %+v", in, got[in])
+		}
+	}
+	if b := got["2"].Budget; b.MaxNodes != 5 || b.Timeout != time.Millisecond || got["2"].Threads != 2 {
+		t.Errorf("a job under the host's limits was changed: %+v", got["2"])
+	}
 }
 
 // Each malformed job becomes a record (invalid results, or a dead-letter

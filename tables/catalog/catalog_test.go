@@ -283,7 +283,7 @@ func TestTwoPhaseOptionalTable(t *testing.T) {
 		defer closer()
 		for _, st := range states {
 			a, err := alg.Answer(search.Request{State: st, Goal: st.Goal(), Mode: result.ModeFast,
-				Budget: search.Budget{MaxNodes: 20000, Chosen: true}})
+				Budget: search.Budget{MaxNodes: 20000, Origin: search.OriginChosen}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,13 +12,14 @@ import (
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/result"
+	"github.com/tessera-solver/tessera/internal/search"
 	"github.com/tessera-solver/tessera/internal/solve"
 	"github.com/tessera-solver/tessera/internal/worker"
 )
 
 // WorkerOptions is the solver workers' wiring, the one constructor
 // `solverd run` and `producer --local` share: this host's worker counts,
-// its budget caps and threads on every job (CapBudget), the streams'
+// its caps on every job's budget and its search threads, the streams'
 // settings, and the metrics when obs is not nil. worker.Run adds the
 // dead-letter handler and the stranded-jobs sweep.
 func WorkerOptions(s config.Solver, qc queue.Config, solveText worker.SolveFunc, log *slog.Logger, obs *metrics.Solver) worker.Options {
@@ -26,33 +27,17 @@ func WorkerOptions(s config.Solver, qc queue.Config, solveText worker.SolveFunc,
 		Workers:      s.Workers,
 		QuickWorkers: s.QuickWorkers,
 		Queue:        &qc,
-		Solve:        CapBudget(s, solveText),
-		Log:          log,
+		// This host's caps on every job's budget, and its search threads.
+		Ceiling: search.Budget{MaxNodes: s.MaxNodes, Timeout: s.Timeout},
+		Threads: s.Threads,
+		Solve:   solveText,
+		Log:     log,
 	}
 	if obs != nil {
 		opts.Solve = Observe(obs, opts.Solve)
 		opts.OnJob = obs.JobClaimed
 	}
 	return opts
-}
-
-// CapBudget applies this host's node and time limits to every job: a job
-// asking for more (or for no limit) gets the host's. Its search threads
-// are the host's too. A job that named no budget of its own keeps the
-// fast mode's default window under the host's limits (solve.Options.Ceiling)
-// instead of spending all of them.
-func CapBudget(s config.Solver, solveText worker.SolveFunc) worker.SolveFunc {
-	return func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result {
-		opt.Ceiling = opt.Ceiling || opt.MaxNodes == 0 && opt.Timeout == 0
-		if s.MaxNodes > 0 && (opt.MaxNodes == 0 || opt.MaxNodes > s.MaxNodes) {
-			opt.MaxNodes = s.MaxNodes
-		}
-		if s.Timeout > 0 && (opt.Timeout == 0 || opt.Timeout > s.Timeout) {
-			opt.Timeout = s.Timeout
-		}
-		opt.Threads = s.Threads
-		return solveText(ctx, spec, text, opt)
-	}
 }
 
 // Observe counts every answer of solveText in obs.

@@ -10,6 +10,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/metrics"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
+	"github.com/tessera-solver/tessera/internal/search"
 	"github.com/tessera-solver/tessera/internal/solve"
 )
 
@@ -19,9 +20,7 @@ import (
 func TestWorkerOptions(t *testing.T) {
 	s := config.Solver{Workers: 3, QuickWorkers: 2, MaxNodes: 100, Timeout: time.Second, Threads: 4}
 	qc := cmdkit.QueueConfig(config.NATS{MaxDeliver: 7, AckWait: time.Minute, Replicas: 3})
-	var got solve.Options
-	solveText := func(_ context.Context, spec puzzle.Spec, _ string, opt solve.Options) result.Result {
-		got = opt
+	solveText := func(_ context.Context, spec puzzle.Spec, _ string, _ solve.Options) result.Result {
 		return result.Result{Puzzle: spec.String(), Status: result.StatusSolved}
 	}
 	spec := puzzle.Spec{Kind: puzzle.Sliding, Rows: 3, Cols: 3}
@@ -30,13 +29,8 @@ func TestWorkerOptions(t *testing.T) {
 	if opts.Workers != 3 || opts.QuickWorkers != 2 || opts.Queue == nil || opts.Queue.Replicas != 3 || opts.OnJob != nil {
 		t.Errorf("options %+v", opts)
 	}
-	opts.Solve(context.Background(), spec, "", solve.Options{MaxNodes: 1e9, Timeout: time.Hour, Threads: 1})
-	if got.MaxNodes != 100 || got.Timeout != time.Second || got.Threads != 4 || got.Ceiling {
-		t.Errorf("a job asking for more got %+v, want the host's caps and threads", got)
-	}
-	opts.Solve(context.Background(), spec, "", solve.Options{})
-	if got.MaxNodes != 100 || got.Timeout != time.Second || !got.Ceiling {
-		t.Errorf("a job asking for nothing got %+v, want the host's caps as a ceiling", got)
+	if opts.Ceiling != (search.Budget{MaxNodes: 100, Timeout: time.Second}) || opts.Threads != 4 {
+		t.Errorf("ceiling %+v, threads %d: want the host's caps and threads", opts.Ceiling, opts.Threads)
 	}
 
 	reg := metrics.NewRegistry()

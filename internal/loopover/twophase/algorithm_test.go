@@ -26,7 +26,7 @@ func TestAnswerSpendsChosenBudget(t *testing.T) {
 	}
 	coretest.Replay(t, st, def.Moves)
 	more := 4 * def.Nodes
-	long, err := s.Answer(search.Request{State: st, Budget: search.Budget{MaxNodes: more, Chosen: true}})
+	long, err := s.Answer(search.Request{State: st, Budget: search.Budget{MaxNodes: more, Origin: search.OriginChosen}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestAnswerSpendsChosenBudget(t *testing.T) {
 	if len(long.Moves) > len(def.Moves) {
 		t.Errorf("%d nodes gave %d moves, the default %d moves", long.Nodes, len(long.Moves), len(def.Moves))
 	}
-	short, err := s.Answer(search.Request{State: st, Budget: search.Budget{MaxNodes: 100, Chosen: true}})
+	short, err := s.Answer(search.Request{State: st, Budget: search.Budget{MaxNodes: 100, Origin: search.OriginChosen}})
 	if err != nil {
 		t.Fatal(err)
 	}

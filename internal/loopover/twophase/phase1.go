@@ -3,11 +3,9 @@ package twophase
 import (
 	"context"
 	"fmt"
-	"math/bits"
 	"runtime"
-	"sync"
-	"sync/atomic"
 
+	"github.com/tessera-solver/tessera/internal/bfs"
 	"github.com/tessera-solver/tessera/internal/nibble"
 	"github.com/tessera-solver/tessera/internal/perm"
 )
@@ -66,8 +64,6 @@ var patPerm = func() (t [len(patCells) + 1]perm.Partial) {
 // rank indexes distinct cells p[0..k).
 func rank(p []uint8) uint64 { return patPerm[len(p)].Rank(p) }
 
-const unreached = nibble.Unreached
-
 // BuildPhase1 builds the phase-1 pattern database in memory using every
 // core (progress, if not nil, is called after each BFS level with the
 // entries reached), returning the payload in the file layout (see
@@ -95,105 +91,25 @@ func buildPhase(ctx context.Context, k int, progress func(done, total uint64)) (
 	return nibble.Payload(packed, patSize(k)), counts, nil
 }
 
-// chunkWords is the unit of work a builder worker claims (16 entries a
-// word): small enough to balance the cores, large enough to claim freely.
-const chunkWords = 1024
-
-// buildPDB runs a level-synchronous BFS from the goal over the cells of
-// the first k pattern pieces under all twenty shifts, stopping after
-// level maxDepth when it is not negative (the entries it has not reached
-// then hold maxDepth+1). Early levels push (expand the
-// frontier, claim unreached neighbours with a CAS on their word); once the
-// unreached entries are few compared with the frontier it pulls (each
-// unreached entry looks for a neighbour in the frontier and the worker
-// owning its chunk stores it). Every word is accessed atomically, so the
-// race detector is quiet and no word is torn.
+// buildPDB runs internal/bfs's builder from the goal over the cells of the
+// first k pattern pieces under all twenty shifts, stopping after level
+// maxDepth when it is not negative (the entries it has not reached then
+// hold maxDepth+1, so the table is still a bound).
 func buildPDB(ctx context.Context, k, maxDepth, workers int, progress func(done, total uint64)) ([]uint64, []int64, error) {
-	size := patSize(k)
-	words := (size + 15) / 16
-	tab := make([]uint64, words)
-	for i := range tab {
-		tab[i] = ^uint64(0)
+	tb, err := bfs.Build(ctx, bfs.Spec{Size: patSize(k), Goals: []uint64{rank(patCells[:k])},
+		Workers: workers, MaxDepth: maxDepth, Progress: progress},
+		func() bfs.Walker { return &pdbWalker{k: k, pp: &patPerm[k]} })
+	if err != nil {
+		return nil, nil, fmt.Errorf("phase-1 table: %w", err)
 	}
-	g := rank(patCells[:k])
-	tab[g>>4] &^= unreached << ((g & 15) << 2)
-	counts := []int64{1}
-	visited := int64(1)
-	if progress != nil {
-		progress(uint64(visited), size)
-	}
-	ws := make([]pdbWorker, max(workers, 1))
-	for d := 0; maxDepth < 0 || d < maxDepth; d++ {
-		frontier, unvisited := counts[d], int64(size)-visited
-		if unvisited == 0 {
-			break
-		}
-		pull := unvisited < 2*frontier
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for i := range ws {
-			w := &ws[i]
-			*w = pdbWorker{tab: tab, k: k, size: size}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				w.level(ctx, &next, uint8(d), pull)
-			}()
-		}
-		wg.Wait()
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		var found int64
-		for i := range ws {
-			found += ws[i].found
-		}
-		if found == 0 {
-			break
-		}
-		counts = append(counts, found)
-		visited += found
-		if progress != nil {
-			progress(uint64(visited), size)
-		}
-	}
-	if maxDepth < 0 && visited != int64(size) {
-		return nil, nil, fmt.Errorf("phase-1 table: reached %d of %d entries: move or index bug", visited, size)
-	}
-	if maxDepth >= 0 {
-		// Stopped early: the entries not reached hold maxDepth+1, which
-		// none of their states exceeds, so the table is still a bound
-		// (as buildWDTable's capped tables are).
-		fill := uint64(min(maxDepth+1, unreached-1))
-		for i, w := range tab {
-			lanes := nibble.Eq(w, unreached) >> 3 * 15 // all four bits of each unreached lane
-			tab[i] = w&^lanes | lanes/15*fill
-		}
-	}
-	return tab, counts, nil
+	return tb.Packed, tb.Counts, nil
 }
 
-type pdbWorker struct {
-	tab   []uint64
-	k     int
-	size  uint64
-	found int64
-}
-
-func (w *pdbWorker) level(ctx context.Context, next *atomic.Int64, cur uint8, pull bool) {
-	words := int64(len(w.tab))
-	for {
-		lo := next.Add(chunkWords) - chunkWords
-		if lo >= words || ctx.Err() != nil {
-			return
-		}
-		hi := min(lo+chunkWords, words)
-		if pull {
-			w.pull(lo, hi, cur)
-		} else {
-			w.push(lo, hi, cur)
-		}
-	}
+// pdbWalker is one build worker's scratch space.
+type pdbWalker struct {
+	k      int
+	pp     *perm.Partial
+	pb, qb [7]uint8
 }
 
 // neighbour is the index (by pp) after move m of the pieces at p, or
@@ -211,56 +127,23 @@ func neighbour(pp *perm.Partial, p []uint8, m int, q []uint8) (uint64, bool) {
 	return pp.Rank(q), true
 }
 
-func (w *pdbWorker) push(lo, hi int64, cur uint8) {
-	tab, k := w.tab, w.k
-	nxt := uint64(cur + 1)
-	pp := &patPerm[k]
-	var pb, qb [7]uint8
-	p, q := pb[:k], qb[:k]
-	for wi := lo; wi < hi; wi++ {
-		m := nibble.Eq(atomic.LoadUint64(&tab[wi]), cur)
-		for m != 0 {
-			idx := uint64(wi)<<4 | uint64(bits.TrailingZeros64(m)>>2)
-			m &= m - 1
-			pp.Unrank(idx, p)
-			for mv := 0; mv < nMove; mv++ {
-				if n, ok := neighbour(pp, p, mv, q); ok && nibble.Claim(tab, n, nxt) {
-					w.found++
-				}
-			}
+func (w *pdbWalker) Expand(idx uint64, lv *bfs.Level) {
+	p, q := w.pb[:w.k], w.qb[:w.k]
+	w.pp.Unrank(idx, p)
+	for mv := 0; mv < nMove; mv++ {
+		if n, ok := neighbour(w.pp, p, mv, q); ok {
+			lv.Reach(n)
 		}
 	}
 }
 
-func (w *pdbWorker) pull(lo, hi int64, cur uint8) {
-	tab, k := w.tab, w.k
-	nxt := uint64(cur + 1)
-	pp := &patPerm[k]
-	var pb, qb [7]uint8
-	p, q := pb[:k], qb[:k]
-	for wi := lo; wi < hi; wi++ {
-		x := atomic.LoadUint64(&tab[wi])
-		m := nibble.Eq(x, unreached)
-		nx := x
-		for m != 0 {
-			j := uint64(bits.TrailingZeros64(m) >> 2)
-			m &= m - 1
-			idx := uint64(wi)<<4 | j
-			if idx >= w.size {
-				break // padding
-			}
-			pp.Unrank(idx, p)
-			for mv := 0; mv < nMove; mv++ {
-				n, ok := neighbour(pp, p, mv, q)
-				if ok && uint8(atomic.LoadUint64(&tab[n>>4])>>((n&15)<<2))&15 == cur {
-					nx = nx&^(15<<(j<<2)) | nxt<<(j<<2)
-					w.found++
-					break
-				}
-			}
-		}
-		if nx != x {
-			atomic.StoreUint64(&tab[wi], nx)
+func (w *pdbWalker) Touches(idx uint64, lv *bfs.Level) bool {
+	p, q := w.pb[:w.k], w.qb[:w.k]
+	w.pp.Unrank(idx, p)
+	for mv := 0; mv < nMove; mv++ {
+		if n, ok := neighbour(w.pp, p, mv, q); ok && lv.InFrontier(n) {
+			return true
 		}
 	}
+	return false
 }

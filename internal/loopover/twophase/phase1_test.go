@@ -2,6 +2,9 @@ package twophase
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/nibble"
 	"github.com/tessera-solver/tessera/tables"
 )
 
@@ -200,3 +204,21 @@ func openPhase1(tb testing.TB) []byte {
 // unrank is rank's inverse for k = len(p) cells (the builder steps ranks
 // instead, so only the tests need it).
 func unrank(idx uint64, p []uint8) { patPerm[len(p)].Unrank(idx, p) }
+
+// TestPayloadDigests pins small tables of k pieces (capped at maxDepth
+// when not negative) byte for byte, with their histograms: the digests are
+// those of the builder before internal/bfs took over.
+func TestPayloadDigests(t *testing.T) {
+	for _, c := range []struct {
+		k, maxDepth int
+		want        string
+	}{{3, -1, "c8f1b9461d2b790f38554a1e0ee659de57974d49370c1c48612a02111b0a8d60"}, {4, -1, "3a0084d5c43bed89f9dc265df1bff3c7be1b5877f8288d4cfd01eb020ac21865"}, {5, -1, "8ea73a03e25acd4837115081b938d28b9ef60e98ccf8bb1471bf50bbb27b1c09"}, {5, 3, "b670f1342e3f9ba4a1d20351d4cd54a3e14dcd75ea2b83ccb61af67eb3e08144"}, {4, 6, "d5f6f362f69e8d654641997add508a6e11b6c21fc53002d1d01eb45fa9e2cfee"}} {
+		tab, counts, err := buildPDB(context.Background(), c.k, c.maxDepth, 2, nil)
+		h := sha256.New()
+		fmt.Fprint(h, counts)
+		h.Write(nibble.Payload(tab, patSize(c.k)))
+		if got := hex.EncodeToString(h.Sum(nil)); err != nil || got != c.want {
+			t.Errorf("%d pieces to depth %d: %v, digest of counts %v and payload %s, want %s", c.k, c.maxDepth, err, counts, got, c.want)
+		}
+	}
+}

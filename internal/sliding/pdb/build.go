@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"math/bits"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/bfs"
 	"github.com/tessera-solver/tessera/internal/perm"
 )
 
@@ -36,6 +36,15 @@ import (
 // a table on boards of up to 16 cells, placements are unranked from the
 // digits they share with the previous one, and the words of a batch of
 // successors are read before any is claimed.
+//
+// It does not run on internal/bfs's builder, which the other tables share:
+// that builder's entries are the 4-bit depths of the very indices it
+// searches, while here the searched states (placement, blank region) are
+// not the entries (an entry is the least depth over its placement's N−k
+// states, written by the one worker whose chunk covers the placement), a
+// state takes 2 bits rather than 4 (0.75 GB instead of 1.5 for a
+// 24-puzzle table), and successors are claimed in batches. What does fit
+// is shared: the chunks are claimed through bfs.ForChunks.
 
 // Stats describes a build.
 type Stats struct {
@@ -149,32 +158,17 @@ func (b *builder) run(ctx context.Context, opt Options) (Stats, error) {
 	}
 	perChunk := (cw + b.groupWords - 1) / b.groupWords // groups per chunk
 	chunks := (groups + perChunk - 1) / perChunk
-	// forChunks runs f over every chunk on nw goroutines and sums its two
-	// counts.
+	// forChunks runs f over every chunk on nw goroutines (internal/bfs's
+	// chunk claiming) and sums its two counts.
 	found := make([][2]uint64, nw)
 	forChunks := func(f func(lo, hi uint64) (uint64, uint64)) (uint64, uint64) {
-		var next atomic.Uint64
-		var wg sync.WaitGroup
-		for w := 0; w < nw; w++ {
-			found[w] = [2]uint64{}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				var a, c uint64
-				for ctx.Err() == nil {
-					ch := next.Add(1) - 1
-					if ch >= chunks {
-						break
-					}
-					lo := ch * perChunk * b.groupWords
-					x, y := f(lo, min(lo+perChunk*b.groupWords, words))
-					a += x
-					c += y
-				}
-				found[w] = [2]uint64{a, c}
-			}()
-		}
-		wg.Wait()
+		clear(found)
+		bfs.ForChunks(ctx, nw, chunks, func(w int, ch uint64) {
+			lo := ch * perChunk * b.groupWords
+			x, y := f(lo, min(lo+perChunk*b.groupWords, words))
+			found[w][0] += x
+			found[w][1] += y
+		})
 		var a, c uint64
 		for _, fw := range found {
 			a += fw[0]

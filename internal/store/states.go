@@ -1,0 +1,197 @@
+package store
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tessera-solver/tessera/internal/job"
+	"github.com/tessera-solver/tessera/internal/result"
+)
+
+// The per-puzzle distribution counts distinct states (a state solved in
+// several batches once, at its least proved-optimal length), so it cannot
+// be summed from distance_counts, which counts rows per batch. The writer
+// keeps puzzle_states (one row per distinct state: its least optimal
+// length and the first row of that length, by batch and seq) and
+// puzzle_counts (its histogram) in the transaction that stores the rows
+// (migration 007). A state's row there is the minimum over its stored
+// optimal rows of (length, batch_id, seq), so applying a stored optimal row
+// again changes nothing, and applying rows in any order gives the same
+// answer. A requeue's replacement keeps it exact too: an optimal row is
+// only ever replaced by a shorter one, so the minimum over the rows as
+// they are now is the minimum over every version they had.
+
+// stateCandidates are the proved-optimal rows of a write, as the parallel
+// arrays applyStates takes.
+type stateCandidates struct {
+	puzzle []string
+	hash   [][]byte
+	length []int32
+	batch  []int64
+	seq    []int64
+}
+
+// candidatesOf collects the optimal rows of batch. Unless full, only
+// their batch and seq (checkedRows reads the rest back). When full, only
+// the least (length, batch, seq) per state, sorted by puzzle and hash: a
+// corpus of small boards repeats states (an 8-puzzle has 181,440), and
+// sending and sorting each repeat cost the writer half its rate.
+func candidatesOf(batch []job.Results, full bool) stateCandidates {
+	type state struct {
+		puzzle string
+		hash   [sha256.Size]byte
+	}
+	type row struct {
+		length     int32
+		batch, seq int64
+	}
+	var c stateCandidates
+	var least map[state]row
+	if full {
+		least = make(map[state]row)
+	}
+	for m := range batch {
+		rs := &batch[m]
+		for i := range rs.Results {
+			r := &rs.Results[i]
+			if r.Status != result.StatusSolved || !r.Optimal {
+				continue
+			}
+			seq := rs.FirstSeq + int64(i)
+			if !full {
+				c.batch = append(c.batch, rs.BatchID)
+				c.seq = append(c.seq, seq)
+				continue
+			}
+			k, v := state{rowPuzzle(rs, r), sha256.Sum256([]byte(r.State))}, row{int32(r.Length), rs.BatchID, seq}
+			if old, ok := least[k]; !ok || cmp.Or(cmp.Compare(v.length, old.length), cmp.Compare(v.batch, old.batch), cmp.Compare(v.seq, old.seq)) < 0 {
+				least[k] = v
+			}
+		}
+	}
+	if !full {
+		return c
+	}
+	keys := make([]state, 0, len(least))
+	for k := range least {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b state) int {
+		return cmp.Or(strings.Compare(a.puzzle, b.puzzle), bytes.Compare(a.hash[:], b.hash[:]))
+	})
+	hashes := make([]byte, 0, len(keys)*sha256.Size) // one allocation for every hash
+	for _, k := range keys {
+		v := least[k]
+		hashes = append(hashes, k.hash[:]...)
+		c.puzzle = append(c.puzzle, k.puzzle)
+		c.hash = append(c.hash, hashes[len(hashes)-sha256.Size:])
+		c.length = append(c.length, v.length)
+		c.batch = append(c.batch, v.batch)
+		c.seq = append(c.seq, v.seq)
+	}
+	return c
+}
+
+// givenRows are the candidates as the messages give them: on the fast path
+// every row was just inserted as given. checkedRows are the rows stored
+// now at the candidates' (batch_id, seq), the ones still proved optimal:
+// on the staged path some candidates were not inserted (a collision holds
+// their place, or the row was stored before), and a requeue's replacement
+// may have been refused as no better, or have changed a row whose state
+// the message spells differently. Both keep the least (length, batch_id,
+// seq) per state (candidatesOf has done it for givenRows).
+const (
+	givenRows = `c AS (
+    SELECT * FROM unnest($1::text[], $2::bytea[], $3::integer[], $4::bigint[], $5::bigint[])
+         AS c(puzzle, state_hash, length, batch_id, seq)
+)`
+	checkedRows = `c AS (
+    SELECT DISTINCT ON (puzzle, state_hash) puzzle, state_hash, length, batch_id, seq
+    FROM (SELECT s.puzzle, sha256(convert_to(s.state, 'UTF8')) AS state_hash, s.length, s.batch_id, s.seq
+          FROM unnest($1::bigint[], $2::bigint[]) AS k(batch_id, seq)
+          JOIN solutions s ON s.batch_id = k.batch_id AND s.seq = k.seq
+          WHERE s.optimal) AS r
+    ORDER BY puzzle, state_hash, length, batch_id, seq
+)`
+)
+
+// insertStates adds the states not stored yet, each counted once at its
+// length. ON CONFLICT DO NOTHING waits for a concurrent writer inserting
+// the same state and then skips it, so a state is counted by exactly one
+// transaction. It returns the candidates left after the check and how many
+// of them were new.
+const insertStates = `, ins AS (
+    INSERT INTO puzzle_states (puzzle, state_hash, length, batch_id, seq)
+    SELECT puzzle, state_hash, length, batch_id, seq FROM c ORDER BY puzzle, state_hash
+    ON CONFLICT (puzzle, state_hash) DO NOTHING
+    RETURNING puzzle, length
+), cnt AS (
+    INSERT INTO puzzle_counts AS t (puzzle, length, count)
+    SELECT puzzle, length, count(*) FROM ins GROUP BY puzzle, length ORDER BY puzzle, length
+    ON CONFLICT (puzzle, length) DO UPDATE SET count = t.count + excluded.count
+)
+SELECT (SELECT count(*) FROM c), (SELECT count(*) FROM ins)`
+
+// lowerStates moves stored states to a candidate that is less in (length,
+// batch_id, seq), and their count with them when the length changes. It
+// runs as a statement of its own after insertStates, so it sees the states
+// that concurrent writers committed meanwhile; FOR UPDATE locks each and
+// reads its latest version, which is the old length the counts move from.
+// Every change of a count is an upsert, falling ones too: an UPDATE would
+// miss a count row that a concurrent writer created after this statement's
+// snapshot (its state then moved here), and lose the decrement. This is
+// why puzzle_counts has no CHECK (count >= 0): it would refuse the
+// proposed negative row before the conflict that turns it into an update.
+const lowerStates = `, old AS (
+    SELECT p.puzzle, p.state_hash, p.length FROM puzzle_states p JOIN c USING (puzzle, state_hash)
+    WHERE (c.length, c.batch_id, c.seq) < (p.length, p.batch_id, p.seq)
+    ORDER BY p.puzzle, p.state_hash
+    FOR UPDATE OF p
+), upd AS (
+    UPDATE puzzle_states p SET length = c.length, batch_id = c.batch_id, seq = c.seq
+    FROM old o JOIN c ON c.puzzle = o.puzzle AND c.state_hash = o.state_hash
+    WHERE p.puzzle = o.puzzle AND p.state_hash = o.state_hash
+      AND (c.length, c.batch_id, c.seq) < (p.length, p.batch_id, p.seq)
+    RETURNING p.puzzle, o.length AS old_length, p.length AS new_length
+), delta AS (
+    SELECT puzzle, length, sum(d)::bigint AS n FROM (
+        SELECT puzzle, new_length AS length, 1 AS d FROM upd WHERE old_length <> new_length
+        UNION ALL
+        SELECT puzzle, old_length, -1 FROM upd WHERE old_length <> new_length
+    ) AS x GROUP BY puzzle, length
+)
+INSERT INTO puzzle_counts AS t (puzzle, length, count)
+SELECT puzzle, length, n FROM delta WHERE n <> 0 ORDER BY puzzle, length
+ON CONFLICT (puzzle, length) DO UPDATE SET count = t.count + excluded.count`
+
+// applyStates brings puzzle_states and puzzle_counts up to date with the
+// optimal rows of batch, in tx. check says whether they must be read back
+// from solutions (see givenRows).
+func applyStates(ctx context.Context, tx pgx.Tx, batch []job.Results, check bool) error {
+	c := candidatesOf(batch, !check)
+	if len(c.batch) == 0 {
+		return nil
+	}
+	rows, args := givenRows, []any{c.puzzle, c.hash, c.length, c.batch, c.seq}
+	if check {
+		rows, args = checkedRows, []any{c.batch, c.seq}
+	}
+	var kept, inserted int64
+	if err := tx.QueryRow(ctx, `WITH `+rows+insertStates, args...).Scan(&kept, &inserted); err != nil {
+		return fmt.Errorf("distinct states: %w", rejected(err))
+	}
+	if inserted == kept {
+		return nil // every state was new: none can be lowered
+	}
+	if _, err := tx.Exec(ctx, `WITH `+rows+lowerStates, args...); err != nil {
+		return fmt.Errorf("distinct states' lengths: %w", rejected(err))
+	}
+	return nil
+}

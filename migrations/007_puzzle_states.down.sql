@@ -1,0 +1,2 @@
+DROP TABLE puzzle_counts;
+DROP TABLE puzzle_states;
