@@ -84,7 +84,7 @@ func startLocal(ctx context.Context, cfg config.Config, qcfg queue.Config, st *s
 	}
 	var obs *metrics.Solver
 	obs, l.stopMetrics = solverkit.SolverMetrics(cfg.Solver, log)
-	l.workers = solverkit.WorkerOptions(cfg.Solver, conn.Queue, solve.New(l.tables.Registry()).SolveText, log, obs)
+	l.workers = solverkit.WorkerOptions(cfg.Solver, conn.Queue, solve.New(l.tables.Registry()), log, obs)
 	l.loops = cmdkit.NewLoops(ctx, "local pipeline")
 	l.failed = l.loops.Failed()
 	l.loops.Go("solver workers", func(ctx context.Context) error { return worker.Run(ctx, conn.JS, l.workers) })

@@ -119,7 +119,7 @@ func serve(ctx context.Context, cfg config.Config, conn *cmdkit.Conn, solver tex
 	}
 	log.Info("solving jobs", "nats", redact.URL(cfg.NATS.URL), "workers", workersOrCores(cfg.Solver.Workers), "quick_workers", cfg.Solver.QuickWorkers)
 	// The same wiring as producer --local's workers (solverkit.WorkerOptions).
-	opts := solverkit.WorkerOptions(cfg.Solver, qc, solver.SolveText, log, obs)
+	opts := solverkit.WorkerOptions(cfg.Solver, qc, solver, log, obs)
 	err := worker.Run(ctx, js, opts)
 	if derr := nc.Drain(); derr != nil && err == nil {
 		err = fmt.Errorf("drain NATS connection: %w", derr)

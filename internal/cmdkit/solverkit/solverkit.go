@@ -17,12 +17,23 @@ import (
 	"github.com/tessera-solver/tessera/internal/worker"
 )
 
+// Solver is what the workers solve with: a solve.Solver, or the
+// solve.Live of a daemon whose tables change while it runs.
+type Solver interface {
+	SolveText(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result
+}
+
+var (
+	_ Solver = (*solve.Solver)(nil)
+	_ Solver = (*solve.Live)(nil)
+)
+
 // WorkerOptions is the solver workers' wiring, the one constructor
 // `solverd run` and `producer --local` share: this host's worker counts,
 // its caps on every job's budget and its search threads, the streams'
 // settings, and the metrics when obs is not nil. worker.Run adds the
 // dead-letter handler and the stranded-jobs sweep.
-func WorkerOptions(s config.Solver, qc queue.Config, solveText worker.SolveFunc, log *slog.Logger, obs *metrics.Solver) worker.Options {
+func WorkerOptions(s config.Solver, qc queue.Config, solver Solver, log *slog.Logger, obs *metrics.Solver) worker.Options {
 	opts := worker.Options{
 		Workers:      s.Workers,
 		QuickWorkers: s.QuickWorkers,
@@ -30,7 +41,7 @@ func WorkerOptions(s config.Solver, qc queue.Config, solveText worker.SolveFunc,
 		// This host's caps on every job's budget, and its search threads.
 		Ceiling: search.Budget{MaxNodes: s.MaxNodes, Timeout: s.Timeout},
 		Threads: s.Threads,
-		Solve:   solveText,
+		Solve:   solver.SolveText,
 		Log:     log,
 	}
 	if obs != nil {

@@ -20,9 +20,9 @@ import (
 func TestWorkerOptions(t *testing.T) {
 	s := config.Solver{Workers: 3, QuickWorkers: 2, MaxNodes: 100, Timeout: time.Second, Threads: 4}
 	qc := cmdkit.QueueConfig(config.NATS{MaxDeliver: 7, AckWait: time.Minute, Replicas: 3})
-	solveText := func(_ context.Context, spec puzzle.Spec, _ string, _ solve.Options) result.Result {
+	solveText := fakeSolver(func(_ context.Context, spec puzzle.Spec, _ string, _ solve.Options) result.Result {
 		return result.Result{Puzzle: spec.String(), Status: result.StatusSolved}
-	}
+	})
 	spec := puzzle.Spec{Kind: puzzle.Sliding, Rows: 3, Cols: 3}
 
 	opts := WorkerOptions(s, qc, solveText, nil, nil)
@@ -54,4 +54,10 @@ func TestWorkerOptions(t *testing.T) {
 	if !counted {
 		t.Error("the answer was not counted in the solver's metrics")
 	}
+}
+
+type fakeSolver func(context.Context, puzzle.Spec, string, solve.Options) result.Result
+
+func (f fakeSolver) SolveText(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result {
+	return f(ctx, spec, text, opt)
 }
