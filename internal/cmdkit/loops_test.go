@@ -50,43 +50,38 @@ func TestLoopsCancelDrainsCleanly(t *testing.T) {
 	}
 }
 
-// A loop that fails stops the others and is reported, with its name.
+// A loop that fails stops the others and is reported with its name; so
+// is one that returns nil while the service runs: it stopped too early.
 func TestLoopsFailureStopsTheRest(t *testing.T) {
-	l := NewLoops(context.Background(), "svc")
-	var drained atomic.Int32
-	l.Go("workers", drainer(&drained))
 	boom := errors.New("boom")
-	l.Go("writer", func(context.Context) error { return boom })
-	select {
-	case err := <-l.Failed():
-		if !errors.Is(err, boom) {
-			t.Errorf("Failed: %v, want boom", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("no failure reported")
-	}
-	err := l.Wait()
-	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "svc: writer: boom") {
-		t.Errorf("Wait: %v", err)
-	}
-	if drained.Load() != 1 {
-		t.Error("the other loop was not stopped and drained")
-	}
-}
-
-// A loop that returns nil while the service runs has stopped too early:
-// that is a failure, not a clean end.
-func TestLoopsEarlyReturnIsAFailure(t *testing.T) {
-	l := NewLoops(context.Background(), "svc")
-	var drained atomic.Int32
-	l.Go("workers", drainer(&drained))
-	l.Go("sweep", func(context.Context) error { return nil })
-	err := l.Wait()
-	if err == nil || !strings.Contains(err.Error(), "svc: sweep stopped") {
-		t.Errorf("Wait: %v, want the sweep's early stop", err)
-	}
-	if drained.Load() != 1 {
-		t.Error("the other loop was not stopped and drained")
+	for _, tc := range []struct {
+		name string
+		loop func(context.Context) error
+		want string
+	}{
+		{"error", func(context.Context) error { return boom }, "svc: writer: boom"},
+		{"early nil", func(context.Context) error { return nil }, "svc: writer stopped"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := NewLoops(context.Background(), "svc")
+			var drained atomic.Int32
+			l.Go("workers", drainer(&drained))
+			l.Go("writer", tc.loop)
+			select {
+			case err := <-l.Failed():
+				if !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("Failed: %v, want %q", err, tc.want)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("no failure reported")
+			}
+			if err := l.Wait(); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Wait: %v, want %q", err, tc.want)
+			}
+			if drained.Load() != 1 {
+				t.Error("the other loop was not stopped and drained")
+			}
+		})
 	}
 }
 
