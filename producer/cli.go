@@ -8,10 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -19,25 +16,18 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tessera-solver/tessera/config"
+	"github.com/tessera-solver/tessera/internal/cmdkit"
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/progress"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/store"
-	"github.com/tessera-solver/tessera/internal/version"
 )
 
-// Exit codes.
-const (
-	exitOK    = 0
-	exitError = 1 // includes --strict finding bad lines
-	exitUsage = 2
-)
+type usageError = cmdkit.UsageError
 
-type usageError struct{ error }
-
-func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+func usagef(format string, a ...any) error { return cmdkit.Usagef(format, a...) }
 
 // flags are the producer's own flags; the rest are producerKeys.
 type flags struct {
@@ -74,9 +64,7 @@ A --file holds one state per line; blank lines and '#' comments are
 skipped. Lines that are not solvable states are reported on stderr with
 their line number and recorded as invalid (or unsolvable) rows; --strict
 aborts before anything is enqueued instead.`,
-		Args:          cobra.NoArgs,
-		SilenceUsage:  true,
-		SilenceErrors: true,
+		Args: cobra.NoArgs,
 	}
 	fs := c.Flags()
 	fs.StringVarP(&f.puzzle, "puzzle", "p", "", "puzzle: KIND:ROWSxCOLS (sliding:4x4, loopover:5x5, swap:12x12) or 8, 15, 24")
@@ -95,36 +83,19 @@ aborts before anything is enqueued instead.`,
 	fs.StringVar(&f.method, "method", methodAuto, "generate: how candidates are drawn: auto, table (whole space, ≤ 10 cells), sample (uniform), walk (random walks: short tails), deep (from stored deep states: long tails)")
 	producerKeys.Bind(fs)
 	c.AddCommand(resumeCmd(&f, stdin))
-	setExamples(c)
-	// --version: the build, the Go version and the table format.
-	c.Version = version.String("producer")
-	c.SetVersionTemplate("{{.Version}}")
-	c.SetArgs(args)
-	c.SetIn(stdin)
-	c.SetOut(stdout)
-	c.SetErr(stderr)
-	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	cmdkit.SetExamples(c, examples)
 	c.RunE = func(c *cobra.Command, _ []string) error {
 		cfg, err := producerKeys.Load(c.Flags())
 		if err != nil {
-			return usageError{err}
+			return usageError{Err: err}
 		}
 		f.wait = f.wait || f.local
 		seedSet := c.Flags().Changed("seed")
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		ctx, stop := cmdkit.OnSignal(context.Background())
 		defer stop()
 		return produce(ctx, f, seedSet, cfg, stdin, stdout, stderr)
 	}
-	err := c.Execute()
-	if err == nil {
-		return exitOK
-	}
-	fmt.Fprintln(stderr, "producer:", err)
-	var u usageError
-	if errors.As(err, &u) || strings.HasPrefix(err.Error(), "unknown command") {
-		return exitUsage
-	}
-	return exitError
+	return cmdkit.Execute(context.Background(), c, args, stdin, stdout, stderr)
 }
 
 // producerKeys are the config keys the producer reads: NATS and PostgreSQL,
@@ -143,7 +114,7 @@ func produce(ctx context.Context, f flags, seedSet bool, cfg config.Config, stdi
 	}
 	spec, err := puzzle.ParseSpec(f.puzzle)
 	if err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	var goal string
 	if f.goal != "" {
@@ -252,9 +223,9 @@ func connect(ctx context.Context, f flags, cfg config.Config, spec puzzle.Spec, 
 	if err := e.st.Migrate(ctx); err != nil {
 		return nil, fmt.Errorf("migrate database: %w", err)
 	}
-	qcfg := queueConfig(cfg.NATS)
+	qcfg := cmdkit.QueueConfig(cfg.NATS)
 	if err := qcfg.Validate(); err != nil {
-		return nil, usageError{err}
+		return nil, usageError{Err: err}
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if f.local {
@@ -262,18 +233,15 @@ func connect(ctx context.Context, f flags, cfg config.Config, spec puzzle.Spec, 
 			return nil, err
 		}
 		e.closers = append(e.closers, func() { e.pipeline.stop() })
-		e.nc = e.pipeline.nc
+		e.nc, e.js = e.pipeline.conn.NC, e.pipeline.conn.JS
 	} else {
-		if e.nc, err = queue.Connect(cfg.NATS.URL, "tessera-producer", queue.Auth(cfg.NATS.NATSAuth)); err != nil {
+		conn, err := cmdkit.Connect(cfg.NATS, "tessera-producer")
+		if err != nil {
 			return nil, err
 		}
-		e.closers = append(e.closers, e.nc.Close)
-	}
-	if e.js, err = queue.New(e.nc); err != nil {
-		return nil, err
-	}
-	if e.pipeline == nil { // startLocal ensured them
-		if err := queue.EnsureStreams(ctx, e.js, qcfg); err != nil {
+		e.closers = append(e.closers, conn.Close)
+		e.nc, e.js = conn.NC, conn.JS
+		if err := conn.Ensure(ctx); err != nil {
 			return nil, err
 		}
 		if drift, err := queue.ReplicaDrift(ctx, e.js, qcfg); err == nil && len(drift) > 0 {

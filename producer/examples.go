@@ -1,9 +1,7 @@
 package main
 
-import "github.com/spf13/cobra"
-
 // examples are the Examples: sections of `producer --help` and its
-// commands, by command path; setExamples fills them in.
+// commands, by command path; cmdkit.SetExamples fills them in.
 // TestEveryCommandHasExamples keeps the list complete.
 var examples = map[string]string{
 	"producer": `  producer --puzzle 8 --random 20000 --seed 1 --local --wait   # the whole pipeline in this process
@@ -13,19 +11,4 @@ var examples = map[string]string{
   producer --puzzle 8 --target-length 28 --count 3 --local`,
 	"producer resume": `  results batches            # "stalled": its producer stopped before enqueuing every state
   producer resume 7 --wait`,
-}
-
-// setExamples gives every command below root its entry of examples (a
-// command's own Example wins); cobra's help and completion have none.
-func setExamples(root *cobra.Command) {
-	var walk func(c *cobra.Command)
-	walk = func(c *cobra.Command) {
-		if e, ok := examples[c.CommandPath()]; ok && c.Example == "" {
-			c.Example = e
-		}
-		for _, sub := range c.Commands() {
-			walk(sub)
-		}
-	}
-	walk(root)
 }

@@ -15,7 +15,9 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/tessera-solver/tessera/config"
-	"github.com/tessera-solver/tessera/internal/ingest"
+	"github.com/tessera-solver/tessera/internal/cmdkit"
+	"github.com/tessera-solver/tessera/internal/cmdkit/solverkit"
+	"github.com/tessera-solver/tessera/internal/metrics"
 	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/solve"
 	"github.com/tessera-solver/tessera/internal/store"
@@ -24,16 +26,20 @@ import (
 
 // local is the whole pipeline in this process: an in-process nats-server
 // with JetStream on a temporary store, the solver workers and the results
-// writer — the same loops solverd and results run.
+// writer — the same loops solverd and results run, built by the same
+// constructors (solverkit.WorkerOptions, cmdkit.RunWriter) and stopped as
+// one (cmdkit.Loops).
 type local struct {
 	srv    *server.Server
 	nc     *nats.Conn
+	conn   *cmdkit.Conn // nc with its JetStream and the streams' settings
 	dir    string
-	cancel context.CancelFunc
-	loops  chan error // one value per loop when it returns
-	failed chan error // a loop that stopped early, with its error
-	n      int        // loops started
+	loops  *cmdkit.Loops
+	failed <-chan error // a loop that stopped early, with its error
 	tables *solve.Loaded
+	// workers is the solver workers' wiring, as `solverd run` builds it.
+	workers     worker.Options
+	stopMetrics func()
 }
 
 // startLocal starts the in-process pipeline. Table notices for the
@@ -50,7 +56,7 @@ func startLocal(ctx context.Context, cfg config.Config, qcfg queue.Config, st *s
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("local pipeline: %w", err)
 	}
-	l := &local{dir: dir, loops: make(chan error, 3), failed: make(chan error, 3)}
+	l := &local{dir: dir}
 	defer func() {
 		if err != nil {
 			l.stop()
@@ -67,70 +73,35 @@ func startLocal(ctx context.Context, cfg config.Config, qcfg queue.Config, st *s
 	if l.srv, l.nc, err = queue.StartEmbedded(dir); err != nil {
 		return nil, fmt.Errorf("local pipeline: %w", err)
 	}
-	js, err := queue.New(l.nc)
+	if l.conn, err = cmdkit.Adopt(l.nc, cfg.NATS); err != nil {
+		return nil, err
+	}
+	conn := l.conn
+	conn.Queue = qcfg
+	src, deadSrc, err := conn.WriterSources(ctx, log)
 	if err != nil {
 		return nil, err
 	}
-	if err := queue.EnsureStreams(ctx, js, qcfg); err != nil {
-		return nil, err
-	}
-	rc, err := queue.EnsureResultsConsumer(ctx, js, qcfg)
-	if err != nil {
-		return nil, err
-	}
-	src, err := queue.NewResultsSource[ingest.Msg](rc)
-	if err != nil {
-		return nil, err
-	}
-	dc, err := queue.EnsureDeadCopiesConsumer(ctx, js, qcfg)
-	if err != nil {
-		return nil, err
-	}
-	deadSrc, err := queue.NewDeadJobsSource[ingest.Msg](dc)
-	if err != nil {
-		return nil, err
-	}
-	solver := solve.New(l.tables.Registry())
-	runCtx, cancel := context.WithCancel(ctx)
-	l.cancel = cancel
-	l.start(runCtx, "solver workers", func(ctx context.Context) error {
-		return worker.Run(ctx, js, worker.Options{Workers: cfg.Solver.Workers, QuickWorkers: cfg.Solver.QuickWorkers, Queue: &qcfg, Log: log, Solve: solver.SolveText})
-	})
-	l.start(runCtx, "results writer", func(ctx context.Context) error {
-		return ingest.Run(ctx, src, st, ingest.Options{FetchBatch: cfg.Results.FetchBatch, FetchWait: cfg.Results.FetchWait, Logger: log})
-	})
-	l.start(runCtx, "dead-letter recorder", func(ctx context.Context) error {
-		return ingest.RunDeadJobs(ctx, deadSrc, st, ingest.Options{FetchWait: cfg.Results.FetchWait, Logger: log})
+	var obs *metrics.Solver
+	obs, l.stopMetrics = solverkit.SolverMetrics(cfg.Solver, log)
+	l.workers = solverkit.WorkerOptions(cfg.Solver, conn.Queue, solve.New(l.tables.Registry()), log, obs)
+	l.loops = cmdkit.NewLoops(ctx, "local pipeline")
+	l.failed = l.loops.Failed()
+	l.loops.Go("solver workers", func(ctx context.Context) error { return worker.Run(ctx, conn.JS, l.workers) })
+	l.loops.Go("results writer", func(ctx context.Context) error {
+		return cmdkit.RunWriter(ctx, src, deadSrc, st, cfg.Results, log)
 	})
 	return l, nil
-}
-
-func (l *local) start(ctx context.Context, name string, f func(context.Context) error) {
-	l.n++
-	go func() {
-		err := f(ctx)
-		if err != nil {
-			err = fmt.Errorf("local pipeline: %s: %w", name, err)
-		} else if ctx.Err() == nil {
-			err = fmt.Errorf("local pipeline: %s stopped", name)
-		}
-		if ctx.Err() == nil {
-			l.failed <- err
-		}
-		l.loops <- err
-	}()
 }
 
 // stop drains the loops, then shuts the server down and removes its store.
 func (l *local) stop() error {
 	var errs []error
-	if l.cancel != nil {
-		l.cancel()
-		for range l.n {
-			if err := <-l.loops; err != nil && !errors.Is(err, context.Canceled) {
-				errs = append(errs, err)
-			}
-		}
+	if l.loops != nil {
+		errs = append(errs, l.loops.Stop())
+	}
+	if l.stopMetrics != nil {
+		l.stopMetrics()
 	}
 	if l.nc != nil {
 		l.nc.Close()

@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strconv"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tessera-solver/tessera/config"
+	"github.com/tessera-solver/tessera/internal/cmdkit"
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/store"
@@ -84,7 +82,7 @@ func (r sourceRecord) open(spec puzzle.Spec, strict bool, stdin io.Reader, stder
 	case r.Enumerate:
 		src, err := enumerateStates(spec, r.MaxStates)
 		if err != nil {
-			return states{}, nil, usageError{err}
+			return states{}, nil, usageError{Err: err}
 		}
 		return src, nil, nil
 	}
@@ -117,9 +115,9 @@ its jobs, so every state without a row is enqueued again.`,
 			}
 			cfg, err := producerKeys.Load(c.Flags())
 			if err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := cmdkit.OnSignal(context.Background())
 			defer stop()
 			return resume(ctx, *f, cfg, batch, stdin, c.OutOrStdout(), c.ErrOrStderr())
 		},

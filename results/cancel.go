@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tessera-solver/tessera/internal/cmdkit"
 	"github.com/tessera-solver/tessera/internal/queue"
 )
 
@@ -42,17 +43,12 @@ func cancelCmd() *cobra.Command {
 			}
 			// Told again on a second cancel: a first one may have failed
 			// to reach NATS after marking the batch.
-			nc, err := queue.Connect(cfg.NATS.URL, "tessera-cancel", queue.Auth(cfg.NATS.NATSAuth))
+			conn, err := cmdkit.Connect(cfg.NATS, "tessera-cancel")
 			if err != nil {
 				return fmt.Errorf("batch %d is marked cancelled, but the solvers were not told: %w", batch, err)
 			}
-			defer nc.Close()
-			js, err := queue.New(nc)
-			if err != nil {
-				return err
-			}
-			qc := queueConfig(cfg.NATS)
-			if err := queue.CancelBatch(ctx, js, qc, batch, time.Now()); err != nil {
+			defer conn.Close()
+			if err := queue.CancelBatch(ctx, conn.JS, conn.Queue, batch, time.Now()); err != nil {
 				return fmt.Errorf("batch %d is marked cancelled, but the solvers were not told: %w", batch, err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "batch %d cancelled\n", batch)

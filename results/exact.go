@@ -24,7 +24,7 @@ func exactCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			sp, err := puzzle.ParseSpec(spec)
 			if err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
 			counts, err := readDepthCounts(cmd.InOrStdin())
 			if err != nil {

@@ -1,9 +1,7 @@
 package main
 
-import "github.com/spf13/cobra"
-
 // examples are the Examples: sections of `results --help` and its
-// commands, by command path; setExamples fills them in, so each command's
+// commands, by command path; cmdkit.SetExamples fills them in, so each command's
 // own file stays about what it does. TestEveryCommandHasExamples keeps the
 // list complete.
 var examples = map[string]string{
@@ -29,19 +27,4 @@ var examples = map[string]string{
 	"results exact": `  solverd bfs -p sliding:2x4 | results exact -p sliding:2x4`,
 	"results serve": `  results serve
   TESSERA_RESULTS_HTTP_TOKEN=$(cat token) results serve --http-addr :8080`,
-}
-
-// setExamples gives every command below root its entry of examples (a
-// command's own Example wins); cobra's help and completion have none.
-func setExamples(root *cobra.Command) {
-	var walk func(c *cobra.Command)
-	walk = func(c *cobra.Command) {
-		if e, ok := examples[c.CommandPath()]; ok && c.Example == "" {
-			c.Example = e
-		}
-		for _, sub := range c.Commands() {
-			walk(sub)
-		}
-	}
-	walk(root)
 }

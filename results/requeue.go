@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tessera-solver/tessera/internal/cmdkit"
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
@@ -79,22 +80,18 @@ func requeueCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("batch %d: %w", batch, err)
 			}
-			nc, err := queue.Connect(cfg.NATS.URL, "tessera-requeue", queue.Auth(cfg.NATS.NATSAuth))
+			conn, err := cmdkit.Connect(cfg.NATS, "tessera-requeue")
 			if err != nil {
 				return err
 			}
-			defer nc.Close()
-			js, err := queue.New(nc)
-			if err != nil {
-				return err
-			}
-			qc := queueConfig(cfg.NATS)
-			if err := queue.EnsureStreams(ctx, js, qc); err != nil {
+			defer conn.Close()
+			js := conn.JS
+			if err := conn.Ensure(ctx); err != nil {
 				return err
 			}
 			proto := job.Job{V: job.Version, BatchID: batch, Puzzle: b.Puzzle, Mode: string(mode),
 				Budget: job.NewBudget(cfg.Solver.MaxNodes, cfg.Solver.Timeout), Replace: true}
-			chunk := job.ChunkSize(spec, mode, cfg.Producer.ChunkSize, nc.MaxPayload())
+			chunk := job.ChunkSize(spec, mode, cfg.Producer.ChunkSize, conn.NC.MaxPayload())
 			// Job ids carry the time of this requeue, so the server's
 			// duplicate window does not mistake them for the first run's.
 			tag := time.Now().UTC().Format("20060102T150405.000")

@@ -8,17 +8,15 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
-	"os/signal"
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tessera-solver/tessera/config"
+	"github.com/tessera-solver/tessera/internal/cmdkit"
 	"github.com/tessera-solver/tessera/internal/fulltable"
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/progress"
@@ -26,14 +24,6 @@ import (
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/search"
 	"github.com/tessera-solver/tessera/internal/solve"
-	"github.com/tessera-solver/tessera/internal/version"
-)
-
-// Exit codes of the command-line contract.
-const (
-	exitOK       = 0 // everything solved (or verified)
-	exitRejected = 1 // some input was rejected or not solved
-	exitUsage    = 2
 )
 
 // errRejected makes a command exit 1 after it has printed its output.
@@ -47,41 +37,19 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // SIGTERM (tests run the daemon in-process this way).
 func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := &cobra.Command{
-		Use:           "solverd",
-		Short:         "Solve sliding-tile, Loopover and swap puzzles; run the JetStream solver daemon",
-		SilenceUsage:  true,
-		SilenceErrors: true,
+		Use:   "solverd",
+		Short: "Solve sliding-tile, Loopover and swap puzzles; run the JetStream solver daemon",
 	}
-	// --version: the build, the Go version and the table format read.
-	root.Version = version.String("solverd")
-	root.SetVersionTemplate("{{.Version}}")
-	root.SetArgs(args)
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
 	// Every command, in the order of `solverd --help`.
 	root.AddCommand(solveCmd(), verifyCmd(), bfsCmd(), scrambleCmd(), runCmd(), queueCmd(), tablesCmd())
-	setExamples(root)
-	// Flag errors of every subcommand are usage errors (exit 2).
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	err := root.ExecuteContext(ctx)
-	switch {
-	case err == nil:
-		return exitOK
-	case errors.Is(err, errRejected):
-		return exitRejected
-	}
-	fmt.Fprintln(stderr, "solverd:", err)
-	var u usageError
-	if errors.As(err, &u) || strings.HasPrefix(err.Error(), "unknown command") {
-		return exitUsage
-	}
-	return exitRejected
+	cmdkit.SetExamples(root, examples)
+	// errRejected: the command has printed what it rejected.
+	return cmdkit.Execute(ctx, root, args, stdin, stdout, stderr, errRejected)
 }
 
-type usageError struct{ error }
+type usageError = cmdkit.UsageError
 
-func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+func usagef(format string, a ...any) error { return cmdkit.Usagef(format, a...) }
 
 // nArgs is cobra.ExactArgs with a usage error (exit 2).
 func nArgs(n int) cobra.PositionalArgs {
@@ -103,7 +71,7 @@ func parseSpec(s string) (puzzle.Spec, error) {
 	}
 	sp, err := puzzle.ParseSpec(s)
 	if err != nil {
-		return puzzle.Spec{}, usageError{err}
+		return puzzle.Spec{}, usageError{Err: err}
 	}
 	return sp, nil
 }
@@ -147,11 +115,11 @@ its budget or failed; 2 usage error (bad flag, puzzle or setting).`,
 			}
 			cfg, err := solveKeys.Load(c.Flags())
 			if err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
 			m, err := result.ParseMode(cfg.Solver.Mode)
 			if err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
 			opt := solve.Options{Mode: m, Budget: solveBudget(cfg.Solver, spec, m), Threads: cfg.Solver.Threads}
 			if opt.Goal, err = goalFlag(spec, goal); err != nil {
@@ -165,7 +133,7 @@ its budget or failed; 2 usage error (bad flag, puzzle or setting).`,
 				fmt.Fprintln(c.ErrOrStderr(), "solverd:", n)
 			}
 			defer loaded.Close()
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := cmdkit.OnSignal(context.Background())
 			defer stop()
 			var src lineSource
 			if len(args) > 0 {

@@ -5,21 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os/signal"
 	"runtime"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tessera-solver/tessera/config"
-	"github.com/tessera-solver/tessera/internal/backoff"
+	"github.com/tessera-solver/tessera/internal/cmdkit"
+	"github.com/tessera-solver/tessera/internal/cmdkit/solverkit"
 	"github.com/tessera-solver/tessera/internal/metrics"
-	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/redact"
-	"github.com/tessera-solver/tessera/internal/result"
-	"github.com/tessera-solver/tessera/internal/search"
 	"github.com/tessera-solver/tessera/internal/solve"
 	"github.com/tessera-solver/tessera/internal/worker"
 )
@@ -42,9 +38,9 @@ func runCmd() *cobra.Command {
 		RunE: func(c *cobra.Command, _ []string) (err error) {
 			cfg, err := runKeys.Load(c.Flags())
 			if err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
-			ctx, stop := signal.NotifyContext(c.Context(), syscall.SIGINT, syscall.SIGTERM)
+			ctx, stop := cmdkit.OnSignal(c.Context())
 			defer stop()
 			log := slog.New(slog.NewTextHandler(c.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelInfo}))
 			startupPull(ctx, cfg, log)
@@ -55,27 +51,17 @@ func runCmd() *cobra.Command {
 			logTables(log, loaded, cfg.Solver.TablesDir)
 			live := solve.NewLive(loaded)
 			defer func() { err = errors.Join(err, live.Close()) }()
-			var obs *metrics.Solver
-			if cfg.Solver.MetricsAddr != "" {
-				reg := metrics.NewRegistry()
-				obs = metrics.NewSolver(reg)
-				// A taken port does not stop the solver: a host may run
-				// many solverd, each wanting its own solver.metrics_addr.
-				if srv, err := metrics.Listen(cfg.Solver.MetricsAddr, cfg.Solver.MetricsToken, reg, nil, log); err != nil {
-					log.Warn("no /metrics: give each solverd on a host its own solver.metrics_addr", "err", err)
-				} else {
-					defer srv.Close()
-					auth := "none"
-					if cfg.Solver.MetricsToken != "" {
-						auth = "bearer token"
-					}
-					log.Info("serving /metrics and /healthz", "addr", srv.Addr(), "auth", auth)
-				}
-			}
-			// Tables built or pushed after start serve the next jobs.
-			stopWatch := watchTables(ctx, cfg, live, log, obs)
-			defer stopWatch()
-			return daemon(ctx, cfg, live, log, obs)
+			obs, stopMetrics := solverkit.SolverMetrics(cfg.Solver, log)
+			defer stopMetrics()
+			// The workers and the table watch (tables built or pushed after
+			// start serve the next jobs) run and stop as one.
+			loops := cmdkit.NewLoops(ctx, "solverd run")
+			loops.Go("table watch", func(ctx context.Context) error {
+				defer watchTables(ctx, cfg, live, log, obs)()
+				<-ctx.Done()
+				return nil
+			})
+			return errors.Join(daemon(loops.Context(), cfg, live, log, obs), loops.Stop())
 		},
 	}
 	runKeys.Bind(c.Flags())
@@ -88,20 +74,12 @@ var runKeys = config.Uses("nats", "solver")
 // daemon connects (retrying while NATS is not up yet: a daemon may start
 // before its server), ensures the streams and runs the worker loop.
 func daemon(ctx context.Context, cfg config.Config, solver textSolver, log *slog.Logger, obs *metrics.Solver) error {
-	qc := queueConfig(cfg.NATS)
-	refusals := queue.Refusals()
-	err := backoff.Retry(ctx, connectBackoff, func() error {
-		err := serve(ctx, cfg, qc, solver, log, obs)
-		if err != nil && !errConnect(err) {
-			return backoff.Permanent(err)
+	conn, err := cmdkit.Dial(ctx, cfg.NATS, "tessera-solverd", func(ctx context.Context, c *cmdkit.Conn) error {
+		if err := c.Ensure(ctx); err != nil {
+			return fmt.Errorf("ensure streams: %w", err)
 		}
-		// Settings NATS refuses (credentials, CA, URL) end the process, so
-		// a supervisor sees the failure; an outage is waited out.
-		if err = refusals.Check(err); refusals.Exhausted() {
-			return fmt.Errorf("%w", err) // no longer a connectError: returned
-		}
-		return err
-	}, func(_ int, delay time.Duration, err error) {
+		return nil
+	}, func(delay time.Duration, err error) {
 		if errors.Is(err, queue.ErrReplicas) {
 			// Retried: a cluster node may be down for a moment.
 			log.Warn("the streams cannot be created at nats.replicas; retrying", "err", err, "delay", delay)
@@ -109,45 +87,27 @@ func daemon(ctx context.Context, cfg config.Config, solver textSolver, log *slog
 		}
 		log.Warn("NATS not reachable; retrying", "url", redact.URL(cfg.NATS.URL), "err", err, "delay", delay)
 	})
-	if errConnect(err) {
-		// Retry gives up on a connection error only when told to stop
-		// while still waiting for NATS: a clean stop, even when the signal
-		// lands during a connection attempt.
-		return nil
+	if err != nil {
+		if ctx.Err() != nil {
+			// Told to stop while still waiting for NATS: a clean stop,
+			// even when the signal lands during a connection attempt.
+			return nil
+		}
+		return err
 	}
+	err = serve(ctx, cfg, conn, solver, log, obs)
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
-		// Told to stop while still setting up (ensuring streams and
+		// Told to stop while still setting up (the workers ensure their
 		// consumers): a clean stop too, not a failure to report.
 		return nil
 	}
 	return err
 }
 
-// connectBackoff paces the connection attempts: 100 ms doubling to 5 s.
-var connectBackoff = backoff.Policy{Min: 100 * time.Millisecond, Max: 5 * time.Second}
-
-type connectError struct{ error }
-
-func (e connectError) Unwrap() error { return e.error }
-
-func errConnect(err error) bool {
-	_, ok := err.(connectError)
-	return ok
-}
-
-func serve(ctx context.Context, cfg config.Config, qc queue.Config, solver textSolver, log *slog.Logger, obs *metrics.Solver) error {
-	nc, err := queue.Connect(cfg.NATS.URL, "tessera-solverd", queue.Auth(cfg.NATS.NATSAuth))
-	if err != nil {
-		return connectError{err}
-	}
+// serve runs the workers on conn until ctx ends, then drains it.
+func serve(ctx context.Context, cfg config.Config, conn *cmdkit.Conn, solver textSolver, log *slog.Logger, obs *metrics.Solver) error {
+	nc, js, qc := conn.NC, conn.JS, conn.Queue
 	defer nc.Close()
-	js, err := queue.New(nc)
-	if err != nil {
-		return connectError{err}
-	}
-	if err := queue.EnsureStreams(ctx, js, qc); err != nil {
-		return connectError{fmt.Errorf("ensure streams: %w", err)}
-	}
 	if drift, err := queue.JobsConsumerDrift(ctx, js, qc); err == nil && len(drift) > 0 {
 		// Consumer settings are shared by every solverd: one host's flags
 		// do not rewrite them for all.
@@ -158,21 +118,9 @@ func serve(ctx context.Context, cfg config.Config, qc queue.Config, solver textS
 		log.Warn(queue.ReplicaDriftWarning, "differences", drift)
 	}
 	log.Info("solving jobs", "nats", redact.URL(cfg.NATS.URL), "workers", workersOrCores(cfg.Solver.Workers), "quick_workers", cfg.Solver.QuickWorkers)
-	opts := worker.Options{
-		Workers:      cfg.Solver.Workers,
-		QuickWorkers: cfg.Solver.QuickWorkers,
-		Queue:        &qc,
-		// This host's caps on every job's budget, and its search threads.
-		Ceiling: search.Budget{MaxNodes: cfg.Solver.MaxNodes, Timeout: cfg.Solver.Timeout},
-		Threads: cfg.Solver.Threads,
-		Solve:   solver.SolveText,
-		Log:     log,
-	}
-	if obs != nil {
-		opts.Solve = observe(obs, opts.Solve)
-		opts.OnJob = obs.JobClaimed
-	}
-	err = worker.Run(ctx, js, opts)
+	// The same wiring as producer --local's workers (solverkit.WorkerOptions).
+	opts := solverkit.WorkerOptions(cfg.Solver, qc, solver, log, obs)
+	err := worker.Run(ctx, js, opts)
 	if derr := nc.Drain(); derr != nil && err == nil {
 		err = fmt.Errorf("drain NATS connection: %w", derr)
 	}
@@ -187,13 +135,4 @@ func workersOrCores(n int) int {
 	// GOMAXPROCS honours a container's CPU limit (Go ≥ 1.25); NumCPU
 	// would count every core of the host.
 	return runtime.GOMAXPROCS(0)
-}
-
-// observe counts every answer of solveText in obs.
-func observe(obs *metrics.Solver, solveText worker.SolveFunc) worker.SolveFunc {
-	return func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result {
-		r := solveText(ctx, spec, text, opt)
-		obs.Solved(spec.String(), opt.Mode, r)
-		return r
-	}
 }

@@ -1,9 +1,7 @@
 package main
 
-import "github.com/spf13/cobra"
-
 // examples are the Examples: sections of `solverd --help` and its
-// commands, by command path; setExamples fills them in, so each command's
+// commands, by command path; cmdkit.SetExamples fills them in, so each command's
 // own file stays about what it does. TestEveryCommandHasExamples keeps the
 // list complete.
 var examples = map[string]string{
@@ -37,19 +35,4 @@ var examples = map[string]string{
   solverd tables pull 15-pdb-78`,
 	"solverd tables push": `  solverd tables push                # every table of the tables directory
   solverd tables push 15-pdb-78`,
-}
-
-// setExamples gives every command below root its entry of examples (a
-// command's own Example wins); cobra's help and completion have none.
-func setExamples(root *cobra.Command) {
-	var walk func(c *cobra.Command)
-	walk = func(c *cobra.Command) {
-		if e, ok := examples[c.CommandPath()]; ok && c.Example == "" {
-			c.Example = e
-		}
-		for _, sub := range c.Commands() {
-			walk(sub)
-		}
-	}
-	walk(root)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tessera-solver/tessera/config"
+	"github.com/tessera-solver/tessera/internal/cmdkit"
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/queue"
 )
@@ -39,23 +40,12 @@ func queueStatusCmd() *cobra.Command {
 			"a minute apart). --json prints the same as one JSON object (docs/ARCHITECTURE.md lists the fields).",
 		Args: nArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			cfg, err := natsKeys.Load(c.Flags())
-			if err != nil {
-				return usageError{err}
-			}
-			nc, err := queue.Connect(cfg.NATS.URL, "tessera-solverd-queue", queue.Auth(cfg.NATS.NATSAuth))
+			ctx, cfg, conn, err := queueConn(c)
 			if err != nil {
 				return err
 			}
-			defer nc.Close()
-			js, err := queue.New(nc)
-			if err != nil {
-				return err
-			}
-			ctx := c.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
+			defer conn.Close()
+			js := conn.JS
 			st, err := queue.CollectStatus(ctx, js, tablesBucketOf(cfg))
 			if err != nil {
 				return err
@@ -154,24 +144,12 @@ func queueApplyCmd() *cobra.Command {
 			"changes, and waits until the new replicas are current.",
 		Args: nArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			cfg, err := natsKeys.Load(c.Flags())
-			if err != nil {
-				return usageError{err}
-			}
-			qc := queueConfig(cfg.NATS)
-			nc, err := queue.Connect(cfg.NATS.URL, "tessera-solverd-queue", queue.Auth(cfg.NATS.NATSAuth))
+			ctx, cfg, conn, err := queueConn(c)
 			if err != nil {
 				return err
 			}
-			defer nc.Close()
-			js, err := queue.New(nc)
-			if err != nil {
-				return err
-			}
-			ctx := c.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
+			defer conn.Close()
+			js, qc := conn.JS, conn.Queue
 			if err := queue.EnsureStreams(ctx, js, qc); err != nil {
 				return fmt.Errorf("ensure streams: %w", err)
 			}
@@ -198,6 +176,23 @@ func queueApplyCmd() *cobra.Command {
 	}
 	natsKeys.Bind(c.Flags())
 	return c
+}
+
+// queueConn loads the keys of a `solverd queue` command and connects.
+func queueConn(c *cobra.Command) (context.Context, config.Config, *cmdkit.Conn, error) {
+	cfg, err := natsKeys.Load(c.Flags())
+	if err != nil {
+		return nil, cfg, nil, usageError{Err: err}
+	}
+	conn, err := cmdkit.Connect(cfg.NATS, "tessera-solverd-queue")
+	if err != nil {
+		return nil, cfg, nil, err
+	}
+	ctx := c.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return ctx, cfg, conn, nil
 }
 
 // natsKeys are the config keys of `solverd queue apply` and `status`.

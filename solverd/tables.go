@@ -41,7 +41,7 @@ var (
 func tablesDir(c *cobra.Command) (string, error) {
 	cfg, err := tablesKeys.Load(c.Flags())
 	if err != nil {
-		return "", usageError{err}
+		return "", usageError{Err: err}
 	}
 	return cfg.Solver.TablesDir, nil
 }
@@ -63,7 +63,7 @@ present are skipped unless --force. Known sets:
 			}
 			todo, err := catalog.Resolve(args)
 			if err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
 			dir, err := tablesDir(c)
 			if err != nil {

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tessera-solver/tessera/config"
-	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/cmdkit"
 	"github.com/tessera-solver/tessera/internal/tablestore"
 	"github.com/tessera-solver/tessera/tables"
 	"github.com/tessera-solver/tessera/tables/catalog"
@@ -29,16 +29,16 @@ func openBucket(ctx context.Context, cfg config.Config) (*tablestore.Store, func
 	if bucket == "" {
 		bucket = defaultBucket
 	}
-	nc, err := queue.Connect(cfg.NATS.URL, "tessera-solverd-tables", queue.Auth(cfg.NATS.NATSAuth))
+	conn, err := cmdkit.Connect(cfg.NATS, "tessera-solverd-tables")
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := tablestore.Open(ctx, nc, bucket, cfg.NATS.Replicas)
+	st, err := tablestore.Open(ctx, conn.NC, bucket, cfg.NATS.Replicas)
 	if err != nil {
-		nc.Close()
+		conn.Close()
 		return nil, nil, err
 	}
-	return st, nc.Close, nil
+	return st, conn.Close, nil
 }
 
 func tablesPushCmd() *cobra.Command {
@@ -48,7 +48,7 @@ func tablesPushCmd() *cobra.Command {
 		RunE: func(c *cobra.Command, args []string) error {
 			cfg, err := syncKeys.Load(c.Flags())
 			if err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
 			infos, err := tables.Scan(cfg.Solver.TablesDir)
 			if err != nil {
@@ -56,7 +56,7 @@ func tablesPushCmd() *cobra.Command {
 			}
 			want, err := fileNames(args)
 			if err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
 			st, done, err := openBucket(c.Context(), cfg)
 			if err != nil {
@@ -98,11 +98,11 @@ func tablesPullCmd() *cobra.Command {
 		RunE: func(c *cobra.Command, args []string) error {
 			cfg, err := syncKeys.Load(c.Flags())
 			if err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
 			want, err := fileNames(args)
 			if err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
 			st, done, err := openBucket(c.Context(), cfg)
 			if err != nil {

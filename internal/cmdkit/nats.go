@@ -1,0 +1,87 @@
+package cmdkit
+
+import (
+	"context"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/tessera-solver/tessera/config"
+	"github.com/tessera-solver/tessera/internal/backoff"
+	"github.com/tessera-solver/tessera/internal/queue"
+)
+
+// QueueConfig is the streams' and consumers' configuration from the nats
+// keys, the same in every command that creates or checks them.
+func QueueConfig(c config.NATS) queue.Config {
+	qc := queue.WithDeliveries(c.MaxDeliver, c.AckWait)
+	qc.Replicas = c.Replicas
+	return qc
+}
+
+// Conn is a NATS connection with its JetStream context and the streams'
+// settings from the same keys.
+type Conn struct {
+	NC    *nats.Conn
+	JS    jetstream.JetStream
+	Queue queue.Config
+}
+
+// Connect connects to c.URL as name with the config's auth and opens
+// JetStream; it ensures nothing (see Ensure).
+func Connect(c config.NATS, name string) (*Conn, error) {
+	nc, err := queue.Connect(c.URL, name, queue.Auth(c.NATSAuth))
+	if err != nil {
+		return nil, err
+	}
+	return Adopt(nc, c)
+}
+
+// Adopt wraps a connection made elsewhere (the in-process server of
+// --local) as Connect does.
+func Adopt(nc *nats.Conn, c config.NATS) (*Conn, error) {
+	js, err := queue.New(nc)
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return &Conn{NC: nc, JS: js, Queue: QueueConfig(c)}, nil
+}
+
+// Ensure creates the streams that are missing and checks the others.
+func (c *Conn) Ensure(ctx context.Context) error {
+	return queue.EnsureStreams(ctx, c.JS, c.Queue)
+}
+
+// Close closes the connection without draining it.
+func (c *Conn) Close() { c.NC.Close() }
+
+// Dial connects as name and readies the connection with setup (ensure
+// the streams, the consumers), retrying both at StartBackoff while NATS
+// cannot be reached or setup fails: a service may start before its
+// server, or while a cluster re-elects. It gives up when ctx ends and on
+// settings NATS keeps refusing (queue.Refusals: credentials, CA, URL), so
+// that a supervisor sees the failure; retrying hears of every attempt
+// that failed, with the wait before the next.
+func Dial(ctx context.Context, c config.NATS, name string, setup func(context.Context, *Conn) error, retrying func(delay time.Duration, err error)) (*Conn, error) {
+	refusals := queue.Refusals()
+	var conn *Conn
+	err := backoff.Retry(ctx, StartBackoff, func() error {
+		cn, err := Connect(c, name)
+		if err == nil {
+			if err = setup(ctx, cn); err != nil {
+				cn.Close()
+			}
+		}
+		if err != nil {
+			return refusals.Check(err)
+		}
+		conn = cn
+		return nil
+	}, func(_ int, delay time.Duration, err error) { retrying(delay, err) })
+	if err != nil {
+		return nil, err
+	}
+	return conn, nil
+}

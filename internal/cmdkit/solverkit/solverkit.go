@@ -1,0 +1,85 @@
+// Package solverkit is the solver side of the command kit (internal/cmdkit):
+// the solver workers' wiring that `solverd run` and `producer --local`
+// share. Apart from cmdkit, so that the results binary links no solver.
+package solverkit
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/tessera-solver/tessera/config"
+	"github.com/tessera-solver/tessera/internal/metrics"
+	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/result"
+	"github.com/tessera-solver/tessera/internal/search"
+	"github.com/tessera-solver/tessera/internal/solve"
+	"github.com/tessera-solver/tessera/internal/worker"
+)
+
+// Solver is what the workers solve with: a solve.Solver, or the
+// solve.Live of a daemon whose tables change while it runs.
+type Solver interface {
+	SolveText(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result
+}
+
+var (
+	_ Solver = (*solve.Solver)(nil)
+	_ Solver = (*solve.Live)(nil)
+)
+
+// WorkerOptions is the solver workers' wiring, the one constructor
+// `solverd run` and `producer --local` share: this host's worker counts,
+// its caps on every job's budget and its search threads, the streams'
+// settings, and the metrics when obs is not nil. worker.Run adds the
+// dead-letter handler and the stranded-jobs sweep.
+func WorkerOptions(s config.Solver, qc queue.Config, solver Solver, log *slog.Logger, obs *metrics.Solver) worker.Options {
+	opts := worker.Options{
+		Workers:      s.Workers,
+		QuickWorkers: s.QuickWorkers,
+		Queue:        &qc,
+		// This host's caps on every job's budget, and its search threads.
+		Ceiling: search.Budget{MaxNodes: s.MaxNodes, Timeout: s.Timeout},
+		Threads: s.Threads,
+		Solve:   solver.SolveText,
+		Log:     log,
+	}
+	if obs != nil {
+		opts.Solve = Observe(obs, opts.Solve)
+		opts.OnJob = obs.JobClaimed
+	}
+	return opts
+}
+
+// Observe counts every answer of solveText in obs.
+func Observe(obs *metrics.Solver, solveText worker.SolveFunc) worker.SolveFunc {
+	return func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result {
+		r := solveText(ctx, spec, text, opt)
+		obs.Solved(spec.String(), opt.Mode, r)
+		return r
+	}
+}
+
+// SolverMetrics serves the solver's /metrics and /healthz on
+// s.MetricsAddr when it is set and returns what counts for it, with the
+// func that stops the listener; nil and a no-op otherwise. A taken port
+// does not stop the solver: a host may run many solverd, each wanting
+// its own solver.metrics_addr.
+func SolverMetrics(s config.Solver, log *slog.Logger) (*metrics.Solver, func()) {
+	if s.MetricsAddr == "" {
+		return nil, func() {}
+	}
+	reg := metrics.NewRegistry()
+	obs := metrics.NewSolver(reg)
+	srv, err := metrics.Listen(s.MetricsAddr, s.MetricsToken, reg, nil, log)
+	if err != nil {
+		log.Warn("no /metrics: give each solverd on a host its own solver.metrics_addr", "err", err)
+		return obs, func() {}
+	}
+	auth := "none"
+	if s.MetricsToken != "" {
+		auth = "bearer token"
+	}
+	log.Info("serving /metrics and /healthz", "addr", srv.Addr(), "auth", auth)
+	return obs, func() { srv.Close() }
+}

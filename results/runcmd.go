@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tessera-solver/tessera/config"
+	"github.com/tessera-solver/tessera/internal/backoff"
+	"github.com/tessera-solver/tessera/internal/cmdkit"
+	"github.com/tessera-solver/tessera/internal/ingest"
+	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/redact"
+	"github.com/tessera-solver/tessera/internal/store"
+)
+
+func serviceCmd() *cobra.Command {
+	return keyed(&cobra.Command{
+		Use:   "run",
+		Short: "Migrate, then consume TESSERA_RESULTS into PostgreSQL until SIGTERM (the default)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withStore(cmd, func(cfg config.Config, st *store.Store) error {
+				return service(cmd.Context(), cfg, st, logger(cmd.ErrOrStderr()))
+			})
+		},
+	}, runKeys)
+}
+
+// service is `results run`: it waits for PostgreSQL and NATS (a daemon may
+// start before either), then runs the writer (cmdkit.RunWriter, as
+// `producer --local` does) until ctx is cancelled.
+func service(ctx context.Context, cfg config.Config, st *store.Store, log *slog.Logger) error {
+	if err := retry(ctx, log, "migrate PostgreSQL", func() error { return st.Migrate(ctx) }); err != nil {
+		return err
+	}
+	log.Info("schema up to date")
+
+	var src, deadSrc ingest.Source
+	conn, err := cmdkit.Dial(ctx, cfg.NATS, "tessera-results", func(ctx context.Context, c *cmdkit.Conn) (err error) {
+		src, deadSrc, err = c.WriterSources(ctx, log)
+		return err
+	}, func(delay time.Duration, err error) {
+		log.Warn("connect to NATS failed; retrying", "err", err, "delay", delay)
+	})
+	if err != nil {
+		return fmt.Errorf("connect to NATS: %w", err)
+	}
+	context.AfterFunc(ctx, func() { _ = conn.NC.Drain() })
+	log.Info("consuming results", "nats", redact.URL(cfg.NATS.URL), "fetch_batch", cfg.Results.FetchBatch)
+	return cmdkit.RunWriter(ctx, src, deadSrc, st, cfg.Results, log)
+}
+
+// retry is cmdkit.Retry giving up on settings NATS or PostgreSQL keeps
+// refusing (queue.Refused, store.Refused).
+func retry(ctx context.Context, log *slog.Logger, what string, f func() error) error {
+	refusals := backoff.Refusals{Refused: func(err error) bool { return queue.Refused(err) || store.Refused(err) },
+		Hint: "check its URL, credentials and TLS settings"}
+	return cmdkit.Retry(ctx, log, what, &refusals, f)
+}
