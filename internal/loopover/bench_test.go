@@ -126,7 +126,7 @@ func mapped44(tb testing.TB, k int) *Solver44 {
 		return nil
 	}
 	m := tables.Meta{Name: fmt.Sprintf("loopover-4x4-pdb%d", k), Puzzle: "loopover:4x4",
-		Pattern: fmt.Sprintf("pieces 1-%d", k), Encoding: "u4", Entries: uint64(placements(k)), Generator: PDB44Generator}
+		Pattern: fmt.Sprintf("pieces 1-%d", k), Encoding: "u4", Entries: uint64(placements(k)), Generator: pdb44Generator}
 	f, err := tables.Open(filepath.Join(dir, m.FileName()), m, false)
 	if err != nil {
 		return nil
