@@ -9,9 +9,9 @@ import (
 	"github.com/tessera-solver/tessera/internal/search"
 )
 
-// Generator versions the table file of Kind: bump it when the index or
+// generator versions the table file of Kind: bump it when the index or
 // the entries change meaning.
-const Generator = 1
+const generator = 1
 
 // Kind is the one-table set of the distance of every state of one board
 // (search.TableKind), named like "loopover-3x4-bfs" and answered by
@@ -33,7 +33,7 @@ func (k Kind) Tables() []search.Table {
 	}
 	// The nibble table is all the builder holds.
 	return []search.Table{{Name: k.Name(), Puzzle: k.Spec.String(), Pattern: "all", Encoding: "u4", Entries: entries,
-		Generator: Generator, Optional: false, BuildMemory: (entries + 1) / 2}}
+		Generator: generator, Optional: false, BuildMemory: (entries + 1) / 2}}
 }
 
 // Build runs the BFS; the header carries its depth histogram.

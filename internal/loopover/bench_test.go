@@ -125,8 +125,7 @@ func mapped44(tb testing.TB, k int) *Solver44 {
 	if dir == "" {
 		return nil
 	}
-	m := tables.Meta{Name: fmt.Sprintf("loopover-4x4-pdb%d", k), Puzzle: "loopover:4x4",
-		Pattern: fmt.Sprintf("pieces 1-%d", k), Encoding: "u4", Entries: uint64(placements(k)), Generator: pdb44Generator}
+	m := tables.MetaOf(PDB44Kind{Pieces: k}.Tables()[0])
 	f, err := tables.Open(filepath.Join(dir, m.FileName()), m, false)
 	if err != nil {
 		return nil

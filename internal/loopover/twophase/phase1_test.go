@@ -175,16 +175,10 @@ func TestPhase1Full(t *testing.T) {
 }
 
 // phase1Meta is the table's identity as the catalogue should name it.
-func phase1Meta() tables.Meta {
-	return tables.Meta{Name: "loopover-5x5-p1", Puzzle: "loopover:5x5", Pattern: phase1Pattern,
-		Encoding: phase1Encoding, Entries: phase1Entries, Generator: phase1Generator}
-}
+func phase1Meta() tables.Meta { return tables.MetaOf(Kind{Pieces: 6}.Tables()[0]) }
 
 // phase7Meta is the seven-piece table's identity.
-func phase7Meta() tables.Meta {
-	return tables.Meta{Name: "loopover-5x5-p7", Puzzle: "loopover:5x5", Pattern: phase7Pattern,
-		Encoding: phase1Encoding, Entries: phase7Entries, Generator: phase7Generator}
-}
+func phase7Meta() tables.Meta { return tables.MetaOf(Kind{Pieces: 7}.Tables()[0]) }
 
 // openPhase1 maps the table from $TESSERA_SOLVER_TABLES_DIR, or skips.
 func openPhase1(tb testing.TB) []byte {

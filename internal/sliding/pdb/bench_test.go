@@ -253,9 +253,7 @@ func BenchmarkBuildStored(b *testing.B) {
 // catalogue does (its package imports this one, so a test here cannot call
 // it); nil when the table is missing or damaged.
 func stored(b *testing.B, dir string, pt Partition, i int, private bool) *PDB {
-	id := IdentOf(pt.Rows, pt.Cols, pt.Patterns[i])
-	m := tables.Meta{Name: pt.TableName(i), Puzzle: id.Puzzle, Pattern: id.Pattern, Encoding: id.Encoding,
-		Entries: id.Entries, Generator: id.Generator}
+	m := tables.MetaOf(Kind{Partition: pt}.Tables()[i])
 	ts, closer, err := tables.OpenAll([]string{filepath.Join(dir, m.FileName())}, []tables.Meta{m}, false, private)
 	if err != nil {
 		b.Log(err)

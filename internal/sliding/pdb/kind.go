@@ -20,9 +20,8 @@ func (k Kind) Tables() []search.Table {
 	pt := k.Partition
 	out := make([]search.Table, len(pt.Patterns))
 	for i, tiles := range pt.Patterns {
-		id := IdentOf(pt.Rows, pt.Cols, tiles)
-		out[i] = search.Table{Name: pt.TableName(i), Puzzle: id.Puzzle, Pattern: id.Pattern, Encoding: id.Encoding,
-			Entries: id.Entries, Generator: id.Generator, BuildMemory: BuildMemory(pt.Rows, pt.Cols, len(tiles))}
+		out[i] = identOf(pt.Rows, pt.Cols, tiles)
+		out[i].Name, out[i].BuildMemory = pt.TableName(i), BuildMemory(pt.Rows, pt.Cols, len(tiles))
 	}
 	return out
 }
