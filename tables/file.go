@@ -28,7 +28,6 @@ import (
 	"strings"
 
 	"github.com/tessera-solver/tessera/internal/atomicfile"
-	"github.com/tessera-solver/tessera/internal/search"
 )
 
 // FormatVersion is the version of the file layout above.
@@ -177,12 +176,4 @@ func parseHeader(data []byte) (Meta, int, error) {
 		return m, 0, fmt.Errorf("payload is %d bytes, header says %d (truncated or padded file): %w", len(data)-off, m.Bytes, ErrBadTable)
 	}
 	return m, off, nil
-}
-
-// MetaOf is the header identity of a table as the package of its solver
-// describes it (search.TableKind.Tables); Bytes and SHA256 are left for
-// Write.
-func MetaOf(id search.Table) Meta {
-	return Meta{Name: id.Name, Puzzle: id.Puzzle, Pattern: id.Pattern, Encoding: id.Encoding,
-		Entries: id.Entries, Generator: id.Generator}
 }

@@ -125,7 +125,7 @@ func mapped44(tb testing.TB, k int) *Solver44 {
 	if dir == "" {
 		return nil
 	}
-	m := tables.MetaOf(PDB44Kind{Pieces: k}.Tables()[0])
+	m := metaOf(PDB44Kind{Pieces: k}.Tables()[0])
 	f, err := tables.Open(filepath.Join(dir, m.FileName()), m, false)
 	if err != nil {
 		return nil
@@ -172,4 +172,11 @@ func solveAll(b *testing.B, s Optimal, set [][]uint8) (nodes, moves int64, worst
 		moves += int64(len(out.Path))
 	}
 	return nodes, moves, worst
+}
+
+// metaOf is the header of a table as its kind describes it (package
+// tables may not import the solvers' vocabulary: results links it).
+func metaOf(id search.Table) tables.Meta {
+	return tables.Meta{Name: id.Name, Puzzle: id.Puzzle, Pattern: id.Pattern, Encoding: id.Encoding,
+		Entries: id.Entries, Generator: id.Generator}
 }

@@ -90,7 +90,7 @@ func wd55FromDir(tb testing.TB) *Solver {
 	if dir == "" {
 		tb.Skip("set TESSERA_SOLVER_TABLES_DIR to a directory holding loopover-5x5-wd")
 	}
-	m := tables.MetaOf(WDKind{Side: 5}.Tables()[0])
+	m := metaOf(WDKind{Side: 5}.Tables()[0])
 	f, err := tables.Open(filepath.Join(dir, m.FileName()), m, false)
 	if err != nil {
 		tb.Skip(err)

@@ -93,10 +93,16 @@ func newSet(kind search.TableKind, name string, optional bool, about string, cos
 	}
 	s := Set{Name: name, Puzzle: ids[0].Puzzle, About: about, Optional: optional, kind: kind}
 	for i, id := range ids {
-		s.Tables = append(s.Tables, Table{Meta: tables.MetaOf(id), Set: name, Cost: costs[min(i, len(costs)-1)],
+		s.Tables = append(s.Tables, Table{Meta: metaOf(id), Set: name, Cost: costs[min(i, len(costs)-1)],
 			Optional: id.Optional, buildMemory: id.BuildMemory, kind: kind, index: i})
 	}
 	return s
+}
+
+// metaOf is the header identity of a table as its kind describes it.
+func metaOf(id search.Table) tables.Meta {
+	return tables.Meta{Name: id.Name, Puzzle: id.Puzzle, Pattern: id.Pattern, Encoding: id.Encoding,
+		Entries: id.Entries, Generator: id.Generator}
 }
 
 // fullSet is the one-table set of a distance table over every state of a

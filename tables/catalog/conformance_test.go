@@ -122,7 +122,7 @@ func conform(t *testing.T, s Set) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if id := tables.MetaOf(s.kind.Tables()[tb.index]); got.Name != id.Name || got.Puzzle != id.Puzzle || got.Pattern != id.Pattern ||
+		if id := metaOf(s.kind.Tables()[tb.index]); got.Name != id.Name || got.Puzzle != id.Puzzle || got.Pattern != id.Pattern ||
 			got.Encoding != id.Encoding || got.Entries != id.Entries || got.Generator != id.Generator || path != tb.Path(dir) {
 			t.Fatalf("%s: header %+v, kind describes %+v", path, got, id)
 		}
