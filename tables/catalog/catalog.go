@@ -1,8 +1,10 @@
 // Package catalog names every precomputed table this version of tessera
 // can build, groups them into the sets a solver loads together, and
 // builds and opens them by name. It is what `solverd tables build NAME`
-// and the solver's start-up read; the builders themselves live beside
-// their puzzles (internal/sliding/pdb for sliding pattern databases).
+// and the solver's start-up read. It keeps only the list, one open for
+// every kind and the one "best set per role" rule (PerRole): each kind
+// (search.TableKind: identity, build, serve) is described next to its
+// solver, in the core, which does no I/O.
 package catalog
 
 import (
