@@ -51,19 +51,12 @@ func missingOptional(cfg config.Solver, l *solve.Loaded, spec puzzle.Spec, mode 
 	if !auto {
 		return ""
 	}
-	var best *catalog.Set
-	for _, set := range catalog.Sets() {
-		if !set.Serves(spec, mode) {
-			continue
-		}
-		if slices.Contains(l.Sets, set.Name) {
-			return ""
-		}
-		if best == nil {
-			best = &set
-		}
+	serving := catalog.Serving(spec, mode)
+	if len(serving) == 0 || slices.ContainsFunc(serving, func(s catalog.Set) bool { return slices.Contains(l.Sets, s.Name) }) {
+		return ""
 	}
-	if best == nil || !best.Optional {
+	best := serving[0]
+	if !best.Optional {
 		return ""
 	}
 	return fmt.Sprintf("table set %s (%s) is not in %s: %s in %s mode is solved without it, with longer answers or more search; build it with `%s`",

@@ -125,8 +125,7 @@ func mapped44(tb testing.TB, k int) *Solver44 {
 	if dir == "" {
 		return nil
 	}
-	m := tables.Meta{Name: fmt.Sprintf("loopover-4x4-pdb%d", k), Puzzle: "loopover:4x4",
-		Pattern: fmt.Sprintf("pieces 1-%d", k), Encoding: "u4", Entries: uint64(placements(k)), Generator: PDB44Generator}
+	m := metaOf(PDB44Kind{Pieces: k}.Tables()[0])
 	f, err := tables.Open(filepath.Join(dir, m.FileName()), m, false)
 	if err != nil {
 		return nil
@@ -173,4 +172,11 @@ func solveAll(b *testing.B, s Optimal, set [][]uint8) (nodes, moves int64, worst
 		moves += int64(len(out.Path))
 	}
 	return nodes, moves, worst
+}
+
+// metaOf is the header of a table as its kind describes it (package
+// tables may not import the solvers' vocabulary: results links it).
+func metaOf(id search.Table) tables.Meta {
+	return tables.Meta{Name: id.Name, Puzzle: id.Puzzle, Pattern: id.Pattern, Encoding: id.Encoding,
+		Entries: id.Entries, Generator: id.Generator}
 }

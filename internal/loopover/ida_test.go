@@ -239,7 +239,7 @@ func TestTransposeAndShiftBound(t *testing.T) {
 			if h := ShiftBound(sp.Rows, sp.Cols, cells); h > d {
 				t.Fatalf("%s %v: shift bound %d > distance %d", sp, cells, h, d)
 			}
-			tc := Transpose(sp.Rows, sp.Cols, cells)
+			tc := fulltable.Transpose(sp.Rows, sp.Cols, cells)
 			ms, err := tt.Solve(tc)
 			if err != nil {
 				t.Fatalf("%s %v transposed to %v: %v", sp, cells, tc, err)
@@ -247,7 +247,7 @@ func TestTransposeAndShiftBound(t *testing.T) {
 			if len(ms) != d {
 				t.Fatalf("%s %v: transposed distance %d, want %d", sp, cells, len(ms), d)
 			}
-			coretest.Replay(t, puzzle.State{Spec: sp, Cells: cells}, TransposeMoves(ms))
+			coretest.Replay(t, puzzle.State{Spec: sp, Cells: cells}, fulltable.TransposeMoves(ms))
 		}
 	}
 }
@@ -347,7 +347,7 @@ func checkSlots(t *testing.T, s *Solver44) {
 		for p := range inv {
 			inv[p] = uint8(pos[p] + 1)
 		}
-		tr := Transpose(4, 4, cells)
+		tr := fulltable.Transpose(4, 4, cells)
 		for j := uint8(0); j < 16; j++ {
 			// The translate reads piece p+u at cell c and files it as
 			// piece p at cell c−u.

@@ -278,20 +278,9 @@ func (im *pdbImage) index(x uint64) uint32 {
 	return uint32(add2(y&im.keep, uint64(im.add)))
 }
 
-// PDB44Entries is the number of entries of the 4×4 six-piece table (the
-// placements of the pattern's pieces), stored two to a byte (encoding
-// "u4") in the table file `loopover-4x4-pdb6`; PDB447Entries of the
-// seven-piece one, `loopover-4x4-pdb7`, and PDB448Entries of the
-// eight-piece one, `loopover-4x4-pdb8`.
-const (
-	PDB44Entries  = pdbPlacements
-	PDB447Entries = pdb7Placements
-	PDB448Entries = pdb8Placements
-)
-
-// PDB44Generator versions BuildPDB44: bump it when the index or the
+// pdb44Generator versions BuildPDB44: bump it when the index or the
 // entries change meaning.
-const PDB44Generator = 1
+const pdb44Generator = 1
 
 // BuildPDB44 builds the 4×4 pattern database of the first k pieces (6:
 // under a second; 7: about a minute) and returns its payload, as

@@ -14,12 +14,9 @@ import (
 // tables build` and mapped: the payload is WD.Dist, one byte per index,
 // Unreached where the index is no pattern.
 
-// WD55Entries is the index size of the 5×5 table (5 lines of 5).
-const WD55Entries = 126 * 126 * 126 * 126
-
-// WD55Generator versions BuildWDTable's layout for the 5×5 table file:
-// bump it when the index or the entries change meaning.
-const WD55Generator = 1
+// wdGenerator versions BuildWDTable's layout for the table files of
+// WDKind: bump it when the index or the entries change meaning.
+const wdGenerator = 1
 
 // WDTableEntries is the index size of the lines×perLine table, with no
 // limit on what a process would build in memory.

@@ -90,8 +90,7 @@ func wd55FromDir(tb testing.TB) *Solver {
 	if dir == "" {
 		tb.Skip("set TESSERA_SOLVER_TABLES_DIR to a directory holding loopover-5x5-wd")
 	}
-	m := tables.Meta{Name: "loopover-5x5-wd", Puzzle: "loopover:5x5", Pattern: "walking distance", Encoding: "u8",
-		Entries: WD55Entries, Generator: WD55Generator}
+	m := metaOf(WDKind{Side: 5}.Tables()[0])
 	f, err := tables.Open(filepath.Join(dir, m.FileName()), m, false)
 	if err != nil {
 		tb.Skip(err)

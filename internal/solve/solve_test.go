@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/tessera-solver/tessera/internal/loopover"
-	"github.com/tessera-solver/tessera/internal/loopover/twophase"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/search"
@@ -345,7 +344,7 @@ func TestLoadTables(t *testing.T) {
 func TestOptionalTableNotice(t *testing.T) {
 	dir := t.TempDir()
 	set, _ := catalog.LookupSet("loopover-5x5-p1")
-	if _, _, err := tables.Write(dir, set.Tables[0].Meta, make([]byte, (twophase.Phase1Entries+1)/2)); err != nil {
+	if _, _, err := tables.Write(dir, set.Tables[0].Meta, make([]byte, (set.Tables[0].Meta.Entries+1)/2)); err != nil {
 		t.Fatal(err)
 	}
 	noticed := func(l *Loaded) bool {

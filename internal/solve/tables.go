@@ -64,17 +64,12 @@ func Choose(dir, want string, private bool, usable func(catalog.Set) error) (*Lo
 		switch name = strings.TrimSpace(name); name {
 		case "", "none":
 		case "auto":
-			if usable == nil {
-				for _, set := range catalog.Preferred(dir) {
+			// Every complete set, best first: the rule below keeps the
+			// best of each role, and a refused one leaves its roles to
+			// the next.
+			for _, set := range catalog.Sets() {
+				if set.Complete(dir) {
 					sets = append(sets, candidate{set, true})
-				}
-			} else {
-				// Every complete set, best first: a refused one leaves its
-				// roles to the next.
-				for _, set := range catalog.Sets() {
-					if set.Complete(dir) {
-						sets = append(sets, candidate{set, true})
-					}
 				}
 			}
 			l.Notices = append(l.Notices, missingBetter(dir)...)
@@ -86,15 +81,13 @@ func Choose(dir, want string, private bool, usable func(catalog.Set) error) (*Lo
 			sets = append(sets, candidate{set, false})
 		}
 	}
-	for _, c := range sets {
-		set := c.set
-		fresh := false
-		for _, r := range set.Roles() {
-			fresh = fresh || l.Roles[r] == ""
-		}
-		if !fresh {
-			continue // earlier (better or explicitly named) sets serve this puzzle in its modes
-		}
+	// The catalogue's one rule picks the set of each role; a refused
+	// "auto" set of a running process leaves its roles to the next.
+	cands := make([]catalog.Set, len(sets))
+	for i, c := range sets {
+		cands[i] = c.set
+	}
+	chosen, err := catalog.PerRole(cands, func(i int, set catalog.Set) (bool, error) {
 		var err error
 		if usable != nil {
 			err = usable(set) // first, so that it sees (and can report) every refusal
@@ -102,12 +95,15 @@ func Choose(dir, want string, private bool, usable func(catalog.Set) error) (*Lo
 		if err == nil {
 			err = set.Check(dir)
 		}
-		if err != nil {
-			if c.auto && usable != nil {
-				continue
-			}
-			return nil, err
+		if err != nil && sets[i].auto && usable != nil {
+			return false, nil
 		}
+		return err == nil, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, set := range chosen {
 		for _, r := range set.Roles() {
 			if l.Roles[r] == "" {
 				l.Roles[r] = set.Name
@@ -161,14 +157,9 @@ func (l *Loaded) Close() error {
 // missingBetter notes each puzzle whose best set is not complete in dir.
 func missingBetter(dir string) []Notice {
 	var out []Notice
-	seen := map[string]bool{}
-	for _, set := range catalog.Sets() {
-		fresh := false
-		for _, r := range set.Roles() {
-			fresh = fresh || !seen[r]
-			seen[r] = true
-		}
-		if fresh && !set.Complete(dir) && !set.Optional {
+	best, _ := catalog.PerRole(catalog.Sets(), nil)
+	for _, set := range best {
+		if !set.Complete(dir) && !set.Optional {
 			out = append(out, Notice{set.Puzzle, fmt.Sprintf("table set %s (%s) is not in %s: build it with `%s`",
 				set.Name, set.Puzzle, dir, set.BuildCommand())})
 		}

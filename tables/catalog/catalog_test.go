@@ -14,7 +14,6 @@ import (
 
 	"github.com/tessera-solver/tessera/internal/fulltable"
 	"github.com/tessera-solver/tessera/internal/loopover"
-	"github.com/tessera-solver/tessera/internal/loopover/twophase"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/search"
@@ -108,7 +107,7 @@ func TestBuildOpenSolve(t *testing.T) {
 func TestFullTable(t *testing.T) {
 	sp := puzzle.Spec{Kind: puzzle.Loopover, Rows: 3, Cols: 3} // the catalogue's 3x4 takes a minute
 	set := fullSet(sp, "test", "instant")
-	if _, full := set.kind.(fullKind); !full || !set.Optional || set.Name != "loopover-3x3-bfs" {
+	if _, full := set.kind.(fulltable.Kind); !full || !set.Optional || set.Name != "loopover-3x3-bfs" {
 		t.Fatalf("set %+v", set)
 	}
 	dir := t.TempDir()
@@ -118,12 +117,21 @@ func TestFullTable(t *testing.T) {
 	if _, m, err := Build(context.Background(), dir, set.Tables[0], nil); err != nil || len(m.Counts) == 0 {
 		t.Fatalf("build: %+v %v", m, err)
 	}
-	alg, closer, err := set.Open(dir, false)
+	if _, closer, err := set.Open(dir, false); err != nil {
+		t.Fatal(err)
+	} else {
+		closer()
+	}
+	// The table Open serves from: the mapped payload handed to the kind.
+	payloads, counts, closer, err := set.mapTables(dir, false, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer closer()
-	ft := alg.(transposingTable).t
+	ft, err := set.kind.(fulltable.Kind).Table(payloads[0], counts[0])
+	if err != nil {
+		t.Fatal(err)
+	}
 	mem, err := fulltable.Build(sp)
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +144,7 @@ func TestFullTable(t *testing.T) {
 	}
 	for _, name := range []string{"loopover-3x4-bfs", "loopover-2x6-bfs"} {
 		s, ok := LookupSet(name)
-		_, full := s.kind.(fullKind)
+		_, full := s.kind.(fulltable.Kind)
 		if !ok || !full || s.Tables[0].Meta.Entries != 479001600 {
 			t.Errorf("%s: %+v", name, s)
 		}
@@ -260,7 +268,7 @@ func TestTwoPhaseOptionalTable(t *testing.T) {
 	// An all-zero phase-1 table stands in for the real one (seconds and
 	// 128 MB to build): admissible, but so weak that only short walks
 	// (below) are solved quickly.
-	if _, _, err := tables.Write(dir, set.Tables[0].Meta, make([]byte, (twophase.Phase1Entries+1)/2)); err != nil {
+	if _, _, err := tables.Write(dir, set.Tables[0].Meta, make([]byte, (set.Tables[0].Meta.Entries+1)/2)); err != nil {
 		t.Fatal(err)
 	}
 	if !set.Complete(dir) || set.Check(dir) != nil {
@@ -311,7 +319,7 @@ func TestTwoPhaseOptionalTable(t *testing.T) {
 	if err := os.Remove(set.Tables[1].Path(dir)); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := tables.Write(dir, bad, make([]byte, twophase.Phase2Entries)); err != nil {
+	if _, _, err := tables.Write(dir, bad, make([]byte, set.Tables[1].Meta.Entries)); err != nil {
 		t.Fatal(err)
 	}
 	if err := set.Check(dir); !errors.Is(err, tables.ErrBadTable) || !strings.Contains(err.Error(), "solverd tables build loopover-5x5-p2") {
@@ -322,7 +330,7 @@ func TestTwoPhaseOptionalTable(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, bad.FileName())); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := tables.Write(dir, set.Tables[1].Meta, bytes.Repeat([]byte{3}, twophase.Phase2Entries)); err != nil {
+	if _, _, err := tables.Write(dir, set.Tables[1].Meta, bytes.Repeat([]byte{3}, int(set.Tables[1].Meta.Entries))); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := set.Open(dir, false); !errors.Is(err, puzzle.ErrMalformed) || !strings.Contains(err.Error(), "solverd tables build --force loopover-5x5-p2") {

@@ -208,7 +208,7 @@ func solver7(t *testing.T) *Solver {
 		t.Skip("the capped seven-piece table holds 1.2 GB")
 	}
 	tab, _ := capped7()
-	s, err := New(nibble.Payload(tab, Phase7Entries))
+	s, err := New(nibble.Payload(tab, phase7Entries))
 	if err != nil {
 		t.Fatal(err)
 	}

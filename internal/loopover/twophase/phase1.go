@@ -10,37 +10,37 @@ import (
 	"github.com/tessera-solver/tessera/internal/perm"
 )
 
-// Phase1Entries is the number of entries of the phase-1 table: the cells
+// phase1Entries is the number of entries of the phase-1 table: the cells
 // of the six pieces of the block's top two rows, 25!/19!.
-const Phase1Entries = 127512000
+const phase1Entries = 127512000
 
-// Phase1Encoding is the phase-1 table's entry encoding: 4-bit distances,
+// phase1Encoding is the phase-1 table's entry encoding: 4-bit distances,
 // two to a byte, low nibble first (entry i in byte i/2).
-const Phase1Encoding = "u4"
+const phase1Encoding = "u4"
 
-// Phase1Pattern names the pieces of the phase-1 table, for its file header.
-const Phase1Pattern = "1-3,6-8"
+// phase1Pattern names the pieces of the phase-1 table, for its file header.
+const phase1Pattern = "1-3,6-8"
 
-// Phase1Generator versions BuildPhase1: bump it when the index or the
+// phase1Generator versions BuildPhase1: bump it when the index or the
 // entries change meaning.
-const Phase1Generator = 1
+const phase1Generator = 1
 
-// Phase1Counts is the golden depth histogram of the phase-1 table (the
+// phase1Counts is the golden depth histogram of the phase-1 table (the
 // seed's table of the big phase-1 solver).
-var Phase1Counts = []int64{1, 10, 94, 880, 7558, 58432, 402862, 2335840, 10374813, 30419907, 47958515, 30962779, 4936603, 53706}
+var phase1Counts = []int64{1, 10, 94, 880, 7558, 58432, 402862, 2335840, 10374813, 30419907, 47958515, 30962779, 4936603, 53706}
 
-// Phase7Entries is the number of entries of the seven-piece phase-1
+// phase7Entries is the number of entries of the seven-piece phase-1
 // table (the six pieces and K, the block's bottom-left piece): 25!/18!.
-const Phase7Entries = 2422728000
+const phase7Entries = 2422728000
 
-// Phase7Pattern names the pieces of the seven-piece table.
-const Phase7Pattern = "1-3,6-8,11"
+// phase7Pattern names the pieces of the seven-piece table.
+const phase7Pattern = "1-3,6-8,11"
 
-// Phase7Generator versions BuildPhase7.
-const Phase7Generator = 1
+// phase7Generator versions BuildPhase7.
+const phase7Generator = 1
 
-// Phase7Counts is the golden depth histogram of the seven-piece table.
-var Phase7Counts = []int64{1, 12, 121, 1190, 11085, 96313, 771602, 5542127, 33871714, 161523439, 523516288, 932489705, 657276042, 106331470, 1296781, 110}
+// phase7Counts is the golden depth histogram of the seven-piece table.
+var phase7Counts = []int64{1, 12, 121, 1190, 11085, 96313, 771602, 5542127, 33871714, 161523439, 523516288, 932489705, 657276042, 106331470, 1296781, 110}
 
 // patCells are the goal cells of the pattern pieces in index order: the
 // top two rows of the 3×3 block, then its bottom-left cell (the first six
@@ -67,7 +67,7 @@ func rank(p []uint8) uint64 { return patPerm[len(p)].Rank(p) }
 // BuildPhase1 builds the phase-1 pattern database in memory using every
 // core (progress, if not nil, is called after each BFS level with the
 // entries reached), returning the payload in the file layout (see
-// Phase1Encoding) and the depth histogram. It holds the 64 MB packed
+// phase1Encoding) and the depth histogram. It holds the 64 MB packed
 // table (the payload is a view of it) and takes about a minute on two
 // cores.
 func BuildPhase1(ctx context.Context, progress func(done, total uint64)) (payload []byte, counts []int64, err error) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tessera-solver/tessera/internal/nibble"
+	"github.com/tessera-solver/tessera/internal/search"
 	"github.com/tessera-solver/tessera/tables"
 )
 
@@ -92,8 +93,8 @@ func TestBuilderSmall(t *testing.T) {
 // stopped early.
 func TestPhase1FirstLevels(t *testing.T) {
 	_, counts := naiveCounts(6, 4)
-	if !slices.Equal(counts, Phase1Counts[:5]) {
-		t.Fatalf("naive counts %v, seed %v", counts, Phase1Counts[:5])
+	if !slices.Equal(counts, phase1Counts[:5]) {
+		t.Fatalf("naive counts %v, seed %v", counts, phase1Counts[:5])
 	}
 	if testing.Short() {
 		t.Skip("builder to depth 3 scans 64 MB per level")
@@ -102,8 +103,8 @@ func TestPhase1FirstLevels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(counts, Phase1Counts[:4]) {
-		t.Fatalf("builder counts %v, seed %v", counts, Phase1Counts[:4])
+	if !slices.Equal(counts, phase1Counts[:4]) {
+		t.Fatalf("builder counts %v, seed %v", counts, phase1Counts[:4])
 	}
 }
 
@@ -111,15 +112,15 @@ func TestPhase1FirstLevels(t *testing.T) {
 // builder stopped early against the naive BFS and the golden histogram.
 func TestPhase7FirstLevels(t *testing.T) {
 	_, counts := naiveCounts(7, 4)
-	if !slices.Equal(counts, Phase7Counts[:5]) {
-		t.Fatalf("naive counts %v, golden %v", counts, Phase7Counts[:5])
+	if !slices.Equal(counts, phase7Counts[:5]) {
+		t.Fatalf("naive counts %v, golden %v", counts, phase7Counts[:5])
 	}
 	if testing.Short() {
 		t.Skip("builder to depth 4 scans 1.2 GB per level")
 	}
 	tab, counts := capped7()
-	if !slices.Equal(counts, Phase7Counts[:len(counts)]) {
-		t.Fatalf("builder counts %v, golden %v", counts, Phase7Counts)
+	if !slices.Equal(counts, phase7Counts[:len(counts)]) {
+		t.Fatalf("builder counts %v, golden %v", counts, phase7Counts)
 	}
 	near, _ := naiveCounts(7, len(counts)-1)
 	for p, d := range near {
@@ -144,11 +145,11 @@ var capped7 = sync.OnceValues(func() ([]uint64, []int64) {
 // its histogram; TESSERA_BFS_BIG=1 turns it on. TESSERA_BFS_BIG=7 builds
 // the seven-piece table instead (≈5 min, 1.2 GB).
 func TestPhase1Full(t *testing.T) {
-	build, entries, golden, m := BuildPhase1, uint64(Phase1Entries), Phase1Counts, phase1Meta()
+	build, entries, golden, m := BuildPhase1, uint64(phase1Entries), phase1Counts, phase1Meta()
 	switch os.Getenv("TESSERA_BFS_BIG") {
 	case "1":
 	case "7":
-		build, entries, golden, m = BuildPhase7, Phase7Entries, Phase7Counts, phase7Meta()
+		build, entries, golden, m = BuildPhase7, phase7Entries, phase7Counts, phase7Meta()
 	default:
 		t.Skip("set TESSERA_BFS_BIG=1 to build the 127.5 M-entry phase-1 table (7: the 2.4 G-entry one)")
 	}
@@ -175,16 +176,10 @@ func TestPhase1Full(t *testing.T) {
 }
 
 // phase1Meta is the table's identity as the catalogue should name it.
-func phase1Meta() tables.Meta {
-	return tables.Meta{Name: "loopover-5x5-p1", Puzzle: "loopover:5x5", Pattern: Phase1Pattern,
-		Encoding: Phase1Encoding, Entries: Phase1Entries, Generator: Phase1Generator}
-}
+func phase1Meta() tables.Meta { return metaOf(Kind{Pieces: 6}.Tables()[0]) }
 
 // phase7Meta is the seven-piece table's identity.
-func phase7Meta() tables.Meta {
-	return tables.Meta{Name: "loopover-5x5-p7", Puzzle: "loopover:5x5", Pattern: Phase7Pattern,
-		Encoding: Phase1Encoding, Entries: Phase7Entries, Generator: Phase7Generator}
-}
+func phase7Meta() tables.Meta { return metaOf(Kind{Pieces: 7}.Tables()[0]) }
 
 // openPhase1 maps the table from $TESSERA_SOLVER_TABLES_DIR, or skips.
 func openPhase1(tb testing.TB) []byte {
@@ -221,4 +216,11 @@ func TestPayloadDigests(t *testing.T) {
 			t.Errorf("%d pieces to depth %d: %v, digest of counts %v and payload %s, want %s", c.k, c.maxDepth, err, counts, got, c.want)
 		}
 	}
+}
+
+// metaOf is the header of a table as its kind describes it (package
+// tables may not import the solvers' vocabulary: results links it).
+func metaOf(id search.Table) tables.Meta {
+	return tables.Meta{Name: id.Name, Puzzle: id.Puzzle, Pattern: id.Pattern, Encoding: id.Encoding,
+		Entries: id.Entries, Generator: id.Generator}
 }

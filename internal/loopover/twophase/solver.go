@@ -34,8 +34,8 @@ type Solver struct {
 // (NewWith without a phase-2 table).
 func New(phase1 []byte) (*Solver, error) { return NewWith(phase1, nil) }
 
-// NewWith wraps a phase-1 payload (Phase1Entries 4-bit entries, or
-// Phase7Entries for the seven-piece table) and a phase-2 payload
+// NewWith wraps a phase-1 payload (phase1Entries 4-bit entries, or
+// phase7Entries for the seven-piece table) and a phase-2 payload
 // (BuildPhase2's), e.g. read-only mapped table files; they are only read. A nil phase-2 payload builds those bounds in memory: the
 // arm PDB (11 MB) and the phase-2 walking distance (2 MB), ≈0.4 s of CPU.
 // A nil phase-1 payload selects the fallback: a four-piece phase-1 table
@@ -47,13 +47,13 @@ func NewWith(phase1, phase2 []byte) (*Solver, error) {
 	copy(s.looks[:], p1Look[:])
 	if phase1 != nil {
 		switch uint64(len(phase1)) {
-		case (Phase1Entries + 1) / 2:
-		case (Phase7Entries + 1) / 2:
+		case (phase1Entries + 1) / 2:
+		case (phase7Entries + 1) / 2:
 			s.p1k, s.nl = 7, len(p7Look)
 			copy(s.looks[:], p7Look[:])
 		default:
 			return nil, fmt.Errorf("loopover 5x5 two-phase: phase-1 table has %d bytes, want %d (six pieces) or %d (seven): %w",
-				len(phase1), (Phase1Entries+1)/2, (Phase7Entries+1)/2, puzzle.ErrMalformed)
+				len(phase1), (phase1Entries+1)/2, (phase7Entries+1)/2, puzzle.ErrMalformed)
 		}
 		if g := rank(patCells[:s.p1k]); phase1[g>>1]>>(4*(g&1))&15 != 0 {
 			return nil, fmt.Errorf("loopover 5x5 two-phase: phase-1 table does not hold 0 at the goal: %w", puzzle.ErrMalformed)

@@ -15,8 +15,6 @@ import (
 	"github.com/tessera-solver/tessera/internal/search"
 )
 
-var spec55 = puzzle.Spec{Kind: puzzle.Loopover, Rows: side, Cols: side}
-
 var (
 	wdOnce   sync.Once
 	wdSolver *Solver

@@ -12,20 +12,20 @@ import (
 // pattern database, then the phase-2 walking distance, one byte per
 // entry, laid out as in memory so the solver reads the mapping directly.
 const (
-	// Phase2Entries is the number of one-byte entries of the file.
-	Phase2Entries = n3*n3 + wd2Entries
-	// Phase2Encoding is its entry encoding: one distance per byte.
-	Phase2Encoding = "u8"
-	// Phase2Pattern names its contents, for the file header.
-	Phase2Pattern = "arm DEIJNO, phase-2 wd"
-	// Phase2Generator versions BuildPhase2: bump it when an index or the
+	// phase2Entries is the number of one-byte entries of the file.
+	phase2Entries = n3*n3 + wd2Entries
+	// phase2Encoding is its entry encoding: one distance per byte.
+	phase2Encoding = "u8"
+	// phase2Pattern names its contents, for the file header.
+	phase2Pattern = "arm DEIJNO, phase-2 wd"
+	// phase2Generator versions BuildPhase2: bump it when an index or the
 	// entries change meaning.
-	Phase2Generator = 1
+	phase2Generator = 1
 )
 
 // BuildPhase2 computes the phase-2 table file's payload.
 func BuildPhase2() []byte {
-	out := make([]byte, 0, Phase2Entries)
+	out := make([]byte, 0, phase2Entries)
 	out = append(out, newPDB2().dist...)
 	return append(out, newWD2().dist...)
 }
@@ -38,8 +38,8 @@ var ErrPhase2Table = errors.New("bad phase-2 table")
 // of the wrong size or whose goal is not at distance 0 (a file of another
 // layout that a stale header let through).
 func phase2From(payload []byte) (*pdb2, *wd2, error) {
-	if len(payload) != Phase2Entries {
-		return nil, nil, fmt.Errorf("loopover 5x5 two-phase: phase-2 table has %d bytes, want %d: %w: %w", len(payload), Phase2Entries, ErrPhase2Table, puzzle.ErrMalformed)
+	if len(payload) != phase2Entries {
+		return nil, nil, fmt.Errorf("loopover 5x5 two-phase: phase-2 table has %d bytes, want %d: %w: %w", len(payload), phase2Entries, ErrPhase2Table, puzzle.ErrMalformed)
 	}
 	arm := &pdb2{dist: payload[: n3*n3 : n3*n3]}
 	wd := wd2From(payload[n3*n3:])

@@ -15,8 +15,8 @@ import (
 // node for node, and that it builds nothing it was given.
 func TestPhase2Table(t *testing.T) {
 	payload := BuildPhase2()
-	if len(payload) != Phase2Entries {
-		t.Fatalf("payload %d bytes, want %d", len(payload), Phase2Entries)
+	if len(payload) != phase2Entries {
+		t.Fatalf("payload %d bytes, want %d", len(payload), phase2Entries)
 	}
 	mapped, err := NewWith(nil, payload)
 	if err != nil {

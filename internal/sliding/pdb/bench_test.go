@@ -253,9 +253,7 @@ func BenchmarkBuildStored(b *testing.B) {
 // catalogue does (its package imports this one, so a test here cannot call
 // it); nil when the table is missing or damaged.
 func stored(b *testing.B, dir string, pt Partition, i int, private bool) *PDB {
-	id := IdentOf(pt.Rows, pt.Cols, pt.Patterns[i])
-	m := tables.Meta{Name: pt.TableName(i), Puzzle: id.Puzzle, Pattern: id.Pattern, Encoding: id.Encoding,
-		Entries: id.Entries, Generator: id.Generator}
+	m := metaOf(Kind{Partition: pt}.Tables()[i])
 	ts, closer, err := tables.OpenAll([]string{filepath.Join(dir, m.FileName())}, []tables.Meta{m}, false, private)
 	if err != nil {
 		b.Log(err)
@@ -399,4 +397,11 @@ func searchPass(b *testing.B, sv *Solver, ks []instances.Instance, threads, goro
 		b.Fatal(first)
 	}
 	return nodes.Load()
+}
+
+// metaOf is the header of a table as its kind describes it (package
+// tables may not import the solvers' vocabulary: results links it).
+func metaOf(id search.Table) tables.Meta {
+	return tables.Meta{Name: id.Name, Puzzle: id.Puzzle, Pattern: id.Pattern, Encoding: id.Encoding,
+		Entries: id.Entries, Generator: id.Generator}
 }

@@ -78,7 +78,7 @@ func Build(ctx context.Context, rows, cols int, tiles []uint8, opt Options) (*PD
 	st, err := b.run(ctx, opt)
 	st.Elapsed = time.Since(t0)
 	if err != nil {
-		return nil, st, fmt.Errorf("pdb %s pattern %s: %w", IdentOf(rows, cols, tiles).Puzzle, PatternString(tiles), err)
+		return nil, st, fmt.Errorf("pdb %s pattern %s: %w", identOf(rows, cols, tiles).Puzzle, PatternString(tiles), err)
 	}
 	p.data = b.dist
 	return p, st, nil

@@ -21,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite the golden histograms in testda
 // histogramText is the golden form of a table: its identity, then one
 // "value entries" line per value present.
 func histogramText(name string, p *PDB) string {
-	m := IdentOf(p.g.rows, p.g.cols, p.tiles)
+	m := identOf(p.g.rows, p.g.cols, p.tiles)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s: %s pattern %s, %d entries, generator %d\n", name, m.Puzzle, m.Pattern, m.Entries, m.Generator)
 	fmt.Fprintf(&b, "# value entries (255: unreached)\n")

@@ -28,14 +28,15 @@ import (
 
 	"github.com/tessera-solver/tessera/internal/perm"
 	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/search"
 )
 
 // MaxCells is the largest board: 5x5. Cell sets fit a uint32.
 const MaxCells = 25
 
-// Generator is the version of the builder; it is part of every table's
+// generator is the version of the builder; it is part of every table's
 // identity (and file name), so a change of meaning gets a new file.
-const Generator = 1
+const generator = 1
 
 // Unreached is the entry of a placement the search never reached.
 const Unreached = 0xff
@@ -192,29 +193,20 @@ func PatternString(tiles []uint8) string {
 	return strings.Join(s, ",")
 }
 
-// Ident is what a stored table of one pattern says about itself (the
-// header fields of the file the catalogue writes): the builder's facts,
-// kept here so that the table format needs no knowledge of patterns.
-type Ident struct {
-	Puzzle, Pattern, Encoding string
-	Entries                   uint64
-	Generator                 int
-}
-
-// IdentOf is the identity of the table of pattern tiles on a board of
-// rows × cols cells.
-func IdentOf(rows, cols int, tiles []uint8) Ident {
+// identOf is the identity of the table of pattern tiles on a board of
+// rows × cols cells, less its name (Kind.Tables names it).
+func identOf(rows, cols int, tiles []uint8) search.Table {
 	n := rows * cols
 	entries := uint64(1)
 	for i := 0; i < len(tiles); i++ {
 		entries *= uint64(n - i)
 	}
-	return Ident{
+	return search.Table{
 		Puzzle:    puzzle.Spec{Kind: puzzle.Sliding, Rows: rows, Cols: cols}.String(),
 		Pattern:   PatternString(tiles),
 		Encoding:  "u8",
 		Entries:   entries,
-		Generator: Generator,
+		Generator: generator,
 	}
 }
 

@@ -1,0 +1,104 @@
+package loopover
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/result"
+	"github.com/tessera-solver/tessera/internal/search"
+)
+
+var spec44 = puzzle.Spec{Kind: puzzle.Loopover, Rows: 4, Cols: 4}
+
+// PDB44Kind is a pattern database of the 4×4 solver over its first
+// Pieces pieces (search.TableKind). Without any, the solver builds the
+// six-piece one in memory on its first state (about a second); mapped,
+// the first answer costs no more than mapping it, and the seven- and
+// eight-piece ones, too big to build at request time, search several
+// times fewer nodes.
+type PDB44Kind struct{ Pieces int }
+
+var _ search.TableKind = PDB44Kind{}
+
+// Tables is the one table. Its builder holds the direct index of the BFS
+// (a byte per 16^k, a bit for eight pieces), its queue (4 bytes an entry)
+// and the packed table.
+func (k PDB44Kind) Tables() []search.Table {
+	entries := uint64(placements(k.Pieces))
+	direct := uint64(1) << (4 * k.Pieces)
+	if k.Pieces == 8 {
+		direct /= 8
+	}
+	return []search.Table{{Name: fmt.Sprintf("loopover-4x4-pdb%d", k.Pieces), Puzzle: spec44.String(),
+		Pattern: fmt.Sprintf("pieces 1-%d", k.Pieces), Encoding: "u4", Entries: entries, Generator: pdb44Generator,
+		BuildMemory: direct + 4*entries + entries/2}}
+}
+
+// Build runs BuildPDB44.
+func (k PDB44Kind) Build(context.Context, int, func(done, total uint64)) ([]byte, []int64, error) {
+	return BuildPDB44(k.Pieces)
+}
+
+// Serves 4×4 requests in both modes.
+func (PDB44Kind) Serves(spec puzzle.Spec, _ result.Mode) bool { return spec == spec44 }
+
+// Serve is the 4×4 solver over the mapped table.
+func (PDB44Kind) Serve(payloads [][]byte, _ [][]int64) (search.Algorithm, error) {
+	sv, err := NewSolver44With(payloads[0])
+	if err != nil {
+		return nil, &search.BadPayloadError{Index: 0, Err: err}
+	}
+	return NewAlgorithm(sv), nil
+}
+
+// WDKind is the walking-distance table of the Side×Side optimal search
+// (search.TableKind), one table for both axes of the square board. The
+// catalogue lists the 5×5 one (252 MB: 126^4 indices, 22 M patterns);
+// without it that search uses the enhanced Manhattan distance.
+type WDKind struct{ Side int }
+
+var _ search.TableKind = WDKind{}
+
+// Tables is the one table; its builder holds the 4-bit work table and
+// the payload.
+func (k WDKind) Tables() []search.Table {
+	entries := uint64(WDTableEntries(k.Side, k.Side))
+	return []search.Table{{Name: fmt.Sprintf("loopover-%dx%d-wd", k.Side, k.Side), Puzzle: k.spec().String(),
+		Pattern: "walking distance", Encoding: "u8", Entries: entries, Generator: wdGenerator,
+		BuildMemory: entries/2 + entries}}
+}
+
+func (k WDKind) spec() puzzle.Spec {
+	return puzzle.Spec{Kind: puzzle.Loopover, Rows: k.Side, Cols: k.Side}
+}
+
+// Build runs BuildWDTable, which counts patterns; the table ends on its
+// entries, so progress is reported in entries throughout and the meter
+// ends at 100 %.
+func (k WDKind) Build(ctx context.Context, _ int, progress func(done, total uint64)) ([]byte, []int64, error) {
+	entries := uint64(WDTableEntries(k.Side, k.Side))
+	var scaled func(done, total uint64)
+	if progress != nil {
+		scaled = func(done, total uint64) { progress(done*entries/total, entries) }
+	}
+	return BuildWDTable(ctx, k.Side, k.Side, 0, scaled)
+}
+
+// Serves optimal-mode requests of the board.
+func (k WDKind) Serves(spec puzzle.Spec, mode result.Mode) bool {
+	return mode == result.ModeOptimal && spec == k.spec()
+}
+
+// Serve is the walking-distance search over the mapped table.
+func (k WDKind) Serve(payloads [][]byte, _ [][]int64) (search.Algorithm, error) {
+	wd, err := NewWDFrom(k.Side, k.Side, payloads[0])
+	if err != nil {
+		return nil, &search.BadPayloadError{Index: 0, Err: err}
+	}
+	sv, err := NewWDSolverWith(k.Side, k.Side, wd, wd)
+	if err != nil {
+		return nil, err
+	}
+	return NewAlgorithm(sv), nil
+}
