@@ -196,7 +196,7 @@ func serve(t *testing.T, s Set, alg search.Algorithm) []search.Answer {
 				// search: the shared and private answers must be equal.
 				req := search.Request{State: st, Goal: st.Goal(), Mode: mode}
 				if mode == result.ModeFast {
-					req.Budget = search.Budget{MaxNodes: 20000, Chosen: true}
+					req.Budget = search.Budget{MaxNodes: 20000, Origin: search.OriginChosen}
 				}
 				a, err := alg.Answer(req)
 				if err != nil {
