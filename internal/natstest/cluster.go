@@ -38,6 +38,28 @@ func StartClusterWith(t testing.TB, n int, bin string) *Cluster {
 	if n < 1 {
 		t.Fatalf("natstest: a cluster of %d nodes", n)
 	}
+	root := t.TempDir()
+	for attempt := 1; ; attempt++ {
+		c, err := startCluster(t, n, bin, filepath.Join(root, fmt.Sprintf("try%d", attempt)))
+		if err == nil {
+			c.WaitMeta(60 * time.Second)
+			return c
+		}
+		for _, p := range c.nodes {
+			p.Kill()
+		}
+		// Ports are picked free, then bound by the servers: under a busy
+		// test run another process may take one in between (seen in CI).
+		if !errors.Is(err, errPortTaken) || attempt == 3 {
+			t.Fatalf("natstest: %v", err)
+		}
+		t.Logf("natstest: %v; starting the cluster again on other ports", err)
+	}
+}
+
+// startCluster starts n nodes with their stores under root and waits until
+// each accepts connections.
+func startCluster(t testing.TB, n int, bin, root string) (*Cluster, error) {
 	c := &Cluster{t: t}
 	routePorts := make([]int, n)
 	routes := make([]string, n)
@@ -45,11 +67,10 @@ func StartClusterWith(t testing.TB, n int, bin string) *Cluster {
 		routePorts[i] = freePort(t)
 		routes[i] = "nats://127.0.0.1:" + strconv.Itoa(routePorts[i])
 	}
-	root := t.TempDir()
 	for i := range n {
 		dir := filepath.Join(root, fmt.Sprintf("n%d", i))
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			t.Fatalf("natstest: %v", err)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return c, err
 		}
 		p := newProcess(t, bin, fmt.Sprintf("n%d", i), dir)
 		p.args = append(p.args, "--cluster_name", "C",
@@ -60,10 +81,11 @@ func StartClusterWith(t testing.TB, n int, bin string) *Cluster {
 		p.start()
 	}
 	for _, p := range c.nodes {
-		p.waitConnect(20 * time.Second)
+		if err := p.connect(20 * time.Second); err != nil {
+			return c, err
+		}
 	}
-	c.WaitMeta(60 * time.Second)
-	return c
+	return c, nil
 }
 
 // N is the number of nodes.

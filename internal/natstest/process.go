@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -271,15 +272,34 @@ func (p *Process) Log() string {
 
 func (p *Process) waitConnect(within time.Duration) {
 	p.t.Helper()
+	if err := p.connect(within); err != nil {
+		p.t.Fatalf("natstest: %v", err)
+	}
+}
+
+// errPortTaken: a port picked free was taken by another process before
+// the server bound it (freePort can only pick, not hold). Starting again
+// on other ports is the cure.
+var errPortTaken = errors.New("a port was taken before the server bound it")
+
+// connect waits until the process accepts connections, and says why not:
+// errPortTaken when it died for a port another process took meanwhile.
+func (p *Process) connect(within time.Duration) error {
 	deadline := time.Now().Add(within)
 	for {
 		nc, err := nats.Connect(p.URL(), nats.Timeout(time.Second), nats.NoReconnect())
 		if err == nil {
 			nc.Close()
-			return
+			return nil
 		}
-		if time.Now().After(deadline) || !p.Running() {
-			p.t.Fatalf("natstest: %s not accepting connections after %v: %v", p.name, within, err)
+		if !p.Running() {
+			if strings.Contains(p.Log(), "address already in use") {
+				return fmt.Errorf("%s exited: %w", p.name, errPortTaken)
+			}
+			return fmt.Errorf("%s exited before accepting connections: %v", p.name, err)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s not accepting connections after %v: %v", p.name, within, err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

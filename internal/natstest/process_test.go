@@ -2,6 +2,10 @@ package natstest
 
 import (
 	"context"
+	"errors"
+	"net"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -88,5 +92,26 @@ func TestProcessKillRestart(t *testing.T) {
 	}
 	if n := s.CachedInfo().State.Msgs; n != 1 {
 		t.Fatalf("ONE holds %d messages after kill -9 and restart: want 1", n)
+	}
+}
+
+// A port taken between freePort and the server's bind (seen in CI: a
+// cluster node died with "address already in use") is told apart from
+// other failures, so StartClusterWith starts again on other ports.
+func TestPortTakenIsRecognised(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a nats-server process (skipped with -short)")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	p := newProcess(t, Binary(t), "n0", t.TempDir())
+	p.port = l.Addr().(*net.TCPAddr).Port
+	p.args[slices.Index(p.args, "-p")+1] = strconv.Itoa(p.port)
+	p.start()
+	if err := p.connect(20 * time.Second); !errors.Is(err, errPortTaken) {
+		t.Fatalf("a server whose port is taken: %v, want errPortTaken", err)
 	}
 }
