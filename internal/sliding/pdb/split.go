@@ -26,26 +26,14 @@ import (
 // leads beyond the bound.
 var ErrPrefix = errors.New("pdb search: prefix is not a node of the iteration")
 
-// Frontier is the top of one iteration: the subtrees at Depth, or, when
-// the walk above Depth was the whole iteration (Done), its outcome.
-type Frontier struct {
-	Depth    int       // the split depth: every prefix has this many moves
-	Subtrees [][]uint8 // the prefixes, in the order the unsplit search meets them
-	Above    int64     // nodes above Depth (the unsplit iteration's share there)
-	Walked   int64     // nodes of every walk made to choose Depth (its cost)
-	Next     int       // the least f above the bound of the nodes cut above Depth
-	Done     bool      // no subtree to search: Pass says how the iteration ended
-	Pass     search.Pass
-}
-
 // Frontier walks the top of the iteration to bound from cells, trying
 // depths from from (at least 1) upwards until the frontier holds at
 // least want subtrees, the depth reaches the bound, or the walk was the
 // whole iteration. b bounds the walks.
-func (sv *Solver) Frontier(cells []uint8, bound, from int, want int64, b search.Budget) (Frontier, error) {
+func (sv *Solver) Frontier(cells []uint8, bound, from int, want int64, b search.Budget) (search.Frontier, error) {
 	k, _, err := sv.start(cells, b, search.Unweighted)
 	if err != nil {
-		return Frontier{}, err
+		return search.Frontier{}, err
 	}
 	k.bound = bound
 	var walked int64
@@ -60,10 +48,10 @@ func (sv *Solver) Frontier(cells []uint8, bound, from int, want int64, b search.
 			if top.ok {
 				p.Path = append([]uint8(nil), top.path[:top.d]...)
 			}
-			return Frontier{Depth: depth, Above: walked - before, Walked: walked, Next: top.next, Done: true, Pass: p}, nil
+			return search.Frontier{Depth: depth, Above: walked - before, Walked: walked, Next: top.next, Done: true, Pass: p}, nil
 		}
 		if top.items >= want || depth >= bound {
-			f := Frontier{Depth: depth, Above: walked - before, Walked: walked, Next: top.next, Subtrees: make([][]uint8, len(items))}
+			f := search.Frontier{Depth: depth, Above: walked - before, Walked: walked, Next: top.next, Subtrees: make([][]uint8, len(items))}
 			for i := range items {
 				f.Subtrees[i] = items[i].path
 			}
@@ -73,32 +61,31 @@ func (sv *Solver) Frontier(cells []uint8, bound, from int, want int64, b search.
 	}
 }
 
-// Subtree is what the search of one subtree found.
-type Subtree struct {
-	Nodes   int64   // nodes of the subtree, its own node included
-	Next    int     // the least f above the bound in it (search.NoNext: none)
-	OK      bool    // the goal was reached
-	Stopped bool    // the budget ran out first
-	Path    []uint8 // the solution from the root (the prefix included), when OK
+var _ search.Splitter = (*Solver)(nil)
+
+// Root is the admissible bound of cells (search.Splitter).
+func (sv *Solver) Root(cells []uint8) (int, error) {
+	_, h0, err := sv.start(cells, search.Budget{}, search.Unweighted)
+	return h0, err
 }
 
 // SearchSubtree searches, to bound, the subtree of the iteration from
 // cells whose node the moves of prefix reach, as the unsplit search
 // would below that node (same pruning machine state, same order).
-func (sv *Solver) SearchSubtree(cells []uint8, prefix []uint8, bound int, b search.Budget) (Subtree, error) {
+func (sv *Solver) SearchSubtree(cells []uint8, prefix []uint8, bound int, b search.Budget) (search.Subtree, error) {
 	k, _, err := sv.start(cells, b, search.Unweighted)
 	if err != nil {
-		return Subtree{}, err
+		return search.Subtree{}, err
 	}
 	if len(prefix) > bound {
-		return Subtree{}, fmt.Errorf("%w: %d moves past bound %d", ErrPrefix, len(prefix), bound)
+		return search.Subtree{}, fmt.Errorf("%w: %d moves past bound %d", ErrPrefix, len(prefix), bound)
 	}
 	k.bound = bound
 	k.path = make([]uint8, bound+1)
 	blank, st, s0, s1 := int(k.pos[0]), int32(0), k.sum[0], k.sum[1]
 	for g, d := range prefix {
 		if d > tileRight || sv.legal[blank&31]&sv.fsm.allow[st]&(1<<d) == 0 {
-			return Subtree{}, fmt.Errorf("%w: move %d at depth %d", ErrPrefix, d, g)
+			return search.Subtree{}, fmt.Errorf("%w: move %d at depth %d", ErrPrefix, d, g)
 		}
 		m := &sv.moves[blank&31][d&3]
 		t := k.board[m.src&31] & 31
@@ -115,12 +102,12 @@ func (sv *Solver) SearchSubtree(cells []uint8, prefix []uint8, bound int, b sear
 		st = sv.fsm.next[st][d&3]
 		k.path[g] = d
 		if g+1+max(s0, s1) > bound {
-			return Subtree{}, fmt.Errorf("%w: f %d past bound %d at depth %d", ErrPrefix, g+1+max(s0, s1), bound, g+1)
+			return search.Subtree{}, fmt.Errorf("%w: f %d past bound %d at depth %d", ErrPrefix, g+1+max(s0, s1), bound, g+1)
 		}
 	}
 	k.next = search.NoNext
 	d, ok := k.dfs(len(prefix), blank, st, s0, s1, nil)
-	out := Subtree{Nodes: k.gate.Nodes, Next: k.next, OK: ok, Stopped: !ok && k.gate.Stopped}
+	out := search.Subtree{Nodes: k.gate.Nodes, Next: k.next, OK: ok, Stopped: !ok && k.gate.Stopped}
 	if ok {
 		out.Path = append([]uint8(nil), k.path[:d]...)
 	}

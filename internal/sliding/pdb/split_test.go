@@ -45,7 +45,7 @@ func TestSplitMatchesUnsplit(t *testing.T) {
 				}
 			} else {
 				nodes, next := f.Above, f.Next
-				var found *Subtree
+				var found *search.Subtree
 				for _, pre := range f.Subtrees {
 					if len(pre) != f.Depth {
 						t.Fatalf("#%d bound %d: prefix %v at depth %d", inst.ID, bound, pre, f.Depth)
