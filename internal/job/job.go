@@ -29,6 +29,9 @@ type Job struct {
 	// Replace marks a re-run of stored states (`results requeue`): its
 	// answers replace the stored rows they improve.
 	Replace bool `json:"replace,omitempty"`
+	// Split asks for each state to be solved as a split search (issue 27):
+	// its IDA* iterations cut into subtree jobs that any solverd takes.
+	Split bool `json:"split,omitempty"`
 }
 
 // Results is one message on TESSERA_RESULTS: the answers to one Job, in the
