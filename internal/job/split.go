@@ -52,11 +52,16 @@ type SplitRecord struct {
 	IterNodes int64  `json:"iteration_nodes"`    // the iteration's nodes so far
 	Last      int64  `json:"last"`               // the nodes of the iteration before
 
-	Nodes int64   `json:"nodes"` // every node, counted once per subtree, the walks included
-	Lower int     `json:"lower"` // the lower bound proved: no shorter solution exists
-	Path  []uint8 `json:"path,omitempty"`
-	End   string  `json:"end,omitempty"`
-	Error string  `json:"error,omitempty"`
+	Nodes int64 `json:"nodes"` // every node, counted once per subtree, the walks included
+	// Exhausted is Nodes when the current iteration began: the nodes of
+	// the exhausted iterations, which do not depend on which process
+	// searched what (the last iteration's do: the subtrees begun when the
+	// goal was found).
+	Exhausted int64   `json:"exhausted"`
+	Lower     int     `json:"lower"` // the lower bound proved: no shorter solution exists
+	Path      []uint8 `json:"path,omitempty"`
+	End       string  `json:"end,omitempty"`
+	Error     string  `json:"error,omitempty"`
 }
 
 // NewSplitRecord is the record of state seq of the split job j, before its
@@ -152,6 +157,7 @@ func (r *SplitRecord) Advance() bool {
 		return true
 	}
 	r.Bound, r.Lower = r.Next, r.Next
+	r.Exhausted = r.Nodes
 	r.Last, r.IterNodes = r.IterNodes, 0
 	r.Total, r.Count, r.Answered, r.Next = -1, 0, nil, NoNext
 	return true

@@ -28,7 +28,7 @@ func TestSplitRecordCountsOnce(t *testing.T) {
 	if !r.Apply(SubtreeAnswer{Iteration: 1, Index: 1, Nodes: 3, Next: 46}) || !r.Complete() || !r.Advance() {
 		t.Fatalf("complete: %+v", r)
 	}
-	if r.Bound != 42 || r.Lower != 42 || r.Last != 40 || r.Laid() || r.Nodes != 40 || r.End != "" {
+	if r.Bound != 42 || r.Lower != 42 || r.Last != 40 || r.Laid() || r.Nodes != 40 || r.Exhausted != 40 || r.End != "" {
 		t.Fatalf("advanced: %+v", r)
 	}
 	// Round trip through JSON, as the bucket stores it.

@@ -1,5 +1,16 @@
 package search
 
+import (
+	"errors"
+
+	"github.com/tessera-solver/tessera/internal/puzzle"
+)
+
+// ErrPrefix is returned for a subtree whose prefix is not a node of the
+// iteration: a move that is impossible, pruned as a duplicate, or that
+// leads beyond the bound.
+var ErrPrefix = errors.New("split search: prefix is not a node of the iteration")
+
 // A split search (issue 27): one IDA* iteration cut, at a depth of the
 // tree, into subtrees that other processes search, each named by the
 // moves from the root to its node. A Splitter is a search that can do it;
@@ -18,6 +29,8 @@ type Splitter interface {
 	// SearchSubtree searches the subtree below the node that prefix
 	// reaches from cells, to bound, as the unsplit iteration would.
 	SearchSubtree(cells []uint8, prefix []uint8, bound int, b Budget) (Subtree, error)
+	// Moves are the puzzle moves of a solution's path.
+	Moves(path []uint8) []puzzle.Move
 	// Name is the searcher, for a Result's solver field.
 	Name() string
 }

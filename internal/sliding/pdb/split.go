@@ -1,10 +1,11 @@
 package pdb
 
 import (
-	"errors"
 	"fmt"
 
+	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
+	"github.com/tessera-solver/tessera/internal/sliding"
 )
 
 // A split iteration (issue 27, docs/ARCHITECTURE.md "Split search"): one
@@ -20,11 +21,6 @@ import (
 // unsplit iteration's count whenever no goal is met (with a goal, the
 // subtrees searched after the one holding it are extra). The least f
 // above the bound is the least of the walk's and the subtrees'.
-
-// ErrPrefix is returned for a subtree whose prefix is not a node of the
-// iteration: a move that is impossible, pruned as a duplicate, or that
-// leads beyond the bound.
-var ErrPrefix = errors.New("pdb search: prefix is not a node of the iteration")
 
 // Frontier walks the top of the iteration to bound from cells, trying
 // depths from from (at least 1) upwards until the frontier holds at
@@ -69,6 +65,11 @@ func (sv *Solver) Root(cells []uint8) (int, error) {
 	return h0, err
 }
 
+// Moves are the puzzle moves of a path of move codes (search.Splitter).
+func (sv *Solver) Moves(path []uint8) []puzzle.Move {
+	return sliding.PathAnswer(search.Outcome{Path: path}, "").Moves
+}
+
 // SearchSubtree searches, to bound, the subtree of the iteration from
 // cells whose node the moves of prefix reach, as the unsplit search
 // would below that node (same pruning machine state, same order).
@@ -78,14 +79,14 @@ func (sv *Solver) SearchSubtree(cells []uint8, prefix []uint8, bound int, b sear
 		return search.Subtree{}, err
 	}
 	if len(prefix) > bound {
-		return search.Subtree{}, fmt.Errorf("%w: %d moves past bound %d", ErrPrefix, len(prefix), bound)
+		return search.Subtree{}, fmt.Errorf("%w: %d moves past bound %d", search.ErrPrefix, len(prefix), bound)
 	}
 	k.bound = bound
 	k.path = make([]uint8, bound+1)
 	blank, st, s0, s1 := int(k.pos[0]), int32(0), k.sum[0], k.sum[1]
 	for g, d := range prefix {
 		if d > tileRight || sv.legal[blank&31]&sv.fsm.allow[st]&(1<<d) == 0 {
-			return search.Subtree{}, fmt.Errorf("%w: move %d at depth %d", ErrPrefix, d, g)
+			return search.Subtree{}, fmt.Errorf("%w: move %d at depth %d", search.ErrPrefix, d, g)
 		}
 		m := &sv.moves[blank&31][d&3]
 		t := k.board[m.src&31] & 31
@@ -102,7 +103,7 @@ func (sv *Solver) SearchSubtree(cells []uint8, prefix []uint8, bound int, b sear
 		st = sv.fsm.next[st][d&3]
 		k.path[g] = d
 		if g+1+max(s0, s1) > bound {
-			return search.Subtree{}, fmt.Errorf("%w: f %d past bound %d at depth %d", ErrPrefix, g+1+max(s0, s1), bound, g+1)
+			return search.Subtree{}, fmt.Errorf("%w: f %d past bound %d at depth %d", search.ErrPrefix, g+1+max(s0, s1), bound, g+1)
 		}
 	}
 	k.next = search.NoNext

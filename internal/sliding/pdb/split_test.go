@@ -122,7 +122,7 @@ func TestSearchSubtreeRefusesPrefix(t *testing.T) {
 		"beyond bound": {pre, len(pre) - 1},
 		"f over bound": {pre, f.Depth + 1},
 	} {
-		if _, err := sv.SearchSubtree(inst.Cells, c.pre, c.bound, search.Budget{}); !errors.Is(err, ErrPrefix) {
+		if _, err := sv.SearchSubtree(inst.Cells, c.pre, c.bound, search.Budget{}); !errors.Is(err, search.ErrPrefix) {
 			t.Errorf("%s: %v, want ErrPrefix", name, err)
 		}
 	}
