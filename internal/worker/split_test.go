@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"sync"
+
+	"github.com/nats-io/nats.go"
 	"testing"
 
 	"github.com/tessera-solver/tessera/internal/instances"
 	"github.com/tessera-solver/tessera/internal/job"
+	"github.com/tessera-solver/tessera/internal/natstest"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/result"
@@ -128,4 +131,64 @@ func TestSplitSolvesLikeUnsplit(t *testing.T) {
 		t.Fatal("no subtree job was published: nothing was split")
 	}
 	t.Logf("%d subtree jobs", n)
+}
+
+// splitRecord waits for the record of key to satisfy cond and returns it.
+func splitRecord(t *testing.T, e *env, key string, cond func(job.SplitRecord) bool) job.SplitRecord {
+	t.Helper()
+	splits, err := queue.OpenSplits(e.ctx, e.js, e.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec job.SplitRecord
+	eventually(t, "split record "+key, func() bool {
+		var err error
+		rec, _, err = splits.Get(e.ctx, key)
+		return err == nil && cond(rec)
+	})
+	return rec
+}
+
+// A process killed mid-split (its connection dropped: no ack, no nak, no
+// last write) costs time, not the answer: another process continues from
+// the record, the row is optimal and replays, and the nodes of the
+// exhausted iterations equal those of a run nobody killed: no subtree
+// was counted twice.
+func TestSplitSurvivesKilledProcess(t *testing.T) {
+	sv := solver555(t)
+	states, opt := korfStates(3)
+	o := func() worker.Options {
+		return worker.Options{Workers: 1, Solve: sv.SolveText, Split: sv.Split, SubtreeNodes: 2048}
+	}
+	key := job.SplitKey(41, 0)
+
+	// The reference: one process, undisturbed.
+	ref := newEnv(t, fastConfig())
+	ref.start(t, o())
+	ref.publish(t, splitJob(41, 0, states[0]))
+	checkSplitRow(t, ref.results(t, 1)[0].Results[0], opt[states[0]], sv)
+	want := splitRecord(t, ref, key, func(r job.SplitRecord) bool { return r.End != "" })
+
+	url, nc := natstest.Server(t)
+	e := newEnvOn(t, nc, fastConfig())
+	doomed, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := newEnvOn(t, doomed, fastConfig())
+	a.start(t, o())
+	a.publish(t, splitJob(41, 0, states[0]))
+	mid := splitRecord(t, e, key, func(r job.SplitRecord) bool { return r.Iteration == want.Iteration-1 && r.Count > 0 && !r.Complete() })
+	doomed.Close() // kill -9, as NATS sees it
+	a.stop()
+	e.start(t, o())
+	rs := e.results(t, 1)[0]
+	r := rs.Results[0]
+	checkSplitRow(t, r, opt[states[0]], sv)
+	got := splitRecord(t, e, key, func(r job.SplitRecord) bool { return r.End != "" })
+	if got.Exhausted != want.Exhausted || got.Iteration != want.Iteration || got.Bound != want.Bound || r.Nodes != got.Nodes {
+		t.Fatalf("after a kill in iteration %d (%d of %d answered): exhausted %d nodes in %d iterations, undisturbed %d in %d; row nodes %d, record %d",
+			mid.Iteration, mid.Count, mid.Total, got.Exhausted, got.Iteration, want.Exhausted, want.Iteration, r.Nodes, got.Nodes)
+	}
+	t.Logf("killed in iteration %d (%d of %d subtrees answered); %d nodes before the last iteration either way", mid.Iteration, mid.Count, mid.Total, got.Exhausted)
 }
