@@ -94,7 +94,7 @@ func startLocal(ctx context.Context, cfg config.Config, qcfg queue.Config, st *s
 	runCtx, cancel := context.WithCancel(ctx)
 	l.cancel = cancel
 	l.start(runCtx, "solver workers", func(ctx context.Context) error {
-		return worker.Run(ctx, js, worker.Options{Workers: cfg.Solver.Workers, QuickWorkers: cfg.Solver.QuickWorkers, Queue: &qcfg, Log: log, Solve: solver.SolveText})
+		return worker.Run(ctx, js, worker.Options{Workers: cfg.Solver.Workers, QuickWorkers: cfg.Solver.QuickWorkers, Queue: &qcfg, Log: log, Solve: solver.SolveText, Split: solver.Split})
 	})
 	l.start(runCtx, "results writer", func(ctx context.Context) error {
 		return ingest.Run(ctx, src, st, ingest.Options{FetchBatch: cfg.Results.FetchBatch, FetchWait: cfg.Results.FetchWait, Logger: log})

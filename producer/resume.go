@@ -41,6 +41,7 @@ type optionsRecord struct {
 	TimeoutMS int64  `json:"timeout_ms,omitempty"`
 	Goal      string `json:"goal,omitempty"`
 	Chunk     int    `json:"chunk"`
+	Split     bool   `json:"split,omitempty"` // producer --split
 }
 
 // open opens the states of the source. A file's lines that are not

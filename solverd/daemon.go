@@ -162,6 +162,7 @@ func serve(ctx context.Context, cfg config.Config, qc queue.Config, solver textS
 		QuickWorkers: cfg.Solver.QuickWorkers,
 		Queue:        &qc,
 		Solve:        capBudget(cfg.Solver, solver.SolveText),
+		Split:        solver.Split, // jobs marked split (producer --split): issue 27
 		Log:          log,
 	}
 	if obs != nil {
