@@ -154,7 +154,10 @@ func (r *runner) lay(ctx context.Context, key string, rec job.SplitRecord, cells
 		return err
 	}
 	if f.Pass.Stopped {
-		return nil // the budget or a stop: the loop sees which
+		if ctx.Err() != nil {
+			return fmt.Errorf("split %s: %w", key, ctx.Err())
+		}
+		return r.stopSplit(ctx, key, rec.Batch, f.Walked)
 	}
 	_, _, err := r.splits.Update(ctx, key, func(x *job.SplitRecord) bool {
 		if x.Bound != rec.Bound || !x.Lay(f.Depth, len(f.Subtrees), f.Walked, f.Next) {
@@ -253,20 +256,30 @@ func (r *runner) answerSubtree(ctx context.Context, sj job.SubtreeJob, spec puzz
 		if ctx.Err() != nil {
 			return false, fmt.Errorf("subtree %s: %w", sj.ID(), ctx.Err()) // handed back: this process stops
 		}
-		// The state's budget ran out, or its batch was cancelled: the
-		// coordinator ends the record; this subtree's nodes are spent.
-		_, _, err := r.splits.Update(ctx, sj.Key, func(x *job.SplitRecord) bool {
-			if x.End != "" {
-				return false
-			}
-			x.Nodes += out.Nodes
-			return x.OverBudget(time.Now()) && x.Stop(job.EndBudget)
-		})
-		return true, err
+		return true, r.stopSplit(ctx, sj.Key, rec.Batch, out.Nodes)
 	}
 	a := job.SubtreeAnswer{Iteration: sj.Iteration, Index: sj.Index, Nodes: out.Nodes, Next: out.Next, Path: out.Path}
 	rec, _, err = r.splits.Update(ctx, sj.Key, func(x *job.SplitRecord) bool { return x.Apply(a) })
 	return rec.End != "", err
+}
+
+// stopSplit ends the record of key whose search (of nodes, not yet
+// counted) the state's budget or its batch's cancel stopped. A search
+// stopped by the budget proves the state has spent it: the budget it was
+// given was what the record had left, and other searches only add.
+func (r *runner) stopSplit(ctx context.Context, key string, batch int64, nodes int64) error {
+	end := job.EndBudget
+	if _, ok := r.cancelled.At(batch); ok {
+		end = job.EndCancelled
+	}
+	_, _, err := r.splits.Update(ctx, key, func(x *job.SplitRecord) bool {
+		if x.End != "" {
+			return false
+		}
+		x.Nodes += nodes
+		return x.Stop(end)
+	})
+	return err
 }
 
 // splitBudget is what one walk or subtree of rec may spend: the rest of

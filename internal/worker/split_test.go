@@ -3,7 +3,9 @@ package worker_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"testing"
@@ -191,4 +193,66 @@ func TestSplitSurvivesKilledProcess(t *testing.T) {
 			mid.Iteration, mid.Count, mid.Total, got.Exhausted, got.Iteration, want.Exhausted, want.Iteration, r.Nodes, got.Nodes)
 	}
 	t.Logf("killed in iteration %d (%d of %d subtrees answered); %d nodes before the last iteration either way", mid.Iteration, mid.Count, mid.Total, got.Exhausted)
+}
+
+// Budgets are the whole state's: a split state over its nodes or its time
+// ends as budget_exceeded with the lower bound the exhausted iterations
+// proved, as an unsplit solve would.
+func TestSplitBudgets(t *testing.T) {
+	e := newEnv(t, fastConfig())
+	sv := solver555(t)
+	for range 2 {
+		e.start(t, worker.Options{Workers: 1, Solve: sv.SolveText, Split: sv.Split, SubtreeNodes: 4096})
+	}
+	states, opt := korfStates(88)
+	byNodes := splitJob(51, 0, states[0])
+	byNodes.MaxNodes = 200_000
+	byTime := splitJob(51, 1, states[0])
+	byTime.TimeoutMS = 300
+	e.publish(t, byNodes)
+	e.publish(t, byTime)
+	spec, _ := puzzle.ParseSpec("sliding:4x4")
+	st, _ := puzzle.Parse(spec, states[0])
+	var h0 int
+	if _, err := sv.Split(spec, func(sp search.Splitter) (err error) { h0, err = sp.Root(st.Cells); return err }); err != nil {
+		t.Fatal(err)
+	}
+	for _, rs := range e.results(t, 2) {
+		r := rs.Results[0]
+		if r.Status != result.StatusBudgetExceeded || r.Optimal || r.Moves != "" || r.LowerBound < h0 || r.LowerBound >= opt[states[0]] {
+			t.Fatalf("seq %d: %+v (h0 %d, optimum %d)", rs.FirstSeq, r, h0, opt[states[0]])
+		}
+		if rs.FirstSeq == 0 && (r.Nodes < 200_000 || r.Nodes > 2*200_000) {
+			t.Fatalf("node budget 200000: %d nodes", r.Nodes)
+		}
+		if rs.FirstSeq == 1 && r.ElapsedMS > 3000 {
+			t.Fatalf("time budget 300 ms: %.0f ms", r.ElapsedMS)
+		}
+		rec := splitRecord(t, e, job.SplitKey(51, rs.FirstSeq), func(r job.SplitRecord) bool { return r.End != "" })
+		if rec.End != job.EndBudget || rec.Lower != r.LowerBound {
+			t.Fatalf("record %+v", rec)
+		}
+	}
+}
+
+// `results cancel` (the cancelled-batches bucket) ends a split search
+// within seconds: its row says so, and no subtree job is left behind.
+func TestSplitCancelled(t *testing.T) {
+	e := newEnv(t, fastConfig())
+	sv := solver555(t)
+	for range 2 {
+		e.start(t, worker.Options{Workers: 1, Solve: sv.SolveText, Split: sv.Split, SubtreeNodes: 4096})
+	}
+	states, _ := korfStates(88)
+	e.publish(t, splitJob(61, 0, states[0]))
+	splitRecord(t, e, job.SplitKey(61, 0), func(r job.SplitRecord) bool { return r.Iteration >= 4 })
+	at := time.Now()
+	if err := queue.CancelBatch(e.ctx, e.js, e.cfg, 61, at); err != nil {
+		t.Fatal(err)
+	}
+	r := e.results(t, 1)[0].Results[0]
+	if took := time.Since(at); r.Status != result.StatusFailed || !strings.Contains(r.Error, "cancelled") || took > 5*time.Second {
+		t.Fatalf("after %v: %+v", took, r)
+	}
+	eventually(t, "no job left", func() bool { return e.streamMsgs(t, queue.JobsStream) == 0 })
 }
