@@ -33,6 +33,11 @@ import (
 // searched by the coordinator itself.
 const DefaultSubtreeNodes = 1 << 21
 
+// DefaultSubtreeWindow is how many subtree jobs of one state are out at
+// a time: enough to keep a large fleet busy on one state, few enough that
+// a second state's subtrees are not queued behind thousands.
+const DefaultSubtreeWindow = 512
+
 // maxSubtrees bounds an iteration's subtrees (its record holds a bit per
 // subtree, and a message per subtree is published).
 const maxSubtrees = 8192
@@ -98,7 +103,10 @@ func (r *runner) solveSplit(ctx context.Context, j job.Job, seq int64, spec puzz
 		return result.Result{}, err
 	}
 	defer func() { _ = w.Stop() }()
-	published := 0 // the iteration whose subtree jobs this worker published
+	// The iteration whose subtrees this worker is publishing, they, and
+	// the index up to which it has published them.
+	var published, sent int
+	var subs [][]uint8
 	for {
 		if err := ctx.Err(); err != nil {
 			return result.Result{}, fmt.Errorf("split %s: %w", key, err)
@@ -122,13 +130,15 @@ func (r *runner) solveSplit(ctx context.Context, j job.Job, seq int64, spec puzz
 		case r.local(rec.Last):
 			err = r.searchLocal(ctx, key, rec, st.Cells, spec)
 		case published != rec.Iteration:
-			// This worker has not published this iteration (a redelivered
-			// parent job, or one it just laid out): publish what is not
-			// answered; ids make republished ones one message.
-			err = r.publishSubtrees(ctx, key, rec, st.Cells, spec)
-			published = rec.Iteration
+			// A new iteration for this worker (a redelivered parent job,
+			// or one it just laid out): its subtrees, from the first.
+			subs, err = r.frontier(ctx, rec, st.Cells, spec)
+			published, sent = rec.Iteration, 0
 		default:
-			err = r.helpOrWait(ctx, w)
+			var n int
+			if n, sent, err = r.topUp(ctx, key, rec, spec, subs, sent); err == nil && n == 0 {
+				err = r.helpOrWait(ctx, w)
+			}
 		}
 		if change != nil {
 			_, _, err = r.splits.Update(ctx, key, change)
@@ -187,26 +197,39 @@ func (r *runner) frontier(ctx context.Context, rec job.SplitRecord, cells []uint
 	return f.Subtrees, err
 }
 
-// publishSubtrees publishes the current iteration's unanswered subtrees.
-func (r *runner) publishSubtrees(ctx context.Context, key string, rec job.SplitRecord, cells []uint8, spec puzzle.Spec) error {
-	subs, err := r.frontier(ctx, rec, cells, spec)
-	if err != nil {
-		return err
+// topUp publishes the current iteration's unanswered subtrees from
+// index sent on until SubtreeWindow of them are out unanswered: a window
+// at a time, so that the subtrees of two split states interleave on the
+// consumer instead of one state's iteration queueing ahead of the other.
+// Ids make a republished subtree one message. It returns how many it
+// published and the index to go on from.
+func (r *runner) topUp(ctx context.Context, key string, rec job.SplitRecord, spec puzzle.Spec, subs [][]uint8, sent int) (int, int, error) {
+	out := 0
+	for i := range sent {
+		if !rec.IsAnswered(i) {
+			out++
+		}
 	}
-	for _, i := range rec.Pending() {
+	n := 0
+	for ; sent < rec.Total && out < r.opts.SubtreeWindow; sent++ {
+		if rec.IsAnswered(sent) {
+			continue
+		}
 		sj := job.SubtreeJob{V: job.Version, Key: key, Puzzle: rec.Puzzle, State: rec.State, Iteration: rec.Iteration,
-			Bound: rec.Bound, Index: i, Prefix: subs[i]}
+			Bound: rec.Bound, Index: sent, Prefix: subs[sent]}
 		pctx, cancel := context.WithTimeout(ctx, publishTimeout)
 		err := r.splits.PublishSubtree(pctx, spec, sj)
 		cancel()
 		if err != nil {
-			return err
+			return n, sent, err
 		}
+		out++
+		n++
 	}
-	if r.opts.OnSubtrees != nil {
-		r.opts.OnSubtrees(len(rec.Pending()))
+	if n > 0 && r.opts.OnSubtrees != nil {
+		r.opts.OnSubtrees(n)
 	}
-	return nil
+	return n, sent, nil
 }
 
 // searchLocal searches the current iteration's unanswered subtrees here,

@@ -256,3 +256,49 @@ func TestSplitCancelled(t *testing.T) {
 	}
 	eventually(t, "no job left", func() bool { return e.streamMsgs(t, queue.JobsStream) == 0 })
 }
+
+// Two split states share the fleet: each keeps at most SubtreeWindow
+// subtree jobs out unanswered, so neither's iteration queues ahead of the
+// other's (without the window, one iteration of these states puts up to
+// hundreds of jobs in the queue), and both end optimal.
+func TestSplitWindowInterleaves(t *testing.T) {
+	e := newEnv(t, fastConfig())
+	sv := solver555(t)
+	const window = 4
+	for range 2 {
+		e.start(t, worker.Options{Workers: 1, Solve: sv.SolveText, Split: sv.Split, SubtreeNodes: 1024, SubtreeWindow: window})
+	}
+	states, opt := korfStates(3, 10)
+	cons, err := queue.EnsureSplitConsumer(e.ctx, e.js, e.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	most := make(chan uint64, 1)
+	go func() {
+		var m uint64
+		defer func() { most <- m }()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			if info, err := cons.Info(e.ctx); err == nil {
+				// Waiting jobs only: acks are asynchronous, so the server
+				// counts answered jobs as held for a moment longer.
+				m = max(m, info.NumPending)
+			}
+		}
+	}()
+	for i, s := range states {
+		e.publish(t, splitJob(71, int64(i), s))
+	}
+	for _, rs := range e.results(t, 2) {
+		checkSplitRow(t, rs.Results[0], opt[rs.Results[0].State], sv)
+	}
+	close(stop)
+	if m := <-most; m == 0 || m > 2*window {
+		t.Fatalf("at most %d subtree jobs waiting at once, want 1 to %d", m, 2*window)
+	}
+}

@@ -85,6 +85,9 @@ type Options struct {
 	// SubtreeNodes is the size a subtree job aims at (default
 	// DefaultSubtreeNodes).
 	SubtreeNodes int64
+	// SubtreeWindow is how many subtree jobs of one split state are out
+	// unanswered at most (default DefaultSubtreeWindow).
+	SubtreeWindow int
 	// OnSubtrees, if set, is called with the number of subtree jobs a
 	// coordinator publishes (metrics).
 	OnSubtrees func(n int)
@@ -116,6 +119,9 @@ func (o *Options) defaults() {
 	}
 	if o.SubtreeNodes <= 0 {
 		o.SubtreeNodes = DefaultSubtreeNodes
+	}
+	if o.SubtreeWindow <= 0 {
+		o.SubtreeWindow = DefaultSubtreeWindow
 	}
 }
 
