@@ -168,6 +168,7 @@ func serve(ctx context.Context, cfg config.Config, qc queue.Config, solver textS
 	if obs != nil {
 		opts.Solve = observe(obs, opts.Solve)
 		opts.OnJob = obs.JobClaimed
+		opts.OnSubtrees = obs.Subtrees
 	}
 	err = worker.Run(ctx, js, opts)
 	if derr := nc.Drain(); derr != nil && err == nil {

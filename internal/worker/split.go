@@ -227,7 +227,7 @@ func (r *runner) topUp(ctx context.Context, key string, rec job.SplitRecord, spe
 		n++
 	}
 	if n > 0 && r.opts.OnSubtrees != nil {
-		r.opts.OnSubtrees(n)
+		r.opts.OnSubtrees("published", n)
 	}
 	return n, sent, nil
 }
@@ -282,7 +282,10 @@ func (r *runner) answerSubtree(ctx context.Context, sj job.SubtreeJob, spec puzz
 		return true, r.stopSplit(ctx, sj.Key, rec.Batch, out.Nodes)
 	}
 	a := job.SubtreeAnswer{Iteration: sj.Iteration, Index: sj.Index, Nodes: out.Nodes, Next: out.Next, Path: out.Path}
-	rec, _, err = r.splits.Update(ctx, sj.Key, func(x *job.SplitRecord) bool { return x.Apply(a) })
+	rec, counted, err := r.splits.Update(ctx, sj.Key, func(x *job.SplitRecord) bool { return x.Apply(a) })
+	if counted && r.opts.OnSubtrees != nil {
+		r.opts.OnSubtrees("answered", 1)
+	}
 	return rec.End != "", err
 }
 

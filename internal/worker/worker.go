@@ -88,9 +88,10 @@ type Options struct {
 	// SubtreeWindow is how many subtree jobs of one split state are out
 	// unanswered at most (default DefaultSubtreeWindow).
 	SubtreeWindow int
-	// OnSubtrees, if set, is called with the number of subtree jobs a
-	// coordinator publishes (metrics).
-	OnSubtrees func(n int)
+	// OnSubtrees, if set, is called with n subtree jobs of split searches
+	// that this process published (event "published") or answered, its
+	// answer counted into the record ("answered"): metrics.
+	OnSubtrees func(event string, n int)
 }
 
 func (o *Options) defaults() {
