@@ -260,8 +260,7 @@ func (r *runner) answerSubtree(ctx context.Context, sj job.SubtreeJob, spec puzz
 	if rec.End != "" || rec.Iteration != sj.Iteration || rec.IsAnswered(sj.Index) {
 		return rec.End != "" || rec.Iteration != sj.Iteration, nil
 	}
-	if at, ok := r.cancelled.At(rec.Batch); ok {
-		_ = at
+	if _, ok := r.cancelled.At(rec.Batch); ok {
 		return true, nil // the coordinator ends the record
 	}
 	bctx, cancel := context.WithCancel(ctx)
