@@ -394,7 +394,9 @@ func (r *runner) processSubtree(ctx context.Context, t *tracked) {
 			r.log.Warn("worker: subtree job of no split search", "subject", m.Subject(), "err", err)
 			r.settle(t, m.Ack)
 			return
-		case !errors.Is(err, search.ErrPrefix) && !errors.Is(err, errNoSplit):
+		case !errors.Is(err, search.ErrPrefix):
+			// NATS failing, or this host cannot split the puzzle (its
+			// tables have not arrived): another delivery, maybe elsewhere.
 			r.retry(t, meta, err)
 			return
 		}
