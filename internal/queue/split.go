@@ -1,10 +1,14 @@
 package queue
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -167,4 +171,43 @@ func EnsureSplitConsumer(ctx context.Context, js jetstream.JetStream, c Config) 
 		return nil, fmt.Errorf("ensure consumer %s on %s: %w", cc.Durable, JobsStream, err)
 	}
 	return cons, nil
+}
+
+// ListSplits reads the records of batch's split searches (every batch's
+// when batch is 0), by batch and sequence; none when no split search has
+// run (the bucket is missing: it is not created by a reader).
+func ListSplits(ctx context.Context, js jetstream.JetStream, batch int64) ([]job.SplitRecord, error) {
+	kv, err := js.KeyValue(ctx, SplitBucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bucket %s: %w", SplitBucket, err)
+	}
+	keys, err := kv.Keys(ctx)
+	if errors.Is(err, jetstream.ErrNoKeysFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bucket %s: %w", SplitBucket, err)
+	}
+	s := &Splits{js: js, kv: kv}
+	var out []job.SplitRecord
+	for _, k := range keys {
+		if batch != 0 && !strings.HasPrefix(k, strconv.FormatInt(batch, 10)+".") {
+			continue
+		}
+		r, _, err := s.Get(ctx, k)
+		if errors.Is(err, ErrNoSplit) {
+			continue // deleted since the listing
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b job.SplitRecord) int {
+		return cmp.Or(cmp.Compare(a.Batch, b.Batch), cmp.Compare(a.Seq, b.Seq))
+	})
+	return out, nil
 }

@@ -16,6 +16,9 @@ import (
 // returns the first record.
 func TestSplitsCountOnceUnderContention(t *testing.T) {
 	ctx, js := setup(t, queue.DefaultConfig())
+	if rs, err := queue.ListSplits(ctx, js, 0); err != nil || rs != nil {
+		t.Fatalf("no bucket: %+v %v", rs, err)
+	}
 	s, err := queue.OpenSplits(ctx, js, queue.DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
@@ -52,6 +55,13 @@ func TestSplitsCountOnceUnderContention(t *testing.T) {
 	}
 	if _, changed, err := s.Update(ctx, key, func(r *job.SplitRecord) bool { return r.Apply(job.SubtreeAnswer{Iteration: 1, Index: 0, Nodes: 5}) }); changed || err != nil {
 		t.Fatalf("a redelivered answer changed the record: %v", err)
+	}
+	// The listing reads what the bucket holds, by batch.
+	if rs, err := queue.ListSplits(ctx, js, 9); err != nil || len(rs) != 1 || rs[0].Count != 40 {
+		t.Fatalf("list batch 9: %+v %v", rs, err)
+	}
+	if rs, err := queue.ListSplits(ctx, js, 10); err != nil || len(rs) != 0 {
+		t.Fatalf("list batch 10: %+v %v", rs, err)
 	}
 	// A subtree job goes to the split consumer, not to either lane's.
 	cons, err := queue.EnsureSplitConsumer(ctx, js, queue.DefaultConfig())
