@@ -42,6 +42,7 @@ type flags struct {
 	maxStates int64
 	quiet     bool
 	goal      string
+	split     bool
 	// --target-length generation
 	targetLength int
 	count        int
@@ -77,6 +78,7 @@ aborts before anything is enqueued instead.`,
 	fs.BoolVar(&f.strict, "strict", false, "abort, enqueueing nothing, if any line of --file is not a solvable state")
 	fs.Int64Var(&f.maxStates, "max-states", 20_000_000, "refuse --enumerate beyond this many arrangements")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bars")
+	fs.BoolVar(&f.split, "split", false, "optimal mode: solve each state as a split search, its IDA* iterations cut into subtree jobs that every solverd shares (for a few very hard states)")
 	fs.StringVar(&f.goal, "goal", "", "swap boards only: target 0/1 pattern for every state (default: the ones first, row-major)")
 	fs.IntVar(&f.targetLength, "target-length", -1, "generate: keep enqueuing candidates until --count distinct states of exactly this optimal length are stored, then print them (JSON lines)")
 	fs.IntVar(&f.count, "count", 0, "generate: how many distinct states of --target-length")
@@ -177,7 +179,10 @@ func produce(ctx context.Context, f flags, seedSet bool, cfg config.Config, stdi
 	}
 	fmt.Fprintf(stdout, "batch %d\n", batch)
 	opts := optionsRecord{Mode: cfg.Solver.Mode, Budget: job.NewBudget(cfg.Solver.MaxNodes, cfg.Solver.Timeout), Goal: goal,
-		Chunk: job.ChunkSize(spec, result.Mode(cfg.Solver.Mode), cfg.Producer.ChunkSize, nc.MaxPayload())}
+		Chunk: job.ChunkSize(spec, result.Mode(cfg.Solver.Mode), cfg.Producer.ChunkSize, nc.MaxPayload()), Split: f.split}
+	if f.split {
+		opts.Chunk = 1 // a split state is one coordinator's job: never two in a message
+	}
 	if rec.File == "-" {
 		rec.File = "" // stdin cannot be read again: the batch cannot be resumed
 	}
@@ -258,7 +263,7 @@ func enqueueAndFollow(ctx context.Context, f flags, st *store.Store, js jetstrea
 	spec puzzle.Spec, batch int64, src states, file *corpus, opts optionsRecord, from int64, stdout, stderr io.Writer) error {
 	b := batchJobs{
 		batch: batch, puzzle: spec.String(), mode: opts.Mode, budget: opts.Budget,
-		goal: opts.Goal, chunk: opts.Chunk, from: from,
+		goal: opts.Goal, chunk: opts.Chunk, from: from, split: opts.Split,
 	}
 	b.maxBytes = int(nc.MaxPayload()) - jobOverhead
 	b.oversize = func(seq int64, text string) (string, error) {

@@ -20,6 +20,7 @@ type batchJobs struct {
 	budget job.Budget // per state, as the producer's flags asked
 	chunk  int
 	goal   string // swap boards: explicit target, "" for the standard one
+	split  bool   // every state a split search (producer --split)
 	// maxBytes bounds the states of one job message, in JSON bytes (0: no
 	// bound): the server refuses a message over its max payload, and one
 	// refused job used to fail the whole enqueue.
@@ -78,6 +79,7 @@ func enqueue(ctx context.Context, js jetstream.JetStream, b batchJobs, src state
 		j := job.Job{
 			V: job.Version, ID: fmt.Sprintf("%d-%d", b.batch, first), BatchID: b.batch, Puzzle: b.puzzle,
 			FirstSeq: first, States: buf, Mode: b.mode, Budget: b.budget, Goal: b.goal,
+			Split: b.split,
 		}
 		ends = append(ends, first+int64(len(buf)))
 		if err := p.Publish(ctx, j); err != nil {

@@ -41,6 +41,7 @@ type optionsRecord struct {
 	job.Budget
 	Goal  string `json:"goal,omitempty"`
 	Chunk int    `json:"chunk"`
+	Split bool   `json:"split,omitempty"` // producer --split
 }
 
 // open opens the states of the source. A file's lines that are not

@@ -15,6 +15,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/metrics"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
+	"github.com/tessera-solver/tessera/internal/search"
 	"github.com/tessera-solver/tessera/internal/solve"
 	"github.com/tessera-solver/tessera/internal/tablestore"
 	"github.com/tessera-solver/tessera/tables"
@@ -25,6 +26,7 @@ import (
 // solve.Live that a tableWatch keeps current.
 type textSolver interface {
 	SolveText(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result
+	Split(spec puzzle.Spec, f func(search.Splitter) error) (bool, error)
 }
 
 // watchTables starts the tableWatch of solverd run, which rescans every

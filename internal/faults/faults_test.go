@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -60,6 +61,7 @@ var scenarios = []scenario{
 	{"cluster: kill -9 the TESSERA_JOBS leader", false, true, killLeader(queue.JobsStream)},
 	{"cluster: kill -9 the TESSERA_RESULTS leader", false, true, killLeader(queue.ResultsStream)},
 	{"cluster: rolling restart", false, true, rollingRestart},
+	{"split search, solver kill -9", true, true, splitKill},
 }
 
 // TestFaults runs the scenarios one after another on one nats-server and
@@ -193,6 +195,74 @@ func solverKill(t *testing.T, s *suite, kills int, n int64) figure {
 		t.Errorf("no job was redelivered: the kill -9 found no job in flight, so it proved nothing")
 	}
 	f.note = fmt.Sprintf("15-puzzles, 0.4 s budget, 2 solverd x (1+1 quick) workers; %s", statuses(tl))
+	return f
+}
+
+// splitKill: Korf's 100 as split searches (producer --split) on two
+// solverd over the 15-pdb-555 tables; one is killed with -9 mid-batch and
+// restarted at once. The split jobs it coordinated come back after the ack
+// wait and their next holder continues each from its record in the
+// tessera-split bucket: every state ends optimal (Korf's published
+// length), its moves replayed, one row each.
+func splitKill(t *testing.T, s *suite) figure {
+	// The tables in a directory of the scenario's own: the other
+	// scenarios' hosts have none.
+	dir := filepath.Join(s.root, "tables-555")
+	s.run(t, nil, "solverd", "tables", "build", "15-pdb-555", "--tables-dir", dir)
+	tables := "TESSERA_SOLVER_TABLES_DIR=" + dir
+	a := s.solverd(t, "solverd-a", 1, 0, tables)
+	s.solverd(t, "solverd-b", 1, 0, tables)
+	s.writer(t, "results")
+	// The stream stores subtree jobs too: count their consumer's deliveries.
+	splitDeliveries := counter{queue.JobsStream, []string{queue.JobsConsumer, queue.QuickConsumer, queue.SplitConsumer}}
+	jobs, res := s.read(t, splitDeliveries), s.read(t, resultDeliveries)
+	spec := puzzle.Spec{Kind: puzzle.Sliding, Rows: 4, Cols: 4}
+	var in bytes.Buffer
+	opt := map[string]int{}
+	for _, k := range instances.Korf100() {
+		st := puzzle.State{Spec: spec, Cells: k.Cells}.String()
+		opt[st] = k.Opt
+		fmt.Fprintln(&in, st)
+	}
+	start := time.Now()
+	id := s.produce(t, in.Bytes(), "--puzzle", "15", "--file", "-", "--split")
+	s.waitDone(t, id, 20, 2*time.Minute)
+	a.kill()
+	s.solverd(t, "solverd-a", 1, 0, tables)
+	took := s.waitFinished(t, start, 5*time.Minute, id)
+	tl := s.check(t, id)
+	var buf bytes.Buffer
+	if err := s.st.Export(context.Background(), id, &buf, store.FormatJSONL); err != nil {
+		t.Fatal(err)
+	}
+	split := 0
+	for _, l := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		var r store.Solution
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != "solved" || !r.Optimal || r.Length == nil || *r.Length != opt[r.State] || r.LowerBound != opt[r.State] {
+			t.Errorf("seq %d: %s, length %v, optimal %v; Korf's optimum %d", r.Seq, r.Status, r.Length, r.Optimal, opt[r.State])
+			continue
+		}
+		ms, err := puzzle.ParseMoves(spec, *r.Moves)
+		st, perr := puzzle.Parse(spec, r.State)
+		if err != nil || perr != nil || puzzle.VerifyMoves(st, ms, st.Goal()) != nil {
+			t.Errorf("seq %d: moves do not replay", r.Seq)
+		}
+		if strings.HasSuffix(r.Solver, " split") {
+			split++
+		}
+	}
+	if split != len(opt) {
+		t.Errorf("%d of %d rows by the split search", split, len(opt))
+	}
+	f := figure{states: tl.states, rows: tl.rows, finish: took,
+		redelivered: s.redelivered(t, splitDeliveries, jobs), resultsRe: s.redelivered(t, resultDeliveries, res)}
+	if f.redelivered < 1 {
+		t.Errorf("no job was redelivered: the kill -9 found no split search in flight, so it proved nothing")
+	}
+	f.note = fmt.Sprintf("Korf's 100 split, 15-pdb-555, 2 solverd x 1 worker; %s, every length Korf's", statuses(tl))
 	return f
 }
 

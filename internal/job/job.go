@@ -32,6 +32,9 @@ type Job struct {
 	// Replace marks a re-run of stored states (`results requeue`): its
 	// answers replace the stored rows they improve.
 	Replace bool `json:"replace,omitempty"`
+	// Split asks for each state to be solved as a split search (issue 27):
+	// its IDA* iterations cut into subtree jobs that any solverd takes.
+	Split bool `json:"split,omitempty"`
 }
 
 // Budget is a per-state budget as a job asks for it and a batch stores it

@@ -114,6 +114,7 @@ type Solver struct {
 	inFlight prometheus.Gauge
 	lag      prometheus.Histogram
 	sets     *prometheus.GaugeVec
+	subtrees *prometheus.CounterVec
 }
 
 // NewSolver registers the solver's families on reg.
@@ -144,8 +145,12 @@ func NewSolver(reg prometheus.Registerer) *Solver {
 			Name: "tessera_solver_table_set_info",
 			Help: "1 for the table set serving each puzzle and mode now (set=\"none\": no set, the built-in search); it changes when tables arrive while running.",
 		}, []string{"role", "set"}),
+		subtrees: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tessera_solver_subtree_jobs_total",
+			Help: "Subtree jobs of split searches: published by this process's coordinators, and answered (counted into their record) by its workers.",
+		}, []string{"event"}),
 	}
-	reg.MustRegister(m.solves, m.nodes, m.seconds, m.jobs, m.inFlight, m.lag, m.sets)
+	reg.MustRegister(m.solves, m.nodes, m.seconds, m.jobs, m.inFlight, m.lag, m.sets, m.subtrees)
 	return m
 }
 
@@ -156,6 +161,11 @@ func (m *Solver) TableSets(roles map[string]string) {
 	for role, set := range roles {
 		m.sets.WithLabelValues(role, set).Set(1)
 	}
+}
+
+// Subtrees records n subtree jobs published or answered (event).
+func (m *Solver) Subtrees(event string, n int) {
+	m.subtrees.WithLabelValues(event).Add(float64(n))
 }
 
 // Solved records one answer.

@@ -87,6 +87,19 @@ type Options struct {
 	// with the time the stream stored it; the func it returns is called when
 	// the job is settled (metrics: queue lag, jobs in flight).
 	OnJob func(published time.Time) (done func())
+	// Split, when set, solves the optimal states of jobs marked split as
+	// split searches (split.go); nil solves them whole.
+	Split solve.SplitFunc
+	// SubtreeNodes is the size a subtree job aims at (default
+	// DefaultSubtreeNodes).
+	SubtreeNodes int64
+	// SubtreeWindow is how many subtree jobs of one split state are out
+	// unanswered at most (default DefaultSubtreeWindow).
+	SubtreeWindow int
+	// OnSubtrees, if set, is called with n subtree jobs of split searches
+	// that this process published (event "published") or answered, its
+	// answer counted into the record ("answered"): metrics.
+	OnSubtrees func(event string, n int)
 }
 
 func (o *Options) defaults() {
@@ -113,6 +126,12 @@ func (o *Options) defaults() {
 	if o.Log == nil {
 		o.Log = slog.Default()
 	}
+	if o.SubtreeNodes <= 0 {
+		o.SubtreeNodes = DefaultSubtreeNodes
+	}
+	if o.SubtreeWindow <= 0 {
+		o.SubtreeWindow = DefaultSubtreeWindow
+	}
 }
 
 // ErrDrain is returned by Run when jobs were still running at the drain
@@ -137,6 +156,9 @@ type runner struct {
 	cancelled *queue.Cancelled
 	hard      context.Context // cancelled at the drain deadline: solves stop, jobs are handed back
 	beats     *heartbeats
+	// splits and splitCons serve split searches (nil without Options.Split).
+	splits    *queue.Splits
+	splitCons jetstream.Consumer
 }
 
 // Run ensures the solverd consumer, then solves jobs with opts.Workers
@@ -177,6 +199,14 @@ func Run(ctx context.Context, js jetstream.JetStream, opts Options) error {
 	defer hardStop()
 	r := &runner{opts: opts, js: js, cons: cons, cc: cons[heavy].CachedInfo().Config, log: opts.Log, hard: hard}
 	r.beats = newHeartbeats(r.cc)
+	if opts.Split != nil {
+		if r.splits, err = queue.OpenSplits(ctx, js, *opts.Queue); err != nil {
+			return fmt.Errorf("worker: %w", err)
+		}
+		if r.splitCons, err = queue.EnsureSplitConsumer(ctx, js, *opts.Queue); err != nil {
+			return fmt.Errorf("worker: %w", err)
+		}
+	}
 	if r.cancelled, err = queue.WatchCancelled(hard, js, *opts.Queue); err != nil {
 		r.log.Warn("worker: cannot follow cancelled batches; their jobs will be solved", "err", err)
 	}
@@ -304,6 +334,13 @@ func (r *runner) pull(cons lanes, quickOnly bool) ([]jetstream.Msg, error) {
 	if msgs, err := queue.FetchReady(r.hard, cons[quick], r.opts.Batch); len(msgs) > 0 || err != nil {
 		return msgs, err
 	}
+	if r.splitCons != nil {
+		// Subtree jobs before whole heavy jobs: they finish a state that
+		// has started, and each is short.
+		if msgs, err := queue.FetchReady(r.hard, r.splitCons, r.opts.Batch); len(msgs) > 0 || err != nil {
+			return msgs, err
+		}
+	}
 	return queue.Fetch(r.hard, cons[heavy], r.opts.Batch, r.opts.PollWait)
 }
 
@@ -319,6 +356,10 @@ func (r *runner) process(t *tracked) {
 	}
 	if r.opts.OnJob != nil {
 		defer r.opts.OnJob(meta.Timestamp)()
+	}
+	if r.splits != nil && isSubtree(m) {
+		r.processSubtree(r.hard, t)
+		return
 	}
 	d := decodeJob(m.Data(), r.opts.Ceiling)
 	d.opt.Threads = r.opts.Threads
@@ -400,7 +441,14 @@ func (r *runner) solveAll(t *tracked, d decoded, meta *jetstream.MsgMetadata) (j
 	res := results(j)
 	res.Results = make([]result.Result, len(j.States))
 	for i, s := range j.States {
-		out, err := r.solveOne(ctx, d.spec, s, d.opt)
+		var out result.Result
+		var err error
+		if j.Split && r.splits != nil && d.opt.Mode == result.ModeOptimal {
+			out, err = r.solveSplit(ctx, j, j.FirstSeq+int64(i), d.spec, s, d.opt)
+		}
+		if !j.Split || r.splits == nil || d.opt.Mode != result.ModeOptimal || errors.Is(err, errNoSplit) {
+			out, err = r.solveOne(ctx, d.spec, s, d.opt)
+		}
 		if err != nil {
 			if !last {
 				return res, fmt.Errorf("job %s state %d: %w", j.ID, j.FirstSeq+int64(i), err)

@@ -21,6 +21,8 @@ import (
 // solve.Live of a daemon whose tables change while it runs.
 type Solver interface {
 	SolveText(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result
+	// Split lends a state's splitter to split searches (producer --split).
+	Split(spec puzzle.Spec, f func(search.Splitter) error) (bool, error)
 }
 
 var (
@@ -42,11 +44,13 @@ func WorkerOptions(s config.Solver, qc queue.Config, solver Solver, log *slog.Lo
 		Ceiling: search.Budget{MaxNodes: s.MaxNodes, Timeout: s.Timeout},
 		Threads: s.Threads,
 		Solve:   solver.SolveText,
+		Split:   solver.Split, // jobs marked split (producer --split): issue 27
 		Log:     log,
 	}
 	if obs != nil {
 		opts.Solve = Observe(obs, opts.Solve)
 		opts.OnJob = obs.JobClaimed
+		opts.OnSubtrees = obs.Subtrees
 	}
 	return opts
 }

@@ -29,6 +29,9 @@ func TestWorkerOptions(t *testing.T) {
 	if opts.Workers != 3 || opts.QuickWorkers != 2 || opts.Queue == nil || opts.Queue.Replicas != 3 || opts.OnJob != nil {
 		t.Errorf("options %+v", opts)
 	}
+	if opts.Split == nil {
+		t.Error("no splitter: jobs marked split would be solved whole")
+	}
 	if opts.Ceiling != (search.Budget{MaxNodes: 100, Timeout: time.Second}) || opts.Threads != 4 {
 		t.Errorf("ceiling %+v, threads %d: want the host's caps and threads", opts.Ceiling, opts.Threads)
 	}
@@ -61,3 +64,5 @@ type fakeSolver func(context.Context, puzzle.Spec, string, solve.Options) result
 func (f fakeSolver) SolveText(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result {
 	return f(ctx, spec, text, opt)
 }
+
+func (f fakeSolver) Split(puzzle.Spec, func(search.Splitter) error) (bool, error) { return false, nil }

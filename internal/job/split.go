@@ -1,0 +1,249 @@
+package job
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/bits"
+	"time"
+)
+
+// A split search's wire and key-value vocabulary (issue 27,
+// docs/ARCHITECTURE.md "Split search"): the coordination record of one
+// state, the subtree job, and the rules by which an answer changes the
+// record. The rules are pure so that every process applies them the same
+// way inside its compare-and-set loop.
+
+// NoNext is a record's Next when no node was cut off by the bound
+// (search.NoNext, repeated here because the vocabulary imports no solver).
+const NoNext = 1 << 30
+
+// How a split search ended (SplitRecord.End).
+const (
+	EndSolved    = "solved"
+	EndBudget    = "budget"
+	EndCancelled = "cancelled"
+	EndFailed    = "failed"
+)
+
+// SplitRecord is the coordination record of one split state, the value
+// of its key in the split bucket. Every change is a compare-and-set on
+// the entry's revision, so that any process can continue it.
+type SplitRecord struct {
+	V      int    `json:"v"`
+	Job    string `json:"job"` // the parent job's id: the dedup id of the state's results
+	Batch  int64  `json:"batch"`
+	Seq    int64  `json:"seq"`
+	Puzzle string `json:"puzzle"`
+	State  string `json:"state"`
+	Mode   string `json:"mode"`
+	// The whole state's budget: nodes (0: none) and a deadline (zero:
+	// none), counted from the record's creation.
+	MaxNodes int64     `json:"max_nodes,omitempty"`
+	Deadline time.Time `json:"deadline,omitzero"`
+	Started  time.Time `json:"started"`
+
+	Iteration int    `json:"iteration"` // 1 for the first; 0 before it is laid out
+	Bound     int    `json:"bound"`
+	Depth     int    `json:"depth"`              // the iteration's split depth
+	Total     int    `json:"total"`              // its subtrees; −1 while it is not laid out
+	Answered  []byte `json:"answered,omitempty"` // bit i: subtree i answered
+	Count     int    `json:"count"`              // subtrees answered
+	Next      int    `json:"next"`               // least f above the bound seen in the iteration
+	IterNodes int64  `json:"iteration_nodes"`    // the iteration's nodes so far
+	Last      int64  `json:"last"`               // the nodes of the iteration before
+
+	Nodes int64 `json:"nodes"` // every node, counted once per subtree, the walks included
+	// Exhausted is Nodes when the current iteration began: the nodes of
+	// the exhausted iterations, which do not depend on which process
+	// searched what (the last iteration's do: the subtrees begun when the
+	// goal was found).
+	Exhausted int64   `json:"exhausted"`
+	Lower     int     `json:"lower"` // the lower bound proved: no shorter solution exists
+	Path      []uint8 `json:"path,omitempty"`
+	End       string  `json:"end,omitempty"`
+	Error     string  `json:"error,omitempty"`
+}
+
+// NewSplitRecord is the record of state seq of the split job j, before its
+// first iteration, whose bound is h0; now starts the budget's clock.
+func NewSplitRecord(j Job, seq int64, state string, h0 int, now time.Time) SplitRecord {
+	r := SplitRecord{V: Version, Job: j.ID, Batch: j.BatchID, Seq: seq, Puzzle: j.Puzzle, State: state, Mode: j.Mode,
+		MaxNodes: j.MaxNodes, Started: now.UTC(), Bound: h0, Lower: h0, Total: -1, Next: NoNext}
+	if j.TimeoutMS > 0 {
+		r.Deadline = r.Started.Add(time.Duration(j.TimeoutMS) * time.Millisecond)
+	}
+	return r
+}
+
+// SplitKey is the key of state seq of batch in the split bucket.
+func SplitKey(batch, seq int64) string { return fmt.Sprintf("%d.%d", batch, seq) }
+
+// Laid reports whether the current iteration's subtrees are laid out.
+func (r *SplitRecord) Laid() bool { return r.Iteration > 0 && r.Total >= 0 }
+
+// Lay lays out the iteration at the record's Bound: its split depth and
+// number of subtrees, the nodes of the walk that chose them (walked) and
+// the least f above the bound the walk cut off. It changes nothing
+// (false) when the iteration is laid out already: another process won.
+func (r *SplitRecord) Lay(depth, total int, walked int64, next int) bool {
+	if r.End != "" || r.Laid() {
+		return false
+	}
+	r.Iteration++
+	r.Depth, r.Total, r.Count = depth, total, 0
+	r.Answered = make([]byte, (total+7)/8)
+	r.Next = next
+	r.IterNodes = walked
+	r.Nodes += walked
+	return true
+}
+
+// SubtreeAnswer is what one subtree's search answered.
+type SubtreeAnswer struct {
+	Iteration int     `json:"iteration"`
+	Index     int     `json:"index"`
+	Nodes     int64   `json:"nodes"`
+	Next      int     `json:"next"`
+	Path      []uint8 `json:"path,omitempty"` // a solution from the root
+}
+
+// Apply counts a subtree's answer. It changes nothing (false) for an
+// answer already counted (a redelivery), one of another iteration (late)
+// or one to a record that has ended: every answer is counted once.
+func (r *SplitRecord) Apply(a SubtreeAnswer) bool {
+	if r.End != "" || !r.Laid() || a.Iteration != r.Iteration || a.Index < 0 || a.Index >= r.Total {
+		return false
+	}
+	byteAt, bit := a.Index/8, byte(1)<<(a.Index%8)
+	if r.Answered[byteAt]&bit != 0 {
+		return false
+	}
+	r.Answered[byteAt] |= bit
+	r.Count++
+	r.Nodes += a.Nodes
+	r.IterNodes += a.Nodes
+	r.Next = min(r.Next, a.Next)
+	if a.Path != nil {
+		// IDA*: a solution in the iteration to Bound has length Bound, and
+		// every shorter one was refuted by the exhausted iterations before.
+		r.Path = append([]uint8(nil), a.Path...)
+		r.Lower = len(a.Path)
+		r.End = EndSolved
+	}
+	return true
+}
+
+// Answered reports whether subtree i of the current iteration is counted.
+func (r *SplitRecord) IsAnswered(i int) bool {
+	return r.Laid() && i >= 0 && i < r.Total && r.Answered[i/8]&(1<<(i%8)) != 0
+}
+
+// Complete reports whether every subtree of the current iteration has
+// answered without a solution: the iteration is exhausted.
+func (r *SplitRecord) Complete() bool {
+	return r.End == "" && r.Laid() && r.Count == r.Total
+}
+
+// Advance moves a complete iteration's record to the next bound, not yet
+// laid out: every path shorter than it is refuted, so it is the lower
+// bound proved. A search that cut nothing off has no solution (failed).
+// It changes nothing (false) when the iteration is not complete.
+func (r *SplitRecord) Advance() bool {
+	if !r.Complete() {
+		return false
+	}
+	if r.Next == NoNext {
+		r.End, r.Error = EndFailed, "no solution exists: the search cut nothing off"
+		return true
+	}
+	r.Bound, r.Lower = r.Next, r.Next
+	r.Exhausted = r.Nodes
+	r.Last, r.IterNodes = r.IterNodes, 0
+	r.Total, r.Count, r.Answered, r.Next = -1, 0, nil, NoNext
+	return true
+}
+
+// Stop ends a record that has not ended with end (EndBudget,
+// EndCancelled): false when it had ended already.
+func (r *SplitRecord) Stop(end string) bool {
+	if r.End != "" {
+		return false
+	}
+	r.End = end
+	return true
+}
+
+// OverBudget reports whether the record has spent its budget at now.
+func (r *SplitRecord) OverBudget(now time.Time) bool {
+	return r.MaxNodes > 0 && r.Nodes > r.MaxNodes || !r.Deadline.IsZero() && now.After(r.Deadline)
+}
+
+// Pending lists the subtrees of the current iteration not yet answered.
+func (r *SplitRecord) Pending() []int {
+	if !r.Laid() {
+		return nil
+	}
+	out := make([]int, 0, r.Total-r.Count)
+	for i := range r.Total {
+		if r.Answered[i/8]&(1<<(i%8)) == 0 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// count is the number of bits set in the bitset, for validation.
+func count(b []byte) int {
+	n := 0
+	for _, x := range b {
+		n += bits.OnesCount8(x)
+	}
+	return n
+}
+
+// DecodeSplitRecord reads a record and checks that it is consistent.
+func DecodeSplitRecord(data []byte) (SplitRecord, error) {
+	var r SplitRecord
+	if err := json.Unmarshal(data, &r); err != nil {
+		return r, fmt.Errorf("split record: %w", err)
+	}
+	switch {
+	case r.V != Version:
+		return r, fmt.Errorf("split record: wire version %d is not supported (this process reads version %d)", r.V, Version)
+	case r.Laid() && (len(r.Answered) != (r.Total+7)/8 || count(r.Answered) != r.Count):
+		return r, fmt.Errorf("split record %s: %d subtrees answered of %d, bitset of %d bytes with %d set", SplitKey(r.Batch, r.Seq), r.Count, r.Total, len(r.Answered), count(r.Answered))
+	}
+	return r, nil
+}
+
+// SubtreeJob is one message of a split iteration: search the subtree of
+// the state below the node Prefix reaches, to Bound, and count the answer
+// into the record of Key.
+type SubtreeJob struct {
+	V         int     `json:"v"`
+	Key       string  `json:"key"` // the record's key (SplitKey)
+	Puzzle    string  `json:"puzzle"`
+	State     string  `json:"state"`
+	Iteration int     `json:"iteration"`
+	Bound     int     `json:"bound"`
+	Index     int     `json:"index"`
+	Prefix    []uint8 `json:"prefix"` // move codes from the root; its g is their count
+}
+
+// ID is the subtree job's Nats-Msg-Id: a republished subtree is one message.
+func (s SubtreeJob) ID() string { return fmt.Sprintf("%s.%d.%d", s.Key, s.Iteration, s.Index) }
+
+// DecodeSubtreeJob reads a subtree job and checks its fields.
+func DecodeSubtreeJob(data []byte) (SubtreeJob, error) {
+	var s SubtreeJob
+	if err := json.Unmarshal(data, &s); err != nil {
+		return s, fmt.Errorf("subtree job: %w", err)
+	}
+	switch {
+	case s.V != Version:
+		return s, fmt.Errorf("subtree job: wire version %d is not supported (this process reads version %d)", s.V, Version)
+	case s.Key == "" || s.Iteration < 1 || s.Index < 0 || s.Bound < len(s.Prefix):
+		return s, fmt.Errorf("subtree job %s: key %q, iteration %d, index %d, bound %d for %d moves", s.ID(), s.Key, s.Iteration, s.Index, s.Bound, len(s.Prefix))
+	}
+	return s, nil
+}

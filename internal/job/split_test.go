@@ -1,0 +1,83 @@
+package job
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+	"time"
+)
+
+// An iteration's answers are counted once each, whatever order and
+// however often they arrive; a complete iteration advances the bound
+// and the lower bound; a solution ends the record.
+func TestSplitRecordCountsOnce(t *testing.T) {
+	now := time.Date(2026, 11, 26, 3, 0, 0, 0, time.UTC)
+	r := NewSplitRecord(Job{ID: "7-3", BatchID: 7, Puzzle: "sliding:4x4", Budget: Budget{MaxNodes: 1000, TimeoutMS: 60000}}, 3, "state", 40, now)
+	if r.Laid() || r.Apply(SubtreeAnswer{Iteration: 1, Index: 0, Nodes: 5}) || r.Advance() {
+		t.Fatalf("an iteration not laid out took an answer or advanced: %+v", r)
+	}
+	if !r.Lay(2, 3, 10, 44) || r.Lay(2, 3, 10, 44) {
+		t.Fatal("Lay: once per iteration")
+	}
+	for _, a := range []SubtreeAnswer{{1, 2, 7, 42, nil}, {1, 2, 7, 42, nil}, {0, 1, 100, 41, nil}, {1, 3, 9, 41, nil}, {1, 0, 20, NoNext, nil}} {
+		r.Apply(a)
+	}
+	if r.Complete() || r.Count != 2 || r.Nodes != 37 || r.Next != 42 || !slices.Equal(r.Pending(), []int{1}) {
+		t.Fatalf("after duplicates, a late and an out-of-range answer: %+v, pending %v", r, r.Pending())
+	}
+	if !r.Apply(SubtreeAnswer{Iteration: 1, Index: 1, Nodes: 3, Next: 46}) || !r.Complete() || !r.Advance() {
+		t.Fatalf("complete: %+v", r)
+	}
+	if r.Bound != 42 || r.Lower != 42 || r.Last != 40 || r.Laid() || r.Nodes != 40 || r.Exhausted != 40 || r.End != "" {
+		t.Fatalf("advanced: %+v", r)
+	}
+	// Round trip through JSON, as the bucket stores it.
+	data, _ := json.Marshal(r)
+	back, err := DecodeSplitRecord(data)
+	if err != nil || back.Bound != 42 || !back.Deadline.Equal(now.Add(time.Minute)) {
+		t.Fatalf("decode: %+v %v", back, err)
+	}
+	r.Lay(3, 2, 4, NoNext)
+	r.Apply(SubtreeAnswer{Iteration: 2, Index: 1, Nodes: 6, Path: []uint8{1, 2}})
+	if r.End != EndSolved || r.Lower != 2 || !slices.Equal(r.Path, []uint8{1, 2}) || r.Apply(SubtreeAnswer{Iteration: 2, Index: 0, Nodes: 1}) || r.Nodes != 50 {
+		t.Fatalf("solved: %+v", r)
+	}
+	if r.Stop(EndCancelled) {
+		t.Fatal("an ended record stopped again")
+	}
+	if !r.OverBudget(now.Add(2*time.Minute)) || r.OverBudget(now) {
+		t.Fatal("deadline")
+	}
+	r.Nodes = 1001
+	if !r.OverBudget(now) {
+		t.Fatal("nodes")
+	}
+}
+
+// An exhausted iteration that cut nothing off proves there is no solution.
+func TestSplitRecordNoSolution(t *testing.T) {
+	r := NewSplitRecord(Job{ID: "1-0", BatchID: 1}, 0, "s", 3, time.Now())
+	r.Lay(1, 1, 1, NoNext)
+	r.Apply(SubtreeAnswer{Iteration: 1, Index: 0, Nodes: 1, Next: NoNext})
+	if !r.Advance() || r.End != EndFailed {
+		t.Fatalf("%+v", r)
+	}
+}
+
+func TestDecodeSplitRefuses(t *testing.T) {
+	for _, s := range []string{`{`, `{"v":2}`, `{"v":1,"iteration":1,"total":9,"answered":"AA==","count":0}`, `{"v":1,"iteration":1,"total":2,"answered":"Aw==","count":1}`} {
+		if _, err := DecodeSplitRecord([]byte(s)); err == nil {
+			t.Errorf("record %s accepted", s)
+		}
+	}
+	for _, s := range []string{`{`, `{"v":1,"key":"1.0","iteration":1,"bound":1,"prefix":[1,2]}`, `{"v":1,"iteration":1,"bound":3}`, `{"v":1,"key":"1.0","iteration":0,"bound":3}`} {
+		if _, err := DecodeSubtreeJob([]byte(s)); err == nil {
+			t.Errorf("subtree job %s accepted", s)
+		}
+	}
+	sj := SubtreeJob{V: Version, Key: "1.0", Iteration: 2, Bound: 5, Index: 3, Prefix: []uint8{0, 3}}
+	data, _ := json.Marshal(sj)
+	if back, err := DecodeSubtreeJob(data); err != nil || back.ID() != "1.0.2.3" || !slices.Equal(back.Prefix, sj.Prefix) {
+		t.Fatalf("%+v %v", back, err)
+	}
+}

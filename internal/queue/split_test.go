@@ -1,0 +1,91 @@
+package queue_test
+
+import (
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tessera-solver/tessera/internal/job"
+	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/queue"
+)
+
+// Answers applied by many processes at once, each twice, through the
+// compare-and-set loop are each counted exactly once; a second Create
+// returns the first record.
+func TestSplitsCountOnceUnderContention(t *testing.T) {
+	ctx, js := setup(t, queue.DefaultConfig())
+	if rs, err := queue.ListSplits(ctx, js, 0); err != nil || rs != nil {
+		t.Fatalf("no bucket: %+v %v", rs, err)
+	}
+	s, err := queue.OpenSplits(ctx, js, queue.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := job.SplitKey(9, 4)
+	if _, _, err := s.Get(ctx, key); !errors.Is(err, queue.ErrNoSplit) {
+		t.Fatalf("missing record: %v", err)
+	}
+	r := job.NewSplitRecord(job.Job{ID: "9-4", BatchID: 9}, 4, "s", 30, time.Now())
+	r.Lay(3, 40, 100, 33)
+	if _, err := s.Create(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	other := r
+	other.Bound = 99
+	if have, err := s.Create(ctx, other); err != nil || have.Bound != 30 {
+		t.Fatalf("second create: %+v %v", have, err)
+	}
+	var wg sync.WaitGroup
+	for i := range 40 {
+		for range 2 {
+			wg.Go(func() {
+				a := job.SubtreeAnswer{Iteration: 1, Index: i, Nodes: int64(i + 1), Next: 31 + i%5}
+				if _, _, err := s.Update(ctx, key, func(r *job.SplitRecord) bool { return r.Apply(a) }); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	got, _, err := s.Get(ctx, key)
+	if err != nil || !got.Complete() || got.Nodes != 100+40*41/2 || got.Next != 31 {
+		t.Fatalf("after 80 answers to 40 subtrees: %+v %v", got, err)
+	}
+	if _, changed, err := s.Update(ctx, key, func(r *job.SplitRecord) bool { return r.Apply(job.SubtreeAnswer{Iteration: 1, Index: 0, Nodes: 5}) }); changed || err != nil {
+		t.Fatalf("a redelivered answer changed the record: %v", err)
+	}
+	// The listing reads what the bucket holds, by batch.
+	if rs, err := queue.ListSplits(ctx, js, 9); err != nil || len(rs) != 1 || rs[0].Count != 40 {
+		t.Fatalf("list batch 9: %+v %v", rs, err)
+	}
+	if rs, err := queue.ListSplits(ctx, js, 10); err != nil || len(rs) != 0 {
+		t.Fatalf("list batch 10: %+v %v", rs, err)
+	}
+	// A subtree job goes to the split consumer, not to either lane's.
+	cons, err := queue.EnsureSplitConsumer(ctx, js, queue.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sj := job.SubtreeJob{V: job.Version, Key: key, Puzzle: "sliding:4x4", State: "s", Iteration: 1, Bound: 30, Index: 2, Prefix: []uint8{1}}
+	spec, _ := puzzle.ParseSpec("sliding:4x4")
+	for range 2 {
+		if err := s.PublishSubtree(ctx, spec, sj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	info, err := cons.Info(ctx)
+	if err != nil || info.NumPending != 1 {
+		t.Fatalf("split consumer: %+v %v, want 1 pending", info, err)
+	}
+	for _, lane := range []job.Lane{job.LaneQuick, job.LaneHeavy} {
+		c, err := queue.EnsureJobsConsumer(ctx, js, queue.DefaultConfig(), lane)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info, err := c.Info(ctx); err != nil || info.NumPending != 0 {
+			t.Fatalf("lane %s sees the subtree job: %+v %v", lane, info, err)
+		}
+	}
+}

@@ -1,0 +1,441 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/tessera-solver/tessera/internal/job"
+	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/result"
+	"github.com/tessera-solver/tessera/internal/search"
+	"github.com/tessera-solver/tessera/internal/solve"
+)
+
+// Split searches (issue 27, docs/ARCHITECTURE.md "Split search"). The
+// worker holding a split job's message coordinates each of its states:
+// it lays out each iteration in the state's record and publishes its
+// subtree jobs, and while they are out it answers subtree jobs itself
+// (of any state), so that a process with one worker never waits on
+// itself. Any worker answers subtree jobs. Every change to a record is a
+// compare-and-set (queue.Splits.Update) of job's pure rules, so a worker
+// that dies leaves nothing half done: its parent job or subtree job is
+// redelivered and the record says where the search stands.
+
+// DefaultSubtreeNodes is the size (nodes) a subtree job aims at: about a
+// tenth of a second of search, far above the few milliseconds a message
+// costs. An iteration whose predecessor was smaller than one subtree is
+// searched by the coordinator itself.
+const DefaultSubtreeNodes = 1 << 21
+
+// DefaultSubtreeWindow is how many subtree jobs of one state are out at
+// a time: enough to keep a large fleet busy on one state, few enough that
+// a second state's subtrees are not queued behind thousands.
+const DefaultSubtreeWindow = 512
+
+// maxSubtrees bounds an iteration's subtrees (its record holds a bit per
+// subtree, and a message per subtree is published).
+const maxSubtrees = 8192
+
+// splitPoll is how often a coordinator with nothing to answer looks at
+// its record when no change arrives (changes arrive through a watch; the
+// poll covers budgets, deadlines and cancels).
+const splitPoll = 250 * time.Millisecond
+
+// errNoSplit: the state's algorithm cannot split; it is solved whole.
+var errNoSplit = errors.New("no split search for this puzzle")
+
+// isSubtree reports whether a claimed message is a subtree job.
+func isSubtree(m jetstream.Msg) bool { return strings.HasPrefix(m.Subject(), "tessera.jobs.split.") }
+
+// split runs f with the split search of spec.
+func (r *runner) split(spec puzzle.Spec, f func(search.Splitter) error) error {
+	ok, err := r.opts.Split(spec, f)
+	if err == nil && !ok {
+		err = errNoSplit
+	}
+	return err
+}
+
+// subtreeWant is how many subtrees an iteration wants after one of last
+// nodes: one per SubtreeNodes, growing by the iterations' usual fivefold.
+func (r *runner) subtreeWant(last int64) int64 {
+	return min(max(5*last/r.opts.SubtreeNodes, 1), maxSubtrees)
+}
+
+// local reports whether the iteration after one of last nodes is searched
+// by the coordinator alone: too small to pay for messages.
+func (r *runner) local(last int64) bool { return 5*last < r.opts.SubtreeNodes }
+
+// solveSplit solves state seq (text) of the split job j as a split search
+// and returns its result, the same row an unsplit solve gives. An error
+// hands the job back (a stop, or NATS failing); the record keeps the
+// search's progress for the next delivery.
+func (r *runner) solveSplit(ctx context.Context, j job.Job, seq int64, spec puzzle.Spec, text string, opt solve.Options) (result.Result, error) {
+	// The whole state's budget is the one a solve of it would have (the
+	// job's, under the host's ceilings).
+	j.Budget = job.NewBudget(opt.Budget.MaxNodes, opt.Budget.Timeout)
+	st, err := puzzle.Parse(spec, text)
+	if err != nil {
+		return solve.Rejected(spec, text, err), nil
+	}
+	var h0 int
+	var name string
+	if err := r.split(spec, func(sp search.Splitter) (err error) {
+		name = sp.Name() + " split"
+		h0, err = sp.Root(st.Cells)
+		return err
+	}); err != nil {
+		return result.Result{}, err
+	}
+	key := job.SplitKey(j.BatchID, seq)
+	rec, err := r.splits.Create(ctx, job.NewSplitRecord(j, seq, text, h0, time.Now()))
+	if err != nil {
+		return result.Result{}, err
+	}
+	w, err := r.splits.Watch(ctx, key)
+	if err != nil {
+		return result.Result{}, err
+	}
+	defer func() { _ = w.Stop() }()
+	// The iteration whose subtrees this worker is publishing, they, and
+	// the index up to which it has published them.
+	var published, sent int
+	var subs [][]uint8
+	for {
+		if err := ctx.Err(); err != nil {
+			return result.Result{}, fmt.Errorf("split %s: %w", key, err)
+		}
+		if rec, _, err = r.splits.Get(ctx, key); err != nil {
+			return result.Result{}, err
+		}
+		if rec.End != "" {
+			return r.splitResult(rec, st, name)
+		}
+		var change func(*job.SplitRecord) bool
+		switch {
+		case r.cancelledJob(j) != "":
+			change = func(x *job.SplitRecord) bool { return x.Stop(job.EndCancelled) }
+		case rec.OverBudget(time.Now()):
+			change = func(x *job.SplitRecord) bool { return x.Stop(job.EndBudget) }
+		case rec.Complete():
+			change = func(x *job.SplitRecord) bool { return x.Advance() }
+		case !rec.Laid():
+			err = r.lay(ctx, key, rec, st.Cells, spec)
+		case r.local(rec.Last):
+			err = r.searchLocal(ctx, key, rec, st.Cells, spec)
+		case published != rec.Iteration:
+			// A new iteration for this worker (a redelivered parent job,
+			// or one it just laid out): its subtrees, from the first.
+			subs, err = r.frontier(ctx, rec, st.Cells, spec)
+			published, sent = rec.Iteration, 0
+		default:
+			var n int
+			if n, sent, err = r.topUp(ctx, key, rec, spec, subs, sent); err == nil && n == 0 {
+				err = r.helpOrWait(ctx, w)
+			}
+		}
+		if change != nil {
+			_, _, err = r.splits.Update(ctx, key, change)
+		}
+		if err != nil {
+			return result.Result{}, err
+		}
+	}
+}
+
+// lay walks the top of rec's next iteration and lays it out in the
+// record (unless another worker did first).
+func (r *runner) lay(ctx context.Context, key string, rec job.SplitRecord, cells []uint8, spec puzzle.Spec) error {
+	var f search.Frontier
+	if err := r.split(spec, func(sp search.Splitter) (err error) {
+		want := r.subtreeWant(rec.Last)
+		if r.local(rec.Last) {
+			want = 1
+		}
+		f, err = sp.Frontier(cells, rec.Bound, max(rec.Depth, 1), want, r.splitBudget(ctx, rec))
+		return err
+	}); err != nil {
+		return err
+	}
+	if f.Pass.Stopped {
+		if ctx.Err() != nil {
+			return fmt.Errorf("split %s: %w", key, ctx.Err())
+		}
+		return r.stopSplit(ctx, key, rec.Batch, f.Walked)
+	}
+	_, _, err := r.splits.Update(ctx, key, func(x *job.SplitRecord) bool {
+		if x.Bound != rec.Bound || !x.Lay(f.Depth, len(f.Subtrees), f.Walked, f.Next) {
+			return false
+		}
+		if f.Done && f.Pass.OK {
+			x.Path, x.Lower, x.End = append([]uint8(nil), f.Pass.Path...), f.Pass.D, job.EndSolved
+		}
+		return true
+	})
+	return err
+}
+
+// frontier is the current iteration's subtrees, as rec laid them out.
+func (r *runner) frontier(ctx context.Context, rec job.SplitRecord, cells []uint8, spec puzzle.Spec) ([][]uint8, error) {
+	var f search.Frontier
+	err := r.split(spec, func(sp search.Splitter) (err error) {
+		// want 0: the laid-out depth itself; the walk is deterministic, so
+		// it meets the same subtrees in the same order.
+		f, err = sp.Frontier(cells, rec.Bound, rec.Depth, 0, search.Budget{Ctx: ctx})
+		return err
+	})
+	if err == nil && (f.Depth != rec.Depth || len(f.Subtrees) != rec.Total) {
+		err = fmt.Errorf("split %s: iteration %d laid out %d subtrees at depth %d, the walk meets %d at depth %d",
+			job.SplitKey(rec.Batch, rec.Seq), rec.Iteration, rec.Total, rec.Depth, len(f.Subtrees), f.Depth)
+	}
+	return f.Subtrees, err
+}
+
+// topUp publishes the current iteration's unanswered subtrees from
+// index sent on until SubtreeWindow of them are out unanswered: a window
+// at a time, so that the subtrees of two split states interleave on the
+// consumer instead of one state's iteration queueing ahead of the other.
+// Ids make a republished subtree one message. It returns how many it
+// published and the index to go on from.
+func (r *runner) topUp(ctx context.Context, key string, rec job.SplitRecord, spec puzzle.Spec, subs [][]uint8, sent int) (int, int, error) {
+	out := 0
+	for i := range sent {
+		if !rec.IsAnswered(i) {
+			out++
+		}
+	}
+	n := 0
+	for ; sent < rec.Total && out < r.opts.SubtreeWindow; sent++ {
+		if rec.IsAnswered(sent) {
+			continue
+		}
+		sj := job.SubtreeJob{V: job.Version, Key: key, Puzzle: rec.Puzzle, State: rec.State, Iteration: rec.Iteration,
+			Bound: rec.Bound, Index: sent, Prefix: subs[sent]}
+		pctx, cancel := context.WithTimeout(ctx, publishTimeout)
+		err := r.splits.PublishSubtree(pctx, spec, sj)
+		cancel()
+		if err != nil {
+			return n, sent, err
+		}
+		out++
+		n++
+	}
+	if n > 0 && r.opts.OnSubtrees != nil {
+		r.opts.OnSubtrees("published", n)
+	}
+	return n, sent, nil
+}
+
+// searchLocal searches the current iteration's unanswered subtrees here,
+// counting each answer into the record as a subtree job's would be.
+func (r *runner) searchLocal(ctx context.Context, key string, rec job.SplitRecord, cells []uint8, spec puzzle.Spec) error {
+	subs, err := r.frontier(ctx, rec, cells, spec)
+	if err != nil {
+		return err
+	}
+	for _, i := range rec.Pending() {
+		sj := job.SubtreeJob{V: job.Version, Key: key, Puzzle: rec.Puzzle, State: rec.State, Iteration: rec.Iteration,
+			Bound: rec.Bound, Index: i, Prefix: subs[i]}
+		if done, err := r.answerSubtree(ctx, sj, spec, cells); err != nil || done {
+			return err
+		}
+	}
+	return nil
+}
+
+// answerSubtree searches sj's subtree and counts its answer into the
+// record. done reports that the record has ended (or moved on): there is
+// nothing more to search for it.
+func (r *runner) answerSubtree(ctx context.Context, sj job.SubtreeJob, spec puzzle.Spec, cells []uint8) (done bool, err error) {
+	rec, _, err := r.splits.Get(ctx, sj.Key)
+	if err != nil {
+		return false, err
+	}
+	if rec.End != "" || rec.Iteration != sj.Iteration || rec.IsAnswered(sj.Index) {
+		return rec.End != "" || rec.Iteration != sj.Iteration, nil
+	}
+	if _, ok := r.cancelled.At(rec.Batch); ok {
+		return true, nil // the coordinator ends the record
+	}
+	bctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stopCancelled := r.followCancel(bctx, rec.Batch, cancel)
+	defer stopCancelled()
+	var out search.Subtree
+	if err := r.split(spec, func(sp search.Splitter) (err error) {
+		out, err = sp.SearchSubtree(cells, sj.Prefix, sj.Bound, r.splitBudget(bctx, rec))
+		return err
+	}); err != nil {
+		return false, err
+	}
+	if out.Stopped {
+		if ctx.Err() != nil {
+			return false, fmt.Errorf("subtree %s: %w", sj.ID(), ctx.Err()) // handed back: this process stops
+		}
+		return true, r.stopSplit(ctx, sj.Key, rec.Batch, out.Nodes)
+	}
+	a := job.SubtreeAnswer{Iteration: sj.Iteration, Index: sj.Index, Nodes: out.Nodes, Next: out.Next, Path: out.Path}
+	rec, counted, err := r.splits.Update(ctx, sj.Key, func(x *job.SplitRecord) bool { return x.Apply(a) })
+	if counted && r.opts.OnSubtrees != nil {
+		r.opts.OnSubtrees("answered", 1)
+	}
+	return rec.End != "", err
+}
+
+// stopSplit ends the record of key whose search (of nodes, not yet
+// counted) the state's budget or its batch's cancel stopped. A search
+// stopped by the budget proves the state has spent it: the budget it was
+// given was what the record had left, and other searches only add.
+func (r *runner) stopSplit(ctx context.Context, key string, batch int64, nodes int64) error {
+	end := job.EndBudget
+	if _, ok := r.cancelled.At(batch); ok {
+		end = job.EndCancelled
+	}
+	_, _, err := r.splits.Update(ctx, key, func(x *job.SplitRecord) bool {
+		if x.End != "" {
+			return false
+		}
+		x.Nodes += nodes
+		return x.Stop(end)
+	})
+	return err
+}
+
+// splitBudget is what one walk or subtree of rec may spend: the rest of
+// the state's nodes, its deadline, until ctx ends.
+func (r *runner) splitBudget(ctx context.Context, rec job.SplitRecord) search.Budget {
+	b := search.Budget{Ctx: ctx, Deadline: rec.Deadline}
+	if rec.MaxNodes > 0 {
+		b.MaxNodes = max(rec.MaxNodes-rec.Nodes, 1)
+	}
+	return b
+}
+
+// followCancel cancels a subtree's search (cancel) within a second of
+// its batch being cancelled; the func it returns stops following.
+func (r *runner) followCancel(ctx context.Context, batch int64, cancel func()) func() {
+	if r.cancelled == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(time.Second / 4)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if _, ok := r.cancelled.At(batch); ok {
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// helpOrWait answers one waiting subtree job, of any state, or else waits
+// for the record to change (or splitPoll).
+func (r *runner) helpOrWait(ctx context.Context, w jetstream.KeyWatcher) error {
+	msgs, err := queue.FetchReady(r.hard, r.splitCons, 1)
+	if err != nil {
+		return err
+	}
+	if len(msgs) > 0 {
+		t := r.beats.add(msgs[0])
+		defer r.beats.remove(t)
+		r.processSubtree(ctx, t)
+		return nil
+	}
+	timer := time.NewTimer(splitPoll)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+	case <-w.Updates():
+	case <-timer.C:
+	}
+	return nil
+}
+
+// processSubtree handles one claimed subtree job to its end.
+func (r *runner) processSubtree(ctx context.Context, t *tracked) {
+	m := t.msg
+	meta, err := m.Metadata()
+	if err != nil {
+		r.log.Error("worker: message without JetStream metadata", "subject", m.Subject(), "err", err)
+		return
+	}
+	sj, err := job.DecodeSubtreeJob(m.Data())
+	var spec puzzle.Spec
+	var st puzzle.State
+	if err == nil {
+		if spec, err = puzzle.ParseSpec(sj.Puzzle); err == nil {
+			st, err = puzzle.Parse(spec, sj.State)
+		}
+	}
+	if err == nil {
+		_, err = r.answerSubtree(ctx, sj, spec, st.Cells)
+		switch {
+		case err == nil:
+			r.settle(t, m.Ack)
+			return
+		case errors.Is(err, queue.ErrNoSplit):
+			// The record is gone (deleted by hand): nothing to count into.
+			r.log.Warn("worker: subtree job of no split search", "subject", m.Subject(), "err", err)
+			r.settle(t, m.Ack)
+			return
+		case !errors.Is(err, search.ErrPrefix):
+			// NATS failing, or this host cannot split the puzzle (its
+			// tables have not arrived): another delivery, maybe elsewhere.
+			r.retry(t, meta, err)
+			return
+		}
+	}
+	// Malformed: kept as a dead letter, never dropped.
+	reason := fmt.Sprintf("subtree job: %v", err)
+	pctx, cancel := context.WithTimeout(r.hard, publishTimeout)
+	defer cancel()
+	if perr := queue.PublishDeadJob(pctx, r.js, m.Data(), m.Subject(), meta.Sequence.Stream, reason); perr != nil {
+		r.retry(t, meta, perr)
+		return
+	}
+	r.settle(t, m.Term)
+}
+
+// splitResult is the state's row from its ended record: the same as an
+// unsplit solve's, the answer replayed before it leaves.
+func (r *runner) splitResult(rec job.SplitRecord, st puzzle.State, name string) (result.Result, error) {
+	res := result.Result{Puzzle: rec.Puzzle, State: rec.State, Nodes: rec.Nodes, LowerBound: rec.Lower, Solver: name,
+		ElapsedMS: float64(time.Since(rec.Started).Microseconds()) / 1000}
+	switch rec.End {
+	case job.EndSolved:
+		var moves []puzzle.Move
+		if err := r.split(st.Spec, func(sp search.Splitter) error { moves = sp.Moves(rec.Path); return nil }); err != nil {
+			return res, err
+		}
+		if err := puzzle.VerifyMoves(st, moves, st.Goal()); err != nil {
+			res.Status, res.Error = result.StatusFailed, fmt.Sprintf("internal error: %s answer failed verification: %v", name, err)
+			res.LowerBound = 0
+			return res, nil
+		}
+		res.Status, res.Moves, res.Length, res.Optimal = result.StatusSolved, puzzle.FormatMoves(st.Spec, moves), len(moves), true
+	case job.EndBudget:
+		res.Status = result.StatusBudgetExceeded
+		res.Error = fmt.Sprintf("%v after %d nodes; the optimal length is at least %d", search.ErrBudgetExceeded, rec.Nodes, rec.Lower)
+	case job.EndCancelled:
+		res.Status, res.Error = result.StatusFailed, fmt.Sprintf("batch %d was cancelled during its split search", rec.Batch)
+	default:
+		res.Status, res.Error = result.StatusFailed, rec.Error
+	}
+	return res, nil
+}

@@ -1,0 +1,317 @@
+package worker_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"testing"
+
+	"github.com/tessera-solver/tessera/internal/instances"
+	"github.com/tessera-solver/tessera/internal/job"
+	"github.com/tessera-solver/tessera/internal/natstest"
+	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/result"
+	"github.com/tessera-solver/tessera/internal/search"
+	"github.com/tessera-solver/tessera/internal/sliding/pdb"
+	"github.com/tessera-solver/tessera/internal/solve"
+	"github.com/tessera-solver/tessera/internal/worker"
+)
+
+var (
+	pdb555Once sync.Once
+	pdb555     *pdb.Set
+)
+
+// solver555 is a solver over the 5-5-5 tables of the 15-puzzle, built in
+// memory once (a third of a second).
+func solver555(t *testing.T) *solve.Solver {
+	t.Helper()
+	pdb555Once.Do(func() {
+		pdbs, _, err := pdb.BuildPartition(context.Background(), pdb.Partition555, pdb.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pdb555, err = pdb.NewSet(pdbs...); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if pdb555 == nil {
+		t.Fatal("no tables")
+	}
+	return solve.New(solve.NewRegistry(solve.Entry{Name: "15-pdb-555",
+		Serves: func(sp puzzle.Spec, _ result.Mode) bool {
+			return sp.Kind == puzzle.Sliding && sp.Rows == 4 && sp.Cols == 4
+		},
+		New: func(puzzle.Spec) (search.Algorithm, error) { return pdb.NewSolver(pdb555, true) }}))
+}
+
+// korfStates are some of Korf's 100 with their optimal lengths.
+func korfStates(ids ...int) (texts []string, opt map[string]int) {
+	opt = map[string]int{}
+	want := map[int]bool{}
+	for _, id := range ids {
+		want[id] = true
+	}
+	spec, _ := puzzle.ParseSpec("sliding:4x4")
+	for _, k := range instances.Korf100() {
+		if want[k.ID] {
+			s := puzzle.State{Spec: spec, Cells: k.Cells}.String()
+			texts = append(texts, s)
+			opt[s] = k.Opt
+		}
+	}
+	return texts, opt
+}
+
+// splitJob is a split job of one state.
+func splitJob(batch, seq int64, state string) job.Job {
+	return job.Job{V: job.Version, ID: fmt.Sprintf("%d-%d", batch, seq), BatchID: batch, Puzzle: "sliding:4x4", FirstSeq: seq,
+		States: []string{state}, Mode: "optimal", Split: true}
+}
+
+// checkSplitRow checks a split row against the unsplit solve of its state.
+func checkSplitRow(t *testing.T, r result.Result, opt int, sv *solve.Solver) {
+	t.Helper()
+	spec, _ := puzzle.ParseSpec(r.Puzzle)
+	st, err := puzzle.Parse(spec, r.State)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := puzzle.ParseMoves(spec, r.Moves)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != result.StatusSolved || !r.Optimal || r.Length != opt || r.LowerBound != opt || puzzle.VerifyMoves(st, ms, st.Goal()) != nil {
+		t.Fatalf("split row %+v, optimum %d", r, opt)
+	}
+	whole := sv.SolveText(context.Background(), spec, r.State, solve.Options{})
+	if whole.Length != r.Length || whole.Optimal != r.Optimal || whole.Status != r.Status {
+		t.Fatalf("split %+v, unsplit %+v", r, whole)
+	}
+}
+
+// Split jobs through NATS, on two processes of one worker each: every
+// state's row is the unsplit solve's (optimal length, replayed moves,
+// optimal true, lower bound = length), the record has ended solved with
+// its subtrees counted, and subtree jobs were published.
+func TestSplitSolvesLikeUnsplit(t *testing.T) {
+	e := newEnv(t, fastConfig())
+	sv := solver555(t)
+	var published sync.Map
+	for p := range 2 {
+		e.start(t, worker.Options{Workers: 1, Solve: sv.SolveText, Split: sv.Split, SubtreeNodes: 4096,
+			OnSubtrees: func(event string, n int) {
+				v, _ := published.LoadOrStore(event+strconv.Itoa(p), new(int))
+				*v.(*int) += n
+			}})
+	}
+	states, opt := korfStates(1, 2, 5, 6, 9)
+	for i, s := range states {
+		e.publish(t, splitJob(31, int64(i), s))
+	}
+	got := e.results(t, len(states))
+	splits, err := queue.OpenSplits(e.ctx, e.js, e.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rs := range got {
+		r := rs.Results[0]
+		checkSplitRow(t, r, opt[r.State], sv)
+		rec, _, err := splits.Get(e.ctx, job.SplitKey(31, rs.FirstSeq))
+		if err != nil || rec.End != job.EndSolved || rec.Nodes != r.Nodes || rec.Iteration < 2 || rec.Exhausted == 0 {
+			t.Fatalf("record %+v %v, row nodes %d", rec, err, r.Nodes)
+		}
+		if rs.JobID != fmt.Sprintf("%d-%d", 31, rs.FirstSeq) {
+			t.Fatalf("results id %s", rs.JobID)
+		}
+	}
+	count := func(event string) int {
+		n := 0
+		for p := range 2 {
+			if v, ok := published.Load(event + strconv.Itoa(p)); ok {
+				n += *v.(*int)
+			}
+		}
+		return n
+	}
+	// Every published subtree is answered once, except those a solution
+	// made moot; the coordinators' own (small iterations) are answered too.
+	if n := count("published"); n == 0 || count("answered") == 0 {
+		t.Fatalf("%d subtree jobs published, %d answered: nothing was split", n, count("answered"))
+	}
+	t.Logf("%d subtree jobs published, %d subtrees answered", count("published"), count("answered"))
+}
+
+// splitRecord waits for the record of key to satisfy cond and returns it.
+func splitRecord(t *testing.T, e *env, key string, cond func(job.SplitRecord) bool) job.SplitRecord {
+	t.Helper()
+	splits, err := queue.OpenSplits(e.ctx, e.js, e.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec job.SplitRecord
+	eventually(t, "split record "+key, func() bool {
+		var err error
+		rec, _, err = splits.Get(e.ctx, key)
+		return err == nil && cond(rec)
+	})
+	return rec
+}
+
+// A process killed mid-split (its connection dropped: no ack, no nak, no
+// last write) costs time, not the answer: another process continues from
+// the record, the row is optimal and replays, and the nodes of the
+// exhausted iterations equal those of a run nobody killed: no subtree
+// was counted twice.
+func TestSplitSurvivesKilledProcess(t *testing.T) {
+	sv := solver555(t)
+	states, opt := korfStates(3)
+	o := func() worker.Options {
+		return worker.Options{Workers: 1, Solve: sv.SolveText, Split: sv.Split, SubtreeNodes: 2048}
+	}
+	key := job.SplitKey(41, 0)
+
+	// The reference: one process, undisturbed.
+	ref := newEnv(t, fastConfig())
+	ref.start(t, o())
+	ref.publish(t, splitJob(41, 0, states[0]))
+	checkSplitRow(t, ref.results(t, 1)[0].Results[0], opt[states[0]], sv)
+	want := splitRecord(t, ref, key, func(r job.SplitRecord) bool { return r.End != "" })
+
+	url, nc := natstest.Server(t)
+	e := newEnvOn(t, nc, fastConfig())
+	doomed, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := newEnvOn(t, doomed, fastConfig())
+	a.start(t, o())
+	a.publish(t, splitJob(41, 0, states[0]))
+	mid := splitRecord(t, e, key, func(r job.SplitRecord) bool { return r.Iteration == want.Iteration-1 && r.Count > 0 && !r.Complete() })
+	doomed.Close() // kill -9, as NATS sees it
+	a.stop()
+	e.start(t, o())
+	rs := e.results(t, 1)[0]
+	r := rs.Results[0]
+	checkSplitRow(t, r, opt[states[0]], sv)
+	got := splitRecord(t, e, key, func(r job.SplitRecord) bool { return r.End != "" })
+	if got.Exhausted != want.Exhausted || got.Iteration != want.Iteration || got.Bound != want.Bound || r.Nodes != got.Nodes {
+		t.Fatalf("after a kill in iteration %d (%d of %d answered): exhausted %d nodes in %d iterations, undisturbed %d in %d; row nodes %d, record %d",
+			mid.Iteration, mid.Count, mid.Total, got.Exhausted, got.Iteration, want.Exhausted, want.Iteration, r.Nodes, got.Nodes)
+	}
+	t.Logf("killed in iteration %d (%d of %d subtrees answered); %d nodes before the last iteration either way", mid.Iteration, mid.Count, mid.Total, got.Exhausted)
+}
+
+// Budgets are the whole state's: a split state over its nodes or its time
+// ends as budget_exceeded with the lower bound the exhausted iterations
+// proved, as an unsplit solve would.
+func TestSplitBudgets(t *testing.T) {
+	e := newEnv(t, fastConfig())
+	sv := solver555(t)
+	for range 2 {
+		e.start(t, worker.Options{Workers: 1, Solve: sv.SolveText, Split: sv.Split, SubtreeNodes: 4096})
+	}
+	states, opt := korfStates(88)
+	byNodes := splitJob(51, 0, states[0])
+	byNodes.MaxNodes = 200_000
+	byTime := splitJob(51, 1, states[0])
+	byTime.TimeoutMS = 300
+	e.publish(t, byNodes)
+	e.publish(t, byTime)
+	spec, _ := puzzle.ParseSpec("sliding:4x4")
+	st, _ := puzzle.Parse(spec, states[0])
+	var h0 int
+	if _, err := sv.Split(spec, func(sp search.Splitter) (err error) { h0, err = sp.Root(st.Cells); return err }); err != nil {
+		t.Fatal(err)
+	}
+	for _, rs := range e.results(t, 2) {
+		r := rs.Results[0]
+		if r.Status != result.StatusBudgetExceeded || r.Optimal || r.Moves != "" || r.LowerBound < h0 || r.LowerBound >= opt[states[0]] {
+			t.Fatalf("seq %d: %+v (h0 %d, optimum %d)", rs.FirstSeq, r, h0, opt[states[0]])
+		}
+		if rs.FirstSeq == 0 && (r.Nodes < 200_000 || r.Nodes > 2*200_000) {
+			t.Fatalf("node budget 200000: %d nodes", r.Nodes)
+		}
+		if rs.FirstSeq == 1 && r.ElapsedMS > 3000 {
+			t.Fatalf("time budget 300 ms: %.0f ms", r.ElapsedMS)
+		}
+		rec := splitRecord(t, e, job.SplitKey(51, rs.FirstSeq), func(r job.SplitRecord) bool { return r.End != "" })
+		if rec.End != job.EndBudget || rec.Lower != r.LowerBound {
+			t.Fatalf("record %+v", rec)
+		}
+	}
+}
+
+// `results cancel` (the cancelled-batches bucket) ends a split search
+// within seconds: its row says so, and no subtree job is left behind.
+func TestSplitCancelled(t *testing.T) {
+	e := newEnv(t, fastConfig())
+	sv := solver555(t)
+	for range 2 {
+		e.start(t, worker.Options{Workers: 1, Solve: sv.SolveText, Split: sv.Split, SubtreeNodes: 4096})
+	}
+	states, _ := korfStates(88)
+	e.publish(t, splitJob(61, 0, states[0]))
+	splitRecord(t, e, job.SplitKey(61, 0), func(r job.SplitRecord) bool { return r.Iteration >= 4 })
+	at := time.Now()
+	if err := queue.CancelBatch(e.ctx, e.js, e.cfg, 61, at); err != nil {
+		t.Fatal(err)
+	}
+	r := e.results(t, 1)[0].Results[0]
+	if took := time.Since(at); r.Status != result.StatusFailed || !strings.Contains(r.Error, "cancelled") || took > 5*time.Second {
+		t.Fatalf("after %v: %+v", took, r)
+	}
+	eventually(t, "no job left", func() bool { return e.streamMsgs(t, queue.JobsStream) == 0 })
+}
+
+// Two split states share the fleet: each keeps at most SubtreeWindow
+// subtree jobs out unanswered, so neither's iteration queues ahead of the
+// other's (without the window, one iteration of these states puts up to
+// hundreds of jobs in the queue), and both end optimal.
+func TestSplitWindowInterleaves(t *testing.T) {
+	e := newEnv(t, fastConfig())
+	sv := solver555(t)
+	const window = 4
+	for range 2 {
+		e.start(t, worker.Options{Workers: 1, Solve: sv.SolveText, Split: sv.Split, SubtreeNodes: 1024, SubtreeWindow: window})
+	}
+	states, opt := korfStates(3, 10)
+	cons, err := queue.EnsureSplitConsumer(e.ctx, e.js, e.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	most := make(chan uint64, 1)
+	go func() {
+		var m uint64
+		defer func() { most <- m }()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			if info, err := cons.Info(e.ctx); err == nil {
+				// Waiting jobs only: acks are asynchronous, so the server
+				// counts answered jobs as held for a moment longer.
+				m = max(m, info.NumPending)
+			}
+		}
+	}()
+	for i, s := range states {
+		e.publish(t, splitJob(71, int64(i), s))
+	}
+	for _, rs := range e.results(t, 2) {
+		checkSplitRow(t, rs.Results[0], opt[rs.Results[0].State], sv)
+	}
+	close(stop)
+	if m := <-most; m == 0 || m > 2*window {
+		t.Fatalf("at most %d subtree jobs waiting at once, want 1 to %d", m, 2*window)
+	}
+}
