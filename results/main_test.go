@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tessera-solver/tessera/internal/result"
+	"github.com/tessera-solver/tessera/internal/testenv"
 
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/natstest"
@@ -197,7 +198,7 @@ func TestRunConsumesResults(t *testing.T) {
 	defer cancel()
 
 	exit := make(chan int, 1)
-	var stderr syncBuffer
+	var stderr testenv.SyncBuffer
 	go func() {
 		exit <- run(ctx, []string{"run", "--database-url=" + u, "--nats-url=" + natsURL, "--fetch-wait=50ms"}, &bytes.Buffer{}, &stderr)
 	}()

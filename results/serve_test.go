@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -10,41 +9,22 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/store"
 	"github.com/tessera-solver/tessera/internal/store/storetest"
+	"github.com/tessera-solver/tessera/internal/testenv"
 )
-
-// syncBuffer is a bytes.Buffer safe to write from the command's goroutine
-// while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 var servingAddr = regexp.MustCompile(`msg=serving addr=(\S+)`)
 
 // startServe runs `results serve` on a free port and returns its base URL,
 // its log and its exit code channel.
-func startServe(t *testing.T, ctx context.Context, dbURL string, args ...string) (string, *syncBuffer, <-chan int) {
+func startServe(t *testing.T, ctx context.Context, dbURL string, args ...string) (string, *testenv.SyncBuffer, <-chan int) {
 	t.Helper()
-	stderr := &syncBuffer{}
+	stderr := &testenv.SyncBuffer{}
 	exit := make(chan int, 1)
 	args = append([]string{"serve", "--database-url=" + dbURL, "--http-addr=127.0.0.1:0"}, args...)
 	go func() {

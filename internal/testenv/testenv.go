@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -134,4 +135,23 @@ func VersionNames(t testing.TB, binary, out string) {
 			t.Errorf("--version lacks %q:\n%s", want, out)
 		}
 	}
+}
+
+// SyncBuffer is a writer that a test may read while a command's goroutines
+// write it (its log, its standard output).
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
