@@ -259,45 +259,41 @@ func replicasCurrent(want int, ci *jetstream.ClusterInfo) error {
 
 // streamInfo asks the running nodes in turn (a dead one refuses at once).
 func (c *Cluster) streamInfo(name string) (*jetstream.StreamInfo, error) {
-	var last error = errors.New("no running node")
-	for _, p := range c.nodes {
-		if !p.Running() {
-			continue
+	return askRunning(c, func(ctx context.Context, js jetstream.JetStream) (*jetstream.StreamInfo, error) {
+		s, err := js.Stream(ctx, name)
+		if err != nil {
+			return nil, err
 		}
-		info, err := withJS(p.URL(), func(ctx context.Context, js jetstream.JetStream) (*jetstream.StreamInfo, error) {
-			s, err := js.Stream(ctx, name)
-			if err != nil {
-				return nil, err
-			}
-			return s.CachedInfo(), nil
-		})
-		if err == nil {
-			return info, nil
-		}
-		last = fmt.Errorf("%s: %w", p.name, err)
-	}
-	return nil, last
+		return s.CachedInfo(), nil
+	})
 }
 
 func (c *Cluster) consumerInfo(stream, durable string) (*jetstream.ConsumerInfo, error) {
+	return askRunning(c, func(ctx context.Context, js jetstream.JetStream) (*jetstream.ConsumerInfo, error) {
+		cons, err := js.Consumer(ctx, stream, durable)
+		if err != nil {
+			return nil, err
+		}
+		return cons.CachedInfo(), nil
+	})
+}
+
+// askRunning asks f of the running nodes in turn and returns the first
+// answer, or the last node's error.
+func askRunning[T any](c *Cluster, f func(context.Context, jetstream.JetStream) (T, error)) (T, error) {
+	var zero T
 	var last error = errors.New("no running node")
 	for _, p := range c.nodes {
 		if !p.Running() {
 			continue
 		}
-		info, err := withJS(p.URL(), func(ctx context.Context, js jetstream.JetStream) (*jetstream.ConsumerInfo, error) {
-			cons, err := js.Consumer(ctx, stream, durable)
-			if err != nil {
-				return nil, err
-			}
-			return cons.CachedInfo(), nil
-		})
+		v, err := withJS(p.URL(), f)
 		if err == nil {
-			return info, nil
+			return v, nil
 		}
 		last = fmt.Errorf("%s: %w", p.name, err)
 	}
-	return nil, last
+	return zero, last
 }
 
 func withJS[T any](url string, f func(context.Context, jetstream.JetStream) (T, error)) (T, error) {
