@@ -1,5 +1,5 @@
 // Package coretest holds what the solving core's tests share: replaying an
-// answer to its goal, and the process's CPU time for benchmarks on a
+// answer to its goal, a parallel search's Korf instances, and the process's CPU time for benchmarks on a
 // shared machine. It imports only the vocabulary and the standard library
 // (internal/archtest checks), so a core package's tests pull in no I/O,
 // server or table code through it.
@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/instances"
 	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/search"
 )
 
 // Check replays moves on a copy of st and says why they do not take it to
@@ -81,4 +83,36 @@ func SlidingSolved(b []uint8) bool {
 		}
 	}
 	return b[len(b)-1] == 0
+}
+
+// ParallelSolver is a 4x4 sliding search that can run one tree on several
+// workers.
+type ParallelSolver interface {
+	Solve(cells []uint8, b search.Budget) (search.Outcome, error)
+	SolveParallel(cells []uint8, b search.Budget, w search.Weight, workers int) (search.Outcome, error)
+}
+
+// ParallelOptimal fails t unless s, on 2 and 3 workers, solves each of
+// Korf's instances ids optimally, with the proved bound and an answer
+// that reaches the goal; it logs the nodes beside the one-worker search's.
+func ParallelOptimal(t *testing.T, s ParallelSolver, ids ...int) {
+	t.Helper()
+	ks := instances.Korf100()
+	for _, id := range ids {
+		k := ks[id-1]
+		seq, err := s.Solve(k.Cells, search.Budget{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, workers := range []int{2, 3} {
+			out, err := s.SolveParallel(k.Cells, search.Budget{}, search.Unweighted, workers)
+			if err != nil {
+				t.Fatalf("#%d, %d workers: %v", k.ID, workers, err)
+			}
+			if len(out.Path) != k.Opt || !out.Optimal || out.LowerBound != k.Opt || !SlidingSolved(SlidePath(4, k.Cells, out.Path)) {
+				t.Fatalf("#%d, %d workers: %d moves (optimum %d), %+v", k.ID, workers, len(out.Path), k.Opt, out)
+			}
+			t.Logf("#%d: %d nodes alone, %d on %d workers", k.ID, seq.Nodes, out.Nodes, workers)
+		}
+	}
 }
