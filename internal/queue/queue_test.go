@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -335,16 +336,21 @@ func TestDeadJobCopy(t *testing.T) {
 	}
 }
 
+// stopAtEnd closes nc and stops s, waiting for it, at t's end.
+func stopAtEnd(t *testing.T, s *server.Server, nc *nats.Conn) {
+	t.Cleanup(func() {
+		nc.Close()
+		s.Shutdown()
+		s.WaitForShutdown()
+	})
+}
+
 func TestStartEmbedded(t *testing.T) {
 	s, nc, err := queue.StartEmbedded(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
-		nc.Close()
-		s.Shutdown()
-		s.WaitForShutdown()
-	}()
+	stopAtEnd(t, s, nc)
 	if s.Addr() != nil {
 		t.Errorf("embedded server listens on %v", s.Addr())
 	}
@@ -367,11 +373,7 @@ func TestStartServerListening(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
-		nc.Close()
-		s.Shutdown()
-		s.WaitForShutdown()
-	}()
+	stopAtEnd(t, s, nc)
 	// Another client reaches it over TCP on the random port.
 	other, err := nats.Connect(s.ClientURL())
 	if err != nil {
