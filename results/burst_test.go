@@ -198,13 +198,14 @@ func seedBurst(t *testing.T, url string, rows int) {
 	}
 }
 
-// waitReady waits for serve's /readyz.
+// waitReady waits up to 30 s for serve's /readyz to answer 200 "ok"
+// (open: no token).
 func waitReady(t *testing.T, base string, stderr *testenv.SyncBuffer) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		code, body := httpGet(t, base+"/readyz")
-		if code == 200 {
+		if code == 200 && body == "ok\n" {
 			return
 		}
 		if time.Now().After(deadline) {

@@ -285,14 +285,7 @@ func TestRunConsumesResults(t *testing.T) {
 		}
 	}
 	cancel()
-	select {
-	case code := <-exit:
-		if code != 0 {
-			t.Errorf("run exited %d:\n%s", code, stderr.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("run did not stop after cancel")
-	}
+	waitExit(t, "run", exit, &stderr)
 	p, _ := st.BatchProgress(context.Background(), id)
 	if p.Done != 5 || p.Solved != 4 || p.BudgetExceeded != 1 {
 		t.Errorf("progress %+v", p)

@@ -47,6 +47,20 @@ func startServe(t *testing.T, ctx context.Context, dbURL string, args ...string)
 	}
 }
 
+// waitExit waits up to 30 s for the command (named what) whose context was
+// cancelled to exit, and fails t unless it exits 0.
+func waitExit(t *testing.T, what string, exit <-chan int, stderr *testenv.SyncBuffer) {
+	t.Helper()
+	select {
+	case code := <-exit:
+		if code != 0 {
+			t.Errorf("%s exited %d:\n%s", what, code, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s did not stop after cancel", what)
+	}
+}
+
 func httpGet(t *testing.T, url string) (int, string) {
 	t.Helper()
 	return httpGetAuth(t, url, "")
@@ -80,17 +94,7 @@ func TestServe(t *testing.T) {
 	defer cancel()
 	base, stderr, exit := startServe(t, ctx, u)
 
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		code, body := httpGet(t, base+"/readyz")
-		if code == 200 && body == "ok\n" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("readyz: %d %q\n%s", code, body, stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitReady(t, base, stderr)
 	// Migrated by serve: the store can create a batch, and the API shows it.
 	st, err := store.Open(ctx, u)
 	if err != nil {
@@ -120,14 +124,7 @@ func TestServe(t *testing.T) {
 	}
 
 	cancel()
-	select {
-	case code := <-exit:
-		if code != 0 {
-			t.Errorf("serve exited %d:\n%s", code, stderr.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not stop after cancel")
-	}
+	waitExit(t, "serve", exit, stderr)
 	if _, err := http.Get(base + "/healthz"); err == nil {
 		t.Errorf("still serving after shutdown")
 	}
@@ -173,17 +170,7 @@ func TestServeToken(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	base, stderr, exit := startServe(t, ctx, u)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		code, body := httpGet(t, base+"/readyz") // open, no token
-		if code == 200 && body == "ok\n" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("readyz: %d %q\n%s", code, body, stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitReady(t, base, stderr) // open, no token
 	for _, path := range []string{"/api/batches", "/metrics", "/", "/api/puzzles/8/distribution"} {
 		if code, _ := httpGet(t, base+path); code != http.StatusUnauthorized {
 			t.Errorf("GET %s without a token: %d, want 401", path, code)
