@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tessera-solver/tessera/internal/job"
-	"github.com/tessera-solver/tessera/internal/store"
 	"github.com/tessera-solver/tessera/internal/store/storetest"
 	"github.com/tessera-solver/tessera/internal/testenv"
 )
@@ -96,18 +94,7 @@ func TestServe(t *testing.T) {
 
 	waitReady(t, base, stderr)
 	// Migrated by serve: the store can create a batch, and the API shows it.
-	st, err := store.Open(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	id, err := st.CreateBatch(ctx, "8", "optimal", 5)
-	if err != nil {
-		t.Fatalf("schema not migrated by serve: %v", err)
-	}
-	if _, err := st.InsertResults(ctx, []job.Results{results(id, 0, 3, 5, -1)}); err != nil {
-		t.Fatal(err)
-	}
+	_, id := storeBatch(t, u, 5, 3, 5, -1)
 	for _, tc := range []struct{ path, want string }{
 		{"/healthz", "ok"},
 		{"/api/batches", `"puzzle":"sliding:3x3"`},
