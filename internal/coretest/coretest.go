@@ -116,3 +116,22 @@ func ParallelOptimal(t *testing.T, s ParallelSolver, ids ...int) {
 		}
 	}
 }
+
+// Pinned fails t unless the n searches that run performs (run(i) returns
+// the i-th one's name and outcome) read as want, line by line: node
+// counts, lengths, bounds and errors recorded once, so a change that
+// alters which nodes a search expands shows even when every answer stays
+// optimal.
+func Pinned(t *testing.T, want []string, n int, run func(i int) (name string, out search.Outcome, err error)) {
+	t.Helper()
+	if n != len(want) {
+		t.Fatalf("%d searches, %d pinned", n, len(want))
+	}
+	for i := range n {
+		name, out, err := run(i)
+		got := fmt.Sprintf("%s: nodes %d moves %d lower %d optimal %v err %v", name, out.Nodes, len(out.Path), out.LowerBound, out.Optimal, err)
+		if got != want[i] {
+			t.Errorf("got  %s\nwant %s", got, want[i])
+		}
+	}
+}
