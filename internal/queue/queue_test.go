@@ -25,6 +25,13 @@ import (
 func setup(t *testing.T, c queue.Config) (context.Context, jetstream.JetStream) {
 	t.Helper()
 	_, nc := natstest.Server(t)
+	return streamsOn(t, nc, c)
+}
+
+// streamsOn ensures c's streams over nc and returns a context of 30 s,
+// cancelled at t's end, and the JetStream client.
+func streamsOn(t *testing.T, nc *nats.Conn, c queue.Config) (context.Context, jetstream.JetStream) {
+	t.Helper()
 	js, err := queue.New(nc)
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +39,7 @@ func setup(t *testing.T, c queue.Config) (context.Context, jetstream.JetStream) 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	if err := queue.EnsureStreams(ctx, js, c); err != nil {
-		t.Fatal(err)
+		t.Fatalf("ensure streams: %v", err)
 	}
 	return ctx, js
 }
@@ -354,15 +361,7 @@ func TestStartEmbedded(t *testing.T) {
 	if s.Addr() != nil {
 		t.Errorf("embedded server listens on %v", s.Addr())
 	}
-	js, err := queue.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := queue.EnsureStreams(ctx, js, queue.DefaultConfig()); err != nil {
-		t.Fatal(err)
-	}
+	ctx, js := streamsOn(t, nc, queue.DefaultConfig())
 	if err := queue.PublishJob(ctx, js, testJob(1, 0, "x")); err != nil {
 		t.Fatal(err)
 	}
