@@ -22,6 +22,10 @@ type leakCase struct {
 	want  string // stderr must show this (proves the path was taken)
 }
 
+// lockedBuffer is testenv.SyncBuffer under the name the table-watch tests
+// use.
+type lockedBuffer = testenv.SyncBuffer
+
 func runLeakCase(t *testing.T, tc leakCase) (stdout, stderr string) {
 	t.Helper()
 	for k, v := range tc.env {

@@ -100,7 +100,7 @@ func TestRunPicksUpTablesBuiltWhileRunning(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var o, e testenv.SyncBuffer
+	var o, e lockedBuffer
 	done := make(chan int, 1)
 	go func() {
 		done <- runContext(ctx, []string{"run", "--nats-url", url, "--workers", "1", "--metrics-addr", "127.0.0.1:0",
@@ -256,7 +256,7 @@ func TestTableWatchPullsFromBucket(t *testing.T) {
 			}
 		}
 	}
-	watch := func(dir, bucket string, log *testenv.SyncBuffer) (*tableWatch, *solve.Live) {
+	watch := func(dir, bucket string, log *lockedBuffer) (*tableWatch, *solve.Live) {
 		l, err := solve.Tables(dir, "auto", false)
 		if err != nil {
 			t.Fatal(err)
@@ -288,7 +288,7 @@ func TestTableWatchPullsFromBucket(t *testing.T) {
 	}
 	// And a corrupt local copy of one good table, which the bucket's
 	// copy replaces once it has been refused.
-	var log testenv.SyncBuffer
+	var log lockedBuffer
 	dir := t.TempDir()
 	good, _ := catalog.LookupSet("15-pdb-555")
 	corruptTable(t, dir, good.Tables[0], 1)
@@ -312,7 +312,7 @@ func TestTableWatchPullsFromBucket(t *testing.T) {
 
 	// The bucket's watch, not the (hour-long) rescan, brings a table put
 	// after the start.
-	var log2 testenv.SyncBuffer
+	var log2 lockedBuffer
 	w2, live2 := watch(t.TempDir(), "tables-b", &log2)
 	if _, err := tablestore.Open(ctx, nc, "tables-b", 1); err != nil { // empty, for the watch
 		t.Fatal(err)
