@@ -193,14 +193,8 @@ func TestLocalFileWithJunk(t *testing.T) {
 		"\xff\xfe 1 2",                 // 8 seq 5: not UTF-8
 		"1 2 3/4 5 6/7 0 8 # one move", // 9 seq 6
 	}, "\n")
-	path := filepath.Join(t.TempDir(), "corpus.txt")
-	if err := os.WriteFile(path, []byte(corpus), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	code, stdout, stderr := runProducer(t, "--local", "-q", "--puzzle", "8", "--file", path, "--database-url", url)
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	path := corpusFile(t, corpus)
+	stdout, stderr := runLocal(t, url, path)
 	for _, no := range []int{5, 6, 7, 8} {
 		if !strings.Contains(stderr, fmt.Sprintf("%s:%d: ", path, no)) {
 			t.Errorf("line %d not reported: %s", no, stderr)
@@ -235,12 +229,30 @@ func TestLocalFileWithJunk(t *testing.T) {
 	}
 }
 
-func TestStrictEnqueuesNothing(t *testing.T) {
-	url := storetest.SchemaURL(t)
+// corpusFile writes corpus to a file of t's and returns its path.
+func corpusFile(t *testing.T, corpus string) string {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "corpus.txt")
-	if err := os.WriteFile(path, []byte("1 2 3/4 5 6/7 8 0\njunk\n"), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(corpus), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return path
+}
+
+// runLocal enqueues the 8-puzzle states of file path with --local into
+// the database at url, and fails t unless the producer exits 0.
+func runLocal(t *testing.T, url, path string) (stdout, stderr string) {
+	t.Helper()
+	code, stdout, stderr := runProducer(t, "--local", "-q", "--puzzle", "8", "--file", path, "--database-url", url)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	return stdout, stderr
+}
+
+func TestStrictEnqueuesNothing(t *testing.T) {
+	url := storetest.SchemaURL(t)
+	path := corpusFile(t, "1 2 3/4 5 6/7 8 0\njunk\n")
 	code, stdout, stderr := runProducer(t, "--strict", "--puzzle", "8", "--file", path, "--database-url", url,
 		"--nats-url", "nats://127.0.0.1:1") // never reached
 	if code != exitError || stdout != "" || !strings.Contains(stderr, path+":2: ") {
@@ -366,14 +378,8 @@ func TestLocalOversizedLines(t *testing.T) {
 		strings.Repeat("7", 3<<20),
 		"1 2 3/4 5 6/7 0 8", // seq 2
 	}, "\n")
-	path := filepath.Join(t.TempDir(), "corpus.txt")
-	if err := os.WriteFile(path, []byte(corpus), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	code, stdout, stderr := runProducer(t, "--local", "-q", "--puzzle", "8", "--file", path, "--database-url", url)
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	path := corpusFile(t, corpus)
+	stdout, stderr := runLocal(t, url, path)
 	if !strings.Contains(stderr, path+":2: ") || !strings.Contains(stderr, "not enqueued") {
 		t.Errorf("line 2 not reported: %s", stderr)
 	}
@@ -390,7 +396,7 @@ func TestLocalOversizedLines(t *testing.T) {
 	if err := os.WriteFile(big, []byte(strings.Join(rows, "/")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr = runProducer(t, "--local", "-q", "--puzzle", "swap:512x512", "--file", big, "--database-url", url)
+	code, stdout, stderr := runProducer(t, "--local", "-q", "--puzzle", "swap:512x512", "--file", big, "--database-url", url)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

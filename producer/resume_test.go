@@ -14,6 +14,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/result"
+	"github.com/tessera-solver/tessera/internal/store"
 	"github.com/tessera-solver/tessera/internal/store/storetest"
 )
 
@@ -84,16 +85,7 @@ func TestResumeFromEnqueuedMark(t *testing.T) {
 	natsURL, nc := natstest.Server(t)
 	st := openStore(t, url)
 	ctx := context.Background()
-	if err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	batch, err := st.CreateBatch(ctx, "8", "optimal", 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.SetBatchSource(ctx, batch, sourceRecord{Random: 1000, Seed: 9}, optionsRecord{Mode: "optimal", Chunk: 100}); err != nil {
-		t.Fatal(err)
-	}
+	batch := randomBatch(t, st)
 	if err := st.SetEnqueued(ctx, batch, 600); err != nil {
 		t.Fatal(err)
 	}
@@ -139,16 +131,7 @@ func TestResumeSumsUpQueuedJobs(t *testing.T) {
 	natsURL, nc := natstest.Server(t)
 	st := openStore(t, url)
 	ctx := context.Background()
-	if err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	batch, err := st.CreateBatch(ctx, "8", "optimal", 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.SetBatchSource(ctx, batch, sourceRecord{Random: 1000, Seed: 9}, optionsRecord{Mode: "optimal", Chunk: 100}); err != nil {
-		t.Fatal(err)
-	}
+	batch := randomBatch(t, st)
 	js, err := queue.New(nc)
 	if err != nil {
 		t.Fatal(err)
@@ -168,4 +151,22 @@ func TestResumeSumsUpQueuedJobs(t *testing.T) {
 	if code != exitOK || !strings.Contains(stderr, want) || strings.Contains(stderr, "a job with this id") {
 		t.Errorf("resume: exit %d\n%s", code, stderr)
 	}
+}
+
+// randomBatch migrates st and records in it a batch of 1000 random 8-puzzle
+// states (seed 9, chunks of 100) that nothing has enqueued yet.
+func randomBatch(t *testing.T, st *store.Store) int64 {
+	t.Helper()
+	ctx := context.Background()
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	batch, err := st.CreateBatch(ctx, "8", "optimal", 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetBatchSource(ctx, batch, sourceRecord{Random: 1000, Seed: 9}, optionsRecord{Mode: "optimal", Chunk: 100}); err != nil {
+		t.Fatal(err)
+	}
+	return batch
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/store"
 	"github.com/tessera-solver/tessera/internal/store/storetest"
+	"github.com/tessera-solver/tessera/internal/testenv"
 )
 
 // A burst of concurrent /api/scrambles requests (issue 29: of 10,000, 282
@@ -46,7 +47,7 @@ func TestServeBurst(t *testing.T) {
 		seedBurst(t, u, 20_000)
 		ctx, cancel := context.WithCancel(context.Background())
 		t.Cleanup(cancel)
-		var stderr *syncBuffer
+		var stderr *testenv.SyncBuffer
 		base, stderr, _ = startServe(t, ctx, u)
 		waitReady(t, base, stderr)
 	}
@@ -197,13 +198,14 @@ func seedBurst(t *testing.T, url string, rows int) {
 	}
 }
 
-// waitReady waits for serve's /readyz.
-func waitReady(t *testing.T, base string, stderr *syncBuffer) {
+// waitReady waits up to 30 s for serve's /readyz to answer 200 "ok"
+// (open: no token).
+func waitReady(t *testing.T, base string, stderr *testenv.SyncBuffer) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		code, body := httpGet(t, base+"/readyz")
-		if code == 200 {
+		if code == 200 && body == "ok\n" {
 			return
 		}
 		if time.Now().After(deadline) {

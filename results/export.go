@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -29,7 +28,7 @@ func exportCmd() *cobra.Command {
 		Long: "CSV has a header row of the solutions columns; JSONL has one object per row\n" +
 			"with the same keys. NULL (moves and length of unsolved rows, absent errors) is\n" +
 			"an empty CSV field or JSON null. --length keeps rows of that solution length\n" +
-			"(solved rows only), --status rows of the given statuses (" + statusList() + ").",
+			"(solved rows only), --status rows of the given statuses (" + result.StatusNames() + ").",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("batch") == cmd.Flags().Changed("puzzle") {
@@ -51,8 +50,8 @@ func exportCmd() *cobra.Command {
 				q.Length = &length
 			}
 			for _, s := range statuses {
-				if !knownStatus(s) {
-					return usagef("--status %q: want one of %s", s, statusList())
+				if !result.Status(s).Valid() {
+					return usagef("--status %q: want one of %s", s, result.StatusNames())
 				}
 				q.Statuses = append(q.Statuses, s)
 			}
@@ -79,24 +78,4 @@ func exportCmd() *cobra.Command {
 	c.Flags().StringVar(&format, "format", "csv", "csv or jsonl")
 	c.Flags().StringVarP(&output, "output", "o", "", "file to write (default stdout)")
 	return keyed(c, dbKeys)
-}
-
-func knownStatus(s string) bool {
-	for _, k := range result.Statuses() {
-		if string(k) == s {
-			return true
-		}
-	}
-	return false
-}
-
-func statusList() string {
-	var b strings.Builder
-	for i, k := range result.Statuses() {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(string(k))
-	}
-	return b.String()
 }

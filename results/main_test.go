@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tessera-solver/tessera/internal/result"
+	"github.com/tessera-solver/tessera/internal/testenv"
 
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/natstest"
@@ -44,6 +45,27 @@ func results(batch, seq int64, lengths ...int) job.Results {
 	return rs
 }
 
+// storeBatch opens the store at url (closed at t's end), creates an
+// 8-puzzle batch of total states and stores rows of the given lengths
+// from seq 0 (as results makes them).
+func storeBatch(t *testing.T, url string, total int64, lengths ...int) (*store.Store, int64) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	id, err := st.CreateBatch(ctx, "8", "optimal", total)
+	if err != nil {
+		t.Fatalf("create batch (is the schema migrated?): %v", err)
+	}
+	if _, err := st.InsertResults(ctx, []job.Results{results(id, 0, lengths...)}); err != nil {
+		t.Fatal(err)
+	}
+	return st, id
+}
+
 // isolate keeps the caller's TESSERA_* settings and ./tessera.yaml out.
 func isolate(t *testing.T) {
 	for _, k := range []string{"TESSERA_DATABASE_URL", "TESSERA_NATS_URL", "TESSERA_CONFIG", "DATABASE_URL",
@@ -65,18 +87,7 @@ func TestCommands(t *testing.T) {
 	if code, _, e := cli(t, ctx, "migrate", db); code != 0 || !strings.Contains(e, "schema at version ") {
 		t.Fatalf("migrate: %d %s", code, e)
 	}
-	st, err := store.Open(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	id, err := st.CreateBatch(ctx, "8", "optimal", 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.InsertResults(ctx, []job.Results{results(id, 0, 2, 4, 4, 6, -1)}); err != nil {
-		t.Fatal(err)
-	}
+	st, id := storeBatch(t, u, 5, 2, 4, 4, 6, -1)
 
 	code, out, e := cli(t, ctx, "dist", "--batch", fmt.Sprint(id), db)
 	if want := "2 1\n4 2\n6 1\ntotal 4\nmean 4.0000\nsd 1.6330\nci95 2.3997 5.6003\nmax 6\n"; code != 0 || out != want {
@@ -197,7 +208,7 @@ func TestRunConsumesResults(t *testing.T) {
 	defer cancel()
 
 	exit := make(chan int, 1)
-	var stderr syncBuffer
+	var stderr testenv.SyncBuffer
 	go func() {
 		exit <- run(ctx, []string{"run", "--database-url=" + u, "--nats-url=" + natsURL, "--fetch-wait=50ms"}, &bytes.Buffer{}, &stderr)
 	}()
@@ -284,14 +295,7 @@ func TestRunConsumesResults(t *testing.T) {
 		}
 	}
 	cancel()
-	select {
-	case code := <-exit:
-		if code != 0 {
-			t.Errorf("run exited %d:\n%s", code, stderr.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("run did not stop after cancel")
-	}
+	waitExit(t, "run", exit, &stderr)
 	p, _ := st.BatchProgress(context.Background(), id)
 	if p.Done != 5 || p.Solved != 4 || p.BudgetExceeded != 1 {
 		t.Errorf("progress %+v", p)

@@ -101,7 +101,7 @@ func TestNoSecretsInOutput(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			o, e := &syncBuffer{}, &syncBuffer{}
+			o, e := &testenv.SyncBuffer{}, &testenv.SyncBuffer{}
 			done := make(chan int, 1)
 			go func() { done <- run(ctx, tc.args, o, e) }()
 			if tc.until != "" {

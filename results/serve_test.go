@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -10,41 +9,20 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/tessera-solver/tessera/internal/job"
-	"github.com/tessera-solver/tessera/internal/store"
 	"github.com/tessera-solver/tessera/internal/store/storetest"
+	"github.com/tessera-solver/tessera/internal/testenv"
 )
-
-// syncBuffer is a bytes.Buffer safe to write from the command's goroutine
-// while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 var servingAddr = regexp.MustCompile(`msg=serving addr=(\S+)`)
 
 // startServe runs `results serve` on a free port and returns its base URL,
 // its log and its exit code channel.
-func startServe(t *testing.T, ctx context.Context, dbURL string, args ...string) (string, *syncBuffer, <-chan int) {
+func startServe(t *testing.T, ctx context.Context, dbURL string, args ...string) (string, *testenv.SyncBuffer, <-chan int) {
 	t.Helper()
-	stderr := &syncBuffer{}
+	stderr := &testenv.SyncBuffer{}
 	exit := make(chan int, 1)
 	args = append([]string{"serve", "--database-url=" + dbURL, "--http-addr=127.0.0.1:0"}, args...)
 	go func() {
@@ -64,6 +42,20 @@ func startServe(t *testing.T, ctx context.Context, dbURL string, args ...string)
 			t.Fatalf("serve did not start:\n%s", stderr.String())
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// waitExit waits up to 30 s for the command (named what) whose context was
+// cancelled to exit, and fails t unless it exits 0.
+func waitExit(t *testing.T, what string, exit <-chan int, stderr *testenv.SyncBuffer) {
+	t.Helper()
+	select {
+	case code := <-exit:
+		if code != 0 {
+			t.Errorf("%s exited %d:\n%s", what, code, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s did not stop after cancel", what)
 	}
 }
 
@@ -100,30 +92,9 @@ func TestServe(t *testing.T) {
 	defer cancel()
 	base, stderr, exit := startServe(t, ctx, u)
 
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		code, body := httpGet(t, base+"/readyz")
-		if code == 200 && body == "ok\n" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("readyz: %d %q\n%s", code, body, stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitReady(t, base, stderr)
 	// Migrated by serve: the store can create a batch, and the API shows it.
-	st, err := store.Open(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	id, err := st.CreateBatch(ctx, "8", "optimal", 5)
-	if err != nil {
-		t.Fatalf("schema not migrated by serve: %v", err)
-	}
-	if _, err := st.InsertResults(ctx, []job.Results{results(id, 0, 3, 5, -1)}); err != nil {
-		t.Fatal(err)
-	}
+	_, id := storeBatch(t, u, 5, 3, 5, -1)
 	for _, tc := range []struct{ path, want string }{
 		{"/healthz", "ok"},
 		{"/api/batches", `"puzzle":"sliding:3x3"`},
@@ -140,14 +111,7 @@ func TestServe(t *testing.T) {
 	}
 
 	cancel()
-	select {
-	case code := <-exit:
-		if code != 0 {
-			t.Errorf("serve exited %d:\n%s", code, stderr.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not stop after cancel")
-	}
+	waitExit(t, "serve", exit, stderr)
 	if _, err := http.Get(base + "/healthz"); err == nil {
 		t.Errorf("still serving after shutdown")
 	}
@@ -193,17 +157,7 @@ func TestServeToken(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	base, stderr, exit := startServe(t, ctx, u)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		code, body := httpGet(t, base+"/readyz") // open, no token
-		if code == 200 && body == "ok\n" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("readyz: %d %q\n%s", code, body, stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitReady(t, base, stderr) // open, no token
 	for _, path := range []string{"/api/batches", "/metrics", "/", "/api/puzzles/8/distribution"} {
 		if code, _ := httpGet(t, base+path); code != http.StatusUnauthorized {
 			t.Errorf("GET %s without a token: %d, want 401", path, code)

@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/solve"
+	"github.com/tessera-solver/tessera/internal/testenv"
 )
 
 // The daemon solves a job published on a real (in-process) JetStream,
@@ -129,24 +129,6 @@ func TestQueueApply(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log destination read while the daemon writes it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // On a real three-node cluster: `queue apply --nats-replicas 3` raises the
 // streams and says so, and a `solverd run` left at the default of one
 // replica keeps them at three, with one warning.
@@ -167,7 +149,7 @@ func TestRunKeepsAppliedReplicas(t *testing.T) {
 	cfg := config.Default()
 	cfg.NATS.URL = cl.URLs()
 	cfg.Solver.Workers = 1
-	var logs syncBuffer
+	var logs testenv.SyncBuffer
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)

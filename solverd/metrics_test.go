@@ -25,7 +25,7 @@ func TestRunServesMetrics(t *testing.T) {
 	t.Setenv("TESSERA_SOLVER_METRICS_TOKEN", testenv.HTTPToken)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var o, e lockedBuffer
+	var o, e testenv.SyncBuffer
 	done := make(chan int, 1)
 	go func() {
 		done <- runContext(ctx, []string{"run", "--nats-url", url, "--workers", "1", "--metrics-addr", "127.0.0.1:0", "--tables", "none"},

@@ -40,23 +40,19 @@ func queueStatusCmd() *cobra.Command {
 			"a minute apart). --json prints the same as one JSON object (docs/ARCHITECTURE.md lists the fields).",
 		Args: nArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			ctx, cfg, conn, err := queueConn(c)
-			if err != nil {
-				return err
-			}
-			defer conn.Close()
-			js := conn.JS
-			st, err := queue.CollectStatus(ctx, js, tablesBucketOf(cfg))
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				enc := json.NewEncoder(c.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(st)
-			}
-			printStatus(c.OutOrStdout(), st)
-			return nil
+			return withQueue(c, func(ctx context.Context, cfg config.Config, conn *cmdkit.Conn) error {
+				st, err := queue.CollectStatus(ctx, conn.JS, tablesBucketOf(cfg))
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					enc := json.NewEncoder(c.OutOrStdout())
+					enc.SetIndent("", "  ")
+					return enc.Encode(st)
+				}
+				printStatus(c.OutOrStdout(), st)
+				return nil
+			})
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object instead of tables")
@@ -144,55 +140,54 @@ func queueApplyCmd() *cobra.Command {
 			"changes, and waits until the new replicas are current.",
 		Args: nArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			ctx, cfg, conn, err := queueConn(c)
-			if err != nil {
-				return err
-			}
-			defer conn.Close()
-			js, qc := conn.JS, conn.Queue
-			if err := queue.EnsureStreams(ctx, js, qc); err != nil {
-				return fmt.Errorf("ensure streams: %w", err)
-			}
-			if err := queue.ApplyJobsConsumers(ctx, js, qc); err != nil {
-				return err
-			}
-			if err := queue.EnsureCancelledBucket(ctx, js, qc); err != nil {
-				return err
-			}
-			changed, err := queue.ApplyReplicas(ctx, js, qc, tablesBucketOf(cfg))
-			for _, l := range changed {
-				fmt.Fprintln(c.OutOrStdout(), l)
-			}
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(c.OutOrStdout(), "replicas: %d for every stream, consumer and bucket\n", qc.Replicas)
-			for _, lane := range []job.Lane{job.LaneQuick, job.LaneHeavy} {
-				fmt.Fprintf(c.OutOrStdout(), "consumer %s: max_deliver %d, ack wait %v, backoff %v\n",
-					queue.ConsumerOf(lane), qc.MaxDeliver, qc.AckWait, qc.BackOff)
-			}
-			return nil
+			return withQueue(c, func(ctx context.Context, cfg config.Config, conn *cmdkit.Conn) error {
+				js, qc := conn.JS, conn.Queue
+				if err := queue.EnsureStreams(ctx, js, qc); err != nil {
+					return fmt.Errorf("ensure streams: %w", err)
+				}
+				if err := queue.ApplyJobsConsumers(ctx, js, qc); err != nil {
+					return err
+				}
+				if err := queue.EnsureCancelledBucket(ctx, js, qc); err != nil {
+					return err
+				}
+				changed, err := queue.ApplyReplicas(ctx, js, qc, tablesBucketOf(cfg))
+				for _, l := range changed {
+					fmt.Fprintln(c.OutOrStdout(), l)
+				}
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(c.OutOrStdout(), "replicas: %d for every stream, consumer and bucket\n", qc.Replicas)
+				for _, lane := range []job.Lane{job.LaneQuick, job.LaneHeavy} {
+					fmt.Fprintf(c.OutOrStdout(), "consumer %s: max_deliver %d, ack wait %v, backoff %v\n",
+						queue.ConsumerOf(lane), qc.MaxDeliver, qc.AckWait, qc.BackOff)
+				}
+				return nil
+			})
 		},
 	}
 	natsKeys.Bind(c.Flags())
 	return c
 }
 
-// queueConn loads the keys of a `solverd queue` command and connects.
-func queueConn(c *cobra.Command) (context.Context, config.Config, *cmdkit.Conn, error) {
+// withQueue loads the keys of a `solverd queue` command, connects, runs
+// f and closes the connection.
+func withQueue(c *cobra.Command, f func(context.Context, config.Config, *cmdkit.Conn) error) error {
 	cfg, err := natsKeys.Load(c.Flags())
 	if err != nil {
-		return nil, cfg, nil, usageError{Err: err}
+		return usageError{Err: err}
 	}
 	conn, err := cmdkit.Connect(cfg.NATS, "tessera-solverd-queue")
 	if err != nil {
-		return nil, cfg, nil, err
+		return err
 	}
+	defer conn.Close()
 	ctx := c.Context()
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	return ctx, cfg, conn, nil
+	return f(ctx, cfg, conn)
 }
 
 // natsKeys are the config keys of `solverd queue apply` and `status`.

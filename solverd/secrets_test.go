@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,23 +22,9 @@ type leakCase struct {
 	want  string // stderr must show this (proves the path was taken)
 }
 
-// lockedBuffer is a writer safe to read while the command writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+// lockedBuffer is testenv.SyncBuffer under the name the table-watch tests
+// use.
+type lockedBuffer = testenv.SyncBuffer
 
 func runLeakCase(t *testing.T, tc leakCase) (stdout, stderr string) {
 	t.Helper()
@@ -48,7 +33,7 @@ func runLeakCase(t *testing.T, tc leakCase) (stdout, stderr string) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var o, e lockedBuffer
+	var o, e testenv.SyncBuffer
 	done := make(chan int, 1)
 	go func() { done <- runContext(ctx, tc.args, strings.NewReader(""), &o, &e) }()
 	if tc.until != "" {

@@ -1,6 +1,11 @@
 package backoff
 
-import "fmt"
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+)
 
 // RefusedTries is how many errors in a row that a Refusals' Refused
 // reports it tolerates: more than one, since a server reloading its
@@ -32,3 +37,16 @@ func (r *Refusals) Check(err error) error {
 
 // Exhausted reports whether the last Check gave up.
 func (r *Refusals) Exhausted() bool { return r.n >= RefusedTries }
+
+// Untrusted reports whether err says the client cannot verify the
+// server's certificate (unknown authority, invalid, wrong host name): a
+// refusal for every client's Refused, since waiting does not fix it.
+func Untrusted(err error) bool {
+	var (
+		unknownCA x509.UnknownAuthorityError
+		invalid   x509.CertificateInvalidError
+		host      x509.HostnameError
+		verify    *tls.CertificateVerificationError
+	)
+	return errors.As(err, &unknownCA) || errors.As(err, &invalid) || errors.As(err, &host) || errors.As(err, &verify)
+}

@@ -1,5 +1,5 @@
 // Package coretest holds what the solving core's tests share: replaying an
-// answer to its goal, and the process's CPU time for benchmarks on a
+// answer to its goal, a parallel search's Korf instances, and the process's CPU time for benchmarks on a
 // shared machine. It imports only the vocabulary and the standard library
 // (internal/archtest checks), so a core package's tests pull in no I/O,
 // server or table code through it.
@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/instances"
 	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/search"
 )
 
 // Check replays moves on a copy of st and says why they do not take it to
@@ -81,4 +83,55 @@ func SlidingSolved(b []uint8) bool {
 		}
 	}
 	return b[len(b)-1] == 0
+}
+
+// ParallelSolver is a 4x4 sliding search that can run one tree on several
+// workers.
+type ParallelSolver interface {
+	Solve(cells []uint8, b search.Budget) (search.Outcome, error)
+	SolveParallel(cells []uint8, b search.Budget, w search.Weight, workers int) (search.Outcome, error)
+}
+
+// ParallelOptimal fails t unless s, on 2 and 3 workers, solves each of
+// Korf's instances ids optimally, with the proved bound and an answer
+// that reaches the goal; it logs the nodes beside the one-worker search's.
+func ParallelOptimal(t *testing.T, s ParallelSolver, ids ...int) {
+	t.Helper()
+	ks := instances.Korf100()
+	for _, id := range ids {
+		k := ks[id-1]
+		seq, err := s.Solve(k.Cells, search.Budget{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, workers := range []int{2, 3} {
+			out, err := s.SolveParallel(k.Cells, search.Budget{}, search.Unweighted, workers)
+			if err != nil {
+				t.Fatalf("#%d, %d workers: %v", k.ID, workers, err)
+			}
+			if len(out.Path) != k.Opt || !out.Optimal || out.LowerBound != k.Opt || !SlidingSolved(SlidePath(4, k.Cells, out.Path)) {
+				t.Fatalf("#%d, %d workers: %d moves (optimum %d), %+v", k.ID, workers, len(out.Path), k.Opt, out)
+			}
+			t.Logf("#%d: %d nodes alone, %d on %d workers", k.ID, seq.Nodes, out.Nodes, workers)
+		}
+	}
+}
+
+// Pinned fails t unless the n searches that run performs (run(i) returns
+// the i-th one's name and outcome) read as want, line by line: node
+// counts, lengths, bounds and errors recorded once, so a change that
+// alters which nodes a search expands shows even when every answer stays
+// optimal.
+func Pinned(t *testing.T, want []string, n int, run func(i int) (name string, out search.Outcome, err error)) {
+	t.Helper()
+	if n != len(want) {
+		t.Fatalf("%d searches, %d pinned", n, len(want))
+	}
+	for i := range n {
+		name, out, err := run(i)
+		got := fmt.Sprintf("%s: nodes %d moves %d lower %d optimal %v err %v", name, out.Nodes, len(out.Path), out.LowerBound, out.Optimal, err)
+		if got != want[i] {
+			t.Errorf("got  %s\nwant %s", got, want[i])
+		}
+	}
 }

@@ -17,6 +17,30 @@ import (
 // test is skipped, unless CI=true or TESSERA_BROWSER_TESTS=1 asks for
 // browser tests and we run as root with apt-get: then it is installed
 // (apt-get install -y chromium), once, and a failed install fails the test.
+// browser starts the Chromium at exe for t, stopped at its end, and
+// returns a context of it whose deadline, timeout from now, bounds the
+// test's steps.
+func browser(t *testing.T, exe string, timeout time.Duration) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe),
+		chromedp.WindowSize(1280, 900), chromedp.Flag("disable-dev-shm-usage", true))
+	if os.Geteuid() == 0 {
+		opts = append(opts, chromedp.NoSandbox) // Chromium refuses to sandbox as root
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancelAlloc)
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	t.Cleanup(cancelBrowser)
+	// The first Run starts the browser, which lives as long as bctx; the
+	// deadline bounds each step instead.
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatalf("start %s: %v", exe, err)
+	}
+	ctx, cancel := context.WithTimeout(bctx, timeout)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 func chromium(t *testing.T) string {
 	t.Helper()
 	if p, err := exec.LookPath("chromium"); err == nil {
@@ -91,22 +115,7 @@ func TestPageInBrowser(t *testing.T) {
 	t.Parallel()
 	f := newStatusFixture(t)
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe),
-		chromedp.WindowSize(1280, 900), chromedp.Flag("disable-dev-shm-usage", true))
-	if os.Geteuid() == 0 {
-		opts = append(opts, chromedp.NoSandbox) // Chromium refuses to sandbox as root
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
-	// The first Run starts the browser, which lives as long as bctx; the
-	// deadline bounds each step instead.
-	if err := chromedp.Do(bctx); err != nil {
-		t.Fatalf("start %s: %v", exe, err)
-	}
-	ctx, cancel := context.WithTimeout(bctx, 20*time.Second)
-	defer cancel()
+	ctx := browser(t, exe, 20*time.Second)
 
 	if err := chromedp.Do(ctx, chromedp.Navigate(f.srv.URL+"/"),
 		chromedp.WaitVisible(chromedp.CSS(`section[data-puzzle="sliding:3x3"] svg`))); err != nil {

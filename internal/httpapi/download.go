@@ -69,8 +69,8 @@ func (s *server) downloadRows(w http.ResponseWriter, r *http.Request) {
 	q := store.ExportQuery{}
 	if v := r.URL.Query().Get("status"); v != "" {
 		for _, st := range strings.Split(v, ",") {
-			if !knownStatus(st) {
-				badRequest(w, paramError{"status", fmt.Errorf("%q: want one of %s", st, statusNames())})
+			if !result.Status(st).Valid() {
+				badRequest(w, paramError{"status", fmt.Errorf("%q: want one of %s", st, result.StatusNames())})
 				return
 			}
 			q.Statuses = append(q.Statuses, st)
@@ -171,21 +171,4 @@ func optInt(p *int64) string {
 		return ""
 	}
 	return strconv.FormatInt(*p, 10)
-}
-
-func knownStatus(s string) bool {
-	for _, k := range result.Statuses() {
-		if string(k) == s {
-			return true
-		}
-	}
-	return false
-}
-
-func statusNames() string {
-	var names []string
-	for _, k := range result.Statuses() {
-		names = append(names, string(k))
-	}
-	return strings.Join(names, ", ")
 }

@@ -170,18 +170,14 @@ func (s *server) batches(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, err)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), queryTimeout)
-	defer cancel()
-	bs, err := s.st.FindBatches(ctx, f, limit)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	out := BatchList{Batches: make([]BatchView, len(bs))}
-	for i, b := range bs {
-		out.Batches[i] = view(b)
-	}
-	writeJSON(w, http.StatusOK, out)
+	queryJSON(s, w, r, func(ctx context.Context) ([]store.Batch, error) { return s.st.FindBatches(ctx, f, limit) },
+		func(bs []store.Batch) any {
+			out := BatchList{Batches: make([]BatchView, len(bs))}
+			for i, b := range bs {
+				out.Batches[i] = view(b)
+			}
+			return out
+		})
 }
 
 func (s *server) batch(w http.ResponseWriter, r *http.Request) {
@@ -190,14 +186,8 @@ func (s *server) batch(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, err)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), queryTimeout)
-	defer cancel()
-	b, err := s.st.BatchProgress(ctx, id)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, view(b))
+	queryJSON(s, w, r, func(ctx context.Context) (store.Batch, error) { return s.st.BatchProgress(ctx, id) },
+		func(b store.Batch) any { return view(b) })
 }
 
 // BatchDistribution is the body of /api/batches/{id}/distribution.
@@ -218,14 +208,8 @@ func (s *server) batchDistribution(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, err)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), queryTimeout)
-	defer cancel()
-	d, err := s.st.BatchDistribution(ctx, id)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, BatchDistribution{BatchID: id, Distribution: nonNil(d)})
+	queryJSON(s, w, r, func(ctx context.Context) (store.Distribution, error) { return s.st.BatchDistribution(ctx, id) },
+		func(d store.Distribution) any { return BatchDistribution{BatchID: id, Distribution: nonNil(d)} })
 }
 
 func (s *server) puzzleDistribution(w http.ResponseWriter, r *http.Request) {
@@ -234,14 +218,22 @@ func (s *server) puzzleDistribution(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, paramError{"puzzle", err})
 		return
 	}
+	p := spec.String()
+	queryJSON(s, w, r, func(ctx context.Context) (store.Distribution, error) { return s.st.PuzzleDistribution(ctx, p) },
+		func(d store.Distribution) any { return PuzzleDistribution{Puzzle: p, Distribution: nonNil(d)} })
+}
+
+// queryJSON answers r with body(v), v what query returns within
+// queryTimeout; a query that fails is answered by s.fail.
+func queryJSON[T any](s *server, w http.ResponseWriter, r *http.Request, query func(context.Context) (T, error), body func(T) any) {
 	ctx, cancel := context.WithTimeout(r.Context(), queryTimeout)
 	defer cancel()
-	d, err := s.st.PuzzleDistribution(ctx, spec.String())
+	v, err := query(ctx)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, PuzzleDistribution{Puzzle: spec.String(), Distribution: nonNil(d)})
+	writeJSON(w, http.StatusOK, body(v))
 }
 
 // nonNil makes an empty histogram's counts [] rather than null.

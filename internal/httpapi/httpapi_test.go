@@ -572,25 +572,32 @@ func getAs(t *testing.T, srv *httptest.Server, token, path string, wantCode int,
 	}
 }
 
+// storeScrambles stores in st a batch of 8-puzzle states "s0", "s1", ...
+// solved optimally in 4 moves, the i-th after nodes[i] nodes.
+func storeScrambles(t *testing.T, st *store.Store, nodes ...int64) {
+	t.Helper()
+	ctx := context.Background()
+	id, err := st.CreateBatch(ctx, "8", "optimal", int64(len(nodes)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := job.Results{V: job.Version, JobID: fmt.Sprintf("%d-0", id), BatchID: id, Puzzle: "sliding:3x3"}
+	for i, n := range nodes {
+		rs.Results = append(rs.Results, result.Result{Puzzle: "sliding:3x3", State: fmt.Sprint("s", i), Status: result.StatusSolved,
+			Length: 4, Optimal: true, Moves: "U U L L", Nodes: n})
+	}
+	if _, err := st.InsertResults(ctx, []job.Results{rs}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // The scrambles contract for generation backends: count, a client key that
 // never gets a state twice, a cursor, and what is missing with the command
 // that generates it.
 func TestScramblesForClients(t *testing.T) {
 	t.Parallel()
 	st := storetest.NewStore(t)
-	ctx := context.Background()
-	id, err := st.CreateBatch(ctx, "8", "optimal", 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs := job.Results{V: job.Version, JobID: fmt.Sprintf("%d-0", id), BatchID: id, Puzzle: "sliding:3x3"}
-	for i := range 3 {
-		rs.Results = append(rs.Results, result.Result{Puzzle: "sliding:3x3", State: fmt.Sprint("s", i), Status: result.StatusSolved,
-			Length: 4, Optimal: true, Moves: "U U L L", Nodes: int64(10 * (i + 1))})
-	}
-	if _, err := st.InsertResults(ctx, []job.Results{rs}); err != nil {
-		t.Fatal(err)
-	}
+	storeScrambles(t, st, 10, 20, 30)
 	srv := writerServer(t, st)
 	get := func(q string) httpapi.Scrambles {
 		t.Helper()
@@ -631,19 +638,7 @@ func TestScramblesForClients(t *testing.T) {
 func TestScramblesAccess(t *testing.T) {
 	t.Parallel()
 	st := storetest.NewStore(t)
-	ctx := context.Background()
-	id, err := st.CreateBatch(ctx, "8", "optimal", 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs := job.Results{V: job.Version, JobID: fmt.Sprintf("%d-0", id), BatchID: id, Puzzle: "sliding:3x3"}
-	for i := range 4 {
-		rs.Results = append(rs.Results, result.Result{Puzzle: "sliding:3x3", State: fmt.Sprint("s", i), Status: result.StatusSolved,
-			Length: 4, Optimal: true, Moves: "U U L L"})
-	}
-	if _, err := st.InsertResults(ctx, []job.Results{rs}); err != nil {
-		t.Fatal(err)
-	}
+	storeScrambles(t, st, 0, 0, 0, 0)
 	srv := writerServer(t, st, httpapi.WithClientCap(3))
 	var e apiError
 	getAs(t, srv, reader, "/api/scrambles?puzzle=8&length=4&count=4&client=k", 403, &e)

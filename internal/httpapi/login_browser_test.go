@@ -40,20 +40,7 @@ func TestLoginInBrowser(t *testing.T) {
 	srv := httptest.NewServer(httpauth.NewGuard(token, nil, "/healthz").Wrap(httpapi.New(f.st, nil)))
 	t.Cleanup(srv.Close)
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe),
-		chromedp.WindowSize(1280, 900), chromedp.Flag("disable-dev-shm-usage", true))
-	if os.Geteuid() == 0 {
-		opts = append(opts, chromedp.NoSandbox)
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
-	if err := chromedp.Do(bctx); err != nil {
-		t.Fatalf("start %s: %v", exe, err)
-	}
-	ctx, cancel := context.WithTimeout(bctx, 40*time.Second)
-	defer cancel()
+	ctx := browser(t, exe, 40*time.Second)
 	eval := func(js string) string {
 		t.Helper()
 		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))

@@ -381,8 +381,8 @@ func (s *server) pageRows(ctx context.Context, r *http.Request, batch int64) (*p
 	status := r.URL.Query().Get("status")
 	var statuses []string
 	if status != "" {
-		if !knownStatus(status) {
-			return nil, paramError{"status", fmt.Errorf("%q: want one of %s", status, statusNames())}
+		if !result.Status(status).Valid() {
+			return nil, paramError{"status", fmt.Errorf("%q: want one of %s", status, result.StatusNames())}
 		}
 		statuses = []string{status}
 	}

@@ -81,17 +81,12 @@ func TestNodesPinned(t *testing.T) {
 		"5x5 wd55 2: nodes 69 moves 10 lower 10 optimal true err <nil>",
 		"5x5 wd55 budget 0: nodes 5000 moves 0 lower 15 optimal false err budget exceeded",
 	}
-	if len(runs) != len(want) {
-		t.Fatalf("%d searches, %d pinned", len(runs), len(want))
-	}
-	for i, r := range runs {
+	coretest.Pinned(t, want, len(runs), func(i int) (string, search.Outcome, error) {
+		r := runs[i]
 		out, err := r.s.Solve(r.cells, r.b)
-		got := fmt.Sprintf("%s: nodes %d moves %d lower %d optimal %v err %v", r.name, out.Nodes, len(out.Path), out.LowerBound, out.Optimal, err)
-		if got != want[i] {
-			t.Errorf("got  %s\nwant %s", got, want[i])
-		}
 		if err == nil {
 			coretest.Replay(t, puzzle.State{Spec: r.sp, Cells: r.cells}, r.s.Moves(out.Path))
 		}
-	}
+		return r.name, out, err
+	})
 }

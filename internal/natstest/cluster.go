@@ -195,67 +195,70 @@ func (c *Cluster) metaReady() error {
 // 30 s for a leader (after a kill, a new one is elected in seconds).
 func (c *Cluster) StreamLeader(t testing.TB, name string) int {
 	t.Helper()
-	var last error
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	i := -1
+	poll(t, 30*time.Second, "stream "+name+": no leader", func() error {
 		info, err := c.streamInfo(name)
-		if err == nil && info.Cluster != nil && info.Cluster.Leader != "" {
-			if i := c.Index(info.Cluster.Leader); i >= 0 && c.nodes[i].Running() {
-				return i
-			}
-			err = fmt.Errorf("leader %q is not a running node", info.Cluster.Leader)
-		} else if err == nil {
-			err = errors.New("no leader")
+		if err != nil {
+			return err
 		}
-		last = err
-		if time.Now().After(deadline) {
-			t.Fatalf("natstest: stream %s: no leader after 30s: %v", name, last)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		i, err = c.runningLeader(info.Cluster)
+		return err
+	})
+	return i
 }
 
 // ConsumerLeader is the index of the node leading consumer durable of
 // stream, waiting up to 30 s for a leader.
 func (c *Cluster) ConsumerLeader(t testing.TB, stream, durable string) int {
 	t.Helper()
-	var last error
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	i := -1
+	poll(t, 30*time.Second, "consumer "+stream+"/"+durable+": no leader", func() error {
 		info, err := c.consumerInfo(stream, durable)
-		if err == nil && info.Cluster != nil && info.Cluster.Leader != "" {
-			if i := c.Index(info.Cluster.Leader); i >= 0 && c.nodes[i].Running() {
-				return i
-			}
-			err = fmt.Errorf("leader %q is not a running node", info.Cluster.Leader)
-		} else if err == nil {
-			err = errors.New("no leader")
+		if err != nil {
+			return err
 		}
-		last = err
-		if time.Now().After(deadline) {
-			t.Fatalf("natstest: consumer %s/%s: no leader after 30s: %v", stream, durable, last)
-		}
-		time.Sleep(100 * time.Millisecond)
+		i, err = c.runningLeader(info.Cluster)
+		return err
+	})
+	return i
+}
+
+// runningLeader is the index of ci's leader, if it is a running node.
+func (c *Cluster) runningLeader(ci *jetstream.ClusterInfo) (int, error) {
+	if ci == nil || ci.Leader == "" {
+		return -1, errors.New("no leader")
 	}
+	if i := c.Index(ci.Leader); i >= 0 && c.nodes[i].Running() {
+		return i, nil
+	}
+	return -1, fmt.Errorf("leader %q is not a running node", ci.Leader)
 }
 
 // WaitStreamCurrent waits (up to within) until stream name has a leader
 // and all its replicas are current and online, e.g. after a Restart.
 func (c *Cluster) WaitStreamCurrent(t testing.TB, name string, within time.Duration) {
 	t.Helper()
-	var last error
+	poll(t, within, "stream "+name+" not current", func() error {
+		info, err := c.streamInfo(name)
+		if err != nil {
+			return err
+		}
+		return replicasCurrent(info.Config.Replicas, info.Cluster)
+	})
+}
+
+// poll calls f every 100 ms until it succeeds; after within, t fails
+// saying what did not happen and f's last error.
+func poll(t testing.TB, within time.Duration, what string, f func() error) {
+	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
-		info, err := c.streamInfo(name)
-		if err == nil {
-			err = replicasCurrent(info.Config.Replicas, info.Cluster)
-		}
+		err := f()
 		if err == nil {
 			return
 		}
-		last = err
 		if time.Now().After(deadline) {
-			t.Fatalf("natstest: stream %s not current after %v: %v", name, within, last)
+			t.Fatalf("natstest: %s after %v: %v", what, within, err)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -281,45 +284,41 @@ func replicasCurrent(want int, ci *jetstream.ClusterInfo) error {
 
 // streamInfo asks the running nodes in turn (a dead one refuses at once).
 func (c *Cluster) streamInfo(name string) (*jetstream.StreamInfo, error) {
-	var last error = errors.New("no running node")
-	for _, p := range c.nodes {
-		if !p.Running() {
-			continue
+	return askRunning(c, func(ctx context.Context, js jetstream.JetStream) (*jetstream.StreamInfo, error) {
+		s, err := js.Stream(ctx, name)
+		if err != nil {
+			return nil, err
 		}
-		info, err := withJS(p.URL(), func(ctx context.Context, js jetstream.JetStream) (*jetstream.StreamInfo, error) {
-			s, err := js.Stream(ctx, name)
-			if err != nil {
-				return nil, err
-			}
-			return s.CachedInfo(), nil
-		})
-		if err == nil {
-			return info, nil
-		}
-		last = fmt.Errorf("%s: %w", p.name, err)
-	}
-	return nil, last
+		return s.CachedInfo(), nil
+	})
 }
 
 func (c *Cluster) consumerInfo(stream, durable string) (*jetstream.ConsumerInfo, error) {
+	return askRunning(c, func(ctx context.Context, js jetstream.JetStream) (*jetstream.ConsumerInfo, error) {
+		cons, err := js.Consumer(ctx, stream, durable)
+		if err != nil {
+			return nil, err
+		}
+		return cons.CachedInfo(), nil
+	})
+}
+
+// askRunning asks f of the running nodes in turn and returns the first
+// answer, or the last node's error.
+func askRunning[T any](c *Cluster, f func(context.Context, jetstream.JetStream) (T, error)) (T, error) {
+	var zero T
 	var last error = errors.New("no running node")
 	for _, p := range c.nodes {
 		if !p.Running() {
 			continue
 		}
-		info, err := withJS(p.URL(), func(ctx context.Context, js jetstream.JetStream) (*jetstream.ConsumerInfo, error) {
-			cons, err := js.Consumer(ctx, stream, durable)
-			if err != nil {
-				return nil, err
-			}
-			return cons.CachedInfo(), nil
-		})
+		v, err := withJS(p.URL(), f)
 		if err == nil {
-			return info, nil
+			return v, nil
 		}
 		last = fmt.Errorf("%s: %w", p.name, err)
 	}
-	return nil, last
+	return zero, last
 }
 
 func withJS[T any](url string, f func(context.Context, jetstream.JetStream) (T, error)) (T, error) {

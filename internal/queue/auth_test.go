@@ -1,12 +1,10 @@
 package queue_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nats-server/v2/server"
@@ -39,15 +37,7 @@ func connectOK(t *testing.T, url string, auth queue.Auth, jetStream bool) {
 		}
 		return
 	}
-	js, err := queue.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := queue.EnsureStreams(ctx, js, queue.DefaultConfig()); err != nil {
-		t.Fatalf("streams over an authenticated connection: %v", err)
-	}
+	streamsOn(t, nc, queue.DefaultConfig()) // over the authenticated connection
 }
 
 // connectFails wants Connect refused, with an error naming the server

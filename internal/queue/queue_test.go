@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -24,6 +25,13 @@ import (
 func setup(t *testing.T, c queue.Config) (context.Context, jetstream.JetStream) {
 	t.Helper()
 	_, nc := natstest.Server(t)
+	return streamsOn(t, nc, c)
+}
+
+// streamsOn ensures c's streams over nc and returns a context of 30 s,
+// cancelled at t's end, and the JetStream client.
+func streamsOn(t *testing.T, nc *nats.Conn, c queue.Config) (context.Context, jetstream.JetStream) {
+	t.Helper()
 	js, err := queue.New(nc)
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +39,7 @@ func setup(t *testing.T, c queue.Config) (context.Context, jetstream.JetStream) 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	if err := queue.EnsureStreams(ctx, js, c); err != nil {
-		t.Fatal(err)
+		t.Fatalf("ensure streams: %v", err)
 	}
 	return ctx, js
 }
@@ -335,28 +343,25 @@ func TestDeadJobCopy(t *testing.T) {
 	}
 }
 
+// stopAtEnd closes nc and stops s, waiting for it, at t's end.
+func stopAtEnd(t *testing.T, s *server.Server, nc *nats.Conn) {
+	t.Cleanup(func() {
+		nc.Close()
+		s.Shutdown()
+		s.WaitForShutdown()
+	})
+}
+
 func TestStartEmbedded(t *testing.T) {
 	s, nc, err := queue.StartEmbedded(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
-		nc.Close()
-		s.Shutdown()
-		s.WaitForShutdown()
-	}()
+	stopAtEnd(t, s, nc)
 	if s.Addr() != nil {
 		t.Errorf("embedded server listens on %v", s.Addr())
 	}
-	js, err := queue.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := queue.EnsureStreams(ctx, js, queue.DefaultConfig()); err != nil {
-		t.Fatal(err)
-	}
+	ctx, js := streamsOn(t, nc, queue.DefaultConfig())
 	if err := queue.PublishJob(ctx, js, testJob(1, 0, "x")); err != nil {
 		t.Fatal(err)
 	}
@@ -367,11 +372,7 @@ func TestStartServerListening(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
-		nc.Close()
-		s.Shutdown()
-		s.WaitForShutdown()
-	}()
+	stopAtEnd(t, s, nc)
 	// Another client reaches it over TCP on the random port.
 	other, err := nats.Connect(s.ClientURL())
 	if err != nil {

@@ -1,8 +1,6 @@
 package queue
 
 import (
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"io/fs"
 	"net/url"
@@ -34,14 +32,8 @@ func Refused(err error) bool {
 			return true
 		}
 	}
-	var (
-		unknownCA x509.UnknownAuthorityError
-		invalid   x509.CertificateInvalidError
-		host      x509.HostnameError
-		verify    *tls.CertificateVerificationError
-		parse     *url.Error
-	)
-	if errors.As(err, &unknownCA) || errors.As(err, &invalid) || errors.As(err, &host) || errors.As(err, &verify) || errors.As(err, &parse) {
+	var parse *url.Error
+	if backoff.Untrusted(err) || errors.As(err, &parse) {
 		return true
 	}
 	// nats.go reports unreadable certificate files in text only.

@@ -75,12 +75,10 @@ func replicasOf(t *testing.T, ctx context.Context, js jetstream.JetStream, strea
 	return streamR, consumerR
 }
 
-var tesseraStreams = []string{JobsStream, ResultsStream, DeadStream, BucketStream(CancelledBucket)}
-
-// An operator's R3 streams survive every process started with the default
-// of one replica: streams, consumers and buckets stay at three, and the
-// difference is reported once per stream instead of acted on.
-func TestReplicasNeverLowered(t *testing.T) {
+// clusterJS starts a three-node cluster for t (skipped with -short) and
+// returns it and a client of it with two minutes to do its work.
+func clusterJS(t *testing.T) (*natstest.Cluster, context.Context, jetstream.JetStream) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a three-node nats-server cluster (skipped with -short)")
 	}
@@ -90,7 +88,17 @@ func TestReplicasNeverLowered(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	t.Cleanup(cancel)
+	return cl, ctx, js
+}
+
+var tesseraStreams = []string{JobsStream, ResultsStream, DeadStream, BucketStream(CancelledBucket)}
+
+// An operator's R3 streams survive every process started with the default
+// of one replica: streams, consumers and buckets stay at three, and the
+// difference is reported once per stream instead of acted on.
+func TestReplicasNeverLowered(t *testing.T) {
+	_, ctx, js := clusterJS(t)
 	ensureAll(t, ctx, js, withReplicas(3))
 	// A different setting elsewhere makes ensureStream update the stream:
 	// the update must carry the existing replica count too.
@@ -129,16 +137,7 @@ func TestReplicasNeverLowered(t *testing.T) {
 // ApplyReplicas raises one replica to three for the streams, their
 // consumers and the buckets (object store included), and says so.
 func TestApplyReplicasRaises(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a three-node nats-server cluster (skipped with -short)")
-	}
-	cl := natstest.StartCluster(t, 3)
-	js, err := New(cl.Conn(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	cl, ctx, js := clusterJS(t)
 	ensureAll(t, ctx, js, withReplicas(1))
 	// A consumer created by an older tessera names its replicas.
 	if _, err := js.UpdateConsumer(ctx, ResultsStream, jetstream.ConsumerConfig{Durable: ResultsConsumer,

@@ -7,6 +7,7 @@ package result
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Status is the outcome of one solve. The strings are stored in PostgreSQL
@@ -35,6 +36,16 @@ func (s Status) Valid() bool {
 		}
 	}
 	return false
+}
+
+// StatusNames is every status, comma-separated in the order reports show
+// them: what an error about an unknown status offers instead.
+func StatusNames() string {
+	names := make([]string, len(statuses))
+	for i, s := range statuses {
+		names[i] = string(s)
+	}
+	return strings.Join(names, ", ")
 }
 
 // Counts tallies results by status.

@@ -234,13 +234,7 @@ func TestHeuristicsAdmissible(t *testing.T) {
 		sp := puzzle.Spec{Kind: puzzle.Sliding, Rows: c.rows, Cols: c.cols}
 		t.Run(sp.String(), func(t *testing.T) {
 			t.Parallel()
-			n := c.full
-			if testing.Short() {
-				n = c.short
-			}
-			if n == 0 {
-				t.Skip("skipped in -short mode")
-			}
+			n := samples(t, c.full, c.short)
 			tb, err := fulltable.Build(sp)
 			if err != nil {
 				t.Fatal(err)

@@ -234,6 +234,20 @@ func TestOracleAllStates(t *testing.T) {
 	}
 }
 
+// samples is how many states a case checks: full, or short with -short;
+// a case with none to check is skipped.
+func samples(t *testing.T, full, short int) int {
+	t.Helper()
+	n := full
+	if testing.Short() {
+		n = short
+	}
+	if n == 0 {
+		t.Skip("skipped in -short mode")
+	}
+	return n
+}
+
 // TestOracleRandomStates solves uniformly random states (puzzle.Random,
 // fixed seeds) and compares with the BFS distance: 2x4 and 4x2 (the issue's
 // "random 2x4 states"), and 2x5 / 5x2, whose 1.8 M states are too many to
@@ -252,13 +266,7 @@ func TestOracleRandomStates(t *testing.T) {
 		t.Run(c.sp.String(), func(t *testing.T) {
 			tb := table(t, c.sp)
 			s := solver(t, c.sp)
-			n := c.full
-			if testing.Short() {
-				n = c.short
-			}
-			if n == 0 {
-				t.Skip("skipped in -short mode")
-			}
+			n := samples(t, c.full, c.short)
 			rng := rand.New(rand.NewPCG(uint64(c.sp.Rows), uint64(c.sp.Cols)))
 			states := make([][]uint8, n)
 			for i := range states {
@@ -356,13 +364,7 @@ func TestOracleShortScrambles(t *testing.T) {
 			if !strings.Contains(s.Name(), c.wantAxes) {
 				t.Fatalf("solver %s: this case is meant to cover %s", s.Name(), c.wantAxes)
 			}
-			n := c.full
-			if testing.Short() {
-				n = c.short
-			}
-			if n == 0 {
-				t.Skip("skipped in -short mode")
-			}
+			n := samples(t, c.full, c.short)
 			rng := rand.New(rand.NewPCG(7, uint64(c.sp.Cells())))
 			states := make([][]uint8, n)
 			for i := range states {
@@ -411,10 +413,7 @@ func TestOracleWeighted(t *testing.T) {
 		t.Run(c.sp.String(), func(t *testing.T) {
 			tb := table(t, c.sp)
 			s := solver(t, c.sp)
-			n := c.full
-			if testing.Short() {
-				n = c.short
-			}
+			n := samples(t, c.full, c.short)
 			idx := sampleIndices(tb.Size(), n)
 			workers := runtime.GOMAXPROCS(0)
 			scratch := make([][]uint8, workers)

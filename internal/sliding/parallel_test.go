@@ -22,23 +22,7 @@ func TestSolveParallel(t *testing.T) {
 		t.Fatal(err)
 	}
 	ks := instances.Korf100()
-	for _, id := range []int{1, 6, 9, 61} {
-		k := ks[id-1]
-		seq, err := s.Solve(k.Cells, search.Budget{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, workers := range []int{2, 3} {
-			out, err := s.SolveParallel(k.Cells, search.Budget{}, search.Unweighted, workers)
-			if err != nil {
-				t.Fatalf("#%d, %d workers: %v", k.ID, workers, err)
-			}
-			if len(out.Path) != k.Opt || !out.Optimal || out.LowerBound != k.Opt || !coretest.SlidingSolved(coretest.SlidePath(4, k.Cells, out.Path)) {
-				t.Fatalf("#%d, %d workers: %d moves (optimum %d), %+v", k.ID, workers, len(out.Path), k.Opt, out)
-			}
-			t.Logf("#%d: %d nodes alone, %d on %d workers", k.ID, seq.Nodes, out.Nodes, workers)
-		}
-	}
+	coretest.ParallelOptimal(t, s, 1, 6, 9, 61)
 	// Budgets stop every worker with a proved lower bound.
 	k := ks[0]
 	const budget = 300000

@@ -141,11 +141,7 @@ func (s *Store) ServeScrambles(ctx context.Context, q ScrambleQuery) ([]Solution
 		if err != nil {
 			return err
 		}
-		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Solution, error) {
-			var s Solution
-			err := scanSolution(r, &s)
-			return s, err
-		})
+		out, err = collectSolutions(rows)
 		return err
 	}
 	err := s.pool.withConn(ctx, func(c *pgx.Conn) error {

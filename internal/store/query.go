@@ -147,6 +147,15 @@ func scanSolution(row pgx.Row, s *Solution) error {
 		&s.LowerBound, &s.Nodes, &s.SolveMS, &s.Solver, &s.Status, &s.Error, &s.SolvedAt)
 }
 
+// collectSolutions reads every row of a solutionSelect query, closing rows.
+func collectSolutions(rows pgx.Rows) ([]Solution, error) {
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Solution, error) {
+		var s Solution
+		err := scanSolution(r, &s)
+		return s, err
+	})
+}
+
 // Format is an export format.
 type Format string
 

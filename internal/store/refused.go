@@ -1,13 +1,13 @@
 package store
 
 import (
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"io/fs"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/tessera-solver/tessera/internal/backoff"
 )
 
 // Refused reports whether err, from connecting to PostgreSQL, is one that
@@ -24,12 +24,5 @@ func Refused(err error) bool {
 	if errors.As(err, &pg) && (strings.HasPrefix(pg.Code, "28") || pg.Code == "3D000") {
 		return true
 	}
-	var (
-		unknownCA x509.UnknownAuthorityError
-		invalid   x509.CertificateInvalidError
-		host      x509.HostnameError
-		verify    *tls.CertificateVerificationError
-	)
-	return errors.As(err, &unknownCA) || errors.As(err, &invalid) || errors.As(err, &host) || errors.As(err, &verify) ||
-		errors.Is(err, fs.ErrNotExist)
+	return backoff.Untrusted(err) || errors.Is(err, fs.ErrNotExist)
 }

@@ -109,11 +109,7 @@ func (s *Store) BatchRows(ctx context.Context, batch int64, statuses []string, a
 		if err != nil {
 			return err
 		}
-		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Solution, error) {
-			var s Solution
-			err := scanSolution(r, &s)
-			return s, err
-		})
+		out, err = collectSolutions(rows)
 		return err
 	})
 	if err != nil {

@@ -1,12 +1,10 @@
 package store_test
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/tessera-solver/tessera/internal/job"
@@ -187,51 +185,7 @@ func TestPuzzleStatesOracle(t *testing.T) {
 			}
 		}
 	}
-	var deliveries []job.Results
-	for _, m := range msgs {
-		for k := rng.IntN(3); k >= 0; k-- {
-			deliveries = append(deliveries, m)
-		}
-	}
-	rng.Shuffle(len(deliveries), func(i, j int) { deliveries[i], deliveries[j] = deliveries[j], deliveries[i] })
-	var batches [][]job.Results
-	for len(deliveries) > 0 {
-		k := min(1+rng.IntN(6), len(deliveries))
-		batches = append(batches, deliveries[:k])
-		deliveries = deliveries[k:]
-	}
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		next int
-	)
-	for range 3 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				if next == len(batches) {
-					mu.Unlock()
-					return
-				}
-				b := batches[next]
-				next++
-				mu.Unlock()
-				for attempt := 0; ; attempt++ { // as ingest does: deadlocks are transient
-					_, err := s.InsertResults(ctx, b)
-					if err == nil {
-						break
-					}
-					if errors.Is(err, store.ErrRejected) || attempt == 20 {
-						t.Error(err)
-						return
-					}
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	writeRedelivered(t, ctx, s, rng, msgs, 6)
 	// The messages made every kind of change the tables must follow.
 	for what, sql := range map[string]string{
 		"states in two batches": `SELECT count(*)::text FROM (SELECT state FROM solutions WHERE optimal

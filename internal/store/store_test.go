@@ -223,55 +223,7 @@ func TestRandomRedeliveryOracle(t *testing.T) {
 	}
 	// Each message appears 1..3 times, shuffled, cut into batches, written
 	// by 3 concurrent writers.
-	var deliveries []job.Results
-	for _, m := range msgs {
-		for k := rng.IntN(3); k >= 0; k-- {
-			deliveries = append(deliveries, m)
-		}
-	}
-	rng.Shuffle(len(deliveries), func(i, j int) { deliveries[i], deliveries[j] = deliveries[j], deliveries[i] })
-	var batches [][]job.Results
-	for len(deliveries) > 0 {
-		k := min(1+rng.IntN(12), len(deliveries))
-		batches = append(batches, deliveries[:k])
-		deliveries = deliveries[k:]
-	}
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		inserted int
-		next     int
-	)
-	for w := 0; w < 3; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				if next == len(batches) {
-					mu.Unlock()
-					return
-				}
-				b := batches[next]
-				next++
-				mu.Unlock()
-				for attempt := 0; ; attempt++ { // as ingest does: deadlocks are transient
-					n, err := s.InsertResults(ctx, b)
-					if err == nil {
-						mu.Lock()
-						inserted += n
-						mu.Unlock()
-						break
-					}
-					if errors.Is(err, store.ErrRejected) || attempt == 20 {
-						t.Error(err)
-						return
-					}
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	inserted := writeRedelivered(t, ctx, s, rng, msgs, 12)
 	if inserted != nMsgs*per {
 		t.Errorf("inserted %d rows, want %d", inserted, nMsgs*per)
 	}
@@ -817,4 +769,61 @@ func TestAddDeadLettersIdempotent(t *testing.T) {
 	if len(ls) != 1 || ls[0].Seq != nil || string(ls[0].Payload) != "\x00\xff" || ls[0].Reason != "bad\uFFFDreason" {
 		t.Fatalf("%+v", ls)
 	}
+}
+
+// writeRedelivered delivers each of msgs 1..3 times, shuffled and cut into
+// batches of up to maxBatch, to s from 3 concurrent writers that retry as
+// ingest does (deadlocks are transient), and returns the rows inserted.
+func writeRedelivered(t *testing.T, ctx context.Context, s *store.Store, rng *rand.Rand, msgs []job.Results, maxBatch int) int {
+	t.Helper()
+	var deliveries []job.Results
+	for _, m := range msgs {
+		for k := rng.IntN(3); k >= 0; k-- {
+			deliveries = append(deliveries, m)
+		}
+	}
+	rng.Shuffle(len(deliveries), func(i, j int) { deliveries[i], deliveries[j] = deliveries[j], deliveries[i] })
+	var batches [][]job.Results
+	for len(deliveries) > 0 {
+		k := min(1+rng.IntN(maxBatch), len(deliveries))
+		batches = append(batches, deliveries[:k])
+		deliveries = deliveries[k:]
+	}
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		inserted int
+		next     int
+	)
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				if next == len(batches) {
+					mu.Unlock()
+					return
+				}
+				b := batches[next]
+				next++
+				mu.Unlock()
+				for attempt := 0; ; attempt++ {
+					n, err := s.InsertResults(ctx, b)
+					if err == nil {
+						mu.Lock()
+						inserted += n
+						mu.Unlock()
+						break
+					}
+					if errors.Is(err, store.ErrRejected) || attempt == 20 {
+						t.Error(err)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return inserted
 }

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -89,4 +90,68 @@ func FreePort(t testing.TB) int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
+}
+
+// EveryCommandHasExamples walks a binary's commands from the root, by
+// the "Available Commands:" of each --help, and fails t on any whose help
+// has no Examples: section (issue 29). help runs the binary with args and
+// returns its standard output.
+func EveryCommandHasExamples(t testing.TB, help func(args ...string) string) {
+	t.Helper()
+	var walk func(args []string)
+	seen := 0
+	walk = func(args []string) {
+		out := help(args...)
+		seen++
+		if !strings.Contains(out, "Examples:") {
+			t.Errorf("%s --help has no Examples:", strings.Join(args[:len(args)-1], " "))
+		}
+		_, rest, ok := strings.Cut(out, "Available Commands:\n")
+		if !ok {
+			return
+		}
+		for _, line := range strings.Split(rest, "\n") {
+			f := strings.Fields(line)
+			if len(f) == 0 {
+				break
+			}
+			if f[0] != "help" && f[0] != "completion" {
+				walk(append(append([]string{}, args[:len(args)-1]...), f[0], "--help"))
+			}
+		}
+	}
+	walk([]string{"--help"})
+	if seen < 2 {
+		t.Errorf("walked %d commands", seen)
+	}
+}
+
+// VersionNames fails t unless out, what binary's --version printed, names
+// the binary, the revision, the Go release and the table format.
+func VersionNames(t testing.TB, binary, out string) {
+	t.Helper()
+	for _, want := range []string{binary + " ", "revision", "go1.", "tables     format "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--version lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// SyncBuffer is a writer that a test may read while a command's goroutines
+// write it (its log, its standard output).
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

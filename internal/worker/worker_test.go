@@ -98,6 +98,21 @@ func (e *env) start(t *testing.T, o worker.Options) {
 	})
 }
 
+// runErr waits for Run to return and returns its error, failing t with
+// late if it takes longer than waitFor; the error is put back for the
+// cleanup.
+func (e *env) runErr(t *testing.T, late string) error {
+	t.Helper()
+	var err error
+	select {
+	case err = <-e.done:
+	case <-time.After(waitFor):
+		t.Fatal(late)
+	}
+	e.done <- err
+	return err
+}
+
 func (e *env) publish(t *testing.T, j job.Job) {
 	t.Helper()
 	if err := queue.PublishJob(e.ctx, e.js, j); err != nil {
@@ -420,13 +435,7 @@ func TestDrainFinishesInFlight(t *testing.T) {
 	case <-time.After(50 * time.Millisecond):
 	}
 	close(release)
-	var err error
-	select {
-	case err = <-e.done:
-	case <-time.After(waitFor):
-		t.Fatal("Run did not return after in-flight jobs finished")
-	}
-	e.done <- err // for the cleanup
+	err := e.runErr(t, "Run did not return after in-flight jobs finished")
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -453,13 +462,7 @@ func TestDrainDeadlineHandsBack(t *testing.T) {
 	e.publish(t, mkJob(7, 0, "slow"))
 	<-started
 	e.stop()
-	var err error
-	select {
-	case err = <-e.done:
-	case <-time.After(waitFor):
-		t.Fatal("Run did not return after the drain deadline")
-	}
-	e.done <- err
+	err := e.runErr(t, "Run did not return after the drain deadline")
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -493,13 +496,7 @@ func TestDrainStuckSolver(t *testing.T) {
 	e.publish(t, mkJob(7, 0, "stuck"))
 	<-started
 	e.stop()
-	var err error
-	select {
-	case err = <-e.done:
-	case <-time.After(waitFor):
-		t.Fatal("Run did not return")
-	}
-	e.done <- err
+	err := e.runErr(t, "Run did not return")
 	if !errors.Is(err, worker.ErrDrain) {
 		t.Fatalf("Run: %v, want ErrDrain", err)
 	}

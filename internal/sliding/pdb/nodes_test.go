@@ -75,17 +75,12 @@ func TestNodesPinned(t *testing.T) {
 		"3x3 walk 2: nodes 55 moves 18 lower 18 optimal true err <nil>",
 		"3x3 walk 2 w32: nodes 65 moves 18 lower 16 optimal false err <nil>",
 	}
-	if len(runs) != len(want) {
-		t.Fatalf("%d searches, %d pinned", len(runs), len(want))
-	}
-	for i, r := range runs {
+	coretest.Pinned(t, want, len(runs), func(i int) (string, search.Outcome, error) {
+		r := runs[i]
 		out, err := r.sv.SolveWeighted(r.cells, r.b, r.w)
-		got := fmt.Sprintf("%s: nodes %d moves %d lower %d optimal %v err %v", r.name, out.Nodes, len(out.Path), out.LowerBound, out.Optimal, err)
-		if got != want[i] {
-			t.Errorf("got  %s\nwant %s", got, want[i])
-		}
 		if err == nil && !coretest.SlidingSolved(coretest.SlidePath(r.sv.set.g.cols, r.cells, out.Path)) {
 			t.Errorf("%s: the answer does not reach the goal", r.name)
 		}
-	}
+		return r.name, out, err
+	})
 }
