@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -38,6 +39,7 @@ func StartClusterWith(t testing.TB, n int, bin string) *Cluster {
 	if n < 1 {
 		t.Fatalf("natstest: a cluster of %d nodes", n)
 	}
+	lockClusters(t)
 	root := t.TempDir()
 	for attempt := 1; ; attempt++ {
 		c, err := startCluster(t, n, bin, filepath.Join(root, fmt.Sprintf("try%d", attempt)))
@@ -335,4 +337,29 @@ func withJS[T any](url string, f func(context.Context, jetstream.JetStream) (T, 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	return f(ctx, js)
+}
+
+// lockClusters holds, until t ends, a lock that one cluster at a time may
+// hold across every test binary of the run: go test runs packages in
+// parallel, and two three-node JetStream clusters on a two-core machine
+// starve each other's raft heartbeats, so leaders flap and requests time
+// out for minutes (seen in a full run: two cluster tests of two packages
+// failing at their two-minute deadlines, each passing alone). A test may
+// start one cluster at a time. The lock is registered before the nodes, so
+// t's cleanup kills them before it lets the next cluster start.
+func lockClusters(t testing.TB) {
+	t.Helper()
+	path := filepath.Join(os.TempDir(), "tessera-natstest-cluster.lock")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		t.Fatalf("natstest: cluster lock: %v", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		t.Fatalf("natstest: cluster lock: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	})
 }

@@ -27,8 +27,11 @@ func EnsureCancelledBucket(ctx context.Context, js jetstream.JetStream, c Config
 func cancelledKV(ctx context.Context, js jetstream.JetStream, c Config) (jetstream.KeyValue, error) {
 	kv, err := js.KeyValue(ctx, CancelledBucket)
 	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		kv, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: CancelledBucket,
-			Description: "batches cancelled by `results cancel`", Replicas: c.Replicas})
+		err = Place(ctx, js.Conn(), c.Replicas, func() (err error) {
+			kv, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: CancelledBucket,
+				Description: "batches cancelled by `results cancel`", Replicas: c.Replicas})
+			return err
+		})
 		if errors.Is(err, jetstream.ErrBucketExists) {
 			kv, err = js.KeyValue(ctx, CancelledBucket)
 		} else if err == nil {

@@ -221,7 +221,7 @@ func EnsureStreams(ctx context.Context, js jetstream.JetStream, c Config) error 
 		Replicas:    c.Replicas,
 	}}
 	for _, sc := range streams {
-		if err := ensureStream(ctx, js, sc); err != nil {
+		if err := Place(ctx, js.Conn(), sc.Replicas, func() error { return ensureStream(ctx, js, sc) }); err != nil {
 			return ReplicasError(js.Conn(), "stream "+sc.Name, sc.Replicas, err)
 		}
 	}

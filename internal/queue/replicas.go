@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -168,7 +169,7 @@ func ApplyReplicas(ctx context.Context, js jetstream.JetStream, c Config, object
 		sc := s.CachedInfo().Config
 		if was := sc.Replicas; was != c.Replicas {
 			sc.Replicas = c.Replicas
-			if _, err := js.UpdateStream(ctx, sc); err != nil {
+			if err := Place(ctx, js.Conn(), c.Replicas, func() error { _, err := js.UpdateStream(ctx, sc); return err }); err != nil {
 				return done, ReplicasError(js.Conn(), "stream "+name, c.Replicas, fmt.Errorf("set replicas: %w", err))
 			}
 			done = append(done, fmt.Sprintf("stream %s: replicas %d -> %d", name, was, c.Replicas))
@@ -340,4 +341,34 @@ func ensureConsumer(ctx context.Context, js jetstream.JetStream, stream string, 
 	}
 	cc.Replicas = cons.CachedInfo().Config.Replicas
 	return js.UpdateConsumer(ctx, stream, cc)
+}
+
+// placeWait bounds how long Place waits out offline peers.
+const placeWait = 20 * time.Second
+
+// Place runs f, which creates or scales something to asked replicas, and
+// runs it again while the server answers that it cannot place them
+// because a peer is offline although the cluster knows enough servers:
+// a node restarting, or one whose heartbeats lag on a loaded host (seen
+// in the cluster tests under a full parallel test run). Any other answer,
+// and the same one after placeWait, is returned as it is.
+func Place(ctx context.Context, nc *nats.Conn, asked int, f func() error) error {
+	deadline := time.Now().Add(placeWait)
+	for {
+		err := f()
+		if !peerOffline(err) || !clustered(nc) || len(nc.Servers()) < asked || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// peerOffline: "no suitable peers for placement, peer offline" (10005).
+func peerOffline(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) && apiErr.ErrorCode == 10005 && strings.Contains(apiErr.Description, "offline")
 }

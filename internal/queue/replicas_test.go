@@ -231,3 +231,37 @@ func TestTooManyReplicas(t *testing.T) {
 		check(t, err, "4 replicas asked but NATS cluster C")
 	})
 }
+
+// Place waits out "no suitable peers for placement, peer offline" on a
+// cluster that knows enough servers (a restarting or lagging node: seen
+// under a full parallel test run), and returns any other answer, or the
+// same one on a single server, at once.
+func TestPlaceWaitsOutOfflinePeers(t *testing.T) {
+	cl, ctx, _ := clusterJS(t)
+	offline := &jetstream.APIError{Code: 500, ErrorCode: 10005, Description: "no suitable peers for placement, peer offline"}
+	calls := 0
+	flaky := func() error {
+		calls++
+		if calls <= 3 {
+			return offline
+		}
+		return nil
+	}
+	if err := Place(ctx, cl.Conn(t), 3, flaky); err != nil || calls != 4 {
+		t.Errorf("cluster: %v after %d calls, want nil after 4", err, calls)
+	}
+	calls = 0
+	if err := Place(ctx, cl.Conn(t), 5, flaky); !errors.Is(err, offline) || calls != 1 {
+		t.Errorf("more replicas than servers: %v after %d calls, want the answer at once", err, calls)
+	}
+	calls = 0
+	other := &jetstream.APIError{Code: 500, ErrorCode: 10023, Description: "insufficient resources"}
+	if err := Place(ctx, cl.Conn(t), 3, func() error { calls++; return other }); !errors.Is(err, other) || calls != 1 {
+		t.Errorf("another refusal: %v after %d calls, want it at once", err, calls)
+	}
+	_, nc := natstest.Server(t)
+	calls = 0
+	if err := Place(ctx, nc, 3, flaky); !errors.Is(err, offline) || calls != 1 {
+		t.Errorf("single server: %v after %d calls, want the answer at once", err, calls)
+	}
+}

@@ -54,8 +54,11 @@ type Splits struct {
 func OpenSplits(ctx context.Context, js jetstream.JetStream, c Config) (*Splits, error) {
 	kv, err := js.KeyValue(ctx, SplitBucket)
 	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		kv, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: SplitBucket,
-			Description: "split searches: one coordination record per state", Replicas: max(c.Replicas, 1)})
+		err = Place(ctx, js.Conn(), c.Replicas, func() (err error) {
+			kv, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: SplitBucket,
+				Description: "split searches: one coordination record per state", Replicas: max(c.Replicas, 1)})
+			return err
+		})
 		if errors.Is(err, jetstream.ErrBucketExists) {
 			kv, err = js.KeyValue(ctx, SplitBucket)
 		} else if err == nil {

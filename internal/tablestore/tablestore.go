@@ -73,11 +73,14 @@ func Open(ctx context.Context, nc *nats.Conn, bucket string, replicas int) (*Sto
 	}
 	obs, err := js.ObjectStore(ctx, bucket)
 	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		obs, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{
-			Bucket:      bucket,
-			Description: "tessera precomputed tables (solverd tables push/pull)",
-			Storage:     jetstream.FileStorage,
-			Replicas:    replicas,
+		err = queue.Place(ctx, nc, replicas, func() (err error) {
+			obs, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{
+				Bucket:      bucket,
+				Description: "tessera precomputed tables (solverd tables push/pull)",
+				Storage:     jetstream.FileStorage,
+				Replicas:    replicas,
+			})
+			return err
 		})
 		if errors.Is(err, jetstream.ErrBucketExists) { // created meanwhile by another host
 			obs, err = js.ObjectStore(ctx, bucket)
