@@ -24,7 +24,7 @@ type Algorithm struct {
 // core of the reference machine (docs/BENCHMARKS.md, "Fast mode by
 // default: counted in nodes"), so the same board gets the same answer at
 // any load.
-const FastNodes = 6_000_000
+const FastNodes = 3_500_000
 
 // NewAlgorithm is the Algorithm over ida (nil: construction only).
 func NewAlgorithm(ida Optimal) Algorithm { return Algorithm{ida: ida} }
