@@ -25,6 +25,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/search"
+	"github.com/tessera-solver/tessera/internal/sliding"
 	"github.com/tessera-solver/tessera/internal/sliding/pdb"
 	"github.com/tessera-solver/tessera/internal/solve"
 )
@@ -202,9 +203,10 @@ func budgetTable() string {
 // fastNodesText is the --help list of the fast modes' default node
 // budgets, from the constants the searches read.
 func fastNodesText() string {
-	return fmt.Sprintf("  %-40s %d nodes (about %v of one core)\n  %-40s %d nodes (about %v)\n  %-40s %d nodes (about %v)",
+	return fmt.Sprintf("  %-40s %d nodes (about %v of one core)\n  %-40s %d nodes (about %v)\n  %-40s %d nodes (about %v)\n  %-40s %d nodes (about %v)",
 		"loopover:5x5 two-phase", twophase.DefaultNodes, twophase.DefaultTime,
 		"sliding, weighted IDA* over tables", pdb.FastNodes, search.FastWindow,
+		"sliding without tables (24-puzzle)", sliding.FastNodes, time.Second,
 		"loopover, IDA* before construction", loopover.FastNodes, search.FastWindow)
 }
 

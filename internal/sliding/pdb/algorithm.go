@@ -31,18 +31,18 @@ func (sv *Solver) Answer(req search.Request) (search.Answer, error) {
 // scheduler).
 const FastNodes = 10_000_000
 
-// fast is anytime weighted IDA*: the heaviest weight under the job's
-// budget, then lighter ones, keeping the shortest answer, for as long as
-// the request's own budget lasts when it chose one (a --timeout or
-// --budget-nodes, longer or shorter), else for FastNodes in all (the
-// first answer's included) under a time ceiling of ten
-// search.FastWindow. An answer the clock ended says so in its name.
+// fast is anytime weighted IDA*: the heaviest weight, then lighter
+// ones, keeping the shortest answer, for as long as the request's own
+// budget lasts when it chose one (a --timeout or --budget-nodes, longer
+// or shorter), else for FastNodes in all (the first answer's included)
+// under a time ceiling of ten search.FastWindow. An answer the clock
+// ended says so in its name.
 func (sv *Solver) fast(req search.Request) (search.Answer, error) {
 	b := req.Budget
-	// The window counts from the start, so a solve takes about a second
-	// in all unless the first answer alone takes longer.
 	window := b.Fast(FastNodes, search.FastWindow)
-	best, err := sv.SolveParallel(req.State.Cells, b, fastWeights[0], req.Threads)
+	// The first answer too: a state beyond the default ends after the same
+	// nodes on any host.
+	best, err := sv.SolveParallel(req.State.Cells, window, fastWeights[0], req.Threads)
 	name := weighted(sv.Name(), fastWeights[0])
 	if err != nil {
 		return sliding.PathAnswer(best, name), err
