@@ -95,8 +95,8 @@ for shorter answers for a number of nodes, not a time, so that the same
 state gets the same answer at any load:
 ` + fastNodesText() + `
 or for --budget-nodes or --timeout when given. A fast answer that a
-clock ended instead (--timeout, or a time ceiling of ten times those
-windows on a very slow host) says "(time limit)" in its solver.
+clock ended instead (--timeout, or a time ceiling of ` + search.FastCeiling.String() + ` on a very
+slow host) says "(time limit)" in its solver.
 
 ` + budgetTable() + `
 Input: one state per argument or per line; blank lines and lines starting

@@ -11,7 +11,7 @@ import (
 
 // Algorithm answers Loopover boards with an optimal search where one is
 // given, under the budget (in fast mode within the request's own budget,
-// else FastNodes with search.FastWindow's time ceiling; then the
+// else FastNodes under search.FastCeiling; then the
 // constructive answer), and otherwise
 // with the constructive solver, whose answers are not proved optimal but
 // never refused for the board's size.
@@ -37,7 +37,7 @@ func (l Algorithm) Answer(req search.Request) (search.Answer, error) {
 	if l.ida != nil {
 		b := req.Budget
 		if req.Mode == result.ModeFast {
-			b = b.Fast(FastNodes, search.FastWindow)
+			b = b.Fast(FastNodes)
 		}
 		out, err := l.solve(req.State.Cells, b, req.Threads)
 		a := search.Answer{Solver: l.ida.Name(), Nodes: out.Nodes, LowerBound: out.LowerBound, Optimal: out.Optimal}

@@ -39,45 +39,35 @@ type Algorithm interface {
 
 // FastWindow is about how long a fast-mode search keeps looking for
 // shorter answers when the request chose no budget of its own: the
-// window its default work budget (FastNodes, the searches' own) was
-// calibrated to on one core, and the unit of its time ceiling
+// window the default work budgets (pdb.FastNodes, loopover.FastNodes)
+// were calibrated to on one core, and the unit of the time ceiling
 // (FastCeiling). The 24-puzzle's fast answers come in well under a second.
 const FastWindow = 950 * time.Millisecond
 
-// FastNodes is the default work budget of weighted IDA* over pattern
-// databases and of the Loopover IDA* before construction: about
-// FastWindow of one core (docs/BENCHMARKS.md, "Fast mode by default:
-// counted in nodes"). Counted in nodes, not time, so that a corpus solved
-// twice gives the same rows whatever else the host is running.
-const FastNodes = 8_000_000
+// FastCeiling is the time ceiling of a fast search under a default
+// budget: a safety net for a pathologically slow or overloaded host, ten
+// of the longest default window, far enough above every default node
+// budget (300 ms to a second of one core) that it never decides an answer
+// on a normal host, even at a load of several processes per core.
+const FastCeiling = 10 * FastWindow
 
-// CeilingFactor is how many default windows a fast search may take
-// before its time ceiling stops it: a safety net for a pathologically
-// slow or overloaded host, far enough above the work budget that it never
-// decides an answer on a normal one.
-const CeilingFactor = 10
-
-// FastCeiling is the time ceiling of a fast search whose default work
-// budget was calibrated to window.
-func FastCeiling(window time.Duration) time.Duration { return CeilingFactor * window }
-
-// Fast is the budget of an anytime search whose default is nodes of work,
-// about window of one core: b itself when the request chose a limit of
-// its own (Origin), so that a user can trade time (--timeout) or nodes
-// (--budget-nodes) for shorter answers as well as the reverse; otherwise
-// at most nodes (a host's lower max_nodes still applies) and a deadline
-// at most FastCeiling(window) from now (a default's or a host's earlier
-// deadline still applies). The node budget, not the clock, then ends the
-// search on any normal host, so its answer does not depend on the load;
-// TimeLimited tells when the clock ended it instead.
-func (b Budget) Fast(nodes int64, window time.Duration) Budget {
+// Fast is the budget of an anytime search whose default is nodes of work:
+// b itself when the request chose a limit of its own (Origin), so that a
+// user can trade time (--timeout) or nodes (--budget-nodes) for shorter
+// answers as well as the reverse; otherwise at most nodes (a host's lower
+// max_nodes still applies) and a deadline at most FastCeiling from now (a
+// default's or a host's earlier deadline still applies). The node budget,
+// not the clock, then ends the search on any normal host, so its answer
+// does not depend on the load; TimeLimited tells when the clock ended it
+// instead.
+func (b Budget) Fast(nodes int64) Budget {
 	if b.Origin == OriginChosen && (b.MaxNodes > 0 || !b.Deadline.IsZero()) {
 		return b
 	}
 	if b.MaxNodes == 0 || b.MaxNodes > nodes {
 		b.MaxNodes = nodes
 	}
-	return b.Capped(FastCeiling(window))
+	return b.Capped(FastCeiling)
 }
 
 // Capped is b with its deadline at most d from now.

@@ -8,14 +8,11 @@ import (
 
 // An anytime search spends the request's own budget, longer or shorter
 // than its default; under a default, a host's ceiling alone, or no limit,
-// it gets its default nodes (or the host's fewer) and a time ceiling of
-// ten windows (or the host's earlier deadline).
+// it gets its default nodes (or the host's fewer) and the time ceiling
+// (or the host's earlier deadline).
 func TestFast(t *testing.T) {
-	const (
-		window = 300 * time.Millisecond
-		nodes  = 1000
-	)
-	ceiling := FastCeiling(window)
+	const nodes = 1000
+	ceiling := FastCeiling
 	now := time.Now()
 	later, sooner := now.Add(5*time.Minute), now.Add(50*time.Millisecond)
 	for _, c := range []struct {
@@ -35,7 +32,7 @@ func TestFast(t *testing.T) {
 		{"chosen nodes, no clock", Budget{MaxNodes: 1e9, Origin: OriginChosen}, 1e9, time.Time{}, false},
 		{"chosen without a limit", Budget{Origin: OriginChosen}, nodes, time.Time{}, true},
 	} {
-		got := c.in.Fast(nodes, window)
+		got := c.in.Fast(nodes)
 		if got.MaxNodes != c.maxNodes {
 			t.Errorf("%s: MaxNodes %d, want %d", c.name, got.MaxNodes, c.maxNodes)
 		}
@@ -80,12 +77,9 @@ func TestTimeLimited(t *testing.T) {
 
 // Grant is the one place a budget is defaulted and capped: request ×
 // default × host ceiling × mode → the limits and their origin, and
-// whether fast mode then searches on for its window or spends the grant.
+// whether fast mode then searches its default nodes or spends the grant.
 func TestGrant(t *testing.T) {
-	const (
-		def    = 10 * time.Second
-		window = 300 * time.Millisecond
-	)
+	const def = 10 * time.Second
 	none := Budget{}
 	host := Budget{MaxNodes: 100, Timeout: time.Second}
 	for _, c := range []struct {
@@ -131,7 +125,7 @@ func TestGrant(t *testing.T) {
 			}
 			// Fast mode (Budget.Fast, as the anytime searches call it).
 			const fastNodes = 50
-			f := run.Fast(fastNodes, window)
+			f := run.Fast(fastNodes)
 			wantNodes := int64(fastNodes) // the default, or the host's fewer
 			if run.MaxNodes > 0 && run.MaxNodes < fastNodes {
 				wantNodes = run.MaxNodes
@@ -139,7 +133,7 @@ func TestGrant(t *testing.T) {
 			switch {
 			case c.fastSpend && (!f.Deadline.Equal(run.Deadline) || f.MaxNodes != run.MaxNodes):
 				t.Errorf("%s: fast mode did not spend the grant: deadline %v from now, %d nodes; want %v, %d", c.name, f.Deadline.Sub(start), f.MaxNodes, c.timeout, run.MaxNodes)
-			case !c.fastSpend && (f.MaxNodes != wantNodes || f.Deadline.IsZero() || f.Deadline.After(time.Now().Add(FastCeiling(window)))):
+			case !c.fastSpend && (f.MaxNodes != wantNodes || f.Deadline.IsZero() || f.Deadline.After(time.Now().Add(FastCeiling))):
 				t.Errorf("%s: fast mode did not keep its default: %d nodes, deadline %v from now", c.name, f.MaxNodes, f.Deadline.Sub(start))
 			}
 		}

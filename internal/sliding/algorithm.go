@@ -16,8 +16,8 @@ const fastWeight search.Weight = 24
 // exactly this many nodes, whatever the host's load, instead of after
 // whatever the clock allowed. About a second of one core on 24-puzzles
 // (270 ns a node of CPU under load; docs/BENCHMARKS.md, "Fast mode by
-// default: counted in nodes"), ten times under the time ceiling (ten
-// search.FastWindow, within the 10 s job default), where a clock of
+// default: counted in nodes"), ten times under the time ceiling
+// (search.FastCeiling, within the 10 s job default), where a clock of
 // 10 s used to decide.
 const FastNodes = 4_000_000
 
@@ -27,7 +27,7 @@ const FastNodes = 4_000_000
 func (s *Searcher) Answer(req search.Request) (search.Answer, error) {
 	w, name, b := search.Unweighted, s.Name(), req.Budget
 	if req.Mode == result.ModeFast {
-		w, name, b = fastWeight, name+"×1.5", b.Fast(FastNodes, search.FastWindow)
+		w, name, b = fastWeight, name+"×1.5", b.Fast(FastNodes)
 	}
 	out, err := s.SolveParallel(req.State.Cells, b, w, req.Threads)
 	return PathAnswer(out, name), err

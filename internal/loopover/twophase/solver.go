@@ -184,8 +184,8 @@ func (s *Solver) h1(pos *[9]uint8) int {
 // not depend on the host's load.
 const DefaultNodes = 300_000
 
-// DefaultTime is the window DefaultNodes was calibrated to; ten of it
-// (search.FastCeiling) is the time ceiling of a default budget.
+// DefaultTime is the window DefaultNodes was calibrated to; the time
+// ceiling of a default budget is search.FastCeiling, about thirty of it.
 const DefaultTime = 300 * time.Millisecond
 
 // checkEvery is how many nodes pass between clock checks: a quarter of a
@@ -261,7 +261,7 @@ func (s *Solver) solveTimed(c []uint8, bud search.Budget) (moves []puzzle.Move, 
 		in[i] = x - 1
 	}
 	if bud.MaxNodes <= 0 && bud.Deadline.IsZero() && bud.Ctx == nil {
-		bud = bud.Fast(DefaultNodes, DefaultTime)
+		bud = bud.Fast(DefaultNodes)
 	}
 	w := &work{Solver: s, bud: bud, needOne: true, best: maxPath}
 	w.check = checkEvery

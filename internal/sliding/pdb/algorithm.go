@@ -35,11 +35,11 @@ const FastNodes = 10_000_000
 // ones, keeping the shortest answer, for as long as the request's own
 // budget lasts when it chose one (a --timeout or --budget-nodes, longer
 // or shorter), else for FastNodes in all (the first answer's included)
-// under a time ceiling of ten search.FastWindow. An answer the clock
+// under the time ceiling search.FastCeiling. An answer the clock
 // ended says so in its name.
 func (sv *Solver) fast(req search.Request) (search.Answer, error) {
 	b := req.Budget
-	window := b.Fast(FastNodes, search.FastWindow)
+	window := b.Fast(FastNodes)
 	// The first answer too: a state beyond the default ends after the same
 	// nodes on any host.
 	best, err := sv.SolveParallel(req.State.Cells, window, fastWeights[0], req.Threads)
