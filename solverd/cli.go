@@ -19,10 +19,14 @@ import (
 	"github.com/tessera-solver/tessera/internal/cmdkit"
 	"github.com/tessera-solver/tessera/internal/fulltable"
 	"github.com/tessera-solver/tessera/internal/job"
+	"github.com/tessera-solver/tessera/internal/loopover"
+	"github.com/tessera-solver/tessera/internal/loopover/twophase"
 	"github.com/tessera-solver/tessera/internal/progress"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/search"
+	"github.com/tessera-solver/tessera/internal/sliding"
+	"github.com/tessera-solver/tessera/internal/sliding/pdb"
 	"github.com/tessera-solver/tessera/internal/solve"
 )
 
@@ -87,8 +91,12 @@ JSON object on stdout, in input order.
 Every state has a time budget: --timeout, else its puzzle's default, the
 one the pipeline gives a job that names none (a state beyond it ends as
 budget_exceeded). In fast mode the default only limits: the search looks
-for shorter answers for about a second (300ms for loopover:5x5), or for
---timeout when given.
+for shorter answers for a number of nodes, not a time, so that the same
+state gets the same answer at any load:
+` + fastNodesText() + `
+or for --budget-nodes or --timeout when given. A fast answer that a
+clock ended instead (--timeout, or a time ceiling of ` + search.FastCeiling.String() + ` on a very
+slow host) says "(time limit)" in its solver.
 
 ` + budgetTable() + `
 Input: one state per argument or per line; blank lines and lines starting
@@ -162,8 +170,9 @@ its budget or failed; 2 usage error (bad flag, puzzle or setting).`,
 // puzzle's default, as the pipeline grants a job (search.Grant with
 // job.DefaultTimeout): a state beyond reach ends budget_exceeded instead
 // of running until killed (a 5×5 Loopover ran past 120 s). As in the
-// pipeline the default only limits: fast mode keeps its own short window
-// under it. No host ceiling: the command runs on the user's own machine.
+// pipeline the default only limits: fast mode keeps its own node budget
+// under it (search.Budget.Fast). No host ceiling: the command runs on the
+// user's own machine.
 func solveBudget(s config.Solver, spec puzzle.Spec, mode result.Mode) search.Budget {
 	return search.Grant(search.Budget{MaxNodes: s.MaxNodes, Timeout: s.Timeout}, job.DefaultTimeout(spec, mode), search.Budget{})
 }
@@ -189,6 +198,16 @@ func budgetTable() string {
 		fmt.Fprintf(&b, "  %-40s %-8v %v\n", r.label, job.DefaultTimeout(r.spec, result.ModeOptimal), job.DefaultTimeout(r.spec, result.ModeFast))
 	}
 	return b.String()
+}
+
+// fastNodesText is the --help list of the fast modes' default node
+// budgets, from the constants the searches read.
+func fastNodesText() string {
+	return fmt.Sprintf("  %-40s %d nodes (about %v of one core)\n  %-40s %d nodes (about %v)\n  %-40s %d nodes (about %v)\n  %-40s %d nodes (about %v)",
+		"loopover:5x5 two-phase", twophase.DefaultNodes, twophase.DefaultTime,
+		"sliding, weighted IDA* over tables", pdb.FastNodes, search.FastWindow,
+		"sliding without tables (24-puzzle)", sliding.FastNodes, time.Second,
+		"loopover, IDA* before construction", loopover.FastNodes, search.FastWindow)
 }
 
 // solveKeys are the config keys `solverd solve` reads.

@@ -37,25 +37,37 @@ type Algorithm interface {
 	Answer(req Request) (Answer, error)
 }
 
-// FastWindow is how long a fast-mode search keeps looking for shorter
-// answers (counted from its start) before it settles, when the request
-// chose no budget of its own (see Budget.Fast): the 24-puzzle's
-// fast answers come in well under a second, and 50 ms under a second
-// leaves room for the budget checks and the replay, so a solve stays
-// within a second.
+// FastWindow is about how long a fast-mode search keeps looking for
+// shorter answers when the request chose no budget of its own: the
+// window the default work budgets (pdb.FastNodes, loopover.FastNodes)
+// were calibrated to on one core, and the unit of the time ceiling
+// (FastCeiling). The 24-puzzle's fast answers come in well under a second.
 const FastWindow = 950 * time.Millisecond
 
-// Fast is the budget of an anytime search whose default window is d
-// (search.FastWindow, the 5×5 two-phase solver's DefaultTime): b itself
-// when the request chose a limit of its own (Origin), so that a user can
-// trade time for shorter answers as well as the reverse; otherwise b with
-// its deadline at most d from now (a default's or a host's limits still
-// apply).
-func (b Budget) Fast(d time.Duration) Budget {
+// FastCeiling is the time ceiling of a fast search under a default
+// budget: a safety net for a pathologically slow or overloaded host, ten
+// of the longest default window, far enough above every default node
+// budget (300 ms to a second of one core) that it never decides an answer
+// on a normal host, even at a load of several processes per core.
+const FastCeiling = 10 * FastWindow
+
+// Fast is the budget of an anytime search whose default is nodes of work:
+// b itself when the request chose a limit of its own (Origin), so that a
+// user can trade time (--timeout) or nodes (--budget-nodes) for shorter
+// answers as well as the reverse; otherwise at most nodes (a host's lower
+// max_nodes still applies) and a deadline at most FastCeiling from now (a
+// default's or a host's earlier deadline still applies). The node budget,
+// not the clock, then ends the search on any normal host, so its answer
+// does not depend on the load; TimeLimited tells when the clock ended it
+// instead.
+func (b Budget) Fast(nodes int64) Budget {
 	if b.Origin == OriginChosen && (b.MaxNodes > 0 || !b.Deadline.IsZero()) {
 		return b
 	}
-	return b.Capped(d)
+	if b.MaxNodes == 0 || b.MaxNodes > nodes {
+		b.MaxNodes = nodes
+	}
+	return b.Capped(FastCeiling)
 }
 
 // Capped is b with its deadline at most d from now.
@@ -65,3 +77,21 @@ func (b Budget) Capped(d time.Duration) Budget {
 	}
 	return b
 }
+
+// TimeLimited reports whether an anytime search under b that stopped
+// early after nodes was stopped by its clock or context rather than its
+// node budget: then its answer depends on the host's speed, and the
+// algorithm says so in the answer's Solver (TimeLimitedName). A search
+// stopped by its node budget has spent at least MaxNodes.
+func (b Budget) TimeLimited(nodes int64) bool {
+	if b.MaxNodes > 0 && nodes >= b.MaxNodes {
+		return false
+	}
+	return !b.Deadline.IsZero() && !time.Now().Before(b.Deadline) || b.Ctx != nil && b.Ctx.Err() != nil
+}
+
+// TimeLimitedName is the solver name of an answer whose search the clock
+// (a --timeout, a host's solver.timeout or the fast modes' time ceiling)
+// ended before its node budget: the row stays solved, and the name tells
+// that the answer depends on the host's speed and load.
+func TimeLimitedName(name string) string { return name + " (time limit)" }

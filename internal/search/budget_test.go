@@ -7,35 +7,39 @@ import (
 )
 
 // An anytime search spends the request's own budget, longer or shorter
-// than its default window; under a host's ceiling alone, or no limit, it
-// keeps the window.
+// than its default; under a default, a host's ceiling alone, or no limit,
+// it gets its default nodes (or the host's fewer) and the time ceiling
+// (or the host's earlier deadline).
 func TestFast(t *testing.T) {
-	const window = 300 * time.Millisecond
+	const nodes = 1000
+	ceiling := FastCeiling
 	now := time.Now()
-	later, sooner := now.Add(5*time.Second), now.Add(50*time.Millisecond)
+	later, sooner := now.Add(5*time.Minute), now.Add(50*time.Millisecond)
 	for _, c := range []struct {
-		name     string
-		in       Budget
-		deadline time.Time // zero: none
-		windowed bool      // the deadline is about now + window
+		name      string
+		in        Budget
+		maxNodes  int64
+		deadline  time.Time // zero: none
+		ceilinged bool      // the deadline is about now + ceiling
 	}{
-		{"no limit", Budget{}, time.Time{}, true},
-		{"host ceiling beyond the window", Budget{Deadline: later, MaxNodes: 1e9, Origin: OriginCeiling}, time.Time{}, true},
-		{"host ceiling within the window", Budget{Deadline: sooner, Origin: OriginCeiling}, sooner, false},
-		{"default beyond the window", Budget{Deadline: later, Origin: OriginDefault}, time.Time{}, true},
-		{"chosen, longer", Budget{Deadline: later, Origin: OriginChosen}, later, false},
-		{"chosen, shorter", Budget{Deadline: sooner, Origin: OriginChosen}, sooner, false},
-		{"chosen nodes, no clock", Budget{MaxNodes: 1e9, Origin: OriginChosen}, time.Time{}, false},
-		{"chosen without a limit", Budget{Origin: OriginChosen}, time.Time{}, true},
+		{"no limit", Budget{}, nodes, time.Time{}, true},
+		{"host ceiling beyond the default", Budget{Deadline: later, MaxNodes: 1e9, Origin: OriginCeiling}, nodes, time.Time{}, true},
+		{"host ceiling within the default", Budget{Deadline: sooner, MaxNodes: 10, Origin: OriginCeiling}, 10, sooner, false},
+		{"default beyond the ceiling", Budget{Deadline: later, Origin: OriginDefault}, nodes, time.Time{}, true},
+		{"default within the ceiling", Budget{Deadline: sooner, Origin: OriginDefault}, nodes, sooner, false},
+		{"chosen, longer", Budget{Deadline: later, Origin: OriginChosen}, 0, later, false},
+		{"chosen, shorter", Budget{Deadline: sooner, Origin: OriginChosen}, 0, sooner, false},
+		{"chosen nodes, no clock", Budget{MaxNodes: 1e9, Origin: OriginChosen}, 1e9, time.Time{}, false},
+		{"chosen without a limit", Budget{Origin: OriginChosen}, nodes, time.Time{}, true},
 	} {
-		got := c.in.Fast(window)
-		if got.MaxNodes != c.in.MaxNodes {
-			t.Errorf("%s: MaxNodes %d, want %d", c.name, got.MaxNodes, c.in.MaxNodes)
+		got := c.in.Fast(nodes)
+		if got.MaxNodes != c.maxNodes {
+			t.Errorf("%s: MaxNodes %d, want %d", c.name, got.MaxNodes, c.maxNodes)
 		}
 		switch {
-		case c.windowed:
-			if got.Deadline.IsZero() || got.Deadline.Before(now.Add(window)) || got.Deadline.After(time.Now().Add(window)) {
-				t.Errorf("%s: deadline %v from now, want the window", c.name, got.Deadline.Sub(now))
+		case c.ceilinged:
+			if got.Deadline.IsZero() || got.Deadline.Before(now.Add(ceiling)) || got.Deadline.After(time.Now().Add(ceiling)) {
+				t.Errorf("%s: deadline %v from now, want the ceiling %v", c.name, got.Deadline.Sub(now), ceiling)
 			}
 		case !got.Deadline.Equal(c.deadline):
 			t.Errorf("%s: deadline %v, want %v", c.name, got.Deadline, c.deadline)
@@ -43,14 +47,39 @@ func TestFast(t *testing.T) {
 	}
 }
 
+// TimeLimited tells a search the clock or context stopped from one its
+// node budget stopped, which alone gives the same answer at any load.
+func TestTimeLimited(t *testing.T) {
+	past, future := time.Now().Add(-time.Second), time.Now().Add(time.Hour)
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, c := range []struct {
+		name  string
+		b     Budget
+		nodes int64
+		want  bool
+	}{
+		{"node budget spent, deadline passed too", Budget{MaxNodes: 100, Deadline: past}, 100, false},
+		{"node budget spent", Budget{MaxNodes: 100, Deadline: future}, 100, false},
+		{"deadline before the node budget", Budget{MaxNodes: 100, Deadline: past}, 99, true},
+		{"deadline, no node budget", Budget{Deadline: past}, 5, true},
+		{"cancelled before the node budget", Budget{MaxNodes: 100, Ctx: done}, 3, true},
+		{"neither: stopped by nothing the clock decides", Budget{MaxNodes: 100, Deadline: future}, 3, false},
+	} {
+		if got := c.b.TimeLimited(c.nodes); got != c.want {
+			t.Errorf("%s: TimeLimited(%d) = %v, want %v", c.name, c.nodes, got, c.want)
+		}
+	}
+	if got := TimeLimitedName("x"); got == "x" {
+		t.Errorf("TimeLimitedName does not mark the name: %q", got)
+	}
+}
+
 // Grant is the one place a budget is defaulted and capped: request ×
 // default × host ceiling × mode → the limits and their origin, and
-// whether fast mode then searches on for its window or spends the grant.
+// whether fast mode then searches its default nodes or spends the grant.
 func TestGrant(t *testing.T) {
-	const (
-		def    = 10 * time.Second
-		window = 300 * time.Millisecond
-	)
+	const def = 10 * time.Second
 	none := Budget{}
 	host := Budget{MaxNodes: 100, Timeout: time.Second}
 	for _, c := range []struct {
@@ -61,7 +90,7 @@ func TestGrant(t *testing.T) {
 		nodes     int64
 		timeout   time.Duration
 		origin    Origin
-		fastSpend bool // fast mode spends the grant instead of its window
+		fastSpend bool // fast mode spends the grant instead of its default nodes
 	}{
 		{"nothing named: the default", none, def, none, 0, def, OriginDefault, false},
 		{"nothing named, no default: no limit", none, 0, none, 0, 0, OriginDefault, false},
@@ -95,12 +124,17 @@ func TestGrant(t *testing.T) {
 				continue
 			}
 			// Fast mode (Budget.Fast, as the anytime searches call it).
-			f := run.Fast(window)
+			const fastNodes = 50
+			f := run.Fast(fastNodes)
+			wantNodes := int64(fastNodes) // the default, or the host's fewer
+			if run.MaxNodes > 0 && run.MaxNodes < fastNodes {
+				wantNodes = run.MaxNodes
+			}
 			switch {
-			case c.fastSpend && !f.Deadline.Equal(run.Deadline):
-				t.Errorf("%s: fast mode did not spend the grant: deadline %v from now, want %v", c.name, f.Deadline.Sub(start), c.timeout)
-			case !c.fastSpend && (f.Deadline.IsZero() || f.Deadline.After(time.Now().Add(window))):
-				t.Errorf("%s: fast mode did not keep its window: deadline %v from now", c.name, f.Deadline.Sub(start))
+			case c.fastSpend && (!f.Deadline.Equal(run.Deadline) || f.MaxNodes != run.MaxNodes):
+				t.Errorf("%s: fast mode did not spend the grant: deadline %v from now, %d nodes; want %v, %d", c.name, f.Deadline.Sub(start), f.MaxNodes, c.timeout, run.MaxNodes)
+			case !c.fastSpend && (f.MaxNodes != wantNodes || f.Deadline.IsZero() || f.Deadline.After(time.Now().Add(FastCeiling))):
+				t.Errorf("%s: fast mode did not keep its default: %d nodes, deadline %v from now", c.name, f.MaxNodes, f.Deadline.Sub(start))
 			}
 		}
 	}

@@ -11,14 +11,25 @@ import (
 // than optimal.
 const fastWeight search.Weight = 24
 
+// FastNodes is the default work budget of the tables-free fast mode: a
+// state whose weighted search needs more ends budget_exceeded after
+// exactly this many nodes, whatever the host's load, instead of after
+// whatever the clock allowed. About a second of one core on 24-puzzles
+// (270 ns a node of CPU under load; docs/BENCHMARKS.md, "Fast mode by
+// default: counted in nodes"), ten times under the time ceiling
+// (search.FastCeiling, within the 10 s job default), where a clock of
+// 10 s used to decide.
+const FastNodes = 4_000_000
+
 // Answer solves req by IDA* over the searcher's bound on req.Threads
-// goroutines: proved optimal, or in fast mode weighted (h × 1.5).
+// goroutines: proved optimal, or in fast mode weighted (h × 1.5) within
+// FastNodes unless the request chose a budget (search.Budget.Fast).
 func (s *Searcher) Answer(req search.Request) (search.Answer, error) {
-	w, name := search.Unweighted, s.Name()
+	w, name, b := search.Unweighted, s.Name(), req.Budget
 	if req.Mode == result.ModeFast {
-		w, name = fastWeight, name+"×1.5"
+		w, name, b = fastWeight, name+"×1.5", b.Fast(FastNodes)
 	}
-	out, err := s.SolveParallel(req.State.Cells, req.Budget, w, req.Threads)
+	out, err := s.SolveParallel(req.State.Cells, b, w, req.Threads)
 	return PathAnswer(out, name), err
 }
 

@@ -176,8 +176,16 @@ func (s *Solver) h1(pos *[9]uint8) int {
 	return int(h)
 }
 
-// DefaultTime is the search time of a budget without any limit: the
-// solver is anytime, and unbounded it would search for hours.
+// DefaultNodes is the search of a budget the request did not choose (and
+// of one without any limit): the solver is anytime, and unbounded it would
+// search for hours. About DefaultTime of one core of the reference
+// machine over the seven-piece table (docs/BENCHMARKS.md, "Fast mode by
+// default: counted in nodes"); counted in nodes so that the answer does
+// not depend on the host's load.
+const DefaultNodes = 300_000
+
+// DefaultTime is the window DefaultNodes was calibrated to; the time
+// ceiling of a default budget is search.FastCeiling, about thirty of it.
 const DefaultTime = 300 * time.Millisecond
 
 // checkEvery is how many nodes pass between clock checks: a quarter of a
@@ -225,8 +233,8 @@ func (w *work) expired() bool {
 // searching for shorter ones until the budget runs out; lower is an
 // admissible lower bound on the optimal length. The first answer is found
 // whatever the budget (milliseconds), so Solve never reports
-// search.ErrBudgetExceeded; a budget without any limit searches for
-// DefaultTime. Errors wrap puzzle.ErrMalformed for a board
+// search.ErrBudgetExceeded; a budget without any limit searches
+// DefaultNodes. Errors wrap puzzle.ErrMalformed for a board
 // that is not a permutation of 1..25 and puzzle.ErrUnsolvable for an odd
 // permutation.
 func (s *Solver) Solve(c []uint8, bud search.Budget) (moves []puzzle.Move, lower int, err error) {
@@ -237,16 +245,23 @@ func (s *Solver) Solve(c []uint8, bud search.Budget) (moves []puzzle.Move, lower
 // solve is Solve that also counts the nodes of both phases: a MaxNodes
 // budget counts them all, those of the first answer included.
 func (s *Solver) solve(c []uint8, bud search.Budget) (moves []puzzle.Move, lower int, nodes int64, err error) {
+	moves, lower, nodes, _, err = s.solveTimed(c, bud)
+	return moves, lower, nodes, err
+}
+
+// solveTimed is solve that also reports whether the clock or the context,
+// not the node budget, ended the search (search.Budget.TimeLimited).
+func (s *Solver) solveTimed(c []uint8, bud search.Budget) (moves []puzzle.Move, lower int, nodes int64, timed bool, err error) {
 	st := puzzle.State{Spec: puzzle.Spec{Kind: puzzle.Loopover, Rows: side, Cols: side}, Cells: c}
 	if err := puzzle.Solvable(st); err != nil {
-		return nil, 0, 0, fmt.Errorf("loopover 5x5 two-phase: %w", err)
+		return nil, 0, 0, false, fmt.Errorf("loopover 5x5 two-phase: %w", err)
 	}
 	var in board
 	for i, x := range c {
 		in[i] = x - 1
 	}
 	if bud.MaxNodes <= 0 && bud.Deadline.IsZero() && bud.Ctx == nil {
-		bud.Deadline = time.Now().Add(DefaultTime)
+		bud = bud.Fast(DefaultNodes)
 	}
 	w := &work{Solver: s, bud: bud, needOne: true, best: maxPath}
 	w.check = checkEvery
@@ -284,7 +299,8 @@ func (s *Solver) solve(c []uint8, bud search.Budget) (moves []puzzle.Move, lower
 			}
 		}
 	}
-	return w.bestVar.moves(w.bestPath), min(lower, w.best), w.nodes, nil
+	timed = w.stopped && bud.TimeLimited(w.nodes)
+	return w.bestVar.moves(w.bestPath), min(lower, w.best), w.nodes, timed, nil
 }
 
 // blockPos is the cells of the block pieces on b.

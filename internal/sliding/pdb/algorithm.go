@@ -23,31 +23,44 @@ func (sv *Solver) Answer(req search.Request) (search.Answer, error) {
 	return sliding.PathAnswer(out, sv.Name()), err
 }
 
-// fast is anytime weighted IDA*: the heaviest weight under the job's
-// budget, then lighter ones, keeping the shortest answer, for as long as
-// the request's own budget lasts when it chose one (a --timeout or
-// --budget-nodes, longer or shorter), else while search.FastWindow lasts.
+// FastNodes is the default work budget of the fast mode: about
+// search.FastWindow of one core of the reference machine over the 15- and
+// 24-puzzle tables (docs/BENCHMARKS.md, "Fast mode by default: counted in
+// nodes"), so that the same state gets the same answer at any load (on
+// one thread: a parallel search's split of its nodes depends on the
+// scheduler).
+const FastNodes = 10_000_000
+
+// fast is anytime weighted IDA*: the heaviest weight, then lighter
+// ones, keeping the shortest answer, for as long as the request's own
+// budget lasts when it chose one (a --timeout or --budget-nodes, longer
+// or shorter), else for FastNodes in all (the first answer's included)
+// under the time ceiling search.FastCeiling. An answer the clock
+// ended says so in its name.
 func (sv *Solver) fast(req search.Request) (search.Answer, error) {
 	b := req.Budget
-	// The window counts from the start, so a solve takes about a second
-	// in all unless the first answer alone takes longer.
-	window := b.Fast(search.FastWindow)
-	best, err := sv.SolveParallel(req.State.Cells, b, fastWeights[0], req.Threads)
+	window := b.Fast(FastNodes)
+	// The first answer too: a state beyond the default ends after the same
+	// nodes on any host.
+	best, err := sv.SolveParallel(req.State.Cells, window, fastWeights[0], req.Threads)
 	name := weighted(sv.Name(), fastWeights[0])
 	if err != nil {
 		return sliding.PathAnswer(best, name), err
 	}
+	timed := false
 	for _, w := range fastWeights[1:] {
 		lb := window
-		if b.MaxNodes > 0 {
-			if lb.MaxNodes = b.MaxNodes - best.Nodes; lb.MaxNodes <= 0 {
+		if window.MaxNodes > 0 {
+			if lb.MaxNodes = window.MaxNodes - best.Nodes; lb.MaxNodes <= 0 {
 				break
 			}
 		}
 		out, err := sv.SolveParallel(req.State.Cells, lb, w, req.Threads)
 		best.Nodes += out.Nodes
 		if err != nil {
-			break // out of time or nodes: keep the best so far
+			// Out of time or nodes: keep the best so far.
+			timed = window.TimeLimited(best.Nodes)
+			break
 		}
 		if len(out.Path) < len(best.Path) || out.Optimal {
 			nodes := best.Nodes
@@ -58,6 +71,9 @@ func (sv *Solver) fast(req search.Request) (search.Answer, error) {
 				break
 			}
 		}
+	}
+	if timed {
+		name = search.TimeLimitedName(name)
 	}
 	return sliding.PathAnswer(best, name), nil
 }
