@@ -348,15 +348,19 @@ const placeWait = 20 * time.Second
 
 // Place runs f, which creates or scales something to asked replicas, and
 // runs it again while the server answers that it cannot place them
-// because a peer is offline although the cluster knows enough servers:
-// a node restarting, or one whose heartbeats lag on a loaded host (seen
-// in the cluster tests under a full parallel test run). Any other answer,
-// and the same one after placeWait, is returned as it is.
+// because a peer is offline although the cluster knows enough servers (a
+// node restarting, or one whose heartbeats lag on a loaded host: seen in
+// the cluster tests under a full parallel test run), or while the request
+// times out (a cluster still forming the new raft group answers after the
+// client's API timeout: f must be safe to repeat, as ensuring is). Any
+// other answer, and the same one after placeWait, is returned as it is.
 func Place(ctx context.Context, nc *nats.Conn, asked int, f func() error) error {
 	deadline := time.Now().Add(placeWait)
 	for {
 		err := f()
-		if !peerOffline(err) || !clustered(nc) || len(nc.Servers()) < asked || time.Now().After(deadline) {
+		offline := peerOffline(err) && clustered(nc) && len(nc.Servers()) >= asked
+		timedOut := ctx.Err() == nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout))
+		if !offline && !timedOut || time.Now().After(deadline) {
 			return err
 		}
 		select {

@@ -264,4 +264,23 @@ func TestPlaceWaitsOutOfflinePeers(t *testing.T) {
 	if err := Place(ctx, nc, 3, flaky); !errors.Is(err, offline) || calls != 1 {
 		t.Errorf("single server: %v after %d calls, want the answer at once", err, calls)
 	}
+	// A request that timed out (a raft group still forming) is asked again
+	// while the caller's context lives, on any server.
+	calls = 0
+	slow := func() error {
+		calls++
+		if calls <= 2 {
+			return context.DeadlineExceeded
+		}
+		return nil
+	}
+	if err := Place(ctx, nc, 1, slow); err != nil || calls != 3 {
+		t.Errorf("timeouts: %v after %d calls, want nil after 3", err, calls)
+	}
+	ended, cancel := context.WithCancel(ctx)
+	cancel()
+	calls = 0
+	if err := Place(ended, nc, 1, slow); !errors.Is(err, context.DeadlineExceeded) || calls != 1 {
+		t.Errorf("timeout after the caller's end: %v after %d calls, want it at once", err, calls)
+	}
 }
