@@ -21,7 +21,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/result"
 )
 
-func setup(t *testing.T, c queue.Config) (context.Context, jetstream.JetStream) {
+func setup(t testing.TB, c queue.Config) (context.Context, jetstream.JetStream) {
 	t.Helper()
 	_, nc := natstest.Server(t)
 	js, err := queue.New(nc)
