@@ -45,6 +45,9 @@ func BenchmarkSplitKorfFelner24(b *testing.B) {
 			b.Fatalf("SPLIT_SUBTREE_NODES=%q", v)
 		}
 	}
+	// $PDB_SPLIT_ONLY=1 leaves out the unsplit search (another subtree
+	// target's record, at half the time): the bounds are the split's.
+	splitOnly := os.Getenv("PDB_SPLIT_ONLY") == "1"
 	var pick []instances.Instance
 	for _, f := range strings.Split(ids, ",") {
 		id, err := strconv.Atoi(f)
@@ -76,14 +79,14 @@ func BenchmarkSplitKorfFelner24(b *testing.B) {
 	}
 	for i := 0; i < b.N; i++ {
 		for _, inst := range pick {
-			splitOne(b, sv, inst, target, rec)
+			splitOne(b, sv, inst, target, rec, splitOnly)
 		}
 	}
 }
 
 // splitOne runs one instance split and unsplit, bound by bound, and
 // reports both counts.
-func splitOne(b *testing.B, sv *Solver, inst instances.Instance, target int64, rec *bufio.Writer) {
+func splitOne(b *testing.B, sv *Solver, inst instances.Instance, target int64, rec *bufio.Writer, splitOnly bool) {
 	k, h0, err := sv.start(inst.Cells, search.Budget{}, search.Unweighted)
 	if err != nil {
 		b.Fatal(err)
@@ -104,13 +107,17 @@ func splitOne(b *testing.B, sv *Solver, inst instances.Instance, target int64, r
 	var unsplitCPU, splitCPU time.Duration
 	depth, last := 1, int64(0)
 	for it, bound := 1, h0; ; it++ {
-		c0 := coretest.CPUTime()
-		var at int
-		p, n := k.Iterate(search.Iteration{Bound: bound, Split: &at})
-		unsplitCPU += coretest.CPUTime() - c0
-		unsplit += n
+		var p search.Pass
+		var n int64
+		if !splitOnly {
+			c0 := coretest.CPUTime()
+			var at int
+			p, n = k.Iterate(search.Iteration{Bound: bound, Split: &at})
+			unsplitCPU += coretest.CPUTime() - c0
+			unsplit += n
+		}
 
-		c0 = coretest.CPUTime()
+		c0 := coretest.CPUTime()
 		want, kind := min(max(5*last/target, 1), 8192), "subtree"
 		if 5*last < target {
 			want, kind = 1, "local" // the coordinator searches them, no message
@@ -125,6 +132,9 @@ func splitOne(b *testing.B, sv *Solver, inst instances.Instance, target int64, r
 		split += f.Walked
 		depth = f.Depth
 		found := f.Done && f.Pass.OK
+		// The iteration's nodes and next as the split search finds them
+		// (the unsplit ones, TestSplitMatchesUnsplit, when no goal).
+		iterNodes, next := f.Above, f.Next
 		if !f.Done {
 			// The coordinator walks again to publish (worker.frontier).
 			c0 = coretest.CPUTime()
@@ -136,7 +146,6 @@ func splitOne(b *testing.B, sv *Solver, inst instances.Instance, target int64, r
 			line(it, bound, "walk", g.Depth, -2, g.Walked, cpu, false)
 			rewalk += g.Walked
 			splitCPU += cpu
-			next := f.Next
 			for i, pre := range f.Subtrees {
 				c0 = coretest.CPUTime()
 				st, err := sv.SearchSubtree(inst.Cells, pre, bound, search.Budget{})
@@ -151,6 +160,7 @@ func splitOne(b *testing.B, sv *Solver, inst instances.Instance, target int64, r
 					continue
 				}
 				split += st.Nodes
+				iterNodes += st.Nodes
 				splitCPU += cpu
 				next = min(next, st.Next)
 				if st.OK {
@@ -160,9 +170,12 @@ func splitOne(b *testing.B, sv *Solver, inst instances.Instance, target int64, r
 					}
 				}
 			}
-			if !found && (next != p.Next) {
-				b.Fatalf("#%d bound %d: split next %d, unsplit %d", inst.ID, bound, next, p.Next)
-			}
+		}
+		if splitOnly {
+			p, n = search.Pass{OK: found, D: inst.Opt, Next: next}, iterNodes
+		}
+		if !found && (next != p.Next || iterNodes != n) {
+			b.Fatalf("#%d bound %d: split %d nodes next %d, unsplit %d nodes next %d", inst.ID, bound, iterNodes, next, n, p.Next)
 		}
 		if found != p.OK {
 			b.Fatalf("#%d bound %d: split found %v, unsplit %v", inst.ID, bound, found, p.OK)
