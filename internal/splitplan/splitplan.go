@@ -10,7 +10,11 @@
 // its recorded CPU time plus a per-message overhead (publish, fetch, the
 // record's compare-and-set, ack). An iteration ends when its last job
 // ends, or, in the iteration that finds the goal, when the goal's job
-// ends (the record ends then; the rest are cancelled).
+// ends (the record ends then; the rest are cancelled). Jobs go out
+// longest first (LongestFirst, the classic list-scheduling bound) or in
+// the order the coordinator publishes them (InOrder, the pipeline's: a
+// job after the goal's then never delays it, so a record that stops at
+// the goal is exact).
 package splitplan
 
 import (
@@ -36,19 +40,27 @@ type Iteration struct {
 	Nodes  int64           // the subtree jobs' nodes (all of them)
 }
 
+// Order is the order in which an iteration's jobs go to the hosts.
+type Order int
+
+const (
+	LongestFirst Order = iota // longest job first
+	InOrder                   // as published: the unsplit search's order
+)
+
 // Makespan is the predicted wall time of its on hosts workers, each job
-// costing overhead more than its search.
-func Makespan(its []Iteration, hosts int, overhead time.Duration) time.Duration {
+// costing overhead more than its search, the jobs going out in order o.
+func Makespan(its []Iteration, hosts int, overhead time.Duration, o Order) time.Duration {
 	var t time.Duration
 	for _, it := range its {
-		t += it.Serial + schedule(it.Jobs, it.Goal, max(hosts, 1), overhead)
+		t += it.Serial + schedule(it.Jobs, it.Goal, max(hosts, 1), overhead, o)
 	}
 	return t
 }
 
-// schedule is one iteration's list scheduling of jobs, longest first,
-// on hosts: when its last job ends, or its goal's when goal >= 0.
-func schedule(jobs []time.Duration, goal, hosts int, overhead time.Duration) time.Duration {
+// schedule is one iteration's list scheduling of jobs in order o on
+// hosts: when its last job ends, or its goal's when goal >= 0.
+func schedule(jobs []time.Duration, goal, hosts int, overhead time.Duration, o Order) time.Duration {
 	if len(jobs) == 0 {
 		return 0
 	}
@@ -56,7 +68,9 @@ func schedule(jobs []time.Duration, goal, hosts int, overhead time.Duration) tim
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(jobs[b], jobs[a]) })
+	if o == LongestFirst {
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(jobs[b], jobs[a]) })
+	}
 	free := make(freeAt, min(hosts, len(jobs))) // every host free at 0
 	var end time.Duration
 	for _, i := range order {
@@ -86,14 +100,17 @@ func (h *freeAt) Pop() any {
 	return x
 }
 
-// Work is the total search time of its: the one-host time without
-// message overhead.
+// Work is the search time of its on one host without messages, in the
+// unsplit order: the goal's iteration up to the goal's job.
 func Work(its []Iteration) time.Duration {
 	var t time.Duration
 	for _, it := range its {
 		t += it.Serial
-		for _, j := range it.Jobs {
+		for i, j := range it.Jobs {
 			t += j
+			if i == it.Goal {
+				break
+			}
 		}
 	}
 	return t

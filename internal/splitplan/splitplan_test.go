@@ -30,12 +30,18 @@ func TestMakespan(t *testing.T) {
 		{"many hosts", 128, 0, 1*ms + 3*ms + 1*ms + 2*ms},
 		{"zero hosts count as one", 0, 0, 1*ms + 12*ms + 1*ms + 11*ms},
 	} {
-		if got := Makespan(its, c.hosts, c.overhead); got != c.want {
+		if got := Makespan(its, c.hosts, c.overhead, LongestFirst); got != c.want {
 			t.Errorf("%s: makespan %v, want %v", c.name, got, c.want)
 		}
 	}
-	if w := Work(its); w != 1*ms+12*ms+1*ms+12*ms {
-		t.Errorf("work %v", w)
+	// In order on two hosts: 2|3, 2 after the 2 (4), 3 after the 3 (6),
+	// 2 after the 4: 6; then 5|1, 2 after the 1 (the goal's): 3.
+	if got := Makespan(its, 2, 0, InOrder); got != 1*ms+6*ms+1*ms+3*ms {
+		t.Errorf("in order on two hosts: %v", got)
+	}
+	// One host in order is the unsplit search: up to the goal's job.
+	if got, w := Makespan(its, 1, 0, InOrder), Work(its); got != w || w != 1*ms+12*ms+1*ms+8*ms {
+		t.Errorf("in order on one host %v, work %v", got, w)
 	}
 }
 

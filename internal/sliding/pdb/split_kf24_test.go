@@ -48,6 +48,10 @@ func BenchmarkSplitKorfFelner24(b *testing.B) {
 	// $PDB_SPLIT_ONLY=1 leaves out the unsplit search (another subtree
 	// target's record, at half the time): the bounds are the split's.
 	splitOnly := os.Getenv("PDB_SPLIT_ONLY") == "1"
+	// $PDB_SPLIT_AFTER_GOAL=0 stops the last iteration at the goal's
+	// subtree, as the unsplit search does (the record then lacks the
+	// subtrees a fleet would have started after it).
+	afterGoal := os.Getenv("PDB_SPLIT_AFTER_GOAL") != "0"
 	var pick []instances.Instance
 	for _, f := range strings.Split(ids, ",") {
 		id, err := strconv.Atoi(f)
@@ -79,14 +83,14 @@ func BenchmarkSplitKorfFelner24(b *testing.B) {
 	}
 	for i := 0; i < b.N; i++ {
 		for _, inst := range pick {
-			splitOne(b, sv, inst, target, rec, splitOnly)
+			splitOne(b, sv, inst, target, rec, splitOnly, afterGoal)
 		}
 	}
 }
 
 // splitOne runs one instance split and unsplit, bound by bound, and
 // reports both counts.
-func splitOne(b *testing.B, sv *Solver, inst instances.Instance, target int64, rec *bufio.Writer, splitOnly bool) {
+func splitOne(b *testing.B, sv *Solver, inst instances.Instance, target int64, rec *bufio.Writer, splitOnly, afterGoal bool) {
 	k, h0, err := sv.start(inst.Cells, search.Budget{}, search.Unweighted)
 	if err != nil {
 		b.Fatal(err)
@@ -98,6 +102,9 @@ func splitOne(b *testing.B, sv *Solver, inst instances.Instance, target int64, r
 				g = 1
 			}
 			fmt.Fprintf(rec, "%d\t%d\t%d\t%s\t%d\t%d\t%d\t%d\t%d\n", inst.ID, it, bound, kind, depth, index, nodes, cpu.Nanoseconds(), g)
+			if kind == "walk" {
+				_ = rec.Flush() // a long run killed midway keeps what it measured
+			}
 		}
 	}
 	// unsplit: Iterate per bound; split: what the record counts (walks,
@@ -155,6 +162,9 @@ func splitOne(b *testing.B, sv *Solver, inst instances.Instance, target int64, r
 				cpu = coretest.CPUTime() - c0
 				line(it, bound, kind, f.Depth, i, st.Nodes, cpu, st.OK && !found)
 				subtrees++
+				if found && !afterGoal {
+					break
+				}
 				if found {
 					after += st.Nodes
 					continue
