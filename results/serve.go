@@ -37,7 +37,9 @@ func serveCmd() *cobra.Command {
 			"At most results.http_max_requests API requests are served at once; more get 503 with\n" +
 			"Retry-After at once.\n" +
 			"With --generate, /api/scrambles?generate=true (writers only) enqueues sampled candidates\n" +
-			"on NATS (nats.*) for scrambles not stored yet. Run it beside `results run`. See\n" +
+			"on NATS (nats.*) for scrambles not stored yet. A batch's split searches (producer --split) show\n" +
+			"on /api/batches/{id} and the page's ?batch=ID, read from NATS (nats.*) whenever it answers.\n" +
+			"Run it beside `results run`. See\n" +
 			"docs/PIPELINE-store.md and docs/SECURITY.md.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -46,7 +48,10 @@ func serveCmd() *cobra.Command {
 				if err != nil {
 					return usagef("results.http_writer_tokens: %v", err)
 				}
-				opts := []httpapi.Option{httpapi.WithMaxInFlight(cfg.Results.HTTPMaxRequests)}
+				// Split searches' progress is read from NATS, when it answers.
+				splits := &natsSplits{cfg: cfg.NATS}
+				defer splits.Close()
+				opts := []httpapi.Option{httpapi.WithMaxInFlight(cfg.Results.HTTPMaxRequests), httpapi.WithSplits(splits)}
 				if generate {
 					conn, err := cmdkit.Connect(cfg.NATS, "tessera-results-serve")
 					if err != nil {

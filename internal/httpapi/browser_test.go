@@ -172,4 +172,16 @@ func TestPageInBrowser(t *testing.T) {
 	if !strings.Contains(note, "not proved optimal") || !strings.Contains(note, "6 solved states") {
 		t.Errorf("fast batch note %q", note)
 	}
+
+	// The running batch's split search, as a person reads its row.
+	if err := chromedp.Do(ctx, chromedp.Navigate(fmt.Sprintf("%s/?batch=%d", f.srv.URL, f.run))); err != nil {
+		t.Fatalf("load running batch: %v", err)
+	}
+	split, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#splits tr[data-seq="7"]`), chromedp.NodeVisible))
+	if err != nil {
+		t.Fatalf("split progress row: %v", err)
+	}
+	if !strings.HasPrefix(strings.Join(strings.Fields(split), " "), "7 3 58 5/40 173000 58 running for 1m") {
+		t.Errorf("split progress row %q", split)
+	}
 }

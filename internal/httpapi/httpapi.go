@@ -45,6 +45,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tessera-solver/tessera/internal/httpauth"
+	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/metrics"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/store"
@@ -72,6 +73,8 @@ type server struct {
 	log  *slog.Logger
 	errs *rateLog  // failures, at a bounded rate (load.go)
 	gen  Generator // nil: generate=true is refused
+	// splits reads split searches' progress (nil: not shown).
+	splits Splits
 
 	clientCap   int64        // states one client key may be served
 	maxInFlight int          // API requests at once (load.go)
@@ -87,6 +90,17 @@ type server struct {
 type Generator interface {
 	Generate(ctx context.Context, spec puzzle.Spec, length, missing int) (batch int64, candidates int, err error)
 }
+
+// Splits reads the progress of a batch's split searches (producer
+// --split), whose records live in NATS, not in the database: results
+// serve reads them with queue.ListSplits.
+type Splits interface {
+	Splits(ctx context.Context, batch int64) ([]job.SplitRecord, error)
+}
+
+// WithSplits shows each split search's progress in /api/batches/{id} and
+// on the page's batch view.
+func WithSplits(sp Splits) Option { return func(s *server) { s.splits = sp } }
 
 // Option configures New.
 type Option func(*server)
@@ -186,8 +200,53 @@ func (s *server) batch(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, err)
 		return
 	}
-	queryJSON(s, w, r, func(ctx context.Context) (store.Batch, error) { return s.st.BatchProgress(ctx, id) },
-		func(b store.Batch) any { return view(b) })
+	queryJSON(s, w, r, func(ctx context.Context) (BatchDetail, error) {
+		b, err := s.st.BatchProgress(ctx, id)
+		if err != nil {
+			return BatchDetail{}, err
+		}
+		out := BatchDetail{BatchView: view(b)}
+		if s.splits != nil {
+			rs, err := s.splits.Splits(ctx, id)
+			if err != nil {
+				s.errs.log(slog.LevelWarn, "split progress", "batch", id, "err", err)
+				out.SplitsError = err.Error()
+			}
+			for _, r := range rs {
+				out.Splits = append(out.Splits, newSplitView(r))
+			}
+		}
+		return out, nil
+	}, func(d BatchDetail) any { return d })
+}
+
+// BatchDetail is the body of /api/batches/{id}: the batch and, when the
+// server reads them (WithSplits), its split searches' progress.
+type BatchDetail struct {
+	BatchView
+	Splits      []SplitView `json:"splits,omitempty"`
+	SplitsError string      `json:"splits_error,omitempty"` // NATS did not answer
+}
+
+// SplitView is one split search's progress (job.SplitRecord): the
+// iteration and its bound, the subtrees answered of those laid out (total
+// -1 while the iteration is being laid out), nodes so far, the lower bound
+// proved, and how it ended ("" while running).
+type SplitView struct {
+	Seq       int64     `json:"seq"`
+	Iteration int       `json:"iteration"`
+	Bound     int       `json:"bound"`
+	Answered  int       `json:"subtrees_answered"`
+	Total     int       `json:"subtrees"`
+	Nodes     int64     `json:"nodes"`
+	Lower     int       `json:"lower_bound"`
+	End       string    `json:"end,omitempty"`
+	Started   time.Time `json:"started"`
+}
+
+func newSplitView(r job.SplitRecord) SplitView {
+	return SplitView{Seq: r.Seq, Iteration: r.Iteration, Bound: r.Bound, Answered: r.Count, Total: r.Total,
+		Nodes: r.Nodes, Lower: r.Lower, End: r.End, Started: r.Started}
 }
 
 // BatchDistribution is the body of /api/batches/{id}/distribution.

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tessera-solver/tessera/internal/httpauth"
+	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/plot"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/store"
@@ -38,8 +39,13 @@ type pageData struct {
 	Puzzles  []pagePuzzle
 	Batches  []pageBatch
 	Selected *pageBatch
-	Rows     *pageRows // the selected batch's rows, a page at a time
-	Dead     *pageDead // and its dead letters
+	// Splits is the selected batch's split searches (producer --split),
+	// read from NATS when the server can (WithSplits); SplitsError says
+	// why they are missing when it could not.
+	Splits      []pageSplit
+	SplitsError string
+	Rows        *pageRows // the selected batch's rows, a page at a time
+	Dead        *pageDead // and its dead letters
 	// Dist is the selected batch's histogram (nil without ?batch, or for
 	// a fast batch, whose answers are not proved optimal).
 	Dist *pageDist
@@ -118,6 +124,24 @@ type pageDist struct {
 type pagePuzzle struct {
 	Puzzle string
 	pageDist
+}
+
+// pageSplit is one split search's progress as the page shows it.
+type pageSplit struct {
+	SplitView
+	Subtrees string // answered/total, "-" while the iteration is being laid out
+	Status   string // the end, or "running for D"
+}
+
+func newPageSplit(r job.SplitRecord, now time.Time) pageSplit {
+	p := pageSplit{SplitView: newSplitView(r), Subtrees: "-", Status: r.End}
+	if r.Laid() {
+		p.Subtrees = fmt.Sprintf("%d/%d", r.Count, r.Total)
+	}
+	if p.Status == "" {
+		p.Status = "running for " + now.Sub(r.Started).Round(time.Second).String()
+	}
+	return p
 }
 
 type pageBatch struct {
@@ -328,6 +352,17 @@ func (s *server) page(w http.ResponseWriter, r *http.Request) {
 		default:
 			pb := newPageBatch(b, selected, now)
 			data.Selected = &pb
+			if s.splits != nil {
+				// The records are in NATS: without it the page shows the rest.
+				rs, err := s.splits.Splits(ctx, selected)
+				if err != nil {
+					s.errs.log(slog.LevelWarn, "page: split progress", "err", err)
+					data.SplitsError = err.Error()
+				}
+				for _, r := range rs {
+					data.Splits = append(data.Splits, newPageSplit(r, now))
+				}
+			}
 			if !pb.Fast && d.Total > 0 {
 				if data.Dist, err = newPageDist(fmt.Sprintf("batch %d: %s", b.ID, b.Puzzle), "states", d, exact); err != nil {
 					fail("draw", err)

@@ -32,7 +32,9 @@ var eightPuzzle = []int64{1, 2, 4, 8, 16, 20, 39, 62, 116, 152, 286, 396, 748, 1
 //	fast:   sliding:4x4, fast, 6 of 10 states solved (running)
 //	run:    sliding:4x4, optimal, 100 of 1000 states solved (running)
 //
-// with the exact distribution of the 3x3 stored.
+// with the exact distribution of the 3x3 stored, and split progress: run
+// has a split search at state 7 (iteration 3, bound 58, 5 of 40 subtrees
+// answered), and reading hard's fails (NATS did not answer).
 type statusFixture struct {
 	st                      *store.Store
 	srv                     *httptest.Server
@@ -85,9 +87,36 @@ func newStatusFixture(t *testing.T) statusFixture {
 	if _, err := st.InsertResults(ctx, rs); err != nil {
 		t.Fatal(err)
 	}
-	f.st, f.srv = st, httptest.NewServer(httpapi.New(st, nil))
+	rec := job.NewSplitRecord(job.Job{ID: "x", BatchID: f.run}, 7, "s", 54, time.Now().Add(-time.Minute))
+	for it := 1; it <= 3; it++ {
+		rec.Lay(4, 40, 1000, rec.Bound+2)
+		for i := range 40 {
+			if it < 3 || i < 5 {
+				rec.Apply(job.SubtreeAnswer{Iteration: it, Index: i, Nodes: 2000, Next: rec.Bound + 2})
+			}
+		}
+		if it < 3 {
+			rec.Advance()
+		}
+	}
+	sp := fakeSplits{records: map[int64][]job.SplitRecord{f.run: {rec}}, failing: f.hard}
+	f.st, f.srv = st, httptest.NewServer(httpapi.New(st, nil, httpapi.WithSplits(sp)))
 	t.Cleanup(f.srv.Close)
 	return f
+}
+
+// fakeSplits holds split records by batch; reading those of failing
+// fails, as for a results serve that lost NATS.
+type fakeSplits struct {
+	records map[int64][]job.SplitRecord
+	failing int64
+}
+
+func (f fakeSplits) Splits(_ context.Context, batch int64) ([]job.SplitRecord, error) {
+	if batch == f.failing {
+		return nil, fmt.Errorf("nats: no servers available for connection")
+	}
+	return f.records[batch], nil
 }
 
 // pageResults is a results message of batch from seq 0: a length >= 0 is
@@ -152,6 +181,32 @@ func TestPageStatuses(t *testing.T) {
 	if !strings.Contains(body, `<p class="note" id="fast-note">Fast-mode answers are not proved optimal, so they are not in the distance histogram. This batch has 6 solved states.</p>`) ||
 		strings.Contains(body, "No proved-optimal solution") || strings.Contains(body, `id="batch-histogram"`) {
 		t.Errorf("fast batch page:\n%s", body)
+	}
+}
+
+// A batch's view shows its split searches' progress, read through
+// WithSplits (NATS in results serve), and /api/batches/{id} has it too;
+// when the read fails the page says so and shows the rest.
+func TestPageSplitProgress(t *testing.T) {
+	t.Parallel()
+	f := newStatusFixture(t)
+	_, _, body := get(t, f.srv, fmt.Sprintf("/?batch=%d", f.run))
+	row := regexp.MustCompile(`(?s)<table id="splits">.*?<tr data-seq="7">(.*?)</tr>`).FindStringSubmatch(body)
+	want := `<td class="num">7</td><td class="num">3</td><td class="num">58</td><td class="num">5/40</td><td class="num">173000</td><td class="num">58</td><td>running for 1m`
+	if row == nil || !strings.HasPrefix(row[1], want) || strings.Contains(body, `id="splits-error"`) {
+		t.Errorf("split progress of batch %d:\n%s", f.run, body)
+	}
+	code, _, api := get(t, f.srv, fmt.Sprintf("/api/batches/%d", f.run))
+	if code != http.StatusOK || !strings.Contains(api, `"splits":[{"seq":7,"iteration":3,"bound":58,"subtrees_answered":5,"subtrees":40,"nodes":173000,"lower_bound":58,"started":`) {
+		t.Errorf("/api/batches/%d: %d %s", f.run, code, api)
+	}
+	_, _, body = get(t, f.srv, fmt.Sprintf("/?batch=%d", f.hard))
+	if !strings.Contains(body, `<p class="note" id="splits-error">Split searches' progress not shown (it is read from NATS): nats: no servers`) ||
+		strings.Contains(body, `id="splits"`) || !strings.Contains(body, `id="batch"`) {
+		t.Errorf("page of batch %d without NATS:\n%s", f.hard, body)
+	}
+	if _, _, body = get(t, f.srv, fmt.Sprintf("/?batch=%d", f.sample)); strings.Contains(body, `id="splits`) {
+		t.Errorf("a batch without split searches shows them:\n%s", body)
 	}
 }
 

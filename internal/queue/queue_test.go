@@ -22,7 +22,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/result"
 )
 
-func setup(t *testing.T, c queue.Config) (context.Context, jetstream.JetStream) {
+func setup(t testing.TB, c queue.Config) (context.Context, jetstream.JetStream) {
 	t.Helper()
 	_, nc := natstest.Server(t)
 	return streamsOn(t, nc, c)
@@ -30,7 +30,7 @@ func setup(t *testing.T, c queue.Config) (context.Context, jetstream.JetStream) 
 
 // streamsOn ensures c's streams over nc and returns a context of 30 s,
 // cancelled at t's end, and the JetStream client.
-func streamsOn(t *testing.T, nc *nats.Conn, c queue.Config) (context.Context, jetstream.JetStream) {
+func streamsOn(t testing.TB, nc *nats.Conn, c queue.Config) (context.Context, jetstream.JetStream) {
 	t.Helper()
 	js, err := queue.New(nc)
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
@@ -86,6 +88,62 @@ func TestSplitsCountOnceUnderContention(t *testing.T) {
 		}
 		if info, err := c.Info(ctx); err != nil || info.NumPending != 0 {
 			t.Fatalf("lane %s sees the subtree job: %+v %v", lane, info, err)
+		}
+	}
+}
+
+// BenchmarkSubtreeRoundTrip is the per-message overhead of a subtree job
+// through a real nats-server, for the makespan model (internal/splitplan):
+// the coordinator publishes it, a worker fetches it, reads the record,
+// counts its answer into it by compare-and-set, and acks it. One job at a time, so
+// ns/op is one job's added latency on this host's loopback.
+//
+//	go test -run '^$' -bench SubtreeRoundTrip -benchtime 2000x ./internal/queue
+func BenchmarkSubtreeRoundTrip(b *testing.B) {
+	ctx, js := setup(b, queue.DefaultConfig())
+	s, err := queue.OpenSplits(ctx, js, queue.DefaultConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	cons, err := queue.EnsureSplitConsumer(ctx, js, queue.DefaultConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	key := job.SplitKey(1, 0)
+	r := job.NewSplitRecord(job.Job{ID: "1-0", BatchID: 1}, 0, "s", 80, time.Now())
+	r.Lay(6, max(b.N, 1), 100, 82)
+	if _, err := s.Create(ctx, r); err != nil {
+		b.Fatal(err)
+	}
+	spec, _ := puzzle.ParseSpec("sliding:5x5")
+	prefix := []uint8{0, 1, 0, 1, 2, 3}
+	b.ResetTimer()
+	for i := range b.N {
+		sj := job.SubtreeJob{V: job.Version, Key: key, Puzzle: "sliding:5x5", State: "s", Iteration: 1, Bound: 80, Index: i, Prefix: prefix}
+		if err := s.PublishSubtree(ctx, spec, sj); err != nil {
+			b.Fatal(err)
+		}
+		batch, err := cons.Fetch(1, jetstream.FetchMaxWait(5*time.Second))
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for m := range batch.Messages() {
+			// The worker reads the record first (is the subtree still wanted?).
+			if _, _, err := s.Get(ctx, key); err != nil {
+				b.Fatal(err)
+			}
+			a := job.SubtreeAnswer{Iteration: 1, Index: i, Nodes: 1 << 21, Next: 82}
+			if _, changed, err := s.Update(ctx, key, func(r *job.SplitRecord) bool { return r.Apply(a) }); err != nil || !changed {
+				b.Fatalf("answer %d: changed %v, %v", i, changed, err)
+			}
+			if err := m.Ack(); err != nil { // as the worker settles it
+				b.Fatal(err)
+			}
+			n++
+		}
+		if n != 1 || batch.Error() != nil {
+			b.Fatalf("fetch %d: %d messages, %v", i, n, batch.Error())
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -104,11 +105,17 @@ func TestSplitSolvesLikeUnsplit(t *testing.T) {
 	e := newEnv(t, fastConfig())
 	sv := solver555(t)
 	var published sync.Map
+	var rows atomic.Int64 // split rows handed to OnSplitRow (the solves metric)
 	for p := range 2 {
 		e.start(t, worker.Options{Workers: 1, Solve: sv.SolveText, Split: sv.Split, SubtreeNodes: 4096,
 			OnSubtrees: func(event string, n int) {
 				v, _ := published.LoadOrStore(event+strconv.Itoa(p), new(int))
 				*v.(*int) += n
+			},
+			OnSplitRow: func(puzzle string, mode result.Mode, r result.Result) {
+				if puzzle == "sliding:4x4" && mode == result.ModeOptimal && r.Status == result.StatusSolved && r.Optimal {
+					rows.Add(1)
+				}
 			}})
 	}
 	states, opt := korfStates(1, 2, 5, 6, 9)
@@ -146,6 +153,11 @@ func TestSplitSolvesLikeUnsplit(t *testing.T) {
 		t.Fatalf("%d subtree jobs published, %d answered: nothing was split", n, count("answered"))
 	}
 	t.Logf("%d subtree jobs published, %d subtrees answered", count("published"), count("answered"))
+	// Each split row is counted as a solve (a redelivered parent may count
+	// its row again, as a redelivered job does; none is redelivered here).
+	if n := rows.Load(); n != int64(len(states)) {
+		t.Fatalf("%d split rows counted, want %d", n, len(states))
+	}
 }
 
 // splitRecord waits for the record of key to satisfy cond and returns it.

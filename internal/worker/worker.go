@@ -100,6 +100,10 @@ type Options struct {
 	// that this process published (event "published") or answered, its
 	// answer counted into the record ("answered"): metrics.
 	OnSubtrees func(event string, n int)
+	// OnSplitRow, if set, is called with each row a split search made
+	// (Solve never sees those states), so that they are counted as any
+	// solved row is (metrics: tessera_solver_solves_total).
+	OnSplitRow func(puzzle string, mode result.Mode, r result.Result)
 }
 
 func (o *Options) defaults() {
@@ -445,6 +449,9 @@ func (r *runner) solveAll(t *tracked, d decoded, meta *jetstream.MsgMetadata) (j
 		var err error
 		if j.Split && r.splits != nil && d.opt.Mode == result.ModeOptimal {
 			out, err = r.solveSplit(ctx, j, j.FirstSeq+int64(i), d.spec, s, d.opt)
+			if err == nil && r.opts.OnSplitRow != nil {
+				r.opts.OnSplitRow(d.spec.String(), d.opt.Mode, out)
+			}
 		}
 		if !j.Split || r.splits == nil || d.opt.Mode != result.ModeOptimal || errors.Is(err, errNoSplit) {
 			out, err = r.solveOne(ctx, d.spec, s, d.opt)

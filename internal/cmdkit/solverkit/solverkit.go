@@ -51,6 +51,7 @@ func WorkerOptions(s config.Solver, qc queue.Config, solver Solver, log *slog.Lo
 		opts.Solve = Observe(obs, opts.Solve)
 		opts.OnJob = obs.JobClaimed
 		opts.OnSubtrees = obs.Subtrees
+		opts.OnSplitRow = obs.Solved
 	}
 	return opts
 }

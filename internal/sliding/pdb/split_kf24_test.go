@@ -1,0 +1,204 @@
+package pdb
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tessera-solver/tessera/internal/coretest"
+	"github.com/tessera-solver/tessera/internal/instances"
+	"github.com/tessera-solver/tessera/internal/search"
+)
+
+// splitSubtreeNodes is the worker's subtree target (worker.DefaultSubtreeNodes,
+// repeated: a core test does not link the worker); $SPLIT_SUBTREE_NODES
+// replaces it.
+const splitSubtreeNodes = 1 << 21
+
+// BenchmarkSplitKorfFelner24 is issue 27's node overhead at equal bounds:
+// the split search of Korf–Felner 24-puzzles ($PDB_KF24_IDS, default
+// 29,36,1) as the pipeline lays it out (the worker's rule: after an
+// iteration of last nodes, 5·last/target subtrees at most 8192, and an
+// iteration after one smaller than a fifth of the target searched by the
+// coordinator alone), against the unsplit IDA* at the same bounds, one
+// thread each, 24-pdb-6666 from the tables directory. Every walk and
+// every subtree (all of the last iteration's, those after the goal's
+// included: a fleet starts them) is written with its nodes and CPU time
+// to $TESSERA_SPLIT_RECORD when set, for the makespan model
+// (internal/splitplan). Deterministic node counts; CPU times are the
+// machine's.
+//
+//	TESSERA_SPLIT_RECORD=/tmp/kf24-split.tsv go test -run '^$' -bench SplitKorfFelner24 -benchtime 1x -timeout 0 -v ./internal/sliding/pdb
+func BenchmarkSplitKorfFelner24(b *testing.B) {
+	ids := "29,36,1"
+	if v := os.Getenv("PDB_KF24_IDS"); v != "" {
+		ids = v
+	}
+	target := int64(splitSubtreeNodes)
+	if v := os.Getenv("SPLIT_SUBTREE_NODES"); v != "" {
+		var err error
+		if target, err = strconv.ParseInt(v, 10, 64); err != nil || target < 1 {
+			b.Fatalf("SPLIT_SUBTREE_NODES=%q", v)
+		}
+	}
+	// $PDB_SPLIT_ONLY=1 leaves out the unsplit search (another subtree
+	// target's record, at half the time): the bounds are the split's.
+	splitOnly := os.Getenv("PDB_SPLIT_ONLY") == "1"
+	// $PDB_SPLIT_AFTER_GOAL=0 stops the last iteration at the goal's
+	// subtree, as the unsplit search does (the record then lacks the
+	// subtrees a fleet would have started after it).
+	afterGoal := os.Getenv("PDB_SPLIT_AFTER_GOAL") != "0"
+	var pick []instances.Instance
+	for _, f := range strings.Split(ids, ",") {
+		id, err := strconv.Atoi(f)
+		if err != nil {
+			b.Fatalf("PDB_KF24_IDS=%q", ids)
+		}
+		for _, k := range instances.KorfFelner24() {
+			if k.ID == id {
+				pick = append(pick, k)
+			}
+		}
+	}
+	sv, _ := storedSolver(b, storedDir(b), Partition6666)
+	var rec *bufio.Writer
+	if p := os.Getenv("TESSERA_SPLIT_RECORD"); p != "" {
+		f, err := os.Create(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		rec = bufio.NewWriter(f)
+		defer func() {
+			if err := rec.Flush(); err != nil {
+				b.Error(err)
+			}
+		}()
+		fmt.Fprintf(rec, "# split search of Korf-Felner 24-puzzles, 24-pdb-6666, subtree target %d nodes; kind walk: the coordinator's (lay's walk, then the publishing walk), subtree: one job; local: a subtree the coordinator searches itself; goal 1: the subtree holding the solution (searched up to it)\n", target)
+		fmt.Fprintln(rec, "instance\titeration\tbound\tkind\tdepth\tindex\tnodes\tcpu_ns\tgoal")
+	}
+	for i := 0; i < b.N; i++ {
+		for _, inst := range pick {
+			splitOne(b, sv, inst, target, rec, splitOnly, afterGoal)
+		}
+	}
+}
+
+// splitOne runs one instance split and unsplit, bound by bound, and
+// reports both counts.
+func splitOne(b *testing.B, sv *Solver, inst instances.Instance, target int64, rec *bufio.Writer, splitOnly, afterGoal bool) {
+	k, h0, err := sv.start(inst.Cells, search.Budget{}, search.Unweighted)
+	if err != nil {
+		b.Fatal(err)
+	}
+	line := func(it, bound int, kind string, depth, index int, nodes int64, cpu time.Duration, goal bool) {
+		if rec != nil {
+			g := 0
+			if goal {
+				g = 1
+			}
+			fmt.Fprintf(rec, "%d\t%d\t%d\t%s\t%d\t%d\t%d\t%d\t%d\n", inst.ID, it, bound, kind, depth, index, nodes, cpu.Nanoseconds(), g)
+			if kind == "walk" {
+				_ = rec.Flush() // a long run killed midway keeps what it measured
+			}
+		}
+	}
+	// unsplit: Iterate per bound; split: what the record counts (walks,
+	// subtrees up to the goal's); rewalk: the publishing walks (not in the
+	// record); after: the last iteration's subtrees after the goal's.
+	var unsplit, split, rewalk, after, subtrees int64
+	var unsplitCPU, splitCPU time.Duration
+	depth, last := 1, int64(0)
+	for it, bound := 1, h0; ; it++ {
+		var p search.Pass
+		var n int64
+		if !splitOnly {
+			c0 := coretest.CPUTime()
+			var at int
+			p, n = k.Iterate(search.Iteration{Bound: bound, Split: &at})
+			unsplitCPU += coretest.CPUTime() - c0
+			unsplit += n
+		}
+
+		c0 := coretest.CPUTime()
+		want, kind := min(max(5*last/target, 1), 8192), "subtree"
+		if 5*last < target {
+			want, kind = 1, "local" // the coordinator searches them, no message
+		}
+		f, err := sv.Frontier(inst.Cells, bound, depth, want, search.Budget{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cpu := coretest.CPUTime() - c0
+		line(it, bound, "walk", f.Depth, -1, f.Walked, cpu, f.Done && f.Pass.OK)
+		splitCPU += cpu
+		split += f.Walked
+		depth = f.Depth
+		found := f.Done && f.Pass.OK
+		// The iteration's nodes and next as the split search finds them
+		// (the unsplit ones, TestSplitMatchesUnsplit, when no goal).
+		iterNodes, next := f.Above, f.Next
+		if !f.Done {
+			// The coordinator walks again to publish (worker.frontier).
+			c0 = coretest.CPUTime()
+			g, err := sv.Frontier(inst.Cells, bound, f.Depth, 0, search.Budget{})
+			if err != nil || len(g.Subtrees) != len(f.Subtrees) {
+				b.Fatalf("#%d bound %d: publishing walk %d subtrees, %v; laid out %d", inst.ID, bound, len(g.Subtrees), err, len(f.Subtrees))
+			}
+			cpu = coretest.CPUTime() - c0
+			line(it, bound, "walk", g.Depth, -2, g.Walked, cpu, false)
+			rewalk += g.Walked
+			splitCPU += cpu
+			for i, pre := range f.Subtrees {
+				c0 = coretest.CPUTime()
+				st, err := sv.SearchSubtree(inst.Cells, pre, bound, search.Budget{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				cpu = coretest.CPUTime() - c0
+				line(it, bound, kind, f.Depth, i, st.Nodes, cpu, st.OK && !found)
+				subtrees++
+				if found && !afterGoal {
+					break
+				}
+				if found {
+					after += st.Nodes
+					continue
+				}
+				split += st.Nodes
+				iterNodes += st.Nodes
+				splitCPU += cpu
+				next = min(next, st.Next)
+				if st.OK {
+					found = true
+					if len(st.Path) != inst.Opt || !coretest.SlidingSolved(coretest.SlidePath(5, inst.Cells, st.Path)) {
+						b.Fatalf("#%d: split answer %d moves, optimum %d", inst.ID, len(st.Path), inst.Opt)
+					}
+				}
+			}
+		}
+		if splitOnly {
+			p, n = search.Pass{OK: found, D: inst.Opt, Next: next}, iterNodes
+		}
+		if !found && (next != p.Next || iterNodes != n) {
+			b.Fatalf("#%d bound %d: split %d nodes next %d, unsplit %d nodes next %d", inst.ID, bound, iterNodes, next, n, p.Next)
+		}
+		if found != p.OK {
+			b.Fatalf("#%d bound %d: split found %v, unsplit %v", inst.ID, bound, found, p.OK)
+		}
+		if p.OK {
+			if p.D != inst.Opt {
+				b.Fatalf("#%d: unsplit %d moves, optimum %d", inst.ID, p.D, inst.Opt)
+			}
+			break
+		}
+		bound, last = p.Next, n
+	}
+	b.Logf("#%d (%d moves): unsplit %d nodes %.1f s cpu; split %d nodes (%.4f×) %.1f s cpu, %d subtree jobs; publishing walks %d nodes (%.4f×); last iteration's subtrees after the goal's %d nodes",
+		inst.ID, inst.Opt, unsplit, unsplitCPU.Seconds(), split, float64(split)/float64(unsplit), splitCPU.Seconds(), subtrees,
+		rewalk, float64(split+rewalk)/float64(unsplit), after)
+}
