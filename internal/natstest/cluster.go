@@ -87,6 +87,18 @@ func startCluster(t testing.TB, n int, bin, root string) (*Cluster, error) {
 			return c, err
 		}
 	}
+	// A node whose port another process took dies at once, but a client
+	// may still connect on that port, to the other process: check that
+	// every node lives, after the few milliseconds a bind failure takes.
+	time.Sleep(100 * time.Millisecond)
+	for _, p := range c.nodes {
+		if !p.Running() {
+			if strings.Contains(p.Log(), "address already in use") {
+				return c, fmt.Errorf("%s exited: %w", p.name, errPortTaken)
+			}
+			return c, fmt.Errorf("%s exited after start", p.name)
+		}
+	}
 	return c, nil
 }
 

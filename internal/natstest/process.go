@@ -134,10 +134,28 @@ func StartProcess(t testing.TB) *Process {
 // StartProcessWith is StartProcess running the binary bin.
 func StartProcessWith(t testing.TB, bin string) *Process {
 	t.Helper()
-	p := newProcess(t, bin, "n0", t.TempDir())
-	p.start()
-	p.waitJetStream(20 * time.Second)
-	return p
+	for attempt := 1; ; attempt++ {
+		p := newProcess(t, bin, "n0", t.TempDir())
+		p.start()
+		err := p.connect(20 * time.Second)
+		if err == nil {
+			// A client may have reached another process on a port this
+			// one lost: it must still live after its bind.
+			time.Sleep(100 * time.Millisecond)
+			if !p.Running() && strings.Contains(p.Log(), "address already in use") {
+				err = fmt.Errorf("%s exited: %w", p.name, errPortTaken)
+			}
+		}
+		if err == nil {
+			p.waitJetStream(20 * time.Second)
+			return p
+		}
+		p.Kill()
+		if !errors.Is(err, errPortTaken) || attempt == 3 {
+			t.Fatalf("natstest: %v", err)
+		}
+		t.Logf("natstest: %v; starting it again on other ports", err)
+	}
 }
 
 func newProcess(t testing.TB, bin, name, dir string) *Process {
