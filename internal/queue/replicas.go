@@ -105,7 +105,8 @@ func ObjectStoreStream(bucket string) string { return "OBJ_" + bucket }
 // replicaStreams are the streams whose replicas tessera owns: its three
 // streams, the cancel bucket's, and the given object-store buckets'.
 func replicaStreams(objectBuckets []string) []string {
-	names := []string{JobsStream, ResultsStream, DeadStream, BucketStream(CancelledBucket)}
+	// The split bucket exists once a split search ran (producer --split).
+	names := []string{JobsStream, ResultsStream, DeadStream, BucketStream(CancelledBucket), BucketStream(SplitBucket)}
 	for _, b := range objectBuckets {
 		if b != "" {
 			names = append(names, ObjectStoreStream(b))

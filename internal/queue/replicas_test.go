@@ -148,11 +148,15 @@ func TestApplyReplicasRaises(t *testing.T) {
 	if _, err := js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: "tables", Storage: jetstream.FileStorage}); err != nil {
 		t.Fatal(err)
 	}
+	// The split searches' bucket, as a first split search made it.
+	if _, err := OpenSplits(ctx, js, withReplicas(1)); err != nil {
+		t.Fatal(err)
+	}
 	done, err := ApplyReplicas(ctx, js, withReplicas(3), "tables")
 	if err != nil {
 		t.Fatalf("ApplyReplicas: %v", err)
 	}
-	all := append(append([]string{}, tesseraStreams...), ObjectStoreStream("tables"))
+	all := append(append([]string{}, tesseraStreams...), ObjectStoreStream("tables"), BucketStream(SplitBucket))
 	for _, name := range all {
 		if !strings.Contains(strings.Join(done, "\n"), "stream "+name+": replicas 1 -> 3") {
 			t.Errorf("ApplyReplicas did not report %s:\n%s", name, strings.Join(done, "\n"))

@@ -90,15 +90,15 @@ func CollectStatus(ctx context.Context, js jetstream.JetStream, objectBuckets ..
 	for _, name := range replicaStreams(objectBuckets) {
 		ss := StreamStatus{Name: name, Kind: "stream"}
 		switch {
-		case name == BucketStream(CancelledBucket):
+		case name == BucketStream(CancelledBucket) || name == BucketStream(SplitBucket):
 			ss.Kind = "kv"
 		case name != JobsStream && name != ResultsStream && name != DeadStream:
 			ss.Kind = "object store"
 		}
 		s, err := js.Stream(ctx, name)
 		if errors.Is(err, jetstream.ErrStreamNotFound) {
-			if ss.Kind == "object store" {
-				continue // the tables bucket is optional
+			if ss.Kind == "object store" || name == BucketStream(SplitBucket) {
+				continue // the tables bucket is optional; the split bucket comes with the first split search
 			}
 			ss.Missing = true
 			st.Streams = append(st.Streams, ss)
