@@ -33,11 +33,26 @@ func TestClusterSurvivesLeaderKill(t *testing.T) {
 	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "R3", Subjects: []string{"r3.>"}, Replicas: 3}); err != nil {
 		t.Fatalf("create R3 stream: %v", err)
 	}
+	// Each publish waits at most 5 s for its ack and is sent again under
+	// the same message id: an ack lost while the leader fails over would
+	// otherwise hold the publish until ctx ends (seen in CI), and the id
+	// keeps a resent message from being stored twice.
+	sent := 0
 	publish := func(n int) {
 		t.Helper()
 		for range n {
-			if _, err := js.Publish(ctx, "r3.x", []byte("m"), jetstream.WithRetryAttempts(60), jetstream.WithRetryWait(250*time.Millisecond)); err != nil {
-				t.Fatalf("publish: %v", err)
+			sent++
+			for {
+				pctx, pcancel := context.WithTimeout(ctx, 5*time.Second)
+				_, err := js.Publish(pctx, "r3.x", []byte("m"), jetstream.WithMsgID(strconv.Itoa(sent)),
+					jetstream.WithRetryAttempts(60), jetstream.WithRetryWait(250*time.Millisecond))
+				pcancel()
+				if err == nil {
+					break
+				}
+				if ctx.Err() != nil {
+					t.Fatalf("publish %d: %v", sent, err)
+				}
 			}
 		}
 	}
