@@ -23,32 +23,9 @@ N=${N:-4000}
 REPS=${REPS:-4}
 SEED=${SEED:-26}
 TABLES=${TABLES:-15-pdb-663}
-export TESSERA_DATABASE_URL="${TESSERA_DATABASE_URL:-$(scripts/pg-local.sh)}"
-
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-go build -o "$tmp/bin/" ./producer ./solverd ./results
-go build -o "$tmp/bin/nats-server" github.com/nats-io/nats-server/v2
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-"$tmp/bin/nats-server" -js -a 127.0.0.1 -p "$port" -sd "$tmp/nats" > "$tmp/nats.log" 2>&1 &
-pids+=($!)
-
-export TESSERA_NATS_URL="nats://127.0.0.1:$port"
 export TESSERA_SOLVER_TABLES="$TABLES"
 export TESSERA_SOLVER_QUICK_WORKERS=0 # K workers in all: no reserved quick-lane worker on top
-export TESSERA_SOLVER_METRICS_ADDR= TESSERA_RESULTS_METRICS_ADDR=
-for _ in $(seq 50); do
-	"$tmp/bin/solverd" queue apply > /dev/null 2>&1 && break
-	sleep 0.1
-done
-"$tmp/bin/results" run > "$tmp/results.log" 2>&1 &
-pids+=($!)
+. scripts/bench-stack.sh
 
 # sched PID...: "CPU WAIT", the seconds the processes' threads ran and
 # waited runnable for a core, so far.

@@ -20,34 +20,11 @@ cd "$(dirname "$0")/.."
 ID=${ID:-29}
 REPS=${REPS:-2}
 TABLES=${TABLES:-24-pdb-6666}
-export TESSERA_DATABASE_URL="${TESSERA_DATABASE_URL:-$(scripts/pg-local.sh)}"
-
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-go build -o "$tmp/bin/" ./producer ./solverd ./results
-go build -o "$tmp/bin/nats-server" github.com/nats-io/nats-server/v2
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-"$tmp/bin/nats-server" -js -a 127.0.0.1 -p "$port" -sd "$tmp/nats" > "$tmp/nats.log" 2>&1 &
-pids+=($!)
-awk -F'\t' -v id="$ID" '$1 == id {print $3}' internal/instances/korf-felner-24.tsv > "$tmp/state.txt"
-awk -F'\t' '$1 == 40 {print $3}' internal/instances/korf-felner-24.tsv > "$tmp/warm.txt" # 82 moves, under a second
-
-export TESSERA_NATS_URL="nats://127.0.0.1:$port"
 export TESSERA_SOLVER_TABLES="$TABLES"
 export TESSERA_SOLVER_QUICK_WORKERS=0 TESSERA_SOLVER_WORKERS=1 TESSERA_SOLVER_TIMEOUT=2h # no host cap below the job's
-export TESSERA_SOLVER_METRICS_ADDR= TESSERA_RESULTS_METRICS_ADDR=
-for _ in $(seq 50); do
-	"$tmp/bin/solverd" queue apply > /dev/null 2>&1 && break
-	sleep 0.1
-done
-"$tmp/bin/results" run > "$tmp/results.log" 2>&1 &
-pids+=($!)
+. scripts/bench-stack.sh
+awk -F'\t' -v id="$ID" '$1 == id {print $3}' internal/instances/korf-felner-24.tsv > "$tmp/state.txt"
+awk -F'\t' '$1 == 40 {print $3}' internal/instances/korf-felner-24.tsv > "$tmp/warm.txt" # 82 moves, under a second
 
 cpu() { # PID...: user+sys seconds so far
 	local p
