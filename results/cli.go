@@ -62,9 +62,9 @@ func keyed(c *cobra.Command, set config.Set) *cobra.Command {
 // setup loads the configuration keys of cmd (see keyed) and opens the
 // store (without connecting).
 func setup(cmd *cobra.Command) (config.Config, *store.Store, error) {
-	cfg, err := config.Uses(strings.Split(cmd.Annotations[keysAnnotation], ",")...).Load(cmd.Flags())
+	cfg, err := loadConfig(cmd)
 	if err != nil {
-		return cfg, nil, usageError{Err: err}
+		return cfg, nil, err
 	}
 	url, err := store.ResolveURLSaying(cmd.Context(), cfg.Database.URL, func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), "results:", s) })
 	if err != nil {
@@ -72,6 +72,15 @@ func setup(cmd *cobra.Command) (config.Config, *store.Store, error) {
 	}
 	st, err := store.Open(cmd.Context(), url, store.WithPassword(cfg.Database.Password))
 	return cfg, st, err
+}
+
+// loadConfig loads the configuration keys of cmd (see keyed).
+func loadConfig(cmd *cobra.Command) (config.Config, error) {
+	cfg, err := config.Uses(strings.Split(cmd.Annotations[keysAnnotation], ",")...).Load(cmd.Flags())
+	if err != nil {
+		return cfg, usageError{Err: err}
+	}
+	return cfg, nil
 }
 
 // withStore opens the store of cmd's keys (see setup), runs f with it and

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tessera-solver/tessera/config"
+	"github.com/tessera-solver/tessera/internal/cmdkit"
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/queue"
 )
@@ -32,21 +33,11 @@ func splitsCmd() *cobra.Command {
 		Example: "  results splits\n  results splits --batch 7 --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, st, err := setup(cmd)
+			cfg, err := loadConfig(cmd) // the records are in NATS: no PostgreSQL
 			if err != nil {
 				return err
 			}
-			st.Close() // the records are in NATS
-			nc, err := queue.Connect(cfg.NATS.URL, "tessera-results-splits", queue.Auth(cfg.NATS.NATSAuth))
-			if err != nil {
-				return err
-			}
-			defer nc.Close()
-			js, err := queue.New(nc)
-			if err != nil {
-				return err
-			}
-			rs, err := queue.ListSplits(cmd.Context(), js, batch)
+			rs, err := listSplits(cmd.Context(), cfg, "tessera-results-splits", batch)
 			if err != nil {
 				return err
 			}
@@ -113,16 +104,7 @@ func splitText(r job.SplitRecord) (subs, end, took string) {
 // splitProgress reads every split search's record from NATS, by batch.
 // The records are only in NATS: a caller without it shows the rest.
 func splitProgress(ctx context.Context, cfg config.Config) (map[int64][]job.SplitRecord, error) {
-	nc, err := queue.Connect(cfg.NATS.URL, "tessera-results-batches", queue.Auth(cfg.NATS.NATSAuth))
-	if err != nil {
-		return nil, err
-	}
-	defer nc.Close()
-	js, err := queue.New(nc)
-	if err != nil {
-		return nil, err
-	}
-	rs, err := queue.ListSplits(ctx, js, 0)
+	rs, err := listSplits(ctx, cfg, "tessera-results-batches", 0)
 	if err != nil {
 		return nil, err
 	}
@@ -176,4 +158,15 @@ func (s *natsSplits) Close() {
 	if s.nc != nil {
 		s.nc.Close()
 	}
+}
+
+// listSplits reads the split searches' records (batch's, or every one for
+// 0) from NATS, connecting as name.
+func listSplits(ctx context.Context, cfg config.Config, name string, batch int64) ([]job.SplitRecord, error) {
+	conn, err := cmdkit.Connect(cfg.NATS, name)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	return queue.ListSplits(ctx, conn.JS, batch)
 }
