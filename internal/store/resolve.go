@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"os"
 	"strings"
+
+	"github.com/tessera-solver/tessera/internal/redact"
 )
 
 // ResolveURLSaying is ResolveURL that tells say which server it picked
@@ -24,7 +26,7 @@ func ResolveURLSaying(ctx context.Context, configured string, say func(string)) 
 // ProbedNotice says that u, one of LocalURLs, is used because it
 // answered, and how to choose another.
 func ProbedNotice(u string) string {
-	where, db := u, "tessera"
+	where, db := redact.URL(u), "tessera" // the probed URL names no password, but a parse failure must not show one
 	if p, err := url.Parse(u); err == nil {
 		where, db = p.Host, strings.TrimPrefix(p.Path, "/")
 	}

@@ -41,3 +41,13 @@ func TestResolveURLSaying(t *testing.T) {
 		t.Errorf("notice %q", n)
 	}
 }
+
+// The notice names the host and database, never a password, even for a
+// URL it cannot parse.
+func TestProbedNoticeShowsNoPassword(t *testing.T) {
+	for _, u := range []string{"postgres://u:pw-s3cret@127.0.0.1:5432/db", "postgres://u:pw-s3cret@127.0.0.1:port/db"} {
+		if n := store.ProbedNotice(u); strings.Contains(n, "pw-s3cret") {
+			t.Errorf("notice for %q shows the password: %s", u, n)
+		}
+	}
+}
