@@ -124,6 +124,17 @@ type Solver struct {
 	// since it started (built into TablesDir, or in TablesBucket, which it
 	// also watches) and serves its next jobs with them (0: never).
 	TablesRescan time.Duration `mapstructure:"tables_rescan"`
+	// SplitSubtreeNodes is the size (search nodes) a split search's
+	// subtree job aims at (producer --split): smaller means more, shorter
+	// jobs, so a large fleet waits less on the largest one.
+	SplitSubtreeNodes int64 `mapstructure:"split_subtree_nodes"`
+	// SplitWindow is how many subtree jobs of one split state are out
+	// unanswered at a time.
+	SplitWindow int `mapstructure:"split_window"`
+	// SplitRecord, when set, is a file this process appends one line to
+	// for every split-search walk and subtree job it does (nodes, CPU
+	// time): the makespan model's input (internal/splitplan).
+	SplitRecord string `mapstructure:"split_record"`
 	// MetricsAddr is where solverd run serves /metrics and /healthz
 	// ("": nowhere).
 	MetricsAddr string `mapstructure:"metrics_addr"`
@@ -170,6 +181,8 @@ func Default() Config {
 	c.Solver.TablesDir = defaultTablesDir()
 	c.Solver.Tables = "auto"
 	c.Solver.TablesRescan = 30 * time.Second
+	c.Solver.SplitSubtreeNodes = 1 << 21 // worker.DefaultSubtreeNodes: about a tenth of a second
+	c.Solver.SplitWindow = 512           // worker.DefaultSubtreeWindow
 	c.Solver.MetricsAddr = "127.0.0.1:9464"
 	c.Results.FetchBatch = 1000
 	c.Results.FetchWait = time.Second
@@ -241,6 +254,9 @@ var keys = []key{
 	{"solver.tables_bucket", "tables-bucket", "JetStream Object Store bucket of the tables: solverd run pulls missing tables from it at start when set (empty: no pull); tables push and pull use it, tessera-tables when empty", func(c *Config) any { return &c.Solver.TablesBucket }, kindPlain},
 	{"solver.tables_private", "tables-private", "copy tables into this process's huge-page memory, not shared between processes: for file systems that cannot cache files in huge pages (shared mappings already ask for them)", func(c *Config) any { return &c.Solver.TablesPrivate }, kindPlain},
 	{"solver.tables_rescan", "tables-rescan", "how often solverd run looks for tables built or pushed since it started, and serves its next jobs with them (0: never)", func(c *Config) any { return &c.Solver.TablesRescan }, kindPlain},
+	{"solver.split_subtree_nodes", "split-subtree-nodes", "search nodes a split search's subtree job aims at (producer --split); smaller: more, shorter jobs, for a large fleet", func(c *Config) any { return &c.Solver.SplitSubtreeNodes }, kindPlain},
+	{"solver.split_window", "split-window", "subtree jobs of one split state out unanswered at a time", func(c *Config) any { return &c.Solver.SplitWindow }, kindPlain},
+	{"solver.split_record", "split-record", "file to append a line to for every split-search walk and subtree job this process does, with its nodes and CPU time, for planning a fleet (internal/splitplan; empty: none)", func(c *Config) any { return &c.Solver.SplitRecord }, kindPlain},
 	{"solver.metrics_addr", "metrics-addr", "listen address of solverd run's /metrics and /healthz (empty: none; 0.0.0.0:9464: every interface)", func(c *Config) any { return &c.Solver.MetricsAddr }, kindPlain},
 	{"solver.metrics_token", "metrics-token", "bearer token solverd run's /metrics requires (empty: none)" + secretUsage, func(c *Config) any { return &c.Solver.MetricsToken }, kindSecret},
 	{"results.fetch_batch", "fetch-batch", "result messages written per transaction, at most", func(c *Config) any { return &c.Results.FetchBatch }, kindPlain},
@@ -690,6 +706,13 @@ func (c Config) validate(only map[string]bool) error {
 	}
 	if c.Solver.Timeout < 0 {
 		bad("solver.timeout", "want 0 (no limit) or a positive duration, got %s", c.Solver.Timeout)
+	}
+	// Below a few thousand nodes a subtree costs less than its message.
+	if c.Solver.SplitSubtreeNodes < 1<<12 {
+		bad("solver.split_subtree_nodes", "want at least 4096, got %d", c.Solver.SplitSubtreeNodes)
+	}
+	if c.Solver.SplitWindow < 1 {
+		bad("solver.split_window", "want at least 1, got %d", c.Solver.SplitWindow)
 	}
 	if strings.TrimSpace(c.Solver.TablesDir) == "" {
 		bad("solver.tables_dir", "must not be empty")

@@ -120,6 +120,15 @@ func serve(ctx context.Context, cfg config.Config, conn *cmdkit.Conn, solver tex
 	log.Info("solving jobs", "nats", redact.URL(cfg.NATS.URL), "workers", workersOrCores(cfg.Solver.Workers), "quick_workers", cfg.Solver.QuickWorkers)
 	// The same wiring as producer --local's workers (solverkit.WorkerOptions).
 	opts := solverkit.WorkerOptions(cfg.Solver, qc, solver, log, obs)
+	if path := cfg.Solver.SplitRecord; path != "" {
+		rec, closeRecord, err := worker.OpenSplitRecord(path)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = closeRecord() }()
+		opts.SplitRecord = rec
+		log.Info("recording split-search work", "file", path)
+	}
 	err := worker.Run(ctx, js, opts)
 	if derr := nc.Drain(); derr != nil && err == nil {
 		err = fmt.Errorf("drain NATS connection: %w", derr)

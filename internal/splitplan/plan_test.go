@@ -1,9 +1,11 @@
 package splitplan
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -37,11 +39,19 @@ func TestPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids := make([]int, 0, len(by))
+	ids := make([]string, 0, len(by))
 	for id := range by {
 		ids = append(ids, id)
 	}
-	slices.Sort(ids)
+	// Korf–Felner numbers in numeric order, solverd's "batch.seq" keys after.
+	slices.SortFunc(ids, func(a, b string) int {
+		x, ea := strconv.Atoi(a)
+		y, eb := strconv.Atoi(b)
+		if ea == nil && eb == nil {
+			return cmp.Compare(x, y)
+		}
+		return cmp.Or(cmp.Compare(b2i(eb == nil), b2i(ea == nil)), strings.Compare(a, b))
+	})
 	hosts := []int{2, 8, 32, 128}
 	var b strings.Builder
 	fmt.Fprintf(&b, "| instance | order | jobs | one host, no messages |")
@@ -61,7 +71,7 @@ func TestPlan(t *testing.T) {
 				longest = max(longest, j)
 				sum += j
 			}
-			fmt.Fprintf(&b, "#%d iteration %d bound %d: serial %s, %d jobs, %d nodes, %s in all, longest %s, goal %d\n",
+			fmt.Fprintf(&b, "#%s iteration %d bound %d: serial %s, %d jobs, %d nodes, %s in all, longest %s, goal %d\n",
 				id, i+1, it.Bound, secs(it.Serial), len(it.Jobs), it.Nodes, secs(sum), secs(longest), it.Goal)
 		}
 	}
@@ -69,7 +79,7 @@ func TestPlan(t *testing.T) {
 }
 
 // plan writes the table rows of order o.
-func plan(b *strings.Builder, by map[int][]Iteration, ids, hosts []int, overhead time.Duration, o Order, name string) {
+func plan(b *strings.Builder, by map[string][]Iteration, ids []string, hosts []int, overhead time.Duration, o Order, name string) {
 	for _, id := range ids {
 		its := by[id]
 		work := Work(its)
@@ -79,7 +89,7 @@ func plan(b *strings.Builder, by map[int][]Iteration, ids, hosts []int, overhead
 			jobs += len(it.Jobs)
 			serial += it.Serial
 		}
-		fmt.Fprintf(b, "| #%d | %s | %d | %s |", id, name, jobs, secs(work))
+		fmt.Fprintf(b, "| #%s | %s | %d | %s |", id, name, jobs, secs(work))
 		for _, h := range hosts {
 			m := Makespan(its, h, overhead, o)
 			fmt.Fprintf(b, " %s (%.1f×) |", secs(m), work.Seconds()/m.Seconds())

@@ -116,13 +116,24 @@ func Work(its []Iteration) time.Duration {
 	return t
 }
 
-// Read parses a record written by the pdb benchmark
-// BenchmarkSplitKorfFelner24 ($TESSERA_SPLIT_RECORD): tab-separated
-// instance, iteration, bound, kind (walk, local, subtree), depth, index,
-// nodes, cpu_ns, goal, with # comments and a header line. It returns
-// each instance's iterations, by instance.
-func Read(r io.Reader) (map[int][]Iteration, error) {
-	out := make(map[int][]Iteration)
+// Read parses a split record: tab-separated instance, iteration, bound,
+// kind (walk, local, subtree), depth, index, nodes, cpu_ns, goal, with #
+// comments and header lines, as the pdb benchmark
+// BenchmarkSplitKorfFelner24 ($TESSERA_SPLIT_RECORD) and solverd
+// (solver.split_record, instance "batch.seq") write it. Lines may come in
+// any order (solverd processes append as they finish): each iteration's
+// walks count first, then its subtree jobs in index order, the order the
+// coordinator publishes them. It returns each instance's iterations.
+func Read(r io.Reader) (map[string][]Iteration, error) {
+	type row struct {
+		line, iter, index int
+		bound             int
+		kind              string
+		nodes             int64
+		cpu               time.Duration
+		goal              bool
+	}
+	rows := make(map[string][]row)
 	sc := bufio.NewScanner(r)
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
@@ -135,7 +146,7 @@ func Read(r io.Reader) (map[int][]Iteration, error) {
 		}
 		var v [9]int64
 		for i, x := range f {
-			if i == 3 {
+			if i == 0 || i == 3 {
 				continue
 			}
 			var err error
@@ -143,28 +154,49 @@ func Read(r io.Reader) (map[int][]Iteration, error) {
 				return nil, fmt.Errorf("line %d field %d: %w", n, i+1, err)
 			}
 		}
-		inst, iter, cpu := int(v[0]), int(v[1]), time.Duration(v[7])
-		its := out[inst]
-		switch {
-		case iter == len(its)+1:
-			its = append(its, Iteration{Bound: int(v[2]), Goal: -1})
-		case iter != len(its) || iter < 1:
-			return nil, fmt.Errorf("line %d: instance %d iteration %d after %d", n, inst, iter, len(its))
-		}
-		it := &its[iter-1]
 		switch f[3] {
-		case "walk", "local":
-			it.Serial += cpu
-		case "subtree":
-			if v[8] == 1 {
-				it.Goal = len(it.Jobs)
-			}
-			it.Jobs = append(it.Jobs, cpu)
-			it.Nodes += v[6]
+		case "walk", "local", "subtree":
 		default:
 			return nil, fmt.Errorf("line %d: kind %q", n, f[3])
 		}
+		rows[f[0]] = append(rows[f[0]], row{line: n, iter: int(v[1]), index: int(v[5]), bound: int(v[2]), kind: f[3],
+			nodes: v[6], cpu: time.Duration(v[7]), goal: v[8] == 1})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	out := make(map[string][]Iteration, len(rows))
+	for inst, rs := range rows {
+		slices.SortStableFunc(rs, func(a, b row) int {
+			return cmp.Or(cmp.Compare(a.iter, b.iter), cmp.Compare(b2i(a.kind == "subtree"), b2i(b.kind == "subtree")), cmp.Compare(a.index, b.index))
+		})
+		var its []Iteration
+		for _, x := range rs {
+			switch {
+			case x.iter == len(its)+1:
+				its = append(its, Iteration{Bound: x.bound, Goal: -1})
+			case x.iter != len(its) || x.iter < 1:
+				return nil, fmt.Errorf("line %d: instance %s iteration %d after %d", x.line, inst, x.iter, len(its))
+			}
+			it := &its[x.iter-1]
+			if x.kind != "subtree" {
+				it.Serial += x.cpu
+				continue
+			}
+			if x.goal {
+				it.Goal = len(it.Jobs)
+			}
+			it.Jobs = append(it.Jobs, x.cpu)
+			it.Nodes += x.nodes
+		}
 		out[inst] = its
 	}
-	return out, sc.Err()
+	return out, nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

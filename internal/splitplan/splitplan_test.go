@@ -58,9 +58,9 @@ func TestRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	its := got[29]
+	its := got["29"]
 	if len(got) != 2 || len(its) != 2 || its[0].Serial != 3000 || len(its[0].Jobs) != 0 || its[0].Goal != -1 ||
-		its[1].Serial != 1000 || len(its[1].Jobs) != 2 || its[1].Goal != 1 || its[1].Nodes != 16 || its[1].Bound != 82 || len(got[1]) != 1 {
+		its[1].Serial != 1000 || len(its[1].Jobs) != 2 || its[1].Goal != 1 || its[1].Nodes != 16 || its[1].Bound != 82 || len(got["1"]) != 1 {
 		t.Fatalf("read %+v", got)
 	}
 	for _, bad := range []string{

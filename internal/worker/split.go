@@ -153,14 +153,17 @@ func (r *runner) solveSplit(ctx context.Context, j job.Job, seq int64, spec puzz
 // record (unless another worker did first).
 func (r *runner) lay(ctx context.Context, key string, rec job.SplitRecord, cells []uint8, spec puzzle.Spec) error {
 	var f search.Frontier
-	if err := r.split(spec, func(sp search.Splitter) (err error) {
+	stop := cpuClock()
+	err := r.split(spec, func(sp search.Splitter) (err error) {
 		want := r.subtreeWant(rec.Last)
 		if r.local(rec.Last) {
 			want = 1
 		}
 		f, err = sp.Frontier(cells, rec.Bound, max(rec.Depth, 1), want, r.splitBudget(ctx, rec))
 		return err
-	}); err != nil {
+	})
+	cpu := stop()
+	if err != nil {
 		return err
 	}
 	if f.Pass.Stopped {
@@ -169,7 +172,7 @@ func (r *runner) lay(ctx context.Context, key string, rec job.SplitRecord, cells
 		}
 		return r.stopSplit(ctx, key, rec.Batch, f.Walked)
 	}
-	_, _, err := r.splits.Update(ctx, key, func(x *job.SplitRecord) bool {
+	now, laid, err := r.splits.Update(ctx, key, func(x *job.SplitRecord) bool {
 		if x.Bound != rec.Bound || !x.Lay(f.Depth, len(f.Subtrees), f.Walked, f.Next) {
 			return false
 		}
@@ -178,18 +181,25 @@ func (r *runner) lay(ctx context.Context, key string, rec job.SplitRecord, cells
 		}
 		return true
 	})
+	if laid {
+		r.opts.SplitRecord.line(key, now.Iteration, rec.Bound, "walk", f.Depth, -1, f.Walked, cpu, f.Done && f.Pass.OK)
+	}
 	return err
 }
 
 // frontier is the current iteration's subtrees, as rec laid them out.
 func (r *runner) frontier(ctx context.Context, rec job.SplitRecord, cells []uint8, spec puzzle.Spec) ([][]uint8, error) {
 	var f search.Frontier
+	stop := cpuClock()
 	err := r.split(spec, func(sp search.Splitter) (err error) {
 		// want 0: the laid-out depth itself; the walk is deterministic, so
 		// it meets the same subtrees in the same order.
 		f, err = sp.Frontier(cells, rec.Bound, rec.Depth, 0, search.Budget{Ctx: ctx})
 		return err
 	})
+	// Index -2: the coordinator's walk that lists the subtrees to publish
+	// (its nodes are not in the state's count).
+	r.opts.SplitRecord.line(job.SplitKey(rec.Batch, rec.Seq), rec.Iteration, rec.Bound, "walk", f.Depth, -2, f.Walked, stop(), false)
 	if err == nil && (f.Depth != rec.Depth || len(f.Subtrees) != rec.Total) {
 		err = fmt.Errorf("split %s: iteration %d laid out %d subtrees at depth %d, the walk meets %d at depth %d",
 			job.SplitKey(rec.Batch, rec.Seq), rec.Iteration, rec.Total, rec.Depth, len(f.Subtrees), f.Depth)
@@ -242,7 +252,7 @@ func (r *runner) searchLocal(ctx context.Context, key string, rec job.SplitRecor
 	for _, i := range rec.Pending() {
 		sj := job.SubtreeJob{V: job.Version, Key: key, Puzzle: rec.Puzzle, State: rec.State, Iteration: rec.Iteration,
 			Bound: rec.Bound, Index: i, Prefix: subs[i]}
-		if done, err := r.answerSubtree(ctx, sj, spec, cells); err != nil || done {
+		if done, err := r.answerSubtree(ctx, sj, spec, cells, "local"); err != nil || done {
 			return err
 		}
 	}
@@ -252,7 +262,8 @@ func (r *runner) searchLocal(ctx context.Context, key string, rec job.SplitRecor
 // answerSubtree searches sj's subtree and counts its answer into the
 // record. done reports that the record has ended (or moved on): there is
 // nothing more to search for it.
-func (r *runner) answerSubtree(ctx context.Context, sj job.SubtreeJob, spec puzzle.Spec, cells []uint8) (done bool, err error) {
+// kind names the work in the split record: "subtree" (a job) or "local".
+func (r *runner) answerSubtree(ctx context.Context, sj job.SubtreeJob, spec puzzle.Spec, cells []uint8, kind string) (done bool, err error) {
 	rec, _, err := r.splits.Get(ctx, sj.Key)
 	if err != nil {
 		return false, err
@@ -268,10 +279,13 @@ func (r *runner) answerSubtree(ctx context.Context, sj job.SubtreeJob, spec puzz
 	stopCancelled := r.followCancel(bctx, rec.Batch, cancel)
 	defer stopCancelled()
 	var out search.Subtree
-	if err := r.split(spec, func(sp search.Splitter) (err error) {
+	stop := cpuClock()
+	err = r.split(spec, func(sp search.Splitter) (err error) {
 		out, err = sp.SearchSubtree(cells, sj.Prefix, sj.Bound, r.splitBudget(bctx, rec))
 		return err
-	}); err != nil {
+	})
+	cpu := stop()
+	if err != nil {
 		return false, err
 	}
 	if out.Stopped {
@@ -282,8 +296,11 @@ func (r *runner) answerSubtree(ctx context.Context, sj job.SubtreeJob, spec puzz
 	}
 	a := job.SubtreeAnswer{Iteration: sj.Iteration, Index: sj.Index, Nodes: out.Nodes, Next: out.Next, Path: out.Path}
 	rec, counted, err := r.splits.Update(ctx, sj.Key, func(x *job.SplitRecord) bool { return x.Apply(a) })
-	if counted && r.opts.OnSubtrees != nil {
-		r.opts.OnSubtrees("answered", 1)
+	if counted {
+		r.opts.SplitRecord.line(sj.Key, sj.Iteration, sj.Bound, kind, len(sj.Prefix), sj.Index, out.Nodes, cpu, out.Path != nil)
+		if r.opts.OnSubtrees != nil {
+			r.opts.OnSubtrees("answered", 1)
+		}
 	}
 	return rec.End != "", err
 }
@@ -384,7 +401,7 @@ func (r *runner) processSubtree(ctx context.Context, t *tracked) {
 		}
 	}
 	if err == nil {
-		_, err = r.answerSubtree(ctx, sj, spec, st.Cells)
+		_, err = r.answerSubtree(ctx, sj, spec, st.Cells, "subtree")
 		switch {
 		case err == nil:
 			r.settle(t, m.Ack)

@@ -106,8 +106,13 @@ func TestSplitSolvesLikeUnsplit(t *testing.T) {
 	sv := solver555(t)
 	var published sync.Map
 	var rows atomic.Int64 // split rows handed to OnSplitRow (the solves metric)
+	var record syncBuffer
+	recorder, err := worker.NewSplitRecorder(&record, true) // both processes append to one record
+	if err != nil {
+		t.Fatal(err)
+	}
 	for p := range 2 {
-		e.start(t, worker.Options{Workers: 1, Solve: sv.SolveText, Split: sv.Split, SubtreeNodes: 4096,
+		e.start(t, worker.Options{Workers: 1, Solve: sv.SolveText, Split: sv.Split, SubtreeNodes: 4096, SplitRecord: recorder,
 			OnSubtrees: func(event string, n int) {
 				v, _ := published.LoadOrStore(event+strconv.Itoa(p), new(int))
 				*v.(*int) += n
@@ -137,6 +142,7 @@ func TestSplitSolvesLikeUnsplit(t *testing.T) {
 		if rs.JobID != fmt.Sprintf("%d-%d", 31, rs.FirstSeq) {
 			t.Fatalf("results id %s", rs.JobID)
 		}
+		checkSplitRecord(t, record.String(), job.SplitKey(31, rs.FirstSeq), r.Nodes)
 	}
 	count := func(event string) int {
 		n := 0
@@ -157,6 +163,54 @@ func TestSplitSolvesLikeUnsplit(t *testing.T) {
 	// its row again, as a redelivered job does; none is redelivered here).
 	if n := rows.Load(); n != int64(len(states)) {
 		t.Fatalf("%d split rows counted, want %d", n, len(states))
+	}
+}
+
+// syncBuffer is a buffer the processes append to while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// checkSplitRecord checks the split record's lines of key: the walks that
+// laid iterations out (index -1), the subtrees and the coordinator's own
+// searches add up to the row's nodes, each counted once, and the CPU time
+// was measured.
+func checkSplitRecord(t *testing.T, record, key string, nodes int64) {
+	t.Helper()
+	var sum int64
+	var cpu time.Duration
+	lines := 0
+	for _, l := range strings.Split(record, "\n") {
+		f := strings.Split(l, "\t")
+		if f[0] != key {
+			continue
+		}
+		if len(f) != 9 {
+			t.Fatalf("record line %q", l)
+		}
+		n, _ := strconv.ParseInt(f[6], 10, 64)
+		c, _ := strconv.ParseInt(f[7], 10, 64)
+		cpu += time.Duration(c)
+		lines++
+		if f[5] != "-2" { // the publishing walk is not in the state's count
+			sum += n
+		}
+	}
+	if sum != nodes || cpu <= 0 {
+		t.Fatalf("record of %s: %d lines, %d nodes and %v CPU, row %d nodes", key, lines, sum, cpu, nodes)
 	}
 }
 

@@ -96,6 +96,9 @@ type Options struct {
 	// SubtreeWindow is how many subtree jobs of one split state are out
 	// unanswered at most (default DefaultSubtreeWindow).
 	SubtreeWindow int
+	// SplitRecord, if set, records every split-search walk and subtree
+	// this process searches (solver.split_record, splitrecord.go).
+	SplitRecord *SplitRecorder
 	// OnSubtrees, if set, is called with n subtree jobs of split searches
 	// that this process published (event "published") or answered, its
 	// answer counted into the record ("answered"): metrics.

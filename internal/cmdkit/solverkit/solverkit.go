@@ -45,7 +45,10 @@ func WorkerOptions(s config.Solver, qc queue.Config, solver Solver, log *slog.Lo
 		Threads: s.Threads,
 		Solve:   solver.SolveText,
 		Split:   solver.Split, // jobs marked split (producer --split): issue 27
-		Log:     log,
+		// Zero (a Config not from config.Default) leaves the worker's defaults.
+		SubtreeNodes:  s.SplitSubtreeNodes,
+		SubtreeWindow: s.SplitWindow,
+		Log:           log,
 	}
 	if obs != nil {
 		opts.Solve = Observe(obs, opts.Solve)
