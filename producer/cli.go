@@ -101,10 +101,12 @@ aborts before anything is enqueued instead.`,
 }
 
 // producerKeys are the config keys the producer reads: NATS and PostgreSQL,
-// the jobs' mode and budget, and for --local the solvers' and the
-// writer's settings. Not the HTTP or metrics keys of the services.
+// the jobs' mode and budget, and for --local every key `solverd run`'s
+// workers read (threads, split search, /metrics) and the writer's. Not
+// the HTTP keys of results serve, nor the table watching of a daemon.
 var producerKeys = config.Uses("nats", "database", "solver.workers", "solver.quick_workers", "solver.mode",
-	"solver.max_nodes", "solver.timeout", "solver.tables_dir", "solver.tables", "solver.tables_private",
+	"solver.max_nodes", "solver.timeout", "solver.threads", "solver.tables_dir", "solver.tables", "solver.tables_private",
+	"solver.split_subtree_nodes", "solver.split_window", "solver.metrics_addr", "solver.metrics_token",
 	"results.fetch_batch", "results.fetch_wait", "producer.chunk_size")
 
 // errBadLines: --strict found lines that are not solvable states.
