@@ -39,8 +39,11 @@ const DefaultSubtreeNodes = 1 << 21
 const DefaultSubtreeWindow = 512
 
 // maxSubtrees bounds an iteration's subtrees (its record holds a bit per
-// subtree, and a message per subtree is published).
-const maxSubtrees = 8192
+// subtree, and a message per subtree is published). 8192
+// held the last iteration of a one-hour 24-puzzle (tens of billions of
+// nodes) to subtrees of several million nodes, too coarse for a fleet
+// past 32 hosts (docs/BENCHMARKS.md, "Planning past two cores").
+const maxSubtrees = 1 << 16
 
 // splitPoll is how often a coordinator with nothing to answer looks at
 // its record when no change arrives (changes arrive through a watch; the

@@ -22,7 +22,7 @@ const splitSubtreeNodes = 1 << 21
 // BenchmarkSplitKorfFelner24 is issue 27's node overhead at equal bounds:
 // the split search of Korf–Felner 24-puzzles ($PDB_KF24_IDS, default
 // 29,36,1) as the pipeline lays it out (the worker's rule: after an
-// iteration of last nodes, 5·last/target subtrees at most 8192, and an
+// iteration of last nodes, 5·last/target subtrees at most 65536, and an
 // iteration after one smaller than a fifth of the target searched by the
 // coordinator alone), against the unsplit IDA* at the same bounds, one
 // thread each, 24-pdb-6666 from the tables directory. Every walk and
@@ -125,7 +125,7 @@ func splitOne(b *testing.B, sv *Solver, inst instances.Instance, target int64, r
 		}
 
 		c0 := coretest.CPUTime()
-		want, kind := min(max(5*last/target, 1), 8192), "subtree"
+		want, kind := min(max(5*last/target, 1), 1<<16), "subtree" // worker.maxSubtrees
 		if 5*last < target {
 			want, kind = 1, "local" // the coordinator searches them, no message
 		}
