@@ -51,6 +51,15 @@ type SplitRecord struct {
 	Next      int    `json:"next"`               // least f above the bound seen in the iteration
 	IterNodes int64  `json:"iteration_nodes"`    // the iteration's nodes so far
 	Last      int64  `json:"last"`               // the nodes of the iteration before
+	// Target is the subtree size (nodes) the iteration's layout aimed at
+	// when it split the Heavy subtrees deeper (search.Refine); 0: the
+	// layout is the frontier's subtrees as they are.
+	Target int64 `json:"target,omitempty"`
+	// Heavy are the iteration before's heavy subtrees, which the layout
+	// splits deeper; Big are this iteration's so far (at most MaxHeavy,
+	// the largest), Heavy once it is exhausted.
+	Heavy []SplitHeavy `json:"heavy,omitempty"`
+	Big   []SplitHeavy `json:"big,omitempty"`
 
 	Nodes int64 `json:"nodes"` // every node, counted once per subtree, the walks included
 	// Exhausted is Nodes when the current iteration began: the nodes of
@@ -74,6 +83,17 @@ func NewSplitRecord(j Job, seq int64, state string, h0 int, now time.Time) Split
 	}
 	return r
 }
+
+// SplitHeavy is a subtree that took far more nodes than the subtrees were
+// meant to (search.Heavy on the wire).
+type SplitHeavy struct {
+	Prefix []uint8 `json:"prefix"`
+	Nodes  int64   `json:"nodes"`
+}
+
+// MaxHeavy is how many heavy subtrees a record keeps for the next
+// iteration's layout: the largest.
+const MaxHeavy = 64
 
 // SplitKey is the key of state seq of batch in the split bucket.
 func SplitKey(batch, seq int64) string { return fmt.Sprintf("%d.%d", batch, seq) }
@@ -105,6 +125,10 @@ type SubtreeAnswer struct {
 	Nodes     int64   `json:"nodes"`
 	Next      int     `json:"next"`
 	Path      []uint8 `json:"path,omitempty"` // a solution from the root
+	// Prefix is the subtree's, sent only when it was heavy (Nodes over
+	// search.HeavyFactor × the target): the next iteration splits it
+	// deeper.
+	Prefix []uint8 `json:"prefix,omitempty"`
 }
 
 // Apply counts a subtree's answer. It changes nothing (false) for an
@@ -123,6 +147,9 @@ func (r *SplitRecord) Apply(a SubtreeAnswer) bool {
 	r.Nodes += a.Nodes
 	r.IterNodes += a.Nodes
 	r.Next = min(r.Next, a.Next)
+	if a.Prefix != nil {
+		r.Big = keepHeavy(r.Big, SplitHeavy{Prefix: append([]uint8(nil), a.Prefix...), Nodes: a.Nodes})
+	}
 	if a.Path != nil {
 		// IDA*: a solution in the iteration to Bound has length Bound, and
 		// every shorter one was refuted by the exhausted iterations before.
@@ -131,6 +158,23 @@ func (r *SplitRecord) Apply(a SubtreeAnswer) bool {
 		r.End = EndSolved
 	}
 	return true
+}
+
+// keepHeavy adds h to heavy if it is among the MaxHeavy largest.
+func keepHeavy(heavy []SplitHeavy, h SplitHeavy) []SplitHeavy {
+	if len(heavy) < MaxHeavy {
+		return append(heavy, h)
+	}
+	least := 0
+	for i := range heavy {
+		if heavy[i].Nodes < heavy[least].Nodes {
+			least = i
+		}
+	}
+	if h.Nodes > heavy[least].Nodes {
+		heavy[least] = h
+	}
+	return heavy
 }
 
 // Answered reports whether subtree i of the current iteration is counted.
@@ -160,6 +204,7 @@ func (r *SplitRecord) Advance() bool {
 	r.Exhausted = r.Nodes
 	r.Last, r.IterNodes = r.IterNodes, 0
 	r.Total, r.Count, r.Answered, r.Next = -1, 0, nil, NoNext
+	r.Heavy, r.Big, r.Target = r.Big, nil, 0
 	return true
 }
 

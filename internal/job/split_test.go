@@ -10,6 +10,21 @@ import (
 // An iteration's answers are counted once each, whatever order and
 // however often they arrive; a complete iteration advances the bound
 // and the lower bound; a solution ends the record.
+func TestKeepHeavy(t *testing.T) {
+	var h []SplitHeavy
+	for i := range MaxHeavy + 10 {
+		h = keepHeavy(h, SplitHeavy{Nodes: int64(i)})
+	}
+	if len(h) != MaxHeavy {
+		t.Fatalf("%d kept", len(h))
+	}
+	for _, x := range h {
+		if x.Nodes < 10 {
+			t.Fatalf("kept %d, not among the largest", x.Nodes)
+		}
+	}
+}
+
 func TestSplitRecordCountsOnce(t *testing.T) {
 	now := time.Date(2026, 11, 26, 3, 0, 0, 0, time.UTC)
 	r := NewSplitRecord(Job{ID: "7-3", BatchID: 7, Puzzle: "sliding:4x4", Budget: Budget{MaxNodes: 1000, TimeoutMS: 60000}}, 3, "state", 40, now)
@@ -19,14 +34,23 @@ func TestSplitRecordCountsOnce(t *testing.T) {
 	if !r.Lay(2, 3, 10, 44) || r.Lay(2, 3, 10, 44) {
 		t.Fatal("Lay: once per iteration")
 	}
-	for _, a := range []SubtreeAnswer{{1, 2, 7, 42, nil}, {1, 2, 7, 42, nil}, {0, 1, 100, 41, nil}, {1, 3, 9, 41, nil}, {1, 0, 20, NoNext, nil}} {
+	for _, a := range []SubtreeAnswer{{1, 2, 7, 42, nil, nil}, {1, 2, 7, 42, nil, []uint8{9}}, {0, 1, 100, 41, nil, nil}, {1, 3, 9, 41, nil, nil}, {1, 0, 20, NoNext, nil, []uint8{3, 1}}} {
 		r.Apply(a)
 	}
 	if r.Complete() || r.Count != 2 || r.Nodes != 37 || r.Next != 42 || !slices.Equal(r.Pending(), []int{1}) {
 		t.Fatalf("after duplicates, a late and an out-of-range answer: %+v, pending %v", r, r.Pending())
 	}
+	// The heavy answer counted is kept (not the duplicate's).
+	if len(r.Big) != 1 || r.Big[0].Nodes != 20 || !slices.Equal(r.Big[0].Prefix, []uint8{3, 1}) || r.Heavy != nil {
+		t.Fatalf("heavy subtrees %+v, %+v", r.Big, r.Heavy)
+	}
+	r.Target = 1 << 10
 	if !r.Apply(SubtreeAnswer{Iteration: 1, Index: 1, Nodes: 3, Next: 46}) || !r.Complete() || !r.Advance() {
 		t.Fatalf("complete: %+v", r)
+	}
+	// They pass to the next iteration's layout.
+	if len(r.Heavy) != 1 || r.Big != nil || r.Target != 0 {
+		t.Fatalf("after the iteration: heavy %+v, big %+v, target %d", r.Heavy, r.Big, r.Target)
 	}
 	if r.Bound != 42 || r.Lower != 42 || r.Last != 40 || r.Laid() || r.Nodes != 40 || r.Exhausted != 40 || r.End != "" {
 		t.Fatalf("advanced: %+v", r)

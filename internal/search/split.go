@@ -29,6 +29,10 @@ type Splitter interface {
 	// SearchSubtree searches the subtree below the node that prefix
 	// reaches from cells, to bound, as the unsplit iteration would.
 	SearchSubtree(cells []uint8, prefix []uint8, bound int, b Budget) (Subtree, error)
+	// Expand walks the subtree below prefix down to depth: the walk
+	// counts the prefix's node and those above depth, and the subtrees at
+	// depth it returns expand, with it, exactly the subtree's nodes.
+	Expand(cells []uint8, prefix []uint8, bound, depth int, b Budget) (Frontier, error)
 	// Moves are the puzzle moves of a solution's path.
 	Moves(path []uint8) []puzzle.Move
 	// Name is the searcher, for a Result's solver field.

@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -156,16 +157,31 @@ func (r *runner) solveSplit(ctx context.Context, j job.Job, seq int64, spec puzz
 // record (unless another worker did first).
 func (r *runner) lay(ctx context.Context, key string, rec job.SplitRecord, cells []uint8, spec puzzle.Spec) error {
 	var f search.Frontier
+	var target int64 // the refined layout's (0: none)
 	stop := cpuClock()
 	err := r.split(spec, func(sp search.Splitter) (err error) {
 		want := r.subtreeWant(rec.Last)
-		if r.local(rec.Last) {
+		local := r.local(rec.Last)
+		if local {
 			want = 1
 		}
-		f, err = sp.Frontier(cells, rec.Bound, max(rec.Depth, 1), want, r.splitBudget(ctx, rec))
+		b := r.splitBudget(ctx, rec)
+		if f, err = sp.Frontier(cells, rec.Bound, max(rec.Depth, 1), want, b); err != nil || f.Done || local || len(rec.Heavy) == 0 {
+			return err
+		}
+		// The subtrees that were heavy in the iteration before are split
+		// deeper (search.Refine); the record keeps what the layout used.
+		target = r.opts.SubtreeNodes
+		// Only the context stops the expanding walks (they are small): the
+		// layout must be the one frontier meets again.
+		subs, walked, next, err := search.Refine(f.Subtrees, heavyOf(rec.Heavy), target, expander(sp, cells, rec.Bound, search.Budget{Ctx: ctx}))
+		f.Subtrees, f.Walked, f.Next = subs, f.Walked+walked, min(f.Next, next)
 		return err
 	})
 	cpu := stop()
+	if err == nil && ctx.Err() != nil {
+		err = fmt.Errorf("split %s: %w", key, ctx.Err()) // a layout cut short is not written
+	}
 	if err != nil {
 		return err
 	}
@@ -179,6 +195,7 @@ func (r *runner) lay(ctx context.Context, key string, rec job.SplitRecord, cells
 		if x.Bound != rec.Bound || !x.Lay(f.Depth, len(f.Subtrees), f.Walked, f.Next) {
 			return false
 		}
+		x.Target = target
 		if f.Done && f.Pass.OK {
 			x.Path, x.Lower, x.End = append([]uint8(nil), f.Pass.Path...), f.Pass.D, job.EndSolved
 		}
@@ -196,8 +213,14 @@ func (r *runner) frontier(ctx context.Context, rec job.SplitRecord, cells []uint
 	stop := cpuClock()
 	err := r.split(spec, func(sp search.Splitter) (err error) {
 		// want 0: the laid-out depth itself; the walk is deterministic, so
-		// it meets the same subtrees in the same order.
-		f, err = sp.Frontier(cells, rec.Bound, rec.Depth, 0, search.Budget{Ctx: ctx})
+		// it meets the same subtrees in the same order, and the layout the
+		// record's heavy subtrees and target gave.
+		b := search.Budget{Ctx: ctx}
+		if f, err = sp.Frontier(cells, rec.Bound, rec.Depth, 0, b); err != nil || rec.Target == 0 {
+			return err
+		}
+		subs, walked, _, err := search.Refine(f.Subtrees, heavyOf(rec.Heavy), rec.Target, expander(sp, cells, rec.Bound, b))
+		f.Subtrees, f.Walked = subs, f.Walked+walked
 		return err
 	})
 	// Index -2: the coordinator's walk that lists the subtrees to publish
@@ -298,6 +321,9 @@ func (r *runner) answerSubtree(ctx context.Context, sj job.SubtreeJob, spec puzz
 		return true, r.stopSplit(ctx, sj.Key, rec.Batch, out.Nodes)
 	}
 	a := job.SubtreeAnswer{Iteration: sj.Iteration, Index: sj.Index, Nodes: out.Nodes, Next: out.Next, Path: out.Path}
+	if target := cmp.Or(rec.Target, r.opts.SubtreeNodes); out.Nodes > search.HeavyFactor*target {
+		a.Prefix = sj.Prefix // the next iteration splits it deeper
+	}
 	rec, counted, err := r.splits.Update(ctx, sj.Key, func(x *job.SplitRecord) bool { return x.Apply(a) })
 	if counted {
 		r.opts.SplitRecord.line(sj.Key, sj.Iteration, sj.Bound, kind, len(sj.Prefix), sj.Index, out.Nodes, cpu, out.Path != nil)
@@ -306,6 +332,23 @@ func (r *runner) answerSubtree(ctx context.Context, sj job.SubtreeJob, spec puzz
 		}
 	}
 	return rec.End != "", err
+}
+
+// heavyOf is the record's heavy subtrees for search.Refine.
+func heavyOf(hs []job.SplitHeavy) []search.Heavy {
+	out := make([]search.Heavy, len(hs))
+	for i, h := range hs {
+		out[i] = search.Heavy{Prefix: h.Prefix, Nodes: h.Nodes}
+	}
+	return out
+}
+
+// expander is search.Refine's expand over sp's walk of the iteration to
+// bound from cells.
+func expander(sp search.Splitter, cells []uint8, bound int, b search.Budget) func([]uint8, int) (search.Frontier, error) {
+	return func(prefix []uint8, depth int) (search.Frontier, error) {
+		return sp.Expand(cells, prefix, bound, depth, b)
+	}
 }
 
 // stopSplit ends the record of key whose search (of nodes, not yet

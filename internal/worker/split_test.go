@@ -112,7 +112,7 @@ func TestSplitSolvesLikeUnsplit(t *testing.T) {
 		t.Fatal(err)
 	}
 	for p := range 2 {
-		e.start(t, worker.Options{Workers: 1, Solve: sv.SolveText, Split: sv.Split, SubtreeNodes: 4096, SplitRecord: recorder,
+		e.start(t, worker.Options{Workers: 1, Solve: sv.SolveText, Split: sv.Split, SubtreeNodes: 1024, SplitRecord: recorder,
 			OnSubtrees: func(event string, n int) {
 				v, _ := published.LoadOrStore(event+strconv.Itoa(p), new(int))
 				*v.(*int) += n
@@ -159,11 +159,43 @@ func TestSplitSolvesLikeUnsplit(t *testing.T) {
 		t.Fatalf("%d subtree jobs published, %d answered: nothing was split", n, count("answered"))
 	}
 	t.Logf("%d subtree jobs published, %d subtrees answered", count("published"), count("answered"))
+	// Subtrees heavy in one iteration were split deeper in the next
+	// (search.Refine): pieces deeper than their iteration's split depth,
+	// and the rows above are still the unsplit ones.
+	if n := refinedPieces(record.String()); n == 0 {
+		t.Fatal("no heavy subtree was split deeper")
+	} else {
+		t.Logf("%d subtrees below their iteration's split depth", n)
+	}
 	// Each split row is counted as a solve (a redelivered parent may count
 	// its row again, as a redelivered job does; none is redelivered here).
 	if n := rows.Load(); n != int64(len(states)) {
 		t.Fatalf("%d split rows counted, want %d", n, len(states))
 	}
+}
+
+// refinedPieces counts the split record's subtrees deeper than the depth
+// their iteration was laid out at.
+func refinedPieces(record string) int {
+	depth := map[string]string{} // key and iteration: the laying walk's depth
+	n := 0
+	for _, l := range strings.Split(record, "\n") {
+		f := strings.Split(l, "\t")
+		if len(f) != 9 {
+			continue
+		}
+		it := f[0] + "/" + f[1]
+		switch {
+		case f[3] == "walk" && f[5] == "-1":
+			depth[it] = f[4]
+		case f[3] == "subtree" && depth[it] != "":
+			d, _ := strconv.Atoi(f[4])
+			if laid, _ := strconv.Atoi(depth[it]); d > laid {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // syncBuffer is a buffer the processes append to while the test reads it.

@@ -2,8 +2,10 @@ package pdb
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -113,6 +115,7 @@ func splitOne(b *testing.B, sv *Solver, inst instances.Instance, target int64, r
 	var unsplit, split, rewalk, after, subtrees int64
 	var unsplitCPU, splitCPU time.Duration
 	depth, last := 1, int64(0)
+	var heavy []search.Heavy // the iteration before's, split deeper in this one (search.Refine)
 	for it, bound := 1, h0; ; it++ {
 		var p search.Pass
 		var n int64
@@ -133,6 +136,18 @@ func splitOne(b *testing.B, sv *Solver, inst instances.Instance, target int64, r
 		if err != nil {
 			b.Fatal(err)
 		}
+		// As the worker lays it out: the heavy subtrees split deeper.
+		expand := func(prefix []uint8, depth int) (search.Frontier, error) {
+			return sv.Expand(inst.Cells, prefix, bound, depth, search.Budget{})
+		}
+		var refineWalked int64
+		if !f.Done && kind == "subtree" {
+			var next int
+			if f.Subtrees, refineWalked, next, err = search.Refine(f.Subtrees, heavy, target, expand); err != nil {
+				b.Fatal(err)
+			}
+			f.Next, f.Walked = min(f.Next, next), f.Walked+refineWalked
+		}
 		cpu := coretest.CPUTime() - c0
 		line(it, bound, "walk", f.Depth, -1, f.Walked, cpu, f.Done && f.Pass.OK)
 		splitCPU += cpu
@@ -141,11 +156,18 @@ func splitOne(b *testing.B, sv *Solver, inst instances.Instance, target int64, r
 		found := f.Done && f.Pass.OK
 		// The iteration's nodes and next as the split search finds them
 		// (the unsplit ones, TestSplitMatchesUnsplit, when no goal).
-		iterNodes, next := f.Above, f.Next
+		iterNodes, next := f.Above+refineWalked, f.Next
+		laidHeavy := heavy
+		heavy = nil
 		if !f.Done {
 			// The coordinator walks again to publish (worker.frontier).
 			c0 = coretest.CPUTime()
 			g, err := sv.Frontier(inst.Cells, bound, f.Depth, 0, search.Budget{})
+			if err == nil && kind == "subtree" {
+				var w int64
+				g.Subtrees, w, _, err = search.Refine(g.Subtrees, laidHeavy, target, expand)
+				g.Walked += w
+			}
 			if err != nil || len(g.Subtrees) != len(f.Subtrees) {
 				b.Fatalf("#%d bound %d: publishing walk %d subtrees, %v; laid out %d", inst.ID, bound, len(g.Subtrees), err, len(f.Subtrees))
 			}
@@ -160,7 +182,10 @@ func splitOne(b *testing.B, sv *Solver, inst instances.Instance, target int64, r
 					b.Fatal(err)
 				}
 				cpu = coretest.CPUTime() - c0
-				line(it, bound, kind, f.Depth, i, st.Nodes, cpu, st.OK && !found)
+				line(it, bound, kind, len(pre), i, st.Nodes, cpu, st.OK && !found)
+				if st.Nodes > search.HeavyFactor*target {
+					heavy = append(heavy, search.Heavy{Prefix: pre, Nodes: st.Nodes})
+				}
 				subtrees++
 				if found && !afterGoal {
 					break
@@ -196,6 +221,9 @@ func splitOne(b *testing.B, sv *Solver, inst instances.Instance, target int64, r
 			}
 			break
 		}
+		// The worker's record keeps the largest (job.MaxHeavy).
+		slices.SortStableFunc(heavy, func(x, y search.Heavy) int { return cmp.Compare(y.Nodes, x.Nodes) })
+		heavy = heavy[:min(len(heavy), 64)]
 		bound, last = p.Next, n
 	}
 	b.Logf("#%d (%d moves): unsplit %d nodes %.1f s cpu; split %d nodes (%.4f×) %.1f s cpu, %d subtree jobs; publishing walks %d nodes (%.4f×); last iteration's subtrees after the goal's %d nodes",
