@@ -40,8 +40,11 @@ func (k PDB44Kind) Build(context.Context, int, func(done, total uint64)) ([]byte
 	return BuildPDB44(k.Pieces)
 }
 
-// Serves 4×4 requests in both modes.
-func (PDB44Kind) Serves(spec puzzle.Spec, _ result.Mode) bool { return spec == spec44 }
+// Serves the 4×4 requests its family routes to the optimal search
+// (puzzle.RouteSearch: both modes).
+func (PDB44Kind) Serves(spec puzzle.Spec, mode result.Mode) bool {
+	return spec == spec44 && spec.Route(mode == result.ModeFast) == puzzle.RouteSearch
+}
 
 // Serve is the 4×4 solver over the mapped table.
 func (PDB44Kind) Serve(payloads [][]byte, _ [][]int64) (search.Algorithm, error) {
@@ -85,9 +88,11 @@ func (k WDKind) Build(ctx context.Context, _ int, progress func(done, total uint
 	return BuildWDTable(ctx, k.Side, k.Side, 0, scaled)
 }
 
-// Serves optimal-mode requests of the board.
+// Serves the requests of the board its family routes to the optimal
+// search (puzzle.RouteSearch: 5×5 optimal mode; fast mode is the
+// two-phase solver's).
 func (k WDKind) Serves(spec puzzle.Spec, mode result.Mode) bool {
-	return mode == result.ModeOptimal && spec == k.spec()
+	return spec == k.spec() && spec.Route(mode == result.ModeFast) == puzzle.RouteSearch
 }
 
 // Serve is the walking-distance search over the mapped table.
