@@ -146,6 +146,26 @@ func (f *failures) errorf(format string, args ...any) {
 
 func (f *failures) stop() bool { return f.n.Load() >= 10 }
 
+// eachState runs f, in parallel, on the state of tb at each index of idx
+// with its distance; cells is the worker's own buffer, refilled per call.
+// A state the table does not know is a failure, and f is not called.
+func eachState(tb *fulltable.Table, idx []uint64, fail *failures, f func(w, i int, cells []uint8, d int)) {
+	scratch := make([][]uint8, runtime.GOMAXPROCS(0))
+	for w := range scratch {
+		scratch[w] = make([]uint8, tb.Spec.Cells())
+	}
+	parallel(len(idx), fail.stop, func(w, i int) {
+		cells := scratch[w]
+		tb.Cells(idx[i], cells)
+		d, ok := tb.Distance(cells)
+		if !ok {
+			fail.errorf("table index %d: Cells gives %v, which Distance rejects", idx[i], cells)
+			return
+		}
+		f(w, i, cells, d)
+	})
+}
+
 // TestOracleAllStates solves every reachable state of the small boards (a
 // spread sample of 3x3, 2x4 and 4x2 in -short mode) and checks each answer
 // against the BFS table: proved optimal, length = exact distance, lower
@@ -173,24 +193,13 @@ func TestOracleAllStates(t *testing.T) {
 			}
 			idx := sampleIndices(tb.Size(), n)
 			exhaustive := uint64(len(idx)) == tb.Size()
-			cellsN := c.sp.Cells()
-			workers := runtime.GOMAXPROCS(0)
-			scratch := make([][]uint8, workers)
-			hist := make([][]int64, workers)
-			for w := range scratch {
-				scratch[w] = make([]uint8, cellsN)
+			hist := make([][]int64, runtime.GOMAXPROCS(0))
+			for w := range hist {
 				hist[w] = make([]int64, len(tb.Counts)+1)
 			}
 			var fail failures
 			fail.t = t
-			parallel(len(idx), fail.stop, func(w, i int) {
-				cells := scratch[w]
-				tb.Cells(idx[i], cells)
-				d, ok := tb.Distance(cells)
-				if !ok {
-					fail.errorf("table index %d: Cells gives %v, which Distance rejects", idx[i], cells)
-					return
-				}
+			eachState(tb, idx, &fail, func(w, i int, cells []uint8, d int) {
 				out, err := s.Solve(cells, capped)
 				switch {
 				case err != nil:
@@ -415,18 +424,10 @@ func TestOracleWeighted(t *testing.T) {
 			s := solver(t, c.sp)
 			n := samples(t, c.full, c.short)
 			idx := sampleIndices(tb.Size(), n)
-			workers := runtime.GOMAXPROCS(0)
-			scratch := make([][]uint8, workers)
-			for w := range scratch {
-				scratch[w] = make([]uint8, c.sp.Cells())
-			}
 			var suboptimal atomic.Int64
 			var fail failures
 			fail.t = t
-			parallel(len(idx), fail.stop, func(w, i int) {
-				cells := scratch[w]
-				tb.Cells(idx[i], cells)
-				d, _ := tb.Distance(cells)
+			eachState(tb, idx, &fail, func(_, i int, cells []uint8, d int) {
 				out, err := s.SolveWeighted(cells, capped, 24)
 				if err != nil {
 					fail.errorf("%v: SolveWeighted: %v", cells, err)
