@@ -36,18 +36,15 @@ const (
 // and the method's estimate refined as the search goes.
 const maxRound = 5000
 
-// tableCells bounds the boards whose whole-space table is built in memory
-// for generation (2×5: 1.8 M states, a fraction of a second).
-const tableCells = 10
-
 // generator draws candidates for one target length.
 type generator struct {
 	spec   puzzle.Spec
 	length int
 	rng    *rand.Rand
 	method string
-	// table: the whole-space table (built in memory up to tableCells, or
-	// a built 12-cell table file), closed with closeTable.
+	// table: the whole-space table (built in memory where the family
+	// routes the board to one, puzzle.RouteTable, or a built 12-cell
+	// table file), closed with closeTable.
 	table      *fulltable.Table
 	closeTable func() error
 	tablesDir  string
@@ -174,7 +171,7 @@ func deref[T any](p *T) T {
 // (judged from the distribution stored so far), else walks from the goal
 // below the mean and searches from deep states above it.
 func (g *generator) choose(ctx context.Context, st *store.Store) error {
-	small := g.spec.Cells() <= tableCells && g.spec.Family().WholeSpaceTables()
+	small := g.spec.Route(false) == puzzle.RouteTable
 	if !small {
 		// A 12-cell Loopover board whose table file is built serves too.
 		t, closer, ok, err := catalog.OpenFullTable(g.tablesDir, g.spec)
@@ -188,7 +185,7 @@ func (g *generator) choose(ctx context.Context, st *store.Store) error {
 	switch g.method {
 	case methodTable:
 		if !small {
-			return usagef("--method table: %s has more than %d cells and no built table file; use sample, walk or deep", g.spec, tableCells)
+			return usagef("--method table: %s has more than %d cells and no built table file; use sample, walk or deep", g.spec, puzzle.TableCells)
 		}
 	case methodSample, methodWalk, methodDeep:
 	case methodAuto:

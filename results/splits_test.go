@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/natstest"
@@ -22,17 +24,10 @@ func TestSplitsProgress(t *testing.T) {
 	defer cancel()
 	url, nc := natstest.Server(t)
 	db := "--database-url=" + storetest.SchemaURL(t)
-	js, err := queue.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if code, out, e := cli(t, ctx, "splits", db, "--nats-url="+url); code != exitOK || strings.Count(out, "\n") != 1 {
 		t.Fatalf("no bucket: %d %q %s", code, out, e)
 	}
-	s, err := queue.OpenSplits(ctx, js, queue.DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openSplits(ctx, t, nc)
 	r := job.NewSplitRecord(job.Job{ID: "5-2", BatchID: 5}, 2, "1 2 3/4 5 6/7 0 8", 40, time.Now())
 	r.Lay(3, 12, 500, 42)
 	r.Apply(job.SubtreeAnswer{Iteration: 1, Index: 4, Nodes: 1000, Next: 42})
@@ -83,14 +78,7 @@ func TestBatchesShowSplitProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	js, err := queue.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := queue.OpenSplits(ctx, js, queue.DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openSplits(ctx, t, nc)
 	r := job.NewSplitRecord(job.Job{ID: "x", BatchID: id}, 2, "s", 40, time.Now())
 	r.Lay(3, 12, 500, 42)
 	r.Apply(job.SubtreeAnswer{Iteration: 1, Index: 4, Nodes: 1000, Next: 42})
@@ -129,14 +117,7 @@ func TestServeSplitsReader(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	url, nc := natstest.Server(t)
-	js, err := queue.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := queue.OpenSplits(ctx, js, queue.DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openSplits(ctx, t, nc)
 	for _, b := range []int64{3, 4} {
 		if _, err := s.Create(ctx, job.NewSplitRecord(job.Job{ID: "x", BatchID: b}, 1, "s", 40, time.Now())); err != nil {
 			t.Fatal(err)
@@ -158,4 +139,18 @@ func TestServeSplitsReader(t *testing.T) {
 			t.Fatalf("without NATS: %+v %v", rs, err)
 		}
 	}
+}
+
+// openSplits opens (creating) the split records' bucket on nc.
+func openSplits(ctx context.Context, t *testing.T, nc *nats.Conn) *queue.Splits {
+	t.Helper()
+	js, err := queue.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := queue.OpenSplits(ctx, js, queue.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -36,15 +36,8 @@ sched() {
 
 # run NAME PROCS WORKERS: one measured batch with PROCS solverd of WORKERS workers.
 run() {
-	local name=$1 procs=$2 workers=$3 sp=() i
-	for i in $(seq "$procs"); do
-		TESSERA_SOLVER_WORKERS=$workers "$tmp/bin/solverd" run > "$tmp/solverd-$i.log" 2>&1 &
-		sp+=($!)
-		pids+=($!)
-	done
-	for i in $(seq "$procs"); do
-		until grep -qs 'solving jobs' "$tmp/solverd-$i.log"; do sleep 0.05; done
-	done
+	local name=$1 procs=$2 workers=$3 sp=()
+	start_solverd "$procs" "TESSERA_SOLVER_WORKERS=$workers"
 	local load t0 t1 s0 s1
 	load=$(cut -d' ' -f1 /proc/loadavg)
 	s0=$(sched "${sp[@]}")
@@ -52,8 +45,7 @@ run() {
 	"$tmp/bin/producer" -q --puzzle 15 --random "$N" --seed "$SEED" --wait > /dev/null 2> "$tmp/producer.log"
 	t1=$(date +%s.%N)
 	s1=$(sched "${sp[@]}")
-	kill -TERM "${sp[@]}"
-	for i in "${sp[@]}"; do wait "$i" || true; done
+	stop_solverd
 	read -r c w < <(echo "$s0 $s1" | awk '{printf "%.2f %.2f\n", $3 - $1, $4 - $2}')
 	printf '%-22s %6.2f s  %6.1f states/s  solverd CPU %6.2f s (%5.2f ms/state), waited for a core %6.2f s  load %s\n' \
 		"$name" "$(echo "$t1 - $t0" | bc)" "$(echo "$N / ($t1 - $t0)" | bc -l)" "$c" "$(echo "$c * 1000 / $N" | bc -l)" "$w" "$load"

@@ -42,15 +42,8 @@ cpu() { # PID...: user+sys seconds so far
 
 # run NAME PROCS THREADS FLAGS FILE: one measured state.
 run() {
-	local name=$1 procs=$2 threads=$3 flags=$4 file=$5 record=${6:-} sp=() i
-	for i in $(seq "$procs"); do
-		TESSERA_SOLVER_SPLIT_RECORD=$record TESSERA_SOLVER_THREADS=$threads "$tmp/bin/solverd" run > "$tmp/solverd-$i.log" 2>&1 &
-		sp+=($!)
-		pids+=($!)
-	done
-	for i in $(seq "$procs"); do
-		until grep -qs 'solving jobs' "$tmp/solverd-$i.log"; do sleep 0.05; done
-	done
+	local name=$1 procs=$2 threads=$3 flags=$4 file=$5 record=${6:-} sp=()
+	start_solverd "$procs" "TESSERA_SOLVER_SPLIT_RECORD=$record" "TESSERA_SOLVER_THREADS=$threads"
 	local load t0 t1 c0 c1
 	load=$(cut -d' ' -f1-3 /proc/loadavg)
 	c0=$(cpu "${sp[@]}")
@@ -59,8 +52,7 @@ run() {
 	"$tmp/bin/producer" -q --puzzle 24 --file "$file" $flags --timeout "$TIMEOUT" --wait > "$tmp/producer.out" 2> "$tmp/producer.log"
 	t1=$(date +%s.%N)
 	c1=$(cpu "${sp[@]}")
-	kill -TERM "${sp[@]}"
-	for i in "${sp[@]}"; do wait "$i" || true; done
+	stop_solverd
 	printf '%-34s %7.2f s  solverd CPU %7.2f s  load %s\n' "$name" "$(echo "$t1 - $t0" | bc)" "$(echo "$c1 - $c0" | bc)" "$load"
 }
 

@@ -1,7 +1,8 @@
 # Sourced by the pipeline benchmarks (bench-processes.sh, bench-split.sh):
 # builds the three binaries and the pinned nats-server into $tmp/bin,
 # starts that nats-server (file storage) on a free port, ensures the
-# streams and starts one `results run` writer. Every process it starts is
+# streams and starts one `results run` writer; start_solverd and
+# stop_solverd run the solverd processes of one measurement. Every process it starts is
 # in $pids and killed on exit, with $tmp removed. PostgreSQL is
 # TESSERA_DATABASE_URL, else scripts/pg-local.sh; the caller exports the
 # solver's settings first (they reach `queue apply` and the writer too).
@@ -27,3 +28,27 @@ for _ in $(seq 50); do
 done
 "$tmp/bin/results" run > "$tmp/results.log" 2>&1 &
 pids+=($!)
+
+# start_solverd PROCS [VAR=VALUE...]: PROCS `solverd run` with those
+# settings, each logging to $tmp/solverd-I.log, returning once every one
+# is solving; their PIDs in $sp (the caller's local) and $pids.
+start_solverd() {
+	local n=$1 i
+	shift
+	sp=()
+	for i in $(seq "$n"); do
+		env "$@" "$tmp/bin/solverd" run > "$tmp/solverd-$i.log" 2>&1 &
+		sp+=($!)
+		pids+=($!)
+	done
+	for i in $(seq "$n"); do
+		until grep -qs 'solving jobs' "$tmp/solverd-$i.log"; do sleep 0.05; done
+	done
+}
+
+# stop_solverd: SIGTERM to the processes in $sp, and wait for them.
+stop_solverd() {
+	local p
+	kill -TERM "${sp[@]}"
+	for p in "${sp[@]}"; do wait "$p" || true; done
+}

@@ -73,7 +73,7 @@ var runKeys = config.Uses("nats", "solver")
 
 // daemon connects (retrying while NATS is not up yet: a daemon may start
 // before its server), ensures the streams and runs the worker loop.
-func daemon(ctx context.Context, cfg config.Config, solver textSolver, log *slog.Logger, obs *metrics.Solver) error {
+func daemon(ctx context.Context, cfg config.Config, solver solverkit.Solver, log *slog.Logger, obs *metrics.Solver) error {
 	conn, err := cmdkit.Dial(ctx, cfg.NATS, "tessera-solverd", func(ctx context.Context, c *cmdkit.Conn) error {
 		if err := c.Ensure(ctx); err != nil {
 			return fmt.Errorf("ensure streams: %w", err)
@@ -105,7 +105,7 @@ func daemon(ctx context.Context, cfg config.Config, solver textSolver, log *slog
 }
 
 // serve runs the workers on conn until ctx ends, then drains it.
-func serve(ctx context.Context, cfg config.Config, conn *cmdkit.Conn, solver textSolver, log *slog.Logger, obs *metrics.Solver) error {
+func serve(ctx context.Context, cfg config.Config, conn *cmdkit.Conn, solver solverkit.Solver, log *slog.Logger, obs *metrics.Solver) error {
 	nc, js, qc := conn.NC, conn.JS, conn.Queue
 	defer nc.Close()
 	if drift, err := queue.JobsConsumerDrift(ctx, js, qc); err == nil && len(drift) > 0 {

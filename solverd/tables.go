@@ -124,11 +124,7 @@ func tablesListCmd() *cobra.Command {
 		Short: "One line per table file: name, puzzle, pattern, entries, size, mean value, build time",
 		Args:  nArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			dir, err := tablesDir(c)
-			if err != nil {
-				return err
-			}
-			infos, err := tables.Scan(dir)
+			dir, infos, err := scanTables(c)
 			if err != nil {
 				return err
 			}
@@ -138,29 +134,51 @@ func tablesListCmd() *cobra.Command {
 				return nil
 			}
 			fmt.Fprintf(out, "%-20s %-14s %-16s %14s %10s %6s %9s\n", "name", "puzzle", "pattern", "entries", "size", "mean", "build")
-			bad := 0
-			for _, in := range infos {
+			return eachTable(c, infos, func(in tables.Info) error {
 				if in.Err != nil {
-					bad++
-					fmt.Fprintf(c.ErrOrStderr(), "%v\n", in.Err)
-					continue
+					return in.Err
 				}
 				mean, err := tableMean(in)
 				if err != nil {
-					bad++
-					fmt.Fprintf(c.ErrOrStderr(), "%v\n", err)
-					continue
+					return err
 				}
 				m := in.Meta
 				fmt.Fprintf(out, "%-20s %-14s %-16s %14d %10s %6.3f %9s\n", m.Name, m.Puzzle, m.Pattern, m.Entries,
 					humanBytes(in.Size), mean, (time.Duration(m.BuildMS) * time.Millisecond).String())
-			}
-			if bad > 0 {
-				return errRejected
-			}
-			return nil
+				return nil
+			}, nil)
 		},
 	}
+}
+
+// scanTables reads the header of every table file in the command's
+// tables directory.
+func scanTables(c *cobra.Command) (dir string, infos []tables.Info, err error) {
+	if dir, err = tablesDir(c); err != nil {
+		return "", nil, err
+	}
+	infos, err = tables.Scan(dir)
+	return dir, infos, err
+}
+
+// eachTable runs f on every table, printing each refusal on stderr, then
+// done (when not nil) with the count of refusals; any refusal makes the
+// command exit 1 (errRejected).
+func eachTable(c *cobra.Command, infos []tables.Info, f func(tables.Info) error, done func(bad int)) error {
+	bad := 0
+	for _, in := range infos {
+		if err := f(in); err != nil {
+			bad++
+			fmt.Fprintln(c.ErrOrStderr(), err)
+		}
+	}
+	if done != nil {
+		done(bad)
+	}
+	if bad > 0 {
+		return errRejected
+	}
+	return nil
 }
 
 func tableMean(in tables.Info) (float64, error) {
@@ -178,26 +196,13 @@ func tablesVerifyCmd() *cobra.Command {
 		Short: "Check every table file's layout and payload checksum; exit 1 if any is bad",
 		Args:  nArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			dir, err := tablesDir(c)
+			_, infos, err := scanTables(c)
 			if err != nil {
 				return err
 			}
-			infos, err := tables.Scan(dir)
-			if err != nil {
-				return err
-			}
-			bad := 0
-			for _, in := range infos {
-				if err := verifyOne(c.OutOrStdout(), in); err != nil {
-					bad++
-					fmt.Fprintln(c.ErrOrStderr(), err)
-				}
-			}
-			fmt.Fprintf(c.OutOrStdout(), "%d tables, %d bad\n", len(infos), bad)
-			if bad > 0 {
-				return errRejected
-			}
-			return nil
+			return eachTable(c, infos, func(in tables.Info) error { return verifyOne(c.OutOrStdout(), in) }, func(bad int) {
+				fmt.Fprintf(c.OutOrStdout(), "%d tables, %d bad\n", len(infos), bad)
+			})
 		},
 	}
 }

@@ -41,28 +41,34 @@ func openBucket(ctx context.Context, cfg config.Config) (*tablestore.Store, func
 	return st, conn.Close, nil
 }
 
+// namedBucket is what push and pull share: their configuration, the file
+// names of the tables or sets named (fileNames) and the open bucket,
+// closed by done.
+func namedBucket(c *cobra.Command, names []string) (cfg config.Config, want map[string]bool, st *tablestore.Store, done func(), err error) {
+	if cfg, err = syncKeys.Load(c.Flags()); err != nil {
+		return cfg, nil, nil, nil, usageError{Err: err}
+	}
+	if want, err = fileNames(names); err != nil {
+		return cfg, nil, nil, nil, usageError{Err: err}
+	}
+	st, done, err = openBucket(c.Context(), cfg)
+	return cfg, want, st, done, err
+}
+
 func tablesPushCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "push [NAME...]",
 		Short: "Upload tables of the tables directory (all, or the named tables/sets) to the JetStream Object Store bucket (--tables-bucket)",
 		RunE: func(c *cobra.Command, args []string) error {
-			cfg, err := syncKeys.Load(c.Flags())
-			if err != nil {
-				return usageError{Err: err}
-			}
-			infos, err := tables.Scan(cfg.Solver.TablesDir)
-			if err != nil {
-				return err
-			}
-			want, err := fileNames(args)
-			if err != nil {
-				return usageError{Err: err}
-			}
-			st, done, err := openBucket(c.Context(), cfg)
+			cfg, want, st, done, err := namedBucket(c, args)
 			if err != nil {
 				return err
 			}
 			defer done()
+			infos, err := tables.Scan(cfg.Solver.TablesDir)
+			if err != nil {
+				return err
+			}
 			n := 0
 			for _, in := range infos {
 				name := filepath.Base(in.Path)
@@ -96,15 +102,7 @@ func tablesPullCmd() *cobra.Command {
 		Use:   "pull [NAME...]",
 		Short: "Download tables missing from the tables directory (all in the bucket, or the named tables/sets) from the Object Store bucket",
 		RunE: func(c *cobra.Command, args []string) error {
-			cfg, err := syncKeys.Load(c.Flags())
-			if err != nil {
-				return usageError{Err: err}
-			}
-			want, err := fileNames(args)
-			if err != nil {
-				return usageError{Err: err}
-			}
-			st, done, err := openBucket(c.Context(), cfg)
+			cfg, want, st, done, err := namedBucket(c, args)
 			if err != nil {
 				return err
 			}

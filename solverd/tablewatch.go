@@ -13,21 +13,11 @@ import (
 
 	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/internal/metrics"
-	"github.com/tessera-solver/tessera/internal/puzzle"
-	"github.com/tessera-solver/tessera/internal/result"
-	"github.com/tessera-solver/tessera/internal/search"
 	"github.com/tessera-solver/tessera/internal/solve"
 	"github.com/tessera-solver/tessera/internal/tablestore"
 	"github.com/tessera-solver/tessera/tables"
 	"github.com/tessera-solver/tessera/tables/catalog"
 )
-
-// textSolver is what the daemon solves with: a fixed solve.Solver, or the
-// solve.Live that a tableWatch keeps current.
-type textSolver interface {
-	SolveText(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result
-	Split(spec puzzle.Spec, f func(search.Splitter) error) (bool, error)
-}
 
 // watchTables starts the tableWatch of solverd run, which rescans every
 // solver.tables_rescan (0: it only records the sets in use in obs), and

@@ -1,7 +1,8 @@
 // Package bfs is the one parallel level-by-level breadth-first builder of
 // 4-bit-entry distance tables (min2phase's one table filler): the
-// whole-space tables of internal/fulltable, the Loopover phase-1 table and
-// the Loopover walking-distance tables call it. A caller supplies only its
+// whole-space tables of internal/fulltable, the Loopover phase-1 table,
+// the Loopover walking-distance tables (the 5×5 file and those built in
+// memory) and the 4×4 Loopover pattern databases call it. A caller supplies only its
 // encoding — the index space, the goal indices and a Walker that names an
 // index's neighbours — and gets the packed table and its depth histogram.
 //

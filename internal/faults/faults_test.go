@@ -189,12 +189,20 @@ func solverKill(t *testing.T, s *suite, kills int, n int64) figure {
 	}
 	took := s.waitFinished(t, start, 3*time.Minute, id)
 	tl := s.check(t, id)
-	f := figure{states: tl.states, rows: tl.rows, finish: took,
-		redelivered: s.redelivered(t, jobDeliveries, jobs), resultsRe: s.redelivered(t, resultDeliveries, res)}
+	return s.killFigure(t, tl, took, jobDeliveries, jobs, res, "job",
+		fmt.Sprintf("15-puzzles, 0.4 s budget, 2 solverd x (1+1 quick) workers; %s", statuses(tl)))
+}
+
+// killFigure is the figure of a scenario that killed a holder of jobs
+// with -9: the deliveries on c since jobs (and of results since res) were
+// read. No job redelivered fails t: the kill found no what in flight.
+func (s *suite) killFigure(t *testing.T, tl tally, took time.Duration, c counter, jobs, res reading, what, note string) figure {
+	t.Helper()
+	f := figure{states: tl.states, rows: tl.rows, finish: took, note: note,
+		redelivered: s.redelivered(t, c, jobs), resultsRe: s.redelivered(t, resultDeliveries, res)}
 	if f.redelivered < 1 {
-		t.Errorf("no job was redelivered: the kill -9 found no job in flight, so it proved nothing")
+		t.Errorf("no job was redelivered: the kill -9 found no %s in flight, so it proved nothing", what)
 	}
-	f.note = fmt.Sprintf("15-puzzles, 0.4 s budget, 2 solverd x (1+1 quick) workers; %s", statuses(tl))
 	return f
 }
 
@@ -257,13 +265,8 @@ func splitKill(t *testing.T, s *suite) figure {
 	if split != len(opt) {
 		t.Errorf("%d of %d rows by the split search", split, len(opt))
 	}
-	f := figure{states: tl.states, rows: tl.rows, finish: took,
-		redelivered: s.redelivered(t, splitDeliveries, jobs), resultsRe: s.redelivered(t, resultDeliveries, res)}
-	if f.redelivered < 1 {
-		t.Errorf("no job was redelivered: the kill -9 found no split search in flight, so it proved nothing")
-	}
-	f.note = fmt.Sprintf("Korf's 100 split, 15-pdb-555, 2 solverd x 1 worker; %s, every length Korf's", statuses(tl))
-	return f
+	return s.killFigure(t, tl, took, splitDeliveries, jobs, res, "split search",
+		fmt.Sprintf("Korf's 100 split, 15-pdb-555, 2 solverd x 1 worker; %s, every length Korf's", statuses(tl)))
 }
 
 // writerKill: the results writer is killed with -9 in the middle of a

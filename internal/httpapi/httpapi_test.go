@@ -549,6 +549,16 @@ func writerServer(t *testing.T, st *store.Store, opts ...httpapi.Option) *httpte
 }
 
 // getAs is getJSON with a bearer token.
+// scramblesGetter is writer A's GET /api/scrambles?q on srv (200 OK).
+func scramblesGetter(t *testing.T, srv *httptest.Server) func(q string) httpapi.Scrambles {
+	return func(q string) httpapi.Scrambles {
+		t.Helper()
+		var s httpapi.Scrambles
+		getAs(t, srv, writerA, "/api/scrambles?"+q, 200, &s)
+		return s
+	}
+}
+
 func getAs(t *testing.T, srv *httptest.Server, token, path string, wantCode int, v any) {
 	t.Helper()
 	req, err := http.NewRequest("GET", srv.URL+path, nil)
@@ -599,12 +609,7 @@ func TestScramblesForClients(t *testing.T) {
 	st := storetest.NewStore(t)
 	storeScrambles(t, st, 10, 20, 30)
 	srv := writerServer(t, st)
-	get := func(q string) httpapi.Scrambles {
-		t.Helper()
-		var s httpapi.Scrambles
-		getAs(t, srv, writerA, "/api/scrambles?"+q, 200, &s)
-		return s
-	}
+	get := scramblesGetter(t, srv)
 	first := get("puzzle=8&length=4&count=2&client=k")
 	if first.Count != 2 || first.NextCursor == "" || first.Missing != 0 {
 		t.Fatalf("first page %+v", first)

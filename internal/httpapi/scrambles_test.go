@@ -67,13 +67,7 @@ func TestScramblesBruteForce(t *testing.T) {
 		}
 		return out
 	}
-	srv := writerServer(t, st)
-	page := func(q string) httpapi.Scrambles {
-		t.Helper()
-		var s httpapi.Scrambles
-		getAs(t, srv, writerA, "/api/scrambles?"+q, 200, &s)
-		return s
-	}
+	page := scramblesGetter(t, writerServer(t, st))
 	keys := func(s httpapi.Scrambles) []string {
 		var out []string
 		for _, r := range s.Scrambles {

@@ -117,6 +117,19 @@ func opts() ingest.Options {
 		Logger: slog.New(slog.DiscardHandler)}
 }
 
+// oneBatch is a fresh store, a context for the test and one 8-puzzle
+// batch of total states in that store.
+func oneBatch(t *testing.T, total int64) (*store.Store, context.Context, int64) {
+	t.Helper()
+	st := storetest.NewStore(t)
+	ctx := ctxT(t)
+	id, err := st.CreateBatch(ctx, "8", "optimal", total)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, ctx, id
+}
+
 func ctxT(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
@@ -175,9 +188,7 @@ func TestRedeliveredThreeTimes(t *testing.T) {
 // hold back the good ones fetched with them.
 func TestMalformedTerminated(t *testing.T) {
 	t.Parallel()
-	st := storetest.NewStore(t)
-	ctx := ctxT(t)
-	id, _ := st.CreateBatch(ctx, "8", "optimal", 2)
+	st, ctx, id := oneBatch(t, 2)
 	badVersion := results(id, 0, 1)
 	badVersion.V = 7
 	badStatus := results(id, 0, 1)
@@ -232,9 +243,7 @@ func (f *flaky) InsertResults(ctx context.Context, b []job.Results) (int, error)
 
 func TestRetriesWhileDatabaseUnavailable(t *testing.T) {
 	t.Parallel()
-	st := storetest.NewStore(t)
-	ctx := ctxT(t)
-	id, _ := st.CreateBatch(ctx, "8", "optimal", 4)
+	st, ctx, id := oneBatch(t, 4)
 	// c, alone in the first fetch, teaches the loop that messages are
 	// small; a and b then come in one fetch, held while the database is
 	// down.
@@ -320,9 +329,7 @@ func (p *picky) InsertResults(ctx context.Context, b []job.Results) (int, error)
 // others are written and acked, only it is terminated.
 func TestDatabaseRejectionIsolated(t *testing.T) {
 	t.Parallel()
-	st := storetest.NewStore(t)
-	ctx := ctxT(t)
-	id, _ := st.CreateBatch(ctx, "8", "optimal", 4)
+	st, ctx, id := oneBatch(t, 4)
 	msgs := [][]byte{encode(t, results(id, 0, 1)), encode(t, results(id, 1, 2)), encode(t, results(id, 2, 3)), encode(t, results(id, 3, 4))}
 	src := newSource(true, msgs...)
 	in := ingest.New(src, &picky{Sink: st, poison: fmt.Sprintf("%d-2", id)}, opts())
@@ -397,9 +404,7 @@ func FuzzDecode(f *testing.F) {
 // holding the whole payload. Redelivery adds nothing.
 func TestRefusedMessageKeepsValidRows(t *testing.T) {
 	t.Parallel()
-	st := storetest.NewStore(t)
-	ctx := ctxT(t)
-	id, _ := st.CreateBatch(ctx, "8", "optimal", 3)
+	st, ctx, id := oneBatch(t, 3)
 	mixed := results(id, 0, 5, 6, 7)
 	mixed.Results[1].Status = "mystery"
 	data := encode(t, mixed)
@@ -440,9 +445,7 @@ func TestRefusedMessageKeepsValidRows(t *testing.T) {
 // bisecting the message; the others are stored.
 func TestDatabaseRefusedRowsBisected(t *testing.T) {
 	t.Parallel()
-	st := storetest.NewStore(t)
-	ctx := ctxT(t)
-	id, _ := st.CreateBatch(ctx, "8", "optimal", 4)
+	st, ctx, id := oneBatch(t, 4)
 	rs := results(id, 0, 1, 2, 3, 4)
 	src := newSource(true, encode(t, rs))
 	in := ingest.New(src, &refuseState{Sink: st, state: "s2"}, opts())

@@ -358,10 +358,7 @@ func (t tree[W]) Iterate(it search.Iteration) (search.Pass, int64) {
 	b := t.base
 	b.bound = it.Bound
 	b.grow()
-	b.next = search.NoNext
-	n0 := b.gate.Nodes
-	d, ok := t.iter(t.w)
-	return search.Pass{D: d, OK: ok, Stopped: b.gate.Stopped, Next: b.next, Path: b.path}, b.gate.Nodes - n0
+	return search.Alone(&b.gate, &b.next, b.path, func() (int, bool) { return t.iter(t.w) })
 }
 
 // Walker is a copy of the start to bound for one goroutine of a
@@ -380,10 +377,7 @@ func (t tree[W]) Walker(bound int, sh *search.Shared, split int, walk bool) sear
 
 // grow sizes the path, and dfs55's per-depth children, for w.bound.
 func (w *work) grow() {
-	if cap(w.path) < w.bound+1 {
-		w.path = make([]uint8, w.bound+1)
-	}
-	w.path = w.path[:w.bound+1]
+	w.path = search.PathFor(w.path, w.bound)
 	if w.uses55() && len(w.k55) < w.bound+1 {
 		w.k55 = make([]kids55, w.bound+1)
 	}

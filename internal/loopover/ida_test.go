@@ -278,9 +278,9 @@ var (
 
 // solvers44 is the 4×4 solver with the six-piece table it builds itself
 // and, unless -short, one over the seven-piece table (built once per test
-// binary: about 25 s and 0.5 GB), and one over the eight-piece table when
+// binary: about 8 s of CPU), and one over the eight-piece table when
 // `solverd tables build loopover-4x4-pdb8` has written it to
-// $TESSERA_SOLVER_TABLES_DIR (minutes and 2.8 GB to build: never here).
+// $TESSERA_SOLVER_TABLES_DIR (1.5 min of CPU to build: never here).
 func solvers44(t *testing.T) []*Solver44 {
 	t.Helper()
 	s6, err := NewSolver44()
@@ -484,4 +484,17 @@ func TestEMDSearch(t *testing.T) {
 			t.Fatalf("%v: displacement bound %d > distance %d", []uint8(k), h, d)
 		}
 	}
+}
+
+// pdbCounts is the depth histogram of a table's payload, counted from
+// its entries (not the builder's own count).
+func pdbCounts(nib []byte) (counts []int64) {
+	for r := range 2 * len(nib) {
+		d := int(nib[r>>1] >> (r & 1 * 4) & 15)
+		for len(counts) <= d {
+			counts = append(counts, 0)
+		}
+		counts[d]++
+	}
+	return counts
 }

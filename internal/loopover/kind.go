@@ -21,27 +21,26 @@ type PDB44Kind struct{ Pieces int }
 
 var _ search.TableKind = PDB44Kind{}
 
-// Tables is the one table. Its builder holds the direct index of the BFS
-// (a byte per 16^k, a bit for eight pieces), its queue (4 bytes an entry)
-// and the packed table.
+// Tables is the one table. Its builder (internal/bfs over the ranks)
+// holds only the packed table.
 func (k PDB44Kind) Tables() []search.Table {
 	entries := uint64(placements(k.Pieces))
-	direct := uint64(1) << (4 * k.Pieces)
-	if k.Pieces == 8 {
-		direct /= 8
-	}
 	return []search.Table{{Name: fmt.Sprintf("loopover-4x4-pdb%d", k.Pieces), Puzzle: spec44.String(),
 		Pattern: fmt.Sprintf("pieces 1-%d", k.Pieces), Encoding: "u4", Entries: entries, Generator: pdb44Generator,
-		BuildMemory: direct + 4*entries + entries/2}}
+		BuildMemory: (entries + 1) / 2}}
 }
 
-// Build runs BuildPDB44.
-func (k PDB44Kind) Build(context.Context, int, func(done, total uint64)) ([]byte, []int64, error) {
-	return BuildPDB44(k.Pieces)
+// Build runs BuildPDB44, stopping when ctx ends, telling progress the
+// placements labelled.
+func (k PDB44Kind) Build(ctx context.Context, _ int, progress func(done, total uint64)) ([]byte, []int64, error) {
+	return buildPDB44Payload(ctx, k.Pieces, progress)
 }
 
-// Serves 4×4 requests in both modes.
-func (PDB44Kind) Serves(spec puzzle.Spec, _ result.Mode) bool { return spec == spec44 }
+// Serves the 4×4 requests its family routes to the optimal search
+// (puzzle.RouteSearch: both modes).
+func (PDB44Kind) Serves(spec puzzle.Spec, mode result.Mode) bool {
+	return spec == spec44 && spec.Route(mode == result.ModeFast) == puzzle.RouteSearch
+}
 
 // Serve is the 4×4 solver over the mapped table.
 func (PDB44Kind) Serve(payloads [][]byte, _ [][]int64) (search.Algorithm, error) {
@@ -85,9 +84,11 @@ func (k WDKind) Build(ctx context.Context, _ int, progress func(done, total uint
 	return BuildWDTable(ctx, k.Side, k.Side, 0, scaled)
 }
 
-// Serves optimal-mode requests of the board.
+// Serves the requests of the board its family routes to the optimal
+// search (puzzle.RouteSearch: 5×5 optimal mode; fast mode is the
+// two-phase solver's).
 func (k WDKind) Serves(spec puzzle.Spec, mode result.Mode) bool {
-	return mode == result.ModeOptimal && spec == k.spec()
+	return spec == k.spec() && spec.Route(mode == result.ModeFast) == puzzle.RouteSearch
 }
 
 // Serve is the walking-distance search over the mapped table.

@@ -44,8 +44,8 @@ var (
 //     NewWDSolverWith over it from the table catalogue instead);
 //   - an error for the rest (2×7, 4×6 and larger).
 //
-// Which boards deserve an optimal search at all, given the budget, is the
-// caller's choice.
+// Which boards deserve an optimal search at all, given the budget, is
+// their family's choice (puzzle.Family.Route).
 func NewOptimal(rows, cols int) (Optimal, error) {
 	if rows == 4 && cols == 4 {
 		s, err := NewSolver44()

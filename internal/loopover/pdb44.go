@@ -1,8 +1,12 @@
 package loopover
 
 import (
+	"context"
 	"fmt"
 	"math/bits"
+
+	"github.com/tessera-solver/tessera/internal/bfs"
+	"github.com/tessera-solver/tessera/internal/nibble"
 )
 
 // The 4×4 pattern database: for every placement of k pieces (six, seven
@@ -17,10 +21,10 @@ import (
 // Legend (the 200 random states of BenchmarkRandom4x4, slots 8+8 for six
 // and seven pieces, 4+4 and 4+4 inverse for eight):
 //
-//	pieces  entries      bytes    mean   build            nodes/state
-//	6       5,765,760    2.9 MB   8.02   1 s, in memory     21,791
-//	7       57,657,600   29 MB    8.88   24 s, 0.55 GB       4,274
-//	8       518,918,400  259 MB   9.72   4 min, 2.7 GB         704
+//	pieces  entries      bytes    mean   build (CPU, peak)  nodes/state
+//	6       5,765,760    2.9 MB   8.02   0.8 s, in memory     21,791
+//	7       57,657,600   29 MB    8.88   7.9 s, 32 MB          4,274
+//	8       518,918,400  259 MB   9.72   92 s, 253 MB            704
 
 // A pattern is the first k pieces in row-major order (k = 6: row 0 and
 // the first two of row 1; k = 7: row 0 and the first three of row 1; k =
@@ -136,96 +140,92 @@ func movePerm44() [16][16]uint8 {
 	return mp
 }
 
-// buildPDB44 runs the BFS of the first k pieces on a direct index (a
-// nibble per piece: 16 MB for six, 256 MB for seven, dropped afterwards)
-// and ranks the result into the compact table.
-func buildPDB44(k int) *pdbTable {
+// buildPDB44 runs the BFS of the first k pieces with internal/bfs's
+// builder over the ranks themselves (no direct index: the eight-piece
+// table builds in its own 259 MB), every core expanding a placement by
+// unranking it, moving its pieces three cells at a time and ranking each
+// image. progress, if not nil, is told the placements labelled so far.
+func buildPDB44(ctx context.Context, k int, progress func(done, total uint64)) (*pdbTable, []int64, error) {
 	mp := movePerm44()
-	// Each move maps three nibbles (cells) at a time.
-	var chunk [16][1 << 12]uint32
-	for m := range chunk {
-		for x := range chunk[m] {
-			chunk[m][x] = uint32(mp[m][x&15]) | uint32(mp[m][x>>4&15])<<4 | uint32(mp[m][x>>8])<<8
+	w := &pdb44Walker{k: k, mask: uint32(1<<(4*k) - 1)}
+	for m := range w.chunk {
+		for x := range w.chunk[m] {
+			w.chunk[m][x] = uint32(mp[m][x&15]) | uint32(mp[m][x>>4&15])<<4 | uint32(mp[m][x>>8])<<8
 		}
 	}
-	dist := make([]uint8, 1<<(4*k))
-	for i := range dist {
-		dist[i] = Unreached
-	}
+	t := &pdbTable{k: k}
 	var goal uint32
 	for p := 0; p < k; p++ {
 		goal |= uint32(p) << (4 * p)
 	}
-	dist[goal] = 0
-	q := make([]uint32, 0, placements(k))
-	q = append(q, goal)
-	for h := 0; h < len(q); h++ {
-		x := q[h]
-		d := dist[x] + 1
-		lo, mid, hi := x&0xfff, x>>12&0xfff, x>>24
-		for m := range chunk {
-			y := chunk[m][lo] | chunk[m][mid]<<12
-			if k == 7 {
-				y |= uint32(mp[m][hi]) << 24
-			}
-			if dist[y] == Unreached {
-				dist[y] = d
-				q = append(q, y)
-			}
-		}
+	n := uint64(placements(k))
+	tb, err := bfs.Build(ctx, bfs.Spec{Size: n, Goals: []uint64{uint64(t.rank(goal))}, MaxDepth: -1, Progress: progress},
+		func() bfs.Walker { return w })
+	if err != nil {
+		return nil, nil, fmt.Errorf("loopover 4x4 pattern database of %d pieces: %w", k, err)
 	}
-	t := &pdbTable{nib: make([]uint8, placements(k)/2), k: k}
-	for _, x := range q {
-		r := t.rank(x)
-		t.nib[r>>1] |= dist[x] << (r & 1 * 4)
-	}
-	return t
+	t.nib = nibble.Payload(tb.Packed, n)
+	return t, tb.Counts, nil
 }
 
-// buildPDB448 is buildPDB44 for the eight pieces of rows 0 and 1, whose
-// direct index would take 4 GB as bytes: a bit per index marks the
-// placements reached (512 MB), the queue (2 GB) is kept in BFS order with
-// the end of each depth, and the ranks are written from it.
-func buildPDB448() *pdbTable {
-	mp := movePerm44()
-	var chunk [16][1 << 12]uint32
-	for m := range chunk {
-		for x := range chunk[m] {
-			chunk[m][x] = uint32(mp[m][x&15]) | uint32(mp[m][x>>4&15])<<4 | uint32(mp[m][x>>8])<<8
+// pdb44Walker names a placement's neighbours for internal/bfs: the
+// placements one move away. It holds only read-only tables, so every
+// worker shares one.
+type pdb44Walker struct {
+	k     int
+	mask  uint32              // the low 4k bits: the pattern's nibbles
+	chunk [16][1 << 12]uint32 // per move, three cells at a time
+}
+
+// image is placement x after move m: each chunk entry carries three
+// nibbles, those past the pattern masked off.
+func (w *pdb44Walker) image(x uint32, m int) uint32 {
+	c := &w.chunk[m]
+	return (c[x&0xfff] | c[x>>12&0xfff]<<12 | c[x>>24]<<24) & w.mask
+}
+
+func (w *pdb44Walker) Expand(idx uint64, lv *bfs.Level) {
+	x := unrank44(uint32(idx), w.k)
+	t := pdbTable{k: w.k}
+	for m := range w.chunk {
+		lv.Reach(uint64(t.rank(w.image(x, m))))
+	}
+}
+
+// Touches: every move has its inverse among the moves.
+func (w *pdb44Walker) Touches(idx uint64, lv *bfs.Level) bool {
+	x := unrank44(uint32(idx), w.k)
+	t := pdbTable{k: w.k}
+	for m := range w.chunk {
+		if lv.InFrontier(uint64(t.rank(w.image(x, m)))) {
+			return true
 		}
 	}
-	seen := make([]uint64, 1<<26)
-	goal := uint32(0x76543210)
-	seen[goal>>6] |= 1 << (goal & 63)
-	q := make([]uint32, 0, pdb8Placements)
-	q = append(q, goal)
-	ends := []int{1}
-	for h := 0; h < len(q); h++ {
-		x := q[h]
-		// The top nibbles' chunk entry carries a third nibble that the
-		// shift pushes out of the word.
-		lo, mid, hi := x&0xfff, x>>12&0xfff, x>>24
-		for m := range chunk {
-			y := chunk[m][lo] | chunk[m][mid]<<12 | chunk[m][hi]<<24
-			if seen[y>>6]&(1<<(y&63)) == 0 {
-				seen[y>>6] |= 1 << (y & 63)
-				q = append(q, y)
-			}
-		}
-		if h+1 == ends[len(ends)-1] && len(q) > h+1 {
-			ends = append(ends, len(q))
-		}
+	return false
+}
+
+// unrank44 is the placement of k pieces of rank r (rank6, rank7, rank8):
+// digit i, in radix 16−i, picks the cell of piece i among the cells the
+// earlier pieces left free, in increasing order.
+func unrank44(r uint32, k int) uint32 {
+	var digits [8]uint32
+	for i := k - 1; i >= 0; i-- {
+		radix := uint32(16 - i)
+		digits[i] = r % radix
+		r /= radix
 	}
-	seen = nil
-	t := &pdbTable{nib: make([]uint8, pdb8Placements/2), k: 8}
-	h := 0
-	for d, end := range ends {
-		for ; h < end; h++ {
-			r := rank8(q[h])
-			t.nib[r>>1] |= uint8(d) << (r & 1 * 4)
+	var used uint32
+	var x uint32
+	for i := 0; i < k; i++ {
+		free := ^used & 0xffff
+		for d := digits[i]; d > 0; d-- {
+			free &= free - 1 // drop the lowest free cells before the pick
 		}
+		c := uint32(bits.TrailingZeros32(free))
+		used |= 1 << c
+		x |= c << (4 * i)
 	}
-	return t
+	return x
 }
 
 // pdbImage is a translate of the pattern: rotate a nibble word (slot =
@@ -286,26 +286,16 @@ const pdb44Generator = 1
 // under a second; 7: about a minute) and returns its payload, as
 // NewSolver44With takes it, and its depth histogram.
 func BuildPDB44(k int) (payload []byte, counts []int64, err error) {
+	return buildPDB44Payload(context.Background(), k, nil)
+}
+
+func buildPDB44Payload(ctx context.Context, k int, progress func(done, total uint64)) ([]byte, []int64, error) {
 	if k < 6 || k > 8 {
 		return nil, nil, fmt.Errorf("loopover 4x4 pattern database of %d pieces: only 6, 7 or 8", k)
 	}
-	var t *pdbTable
-	if k == 8 {
-		t = buildPDB448()
-	} else {
-		t = buildPDB44(k)
+	t, counts, err := buildPDB44(ctx, k, progress)
+	if err != nil {
+		return nil, nil, err
 	}
-	return t.nib, pdbCounts(t.nib), nil
-}
-
-// pdbCounts is the depth histogram of a table's payload.
-func pdbCounts(nib []byte) (counts []int64) {
-	for r := range 2 * len(nib) {
-		d := int(nib[r>>1] >> (r & 1 * 4) & 15)
-		for len(counts) <= d {
-			counts = append(counts, 0)
-		}
-		counts[d]++
-	}
-	return counts
+	return t.nib, counts, nil
 }

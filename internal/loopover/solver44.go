@@ -1,6 +1,7 @@
 package loopover
 
 import (
+	"context"
 	"fmt"
 	"sync"
 
@@ -150,7 +151,15 @@ func (s *Solver44) Prepare() { s.table() }
 
 // table is the pattern database, built on first use.
 func (s *Solver44) table() *pdbTable {
-	s.pdbOnce.Do(func() { s.pdb = buildPDB44(s.k) })
+	s.pdbOnce.Do(func() {
+		t, _, err := buildPDB44(context.Background(), s.k, nil)
+		if err != nil {
+			// The index and the moves are fixed: every placement is
+			// reached (TestPDB44Table), so this is a bug, not an input.
+			panic(err)
+		}
+		s.pdb = t
+	})
 	return s.pdb
 }
 

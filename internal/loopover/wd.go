@@ -1,6 +1,9 @@
 package loopover
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+)
 
 // WD is the walking-distance table of one axis of a Loopover board, the
 // double-coset bound of the seed text: pieces are labelled by their goal
@@ -77,12 +80,18 @@ func NewWD(lines, perLine int) (*WD, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := newWDIndex(lines, perLine)
-	t.Dist = make([]uint8, size)
-	for i := range t.Dist {
-		t.Dist[i] = Unreached
+	// The one table builder (internal/bfs), as for the 5×5 table file:
+	// these tables are at most 2^22 entries and 8 levels deep.
+	dist, counts, err := BuildWDTable(context.Background(), lines, perLine, 0, nil)
+	if err != nil {
+		return nil, err
 	}
-	t.bfs()
+	t := newWDIndex(lines, perLine)
+	t.Dist = dist[:size]
+	for _, c := range counts {
+		t.Counts = append(t.Counts, int(c))
+		t.Patterns += int(c)
+	}
 	return t, nil
 }
 
@@ -199,62 +208,6 @@ func (t *WD) LineCode(labels []uint8) uint16 {
 		c[l]++
 	}
 	return t.code[c]
-}
-
-// bfs labels every pattern with its distance from the goal. One
-// perpendicular shift takes some label l_i out of every line i and puts it
-// into line i+1 (down) or i−1 (up); every choice of labels present is a
-// possible shift of some arrangement in the pattern.
-func (t *WD) bfs() {
-	L := t.Lines
-	var goal [MaxSide]uint16
-	copy(goal[:], t.goalCode)
-	g := t.Index(&goal)
-	t.Dist[g] = 0
-	frontier := []int{g}
-	t.Patterns = 1
-	t.Counts = []int{1}
-	var codes, next [MaxSide]uint16
-	var pick [MaxSide]int
-	for d := uint8(1); len(frontier) > 0; d++ {
-		var nf []int
-		for _, x := range frontier {
-			t.decode(x, &codes)
-			for dir := -1; dir <= 1; dir += 2 {
-				var rec func(i int)
-				rec = func(i int) {
-					if i == L {
-						for j := 0; j < L; j++ {
-							from := (j - dir + L) % L // the line whose piece arrives in j
-							next[j] = t.Trans[(int(codes[j])*L+pick[j])*L+pick[from]]
-						}
-						y := t.Index(&next)
-						if t.Dist[y] == Unreached {
-							t.Dist[y] = d
-							nf = append(nf, y)
-						}
-						return
-					}
-					c := &t.counts[codes[i]]
-					for l := 0; l < L; l++ {
-						if c[l] > 0 {
-							pick[i] = l
-							rec(i + 1)
-						}
-					}
-				}
-				rec(0)
-				if L == 2 {
-					break // on two lines up and down are the same shift
-				}
-			}
-		}
-		if len(nf) > 0 {
-			t.Counts = append(t.Counts, len(nf))
-			t.Patterns += len(nf)
-		}
-		frontier = nf
-	}
 }
 
 // Goal reports the code of line l in the goal pattern.

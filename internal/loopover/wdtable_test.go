@@ -17,14 +17,11 @@ import (
 	"github.com/tessera-solver/tessera/internal/search"
 )
 
-// The parallel table builder labels every pattern as the in-memory BFS
-// does, index for index, on every shape the latter builds.
+// The parallel table builder labels every pattern as the BFS NewWD ran
+// before it (bfsOracle) does, index for index, on every shape NewWD builds.
 func TestBuildWDTableMatchesBFS(t *testing.T) {
 	for _, sh := range [][2]int{{2, 2}, {2, 5}, {5, 2}, {3, 3}, {3, 4}, {4, 3}, {4, 4}, {3, 5}, {5, 3}, {4, 5}} {
-		want, err := NewWD(sh[0], sh[1])
-		if err != nil {
-			t.Fatal(err)
-		}
+		want := oracleWD(sh[0], sh[1])
 		for _, workers := range []int{1, 2} {
 			got, counts, err := BuildWDTable(context.Background(), sh[0], sh[1], workers, nil)
 			if err != nil {
@@ -41,6 +38,74 @@ func TestBuildWDTableMatchesBFS(t *testing.T) {
 				t.Fatalf("%v: counts %v, want %v", sh, counts, wc)
 			}
 		}
+	}
+}
+
+// oracleWD is the lines×perLine table by bfsOracle.
+func oracleWD(lines, perLine int) *WD {
+	t := newWDIndex(lines, perLine)
+	t.Dist = make([]uint8, WDTableEntries(lines, perLine))
+	for i := range t.Dist {
+		t.Dist[i] = Unreached
+	}
+	t.bfsOracle()
+	return t
+}
+
+// bfsOracle labels every pattern with its distance from the goal. One
+// perpendicular shift takes some label l_i out of every line i and puts it
+// into line i+1 (down) or i−1 (up); every choice of labels present is a
+// possible shift of some arrangement in the pattern. It is the BFS
+// NewWD ran before internal/bfs built its tables, kept as their oracle.
+func (t *WD) bfsOracle() {
+	L := t.Lines
+	var goal [MaxSide]uint16
+	copy(goal[:], t.goalCode)
+	g := t.Index(&goal)
+	t.Dist[g] = 0
+	frontier := []int{g}
+	t.Patterns = 1
+	t.Counts = []int{1}
+	var codes, next [MaxSide]uint16
+	var pick [MaxSide]int
+	for d := uint8(1); len(frontier) > 0; d++ {
+		var nf []int
+		for _, x := range frontier {
+			t.decode(x, &codes)
+			for dir := -1; dir <= 1; dir += 2 {
+				var rec func(i int)
+				rec = func(i int) {
+					if i == L {
+						for j := 0; j < L; j++ {
+							from := (j - dir + L) % L // the line whose piece arrives in j
+							next[j] = t.Trans[(int(codes[j])*L+pick[j])*L+pick[from]]
+						}
+						y := t.Index(&next)
+						if t.Dist[y] == Unreached {
+							t.Dist[y] = d
+							nf = append(nf, y)
+						}
+						return
+					}
+					c := &t.counts[codes[i]]
+					for l := 0; l < L; l++ {
+						if c[l] > 0 {
+							pick[i] = l
+							rec(i + 1)
+						}
+					}
+				}
+				rec(0)
+				if L == 2 {
+					break // on two lines up and down are the same shift
+				}
+			}
+		}
+		if len(nf) > 0 {
+			t.Counts = append(t.Counts, len(nf))
+			t.Patterns += len(nf)
+		}
+		frontier = nf
 	}
 }
 

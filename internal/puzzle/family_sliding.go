@@ -27,6 +27,15 @@ var slidingRules = slidingFamily{facts{
 
 func (slidingFamily) Arrangements(sp Spec) *big.Int { return arrangementsOf(sp.Cells()) }
 
+// Route: the in-memory table up to TableCells, IDA* beyond (over pattern
+// databases when a set is loaded, else walking and inversion distance).
+func (f slidingFamily) Route(sp Spec, _ bool) Route {
+	if f.inMemoryTable(sp) {
+		return RouteTable
+	}
+	return RouteSearch
+}
+
 func (slidingFamily) DefaultTimeout(sp Spec, fast bool) time.Duration {
 	switch cells := sp.Cells(); {
 	case cells <= 12 || fast: // exact tables, tiny searches, anytime search within a second

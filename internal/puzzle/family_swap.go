@@ -35,6 +35,9 @@ func (swapFamily) Arrangements(sp Spec) *big.Int {
 	return new(big.Int).Binomial(n, n/2)
 }
 
+// Route: min-cost matching, exact at every size.
+func (swapFamily) Route(Spec, bool) Route { return RouteMatching }
+
 func (swapFamily) DefaultTimeout(sp Spec, _ bool) time.Duration {
 	if sp.Cells() <= 100*100 {
 		return QuickBudget // matching: under a second

@@ -25,6 +25,26 @@ type Tree interface {
 	Walker(bound int, sh *Shared, split int, walk bool) Walker
 }
 
+// PathFor is path with room for a path to bound (bound+1 moves),
+// reusing its array when it is large enough.
+func PathFor(path []uint8, bound int) []uint8 {
+	if cap(path) < bound+1 {
+		return make([]uint8, bound+1)
+	}
+	return path[:bound+1]
+}
+
+// Alone is a Tree's Iterate searched alone on the calling goroutine: dfs
+// from the root counts its nodes on g, lowers *next to the least f it
+// cut off and fills path. Called once per iteration, so the indirect call
+// costs nothing; the dfs loops stay concrete.
+func Alone(g *Gate, next *int, path []uint8, dfs func() (int, bool)) (Pass, int64) {
+	*next = NoNext
+	n0 := g.Nodes
+	d, ok := dfs()
+	return Pass{D: d, OK: ok, Stopped: g.Stopped, Next: *next, Path: path}, g.Nodes - n0
+}
+
 // Iteration is what Deepen tells a Tree about the iteration to run.
 type Iteration struct {
 	Bound   int   // the cost bound: nodes of greater f are cut off

@@ -269,14 +269,7 @@ func checkBoard(t *testing.T, b *board, tb *fulltable.Table, idx []uint64, exhau
 	if exhaustive {
 		cache = make([]hvals, tb.Size())
 	}
-	parallel(len(idx), fail.stop, func(w, i int) {
-		cells := cellsBuf[w]
-		tb.Cells(idx[i], cells)
-		d, ok := tb.Distance(cells)
-		if !ok {
-			fail.errorf("index %d: %v not in the table", idx[i], cells)
-			return
-		}
+	eachState(tb, idx, &fail, func(w, i int, cells []uint8, d int) {
 		v, why := b.eval(cells)
 		if why != "" {
 			fail.errorf("%s %v: %s", sp, cells, why)

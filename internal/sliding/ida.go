@@ -272,14 +272,8 @@ type root struct {
 // Iterate is one iteration alone to it.Bound, as search.Deepen drives it.
 func (k *slidingWork) Iterate(it search.Iteration) (search.Pass, int64) {
 	k.bound = it.Bound
-	if cap(k.path) < k.bound+1 {
-		k.path = make([]uint8, k.bound+1)
-	}
-	k.path = k.path[:k.bound+1]
-	k.next = search.NoNext
-	n0 := k.gate.Nodes
-	d, ok := k.dfsRoot()
-	return search.Pass{D: d, OK: ok, Stopped: k.gate.Stopped, Next: k.next, Path: k.path}, k.gate.Nodes - n0
+	k.path = search.PathFor(k.path, k.bound)
+	return search.Alone(&k.gate, &k.next, k.path, k.dfsRoot)
 }
 
 func (k *slidingWork) dfsRoot() (int, bool) {

@@ -146,6 +146,26 @@ func (f *failures) errorf(format string, args ...any) {
 
 func (f *failures) stop() bool { return f.n.Load() >= 10 }
 
+// eachState runs f, in parallel, on the state of tb at each index of idx
+// with its distance; cells is the worker's own buffer, refilled per call.
+// A state the table does not know is a failure, and f is not called.
+func eachState(tb *fulltable.Table, idx []uint64, fail *failures, f func(w, i int, cells []uint8, d int)) {
+	scratch := make([][]uint8, runtime.GOMAXPROCS(0))
+	for w := range scratch {
+		scratch[w] = make([]uint8, tb.Spec.Cells())
+	}
+	parallel(len(idx), fail.stop, func(w, i int) {
+		cells := scratch[w]
+		tb.Cells(idx[i], cells)
+		d, ok := tb.Distance(cells)
+		if !ok {
+			fail.errorf("table index %d: Cells gives %v, which Distance rejects", idx[i], cells)
+			return
+		}
+		f(w, i, cells, d)
+	})
+}
+
 // TestOracleAllStates solves every reachable state of the small boards (a
 // spread sample of 3x3, 2x4 and 4x2 in -short mode) and checks each answer
 // against the BFS table: proved optimal, length = exact distance, lower
@@ -173,24 +193,13 @@ func TestOracleAllStates(t *testing.T) {
 			}
 			idx := sampleIndices(tb.Size(), n)
 			exhaustive := uint64(len(idx)) == tb.Size()
-			cellsN := c.sp.Cells()
-			workers := runtime.GOMAXPROCS(0)
-			scratch := make([][]uint8, workers)
-			hist := make([][]int64, workers)
-			for w := range scratch {
-				scratch[w] = make([]uint8, cellsN)
+			hist := make([][]int64, runtime.GOMAXPROCS(0))
+			for w := range hist {
 				hist[w] = make([]int64, len(tb.Counts)+1)
 			}
 			var fail failures
 			fail.t = t
-			parallel(len(idx), fail.stop, func(w, i int) {
-				cells := scratch[w]
-				tb.Cells(idx[i], cells)
-				d, ok := tb.Distance(cells)
-				if !ok {
-					fail.errorf("table index %d: Cells gives %v, which Distance rejects", idx[i], cells)
-					return
-				}
+			eachState(tb, idx, &fail, func(w, i int, cells []uint8, d int) {
 				out, err := s.Solve(cells, capped)
 				switch {
 				case err != nil:
@@ -248,50 +257,59 @@ func samples(t *testing.T, full, short int) int {
 	return n
 }
 
+// sampledCase is a board checked against its BFS table on full states
+// (short with -short; none: skipped).
+type sampledCase struct {
+	sp          puzzle.Spec
+	full, short int
+}
+
+// forSampled runs f as a subtest per case, with the case's table, solver
+// and number of states to check.
+func forSampled(t *testing.T, cases []sampledCase, f func(t *testing.T, sp puzzle.Spec, tb *fulltable.Table, s *sliding.Searcher, n int)) {
+	for _, c := range cases {
+		t.Run(c.sp.String(), func(t *testing.T) {
+			f(t, c.sp, table(t, c.sp), solver(t, c.sp), samples(t, c.full, c.short))
+		})
+	}
+}
+
 // TestOracleRandomStates solves uniformly random states (puzzle.Random,
 // fixed seeds) and compares with the BFS distance: 2x4 and 4x2 (the issue's
 // "random 2x4 states"), and 2x5 / 5x2, whose 1.8 M states are too many to
 // solve exhaustively here.
 func TestOracleRandomStates(t *testing.T) {
 	t.Parallel()
-	for _, c := range []struct {
-		sp          puzzle.Spec
-		full, short int
-	}{
+	forSampled(t, []sampledCase{
 		{slidingSpec(2, 4), 1000, 300},
 		{slidingSpec(4, 2), 1000, 300},
 		{slidingSpec(2, 5), 100, 0},
 		{slidingSpec(5, 2), 100, 0},
-	} {
-		t.Run(c.sp.String(), func(t *testing.T) {
-			tb := table(t, c.sp)
-			s := solver(t, c.sp)
-			n := samples(t, c.full, c.short)
-			rng := rand.New(rand.NewPCG(uint64(c.sp.Rows), uint64(c.sp.Cols)))
-			states := make([][]uint8, n)
-			for i := range states {
-				states[i] = puzzle.Random(c.sp, rng).Cells
+	}, func(t *testing.T, sp puzzle.Spec, tb *fulltable.Table, s *sliding.Searcher, n int) {
+		rng := rand.New(rand.NewPCG(uint64(sp.Rows), uint64(sp.Cols)))
+		states := make([][]uint8, n)
+		for i := range states {
+			states[i] = puzzle.Random(sp, rng).Cells
+		}
+		var fail failures
+		fail.t = t
+		parallel(n, fail.stop, func(_, i int) {
+			cells := states[i]
+			d, ok := tb.Distance(cells)
+			if !ok {
+				fail.errorf("puzzle.Random gave %v, which the BFS table says is unreachable", cells)
+				return
 			}
-			var fail failures
-			fail.t = t
-			parallel(n, fail.stop, func(_, i int) {
-				cells := states[i]
-				d, ok := tb.Distance(cells)
-				if !ok {
-					fail.errorf("puzzle.Random gave %v, which the BFS table says is unreachable", cells)
-					return
-				}
-				out, err := s.Solve(cells, capped)
-				if err != nil || len(out.Path) != d || !out.Optimal || out.LowerBound != d {
-					fail.errorf("%v: %d moves optimal %v lb %d err %v; BFS distance %d", cells, len(out.Path), out.Optimal, out.LowerBound, err, d)
-					return
-				}
-				if why := coretest.Check(puzzle.State{Spec: c.sp, Cells: cells}, toMoves(out.Path)); why != nil {
-					fail.errorf("%v: answer does not replay: %s", cells, why)
-				}
-			})
+			out, err := s.Solve(cells, capped)
+			if err != nil || len(out.Path) != d || !out.Optimal || out.LowerBound != d {
+				fail.errorf("%v: %d moves optimal %v lb %d err %v; BFS distance %d", cells, len(out.Path), out.Optimal, out.LowerBound, err, d)
+				return
+			}
+			if why := coretest.Check(puzzle.State{Spec: sp, Cells: cells}, toMoves(out.Path)); why != nil {
+				fail.errorf("%v: answer does not replay: %s", cells, why)
+			}
 		})
-	}
+	})
 }
 
 // bidiDistance is the exact distance of start to the goal by a
@@ -402,64 +420,48 @@ func TestOracleShortScrambles(t *testing.T) {
 // weight of 16 sixteenths or less is the optimal search.
 func TestOracleWeighted(t *testing.T) {
 	t.Parallel()
-	for _, c := range []struct {
-		sp          puzzle.Spec
-		full, short int
-	}{
+	forSampled(t, []sampledCase{
 		{slidingSpec(3, 3), 4000, 1500},
 		{slidingSpec(2, 4), 2000, 500},
 		{slidingSpec(4, 2), 2000, 500},
-	} {
-		t.Run(c.sp.String(), func(t *testing.T) {
-			tb := table(t, c.sp)
-			s := solver(t, c.sp)
-			n := samples(t, c.full, c.short)
-			idx := sampleIndices(tb.Size(), n)
-			workers := runtime.GOMAXPROCS(0)
-			scratch := make([][]uint8, workers)
-			for w := range scratch {
-				scratch[w] = make([]uint8, c.sp.Cells())
+	}, func(t *testing.T, sp puzzle.Spec, tb *fulltable.Table, s *sliding.Searcher, n int) {
+		idx := sampleIndices(tb.Size(), n)
+		var suboptimal atomic.Int64
+		var fail failures
+		fail.t = t
+		eachState(tb, idx, &fail, func(_, i int, cells []uint8, d int) {
+			out, err := s.SolveWeighted(cells, capped, 24)
+			if err != nil {
+				fail.errorf("%v: SolveWeighted: %v", cells, err)
+				return
 			}
-			var suboptimal atomic.Int64
-			var fail failures
-			fail.t = t
-			parallel(len(idx), fail.stop, func(w, i int) {
-				cells := scratch[w]
-				tb.Cells(idx[i], cells)
-				d, _ := tb.Distance(cells)
-				out, err := s.SolveWeighted(cells, capped, 24)
-				if err != nil {
-					fail.errorf("%v: SolveWeighted: %v", cells, err)
-					return
-				}
-				l := len(out.Path)
-				if l < d || l > d*6/4 || (l-d)%2 != 0 {
-					fail.errorf("%v: weighted answer has %d moves, distance %d (want %d..%d, same parity)", cells, l, d, d, d*6/4)
-				}
-				if d > 0 && out.Optimal {
-					fail.errorf("%v: weighted answer claims to be optimal", cells)
-				}
-				if out.LowerBound > d {
-					fail.errorf("%v: weighted LowerBound %d > distance %d", cells, out.LowerBound, d)
-				}
-				if why := coretest.Check(puzzle.State{Spec: c.sp, Cells: cells}, toMoves(out.Path)); why != nil {
-					fail.errorf("%v: weighted answer does not replay: %s", cells, why)
-				}
-				if l > d {
-					suboptimal.Add(1)
-				}
-				if i%50 == 0 { // weight ≤ 16 sixteenths is plain IDA*
-					for _, wq := range []search.Weight{16, 4} {
-						o, err := s.SolveWeighted(cells, capped, wq)
-						if err != nil || len(o.Path) != d || !o.Optimal || o.LowerBound != d {
-							fail.errorf("%v: SolveWeighted(weight %d): %d moves optimal %v lb %d err %v; distance %d", cells, wq, len(o.Path), o.Optimal, o.LowerBound, err, d)
-						}
+			l := len(out.Path)
+			if l < d || l > d*6/4 || (l-d)%2 != 0 {
+				fail.errorf("%v: weighted answer has %d moves, distance %d (want %d..%d, same parity)", cells, l, d, d, d*6/4)
+			}
+			if d > 0 && out.Optimal {
+				fail.errorf("%v: weighted answer claims to be optimal", cells)
+			}
+			if out.LowerBound > d {
+				fail.errorf("%v: weighted LowerBound %d > distance %d", cells, out.LowerBound, d)
+			}
+			if why := coretest.Check(puzzle.State{Spec: sp, Cells: cells}, toMoves(out.Path)); why != nil {
+				fail.errorf("%v: weighted answer does not replay: %s", cells, why)
+			}
+			if l > d {
+				suboptimal.Add(1)
+			}
+			if i%50 == 0 { // weight ≤ 16 sixteenths is plain IDA*
+				for _, wq := range []search.Weight{16, 4} {
+					o, err := s.SolveWeighted(cells, capped, wq)
+					if err != nil || len(o.Path) != d || !o.Optimal || o.LowerBound != d {
+						fail.errorf("%v: SolveWeighted(weight %d): %d moves optimal %v lb %d err %v; distance %d", cells, wq, len(o.Path), o.Optimal, o.LowerBound, err, d)
 					}
 				}
-			})
-			t.Logf("%d of %d weighted answers longer than optimal", suboptimal.Load(), len(idx))
+			}
 		})
-	}
+		t.Logf("%d of %d weighted answers longer than optimal", suboptimal.Load(), len(idx))
+	})
 }
 
 // deep3x3 is one of the two 3x3 states 31 moves from the goal (the

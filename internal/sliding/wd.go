@@ -83,20 +83,12 @@ func NewWD(lines, perLine int) (*WD, error) {
 		return blank
 	}
 	var m [wdMaxLines][wdMaxLines]int
-	for r := 0; r < L; r++ {
-		m[r][r] = perLine
-	}
-	m[L-1][L-1]--
-	goal := encode(&m, L-1)
-
-	// BFS over packed keys; the visited set is a flat open-addressing table.
-	set := newKeySet(1 << 12)
-	set.add(goal)
-	keys := []uint64{goal}
-	depth := []uint8{0}
-	for i := 0; i < len(keys); i++ {
-		blank := decode(keys[i], &m)
-		for _, nb := range [2]int{blank + 1, blank - 1} {
+	// neighbours calls f with the key of each pattern one move from m's
+	// (the blank in line blank): a tile of goal line g comes into the
+	// blank's line from line blank+1 (dir 0) or blank−1 (dir 1). m is
+	// as it was when f runs.
+	neighbours := func(blank int, f func(dir, g int, key uint64)) {
+		for dir, nb := range [2]int{blank + 1, blank - 1} {
 			if nb < 0 || nb >= L {
 				continue
 			}
@@ -109,12 +101,28 @@ func NewWD(lines, perLine int) (*WD, error) {
 				k := encode(&m, nb)
 				m[nb][g]++
 				m[blank][g]--
-				if set.add(k) {
-					keys = append(keys, k)
-					depth = append(depth, depth[i]+1)
-				}
+				f(dir, g, k)
 			}
 		}
+	}
+	for r := 0; r < L; r++ {
+		m[r][r] = perLine
+	}
+	m[L-1][L-1]--
+	goal := encode(&m, L-1)
+
+	// BFS over packed keys; the visited set is a flat open-addressing table.
+	set := newKeySet(1 << 12)
+	set.add(goal)
+	keys := []uint64{goal}
+	depth := []uint8{0}
+	for i := 0; i < len(keys); i++ {
+		neighbours(decode(keys[i], &m), func(_, _ int, k uint64) {
+			if set.add(k) {
+				keys = append(keys, k)
+				depth = append(depth, depth[i]+1)
+			}
+		})
 	}
 
 	// Index patterns in key order so the table does not depend on BFS order.
@@ -135,22 +143,9 @@ func NewWD(lines, perLine int) (*WD, error) {
 		t.Link[i] = NoLink
 	}
 	for p := 0; p < n; p++ {
-		blank := decode(sorted[p], &m)
-		for dir, nb := range [2]int{blank + 1, blank - 1} {
-			if nb < 0 || nb >= L {
-				continue
-			}
-			for g := 0; g < L; g++ {
-				if m[nb][g] == 0 {
-					continue
-				}
-				m[nb][g]--
-				m[blank][g]++
-				t.Link[(p*2+dir)*L+g] = index(encode(&m, nb))
-				m[nb][g]++
-				m[blank][g]--
-			}
-		}
+		neighbours(decode(sorted[p], &m), func(dir, g int, k uint64) {
+			t.Link[(p*2+dir)*L+g] = index(k)
+		})
 	}
 	t.Goal = index(goal)
 	return t, nil

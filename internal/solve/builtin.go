@@ -2,6 +2,7 @@ package solve
 
 import (
 	"github.com/tessera-solver/tessera/internal/fulltable"
+	"github.com/tessera-solver/tessera/internal/loopover"
 	"github.com/tessera-solver/tessera/internal/loopover/twophase"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
@@ -10,51 +11,47 @@ import (
 	"github.com/tessera-solver/tessera/internal/swap"
 )
 
-// smallCells bounds the boards answered from an exact distance table built
-// in memory on first use (sliding 2×5 and Loopover 2×5 have 1.8 M and
-// 3.6 M states: well under a second). 12-cell Loopover boards need a
-// 240 MB table built on purpose (`solverd tables build loopover-3x4-bfs`).
-const smallCells = 10
-
-// Builtin is every algorithm that needs no table file, best first. A
-// loaded table set goes before them (see Tables), so for example the
-// 15-puzzle is answered over pattern databases when they are loaded and by
-// walking distance otherwise.
+// Builtin is every algorithm that needs no table file, one per route the
+// puzzle families name (puzzle.Family.Route, the one place that decides
+// what answers a board in a mode). A loaded table set goes before them
+// (see Tables), so for example the 15-puzzle is answered over pattern
+// databases when they are loaded and by walking distance otherwise.
 //
-//	puzzle      boards                 algorithm
-//	sliding     ≤ 10 cells             distance table built in memory, by descent
-//	loopover    ≤ 10 cells             the same
-//	loopover    5×5, fast mode         two-phase over small in-memory bounds
-//	loopover    any other              IDA* where its bound fits, else construction
-//	sliding     any other              IDA* over walking + inversion distance
-//	swap        any                    min-cost matching
+//	route            puzzles                   algorithm
+//	RouteTable       sliding, loopover ≤ 10    distance table built in memory, by descent
+//	RouteTwoPhase    loopover 5×5, fast mode   two-phase over small in-memory bounds
+//	RouteSearch      loopover                  optimal IDA* for the shape (loopover.NewOptimal)
+//	RouteConstruct   loopover                  construction
+//	RouteSearch      sliding                   IDA* over walking + inversion distance
+//	RouteMatching    swap                      min-cost matching
 func Builtin() []Entry {
 	return []Entry{
-		{Name: "distance table", Serves: small, New: func(sp puzzle.Spec) (search.Algorithm, error) {
+		{Name: "distance table", Serves: route(puzzle.RouteTable), New: func(sp puzzle.Spec) (search.Algorithm, error) {
 			return fulltable.Build(sp)
 		}},
-		{Name: "loopover two-phase", Serves: fiveByFiveFast, New: func(puzzle.Spec) (search.Algorithm, error) {
+		{Name: "loopover two-phase", Serves: route(puzzle.RouteTwoPhase), New: func(puzzle.Spec) (search.Algorithm, error) {
 			return twophase.New(nil)
 		}},
-		{Name: "loopover search", Serves: kind(puzzle.Loopover), New: newLoopover},
-		{Name: "sliding IDA*", Serves: kind(puzzle.Sliding), New: func(sp puzzle.Spec) (search.Algorithm, error) {
+		{Name: "loopover search", Serves: kindRoute(puzzle.Loopover, puzzle.RouteSearch), New: newLoopover},
+		{Name: "loopover construction", Serves: route(puzzle.RouteConstruct), New: func(puzzle.Spec) (search.Algorithm, error) {
+			return loopover.NewAlgorithm(nil), nil
+		}},
+		{Name: "sliding IDA*", Serves: kindRoute(puzzle.Sliding, puzzle.RouteSearch), New: func(sp puzzle.Spec) (search.Algorithm, error) {
 			return sliding.NewSearcher(sp.Rows, sp.Cols)
 		}},
-		{Name: "swap matching", Serves: kind(puzzle.Swap), New: func(puzzle.Spec) (search.Algorithm, error) {
+		{Name: "swap matching", Serves: route(puzzle.RouteMatching), New: func(puzzle.Spec) (search.Algorithm, error) {
 			return swap.Matching{}, nil
 		}},
 	}
 }
 
-func small(sp puzzle.Spec, _ result.Mode) bool {
-	f := sp.Family()
-	return f != nil && f.WholeSpaceTables() && sp.Cells() <= smallCells
+// route serves the boards whose family routes them to r in the mode.
+func route(r puzzle.Route) func(puzzle.Spec, result.Mode) bool {
+	return func(sp puzzle.Spec, mode result.Mode) bool { return sp.Route(mode == result.ModeFast) == r }
 }
 
-func fiveByFiveFast(sp puzzle.Spec, mode result.Mode) bool {
-	return mode == result.ModeFast && sp == puzzle.Spec{Kind: puzzle.Loopover, Rows: 5, Cols: 5}
-}
-
-func kind(k puzzle.Kind) func(puzzle.Spec, result.Mode) bool {
-	return func(sp puzzle.Spec, _ result.Mode) bool { return sp.Kind == k }
+// kindRoute is route for one family's boards.
+func kindRoute(k puzzle.Kind, r puzzle.Route) func(puzzle.Spec, result.Mode) bool {
+	in := route(r)
+	return func(sp puzzle.Spec, mode result.Mode) bool { return sp.Kind == k && in(sp, mode) }
 }

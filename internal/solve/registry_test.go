@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tessera-solver/tessera/internal/loopover"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/search"
@@ -49,5 +50,35 @@ func TestRegistryIsLazy(t *testing.T) {
 	}
 	if got, want := builtNames(reg), []string{"loopover two-phase loopover:5x5", "sliding IDA* sliding:4x4"}; !slices.Equal(got, want) {
 		t.Fatalf("after a 5x5 Loopover the registry has made %v, want %v", got, want)
+	}
+}
+
+// The Loopover family's Route (the one place deciding what answers a
+// board) gives an optimal search exactly to the boards past the in-memory
+// tables whose walking-distance tables fit (loopover.WDSize), and to 5×5;
+// 5×5 fast mode is the two-phase solver's; the rest is constructive.
+func TestLoopoverRoutes(t *testing.T) {
+	for r := puzzle.MinSide; r <= puzzle.MaxSide; r++ {
+		for c := puzzle.MinSide; c <= puzzle.MaxSide; c++ {
+			sp := puzzle.Spec{Kind: puzzle.Loopover, Rows: r, Cols: c}
+			_, e1 := loopover.WDSize(r, c)
+			_, e2 := loopover.WDSize(c, r)
+			want := puzzle.RouteConstruct
+			switch {
+			case sp.Cells() <= puzzle.TableCells:
+				want = puzzle.RouteTable
+			case e1 == nil && e2 == nil, r == 5 && c == 5:
+				want = puzzle.RouteSearch
+			}
+			if got := sp.Route(false); got != want {
+				t.Errorf("%s optimal: route %d, want %d", sp, got, want)
+			}
+			if r == 5 && c == 5 {
+				want = puzzle.RouteTwoPhase
+			}
+			if got := sp.Route(true); got != want {
+				t.Errorf("%s fast: route %d, want %d", sp, got, want)
+			}
+		}
 	}
 }

@@ -67,9 +67,7 @@ func TestFindBatchesState(t *testing.T) {
 // BatchRows and DeadLettersAfter page by seq and id.
 func TestBatchPages(t *testing.T) {
 	t.Parallel()
-	s := storetest.NewStore(t)
-	ctx := ctxT(t)
-	id := mustBatch(t, s, 5)
+	s, ctx, id := oneBatch(t, 5)
 	if _, err := s.InsertResults(ctx, []job.Results{res(id, 0, 3, -1, 4, 5, -1)}); err != nil {
 		t.Fatal(err)
 	}

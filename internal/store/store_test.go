@@ -62,6 +62,14 @@ func counts(d store.Distribution) map[int]int64 {
 	return m
 }
 
+// oneBatch is a fresh store, a context for the test and one 8-puzzle
+// batch of total states in that store.
+func oneBatch(t *testing.T, total int64) (*store.Store, context.Context, int64) {
+	t.Helper()
+	s := storetest.NewStore(t)
+	return s, ctxT(t), mustBatch(t, s, total)
+}
+
 func mustBatch(t *testing.T, s *store.Store, total int64) int64 {
 	t.Helper()
 	id, err := s.CreateBatch(ctxT(t), "8", "optimal", total)
@@ -132,9 +140,7 @@ func TestConcurrentMigrate(t *testing.T) {
 // row per state and counts of one.
 func TestRedeliveryCountsOnce(t *testing.T) {
 	t.Parallel()
-	s := storetest.NewStore(t)
-	ctx := ctxT(t)
-	id := mustBatch(t, s, 3)
+	s, ctx, id := oneBatch(t, 3)
 	msg := res(id, 0, 5, 7, -1)
 
 	n, err := s.InsertResults(ctx, []job.Results{msg})
@@ -184,9 +190,7 @@ func checkBatch(t *testing.T, s *store.Store, id int64, wantCounts map[int]int64
 // batch mixing an old message with new ones counts only the new rows.
 func TestCountsOnlyFromInsertedRows(t *testing.T) {
 	t.Parallel()
-	s := storetest.NewStore(t)
-	ctx := ctxT(t)
-	id := mustBatch(t, s, 6)
+	s, ctx, id := oneBatch(t, 6)
 	a, b, c := res(id, 0, 3, 3), res(id, 2, 3, 4), res(id, 4, 4, -2)
 	if n, err := s.InsertResults(ctx, []job.Results{a}); err != nil || n != 2 {
 		t.Fatalf("a: %d, %v", n, err)
@@ -351,9 +355,7 @@ func TestBatchLifecycle(t *testing.T) {
 
 func TestRejected(t *testing.T) {
 	t.Parallel()
-	s := storetest.NewStore(t)
-	ctx := ctxT(t)
-	id := mustBatch(t, s, 10)
+	s, ctx, id := oneBatch(t, 10)
 	good := res(id, 0, 1)
 	for name, mod := range map[string]func(*job.Results){
 		"version":    func(r *job.Results) { r.V = 99 },
@@ -386,9 +388,7 @@ func TestRejected(t *testing.T) {
 
 func TestExport(t *testing.T) {
 	t.Parallel()
-	s := storetest.NewStore(t)
-	ctx := ctxT(t)
-	id := mustBatch(t, s, 4)
+	s, ctx, id := oneBatch(t, 4)
 	if _, err := s.InsertResults(ctx, []job.Results{res(id, 2, -1, -2), res(id, 0, 0, 2)}); err != nil {
 		t.Fatal(err)
 	}
@@ -531,9 +531,7 @@ func TestExportPuzzle(t *testing.T) {
 
 func TestExportQuoting(t *testing.T) {
 	t.Parallel()
-	s := storetest.NewStore(t)
-	ctx := ctxT(t)
-	id := mustBatch(t, s, 1)
+	s, ctx, id := oneBatch(t, 1)
 	msg := res(id, 0, 1)
 	msg.Results[0].State = "a,\"b\"\nc"
 	if _, err := s.InsertResults(ctx, []job.Results{msg}); err != nil {
@@ -551,9 +549,7 @@ func TestExportQuoting(t *testing.T) {
 
 func TestScrambles(t *testing.T) {
 	t.Parallel()
-	s := storetest.NewStore(t)
-	ctx := ctxT(t)
-	id := mustBatch(t, s, 6)
+	s, ctx, id := oneBatch(t, 6)
 	if _, err := s.InsertResults(ctx, []job.Results{res(id, 0, 4, 5, 4, -2, -1, 4)}); err != nil {
 		t.Fatal(err)
 	}
@@ -636,9 +632,7 @@ func TestOpenErrors(t *testing.T) {
 // connection and the next call reconnects.
 func TestReconnect(t *testing.T) {
 	t.Parallel()
-	s := storetest.NewStore(t)
-	ctx := ctxT(t)
-	id := mustBatch(t, s, 2)
+	s, ctx, id := oneBatch(t, 2)
 	if _, err := s.InsertResults(ctx, []job.Results{res(id, 0, 1)}); err != nil {
 		t.Fatal(err)
 	}
@@ -669,9 +663,7 @@ func TestReconnect(t *testing.T) {
 // with it; a worse or equal one changes nothing, however often delivered.
 func TestReplaceOnlyBetter(t *testing.T) {
 	t.Parallel()
-	s := storetest.NewStore(t)
-	ctx := ctxT(t)
-	id := mustBatch(t, s, 3)
+	s, ctx, id := oneBatch(t, 3)
 	// Budget exceeded, a non-optimal 30, an optimal 5.
 	if _, err := s.InsertResults(ctx, []job.Results{res(id, 0, -1, -2, 5)}); err != nil {
 		t.Fatal(err)
@@ -721,9 +713,7 @@ func TestReplaceOnlyBetter(t *testing.T) {
 // redelivery (same state) stays a silent no-op.
 func TestCollisionsDeadLettered(t *testing.T) {
 	t.Parallel()
-	s := storetest.NewStore(t)
-	ctx := ctxT(t)
-	id := mustBatch(t, s, 2)
+	s, ctx, id := oneBatch(t, 2)
 	first := res(id, 0, 3, 4)
 	if _, err := s.InsertResults(ctx, []job.Results{first}); err != nil {
 		t.Fatal(err)

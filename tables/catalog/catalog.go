@@ -69,9 +69,9 @@ func Sets() []Set {
 		slidingSet(pdb.Partition6666, "6-6-6-6 additive PDB + reflection for the 24-puzzle", "≈45 s per table on 2 cores, 0.75 GB while building"),
 		fullSet(puzzle.Spec{Kind: puzzle.Loopover, Rows: 3, Cols: 4}, "every 3x4 (and, transposed, 4x3) Loopover distance: optimal answers by descent", "≈1 min on 2 cores, 240 MB"),
 		fullSet(puzzle.Spec{Kind: puzzle.Loopover, Rows: 2, Cols: 6}, "every 2x6 (and, transposed, 6x2) Loopover distance: optimal answers by descent", "≈1 min on 2 cores, 240 MB"),
-		newSet(loopover.PDB44Kind{Pieces: 8}, "", true, "4x4 Loopover eight-piece PDB (rows 1-2): 30 times fewer nodes than the six-piece one, 260 MB", "≈4 min, 2.7 GB while building"),
-		newSet(loopover.PDB44Kind{Pieces: 7}, "", true, "4x4 Loopover seven-piece PDB: five times fewer nodes than the six-piece one, 29 MB", "≈25 s, 0.6 GB while building"),
-		newSet(loopover.PDB44Kind{Pieces: 6}, "", true, "4x4 Loopover six-piece PDB: the first 4x4 state of a process is answered without building it", "≈1 s, 43 MB while building"),
+		newSet(loopover.PDB44Kind{Pieces: 8}, "", true, "4x4 Loopover eight-piece PDB (rows 1-2): 30 times fewer nodes than the six-piece one, 260 MB", "≈1 min on 2 cores, 260 MB while building"),
+		newSet(loopover.PDB44Kind{Pieces: 7}, "", true, "4x4 Loopover seven-piece PDB: five times fewer nodes than the six-piece one, 29 MB", "≈5 s on 2 cores, 29 MB while building"),
+		newSet(loopover.PDB44Kind{Pieces: 6}, "", true, "4x4 Loopover six-piece PDB: the first 4x4 state of a process is answered without building it", "under a second, 3 MB while building"),
 		// The seven-piece phase-1 table is listed first, so that it is
 		// preferred where both are built. Without either the solver uses
 		// small in-memory bounds and answers about 2.6 moves longer.

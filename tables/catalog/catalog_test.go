@@ -211,8 +211,8 @@ func TestPDBWriteOpen(t *testing.T) {
 // The 4×4 Loopover tables go through the file format and answer as the
 // solver that builds the six-piece table in memory does, state for state:
 // the same nodes with the six-piece file, the same lengths with the
-// seven- and eight-piece ones (built only with TESSERA_BFS_BIG=1: about 25
-// s and 0.5 GB, 4 min and 2.7 GB).
+// seven- and eight-piece ones (built only with TESSERA_BFS_BIG=1: about 8
+// and 90 s of CPU).
 func TestLoopover44Table(t *testing.T) {
 	mem, err := loopover.NewSolver44()
 	if err != nil {

@@ -65,9 +65,10 @@ func (k Kind) Build(ctx context.Context, i int, progress func(done, total uint64
 	return nibble.Payload(packed, patSize(k.Pieces)), counts, nil
 }
 
-// Serves fast-mode 5×5 requests.
+// Serves the 5×5 requests its family routes to the two-phase solver
+// (puzzle.RouteTwoPhase: fast mode).
 func (Kind) Serves(spec puzzle.Spec, mode result.Mode) bool {
-	return mode == result.ModeFast && spec == spec55
+	return spec == spec55 && spec.Route(mode == result.ModeFast) == puzzle.RouteTwoPhase
 }
 
 // Serve is the solver over the phase-1 table and, when present, the

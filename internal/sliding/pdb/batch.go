@@ -157,10 +157,7 @@ func (l *lane) begin(sv *Solver, idx int, cells []uint8, b search.Budget) bool {
 // reports true when the search ended.
 func (l *lane) iterate() bool {
 	k := l.idaWork
-	if cap(k.path) < k.bound+1 {
-		k.path = make([]uint8, k.bound+1)
-	}
-	k.path = k.path[:k.bound+1]
+	k.path = search.PathFor(k.path, k.bound)
 	if len(l.frames) < k.bound+1 {
 		l.frames = make([]frame, k.bound+1)
 	}

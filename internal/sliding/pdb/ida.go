@@ -349,14 +349,8 @@ func (k *idaWork) Iterate(it search.Iteration) (search.Pass, int64) {
 	if k.lanes(it.Last) {
 		return k.iterateLanes(it)
 	}
-	if cap(k.path) < k.bound+1 {
-		k.path = make([]uint8, k.bound+1)
-	}
-	k.path = k.path[:k.bound+1]
-	k.next = search.NoNext
-	n0 := k.gate.Nodes
-	d, ok := k.dfsRoot()
-	return search.Pass{D: d, OK: ok, Stopped: k.gate.Stopped, Next: k.next, Path: k.path}, k.gate.Nodes - n0
+	k.path = search.PathFor(k.path, k.bound)
+	return search.Alone(&k.gate, &k.next, k.path, k.dfsRoot)
 }
 
 func (k *idaWork) dfsRoot() (int, bool) { return k.dfs(0, int(k.pos[0]), 0, k.sum[0], k.sum[1], nil) }
