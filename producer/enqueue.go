@@ -148,4 +148,4 @@ func enqueue(ctx context.Context, js jetstream.JetStream, b batchJobs, src state
 var pollEvery = 200 * time.Millisecond
 
 // localPollEvery is pollEvery for a batch of the local pipeline.
-const localPollEvery = 25 * time.Millisecond
+const localPollEvery = 50 * time.Millisecond
