@@ -79,6 +79,9 @@ func startLocal(ctx context.Context, cfg config.Config, qcfg queue.Config, st *s
 	}
 	conn := l.conn
 	conn.Queue = qcfg
+	// The server and its store end with this process: consumer state in
+	// files would only cost writes.
+	conn.Queue.MemoryConsumers = true
 	src, deadSrc, err := conn.WriterSources(ctx, log)
 	if err != nil {
 		return nil, err
