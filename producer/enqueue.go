@@ -146,3 +146,6 @@ func enqueue(ctx context.Context, js jetstream.JetStream, b batchJobs, src state
 
 // pollEvery is how often --wait reads the batch's progress.
 var pollEvery = 200 * time.Millisecond
+
+// localPollEvery is pollEvery for a batch of the local pipeline.
+const localPollEvery = 50 * time.Millisecond

@@ -32,7 +32,14 @@ func follow(ctx context.Context, st batchReader, batch, total int64, quiet bool,
 	stdout, stderr io.Writer) error {
 	bar := newBar(quiet, stderr, total, "solved")
 	defer bar.Finish()
-	tick := time.NewTicker(pollEvery)
+	every := pollEvery
+	if failed != nil {
+		// The local pipeline's rows: a read of one row of this process's
+		// writer, cheap enough to look often (the last rows are seen
+		// sooner).
+		every = localPollEvery
+	}
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	var b store.Batch
 	var down time.Time // when reads started failing; zero while they work

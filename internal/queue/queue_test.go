@@ -636,3 +636,35 @@ func TestPreLanesConsumerMigrated(t *testing.T) {
 		t.Fatalf("queued pre-lanes job: %d messages, %v", len(got), err)
 	}
 }
+
+// MemoryConsumers (producer --local's throw-away server) reaches every
+// consumer tessera creates; by default their state is on file.
+func TestMemoryConsumers(t *testing.T) {
+	for _, mem := range []bool{false, true} {
+		c := queue.DefaultConfig()
+		c.MemoryConsumers = mem
+		ctx, js := setup(t, c)
+		var got []jetstream.Consumer
+		for _, lane := range []job.Lane{job.LaneQuick, job.LaneHeavy} {
+			cons, err := queue.EnsureJobsConsumer(ctx, js, c, lane)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, cons)
+		}
+		for _, ensure := range []func(context.Context, jetstream.JetStream, queue.Config) (jetstream.Consumer, error){
+			queue.EnsureSplitConsumer, queue.EnsureResultsConsumer, queue.EnsureDeadConsumer, queue.EnsureDeadCopiesConsumer,
+		} {
+			cons, err := ensure(ctx, js, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, cons)
+		}
+		for _, cons := range got {
+			if cfg := cons.CachedInfo().Config; cfg.MemoryStorage != mem {
+				t.Errorf("MemoryConsumers %v: consumer %s has MemoryStorage %v", mem, cfg.Durable, cfg.MemoryStorage)
+			}
+		}
+	}
+}

@@ -3,6 +3,7 @@ package pdb
 import (
 	"fmt"
 	"math/bits"
+	"sync"
 	"unsafe"
 
 	"github.com/tessera-solver/tessera/internal/search"
@@ -42,6 +43,9 @@ type Solver struct {
 	// runs its subtrees in lanes (iterateLanes), which hides the misses
 	// as batches do.
 	interleave bool
+	// scratch pools the lane iterations' memory (laneScratch) across
+	// searches.
+	scratch sync.Pool
 
 	// data[j] is table j; data[len(pats)] is a one-entry table of 0 for
 	// tiles no pattern holds (their rank stays 0), so the search needs no
@@ -276,7 +280,10 @@ type idaWork struct {
 	split int // −1 alone
 	items search.Items
 	// collect, when set, receives the work items a walk meets.
-	collect *[]laneItem
+	collect *laneScratch
+	// scratch is the memory of this search's iterations in lanes (nil
+	// until the first), returned to the Solver's pool when it ends.
+	scratch *laneScratch
 }
 
 // rankDirect and rankReflected rank pattern j at the start of a search
@@ -333,6 +340,7 @@ func (sv *Solver) SolveParallel(cells []uint8, b search.Budget, w search.Weight,
 	if err != nil {
 		return search.Outcome{}, err
 	}
+	defer k.release()
 	return search.Deepen(k, search.Deepening{H0: h0, Weight: k.weight, Workers: workers, ParallelAbove: parAbove, Keeps: k.lanes})
 }
 
@@ -426,7 +434,7 @@ type topWalk struct {
 // walkTop walks the current iteration down to depth split, counting the
 // nodes there (work items) without expanding them; before is the nodes
 // the search spent so far, which the walk's are added to.
-func (k *idaWork) walkTop(split int, before *int64, collect *[]laneItem) topWalk {
+func (k *idaWork) walkTop(split int, before *int64, collect *laneScratch) topWalk {
 	var par search.Shared
 	par.Nodes.Store(*before)
 	// Never drawing an item, the walk only numbers them.
@@ -455,9 +463,13 @@ func (k *idaWork) isGoal() bool { return k.board == k.goal }
 // (collect set) keeps the item's node: the board, ranks and entries, the
 // path to it and the arguments of its dfs.
 func (k *idaWork) claim(blank int, st int32, s0, s1 int) bool {
-	if k.collect != nil {
-		*k.collect = append(*k.collect, laneItem{board: k.board, rank: k.rank, hv: k.hv,
-			path: append([]uint8(nil), k.path[:k.split]...), blank: blank, st: st, s0: s0, s1: s1})
+	if c := k.collect; c != nil {
+		// The items' paths share one buffer: a path is never written
+		// after, so one appended past a grown buffer stays valid.
+		n := len(c.paths)
+		c.paths = append(c.paths, k.path[:k.split]...)
+		c.items = append(c.items, laneItem{board: k.board, rank: k.rank, hv: k.hv,
+			path: c.paths[n:len(c.paths):len(c.paths)], blank: blank, st: st, s0: s0, s1: s1})
 	}
 	mine, stop := k.items.Claim()
 	if stop {

@@ -33,12 +33,13 @@ func (sv *Solver) Frontier(cells []uint8, bound, from int, want int64, b search.
 	}
 	k.bound = bound
 	var walked int64
-	var items []laneItem
+	var sc laneScratch
 	depth := max(from, 1)
 	for {
-		items = items[:0]
+		sc.items, sc.paths = sc.items[:0], sc.paths[:0]
 		before := walked
-		top := k.walkTop(depth, &walked, &items)
+		top := k.walkTop(depth, &walked, &sc)
+		items := sc.items
 		if top.done {
 			p := search.Pass{D: top.d, OK: top.ok, Stopped: top.stopped, Next: top.next}
 			if top.ok {
