@@ -110,13 +110,14 @@ func (sv *Solver) Expand(cells []uint8, prefix []uint8, bound, depth int, b sear
 	k.bound = bound
 	var par search.Shared
 	w := k.Walker(bound, &par, depth, true).(*idaWork)
-	var items []laneItem
-	w.collect = &items
+	var sc laneScratch
+	w.collect = &sc
 	n, err := w.descend(prefix)
 	if err != nil {
 		return search.Frontier{}, err
 	}
 	d, ok := w.dfs(len(prefix), n.blank, n.st, n.s0, n.s1, nil)
+	items := sc.items
 	f := search.Frontier{Depth: depth, Above: w.gate.Nodes, Walked: w.gate.Nodes, Next: w.next}
 	if stopped := !ok && par.Out.Load(); ok || stopped || len(items) == 0 {
 		f.Done, f.Pass = true, search.Pass{D: d, OK: ok, Stopped: stopped, Next: w.next}
