@@ -21,6 +21,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/search"
 	"github.com/tessera-solver/tessera/internal/sliding/pdb"
 	"github.com/tessera-solver/tessera/internal/solve"
+	"github.com/tessera-solver/tessera/internal/testenv"
 	"github.com/tessera-solver/tessera/internal/worker"
 )
 
@@ -105,8 +106,8 @@ func TestSplitSolvesLikeUnsplit(t *testing.T) {
 	e := newEnv(t, fastConfig())
 	sv := solver555(t)
 	var published sync.Map
-	var rows atomic.Int64 // split rows handed to OnSplitRow (the solves metric)
-	var record syncBuffer
+	var rows atomic.Int64                                   // split rows handed to OnSplitRow (the solves metric)
+	var record testenv.SyncBuffer                           // both processes append to it while the test reads it
 	recorder, err := worker.NewSplitRecorder(&record, true) // both processes append to one record
 	if err != nil {
 		t.Fatal(err)
@@ -196,24 +197,6 @@ func refinedPieces(record string) int {
 		}
 	}
 	return n
-}
-
-// syncBuffer is a buffer the processes append to while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // checkSplitRecord checks the split record's lines of key: the walks that
