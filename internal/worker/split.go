@@ -40,10 +40,10 @@ const DefaultSubtreeNodes = 1 << 21
 const DefaultSubtreeWindow = 512
 
 // maxSubtrees bounds an iteration's subtrees (its record holds a bit per
-// subtree, and a message per subtree is published). 8192
-// held the last iteration of a one-hour 24-puzzle (tens of billions of
-// nodes) to subtrees of several million nodes, too coarse for a fleet
-// past 32 hosts (docs/BENCHMARKS.md, "Planning past two cores").
+// subtree, and a message per subtree is published). At 8192 the last
+// iteration of Korf–Felner #20 wanted 22,400 and got subtrees of about
+// 4 M nodes, too coarse for a fleet past 32 hosts (docs/BENCHMARKS.md,
+// "#20 and #47 solved by the split search").
 const maxSubtrees = 1 << 16
 
 // splitPoll is how often a coordinator with nothing to answer looks at
