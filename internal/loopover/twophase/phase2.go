@@ -72,12 +72,19 @@ func (w *work) phase2() {
 	if slackP2 >= 0 {
 		limit = min(limit, h+slackP2)
 	}
+	k := p2Key(&w.b2)
+	if limit <= w.tried.failed(k) {
+		return // a search as deep from this position found nothing
+	}
 	// Most searches fail: one pass at the limit costs less than IDA*'s
 	// passes up to it. A success may be longer than needed, so search
 	// again below it.
 	for limit >= h && !w.stopped {
 		w.bound2 = w.p1len + limit
 		if !w.dfs2(w.p1len, hb, -1, 0) {
+			if !w.stopped {
+				w.tried.record(k, limit)
+			}
 			return
 		}
 		w.improve()
