@@ -71,9 +71,6 @@ func BenchmarkDefault5x5(b *testing.B) {
 	if v, err := strconv.ParseInt(os.Getenv("TESSERA_TWOPHASE_NODES"), 10, 64); err == nil && v > 0 {
 		nodes = v
 	}
-	if v, err := strconv.Atoi(os.Getenv("SLACK")); err == nil {
-		slackP2 = v
-	}
 	states := seed20(40)
 	if v, err := strconv.ParseUint(os.Getenv("TESSERA_TWOPHASE_SEED"), 10, 64); err == nil {
 		states = scrambled(v, 40) // another set, against tuning to this one
