@@ -6,7 +6,8 @@
 // of the input (the 25 translations of the block around the torus, of the
 // board and of its inverse) and each is completed by a phase 2 that must
 // improve on the best answer so far (and stay within a few moves of its
-// bound), until the budget runs out. The first answer, found whatever the
+// bound; a position whose phase 2 already failed as deep is skipped),
+// until the budget runs out. The first answer, found whatever the
 // budget, comes from weighted searches in a few milliseconds.
 //
 // Bounds: phase 1 takes the maximum of four symmetric lookups of a

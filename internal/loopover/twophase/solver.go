@@ -214,6 +214,7 @@ type work struct {
 	b2, pos2 board
 	bound2   int
 	len2     int // length of the answer phase 2 found
+	tried    tried
 }
 
 func (w *work) expired() bool {
