@@ -130,7 +130,13 @@ func (r *runner) solveSplit(ctx context.Context, j job.Job, seq int64, spec puzz
 		case rec.Complete():
 			change = func(x *job.SplitRecord) bool { return x.Advance() }
 		case !rec.Laid():
-			err = r.lay(ctx, key, rec, st.Cells, spec)
+			// The subtrees this worker laid out are the ones to publish:
+			// no second walk (a new holder walks again, in frontier).
+			var laid [][]uint8
+			var it int
+			if laid, it, err = r.lay(ctx, key, rec, st.Cells, spec); it > 0 {
+				subs, published, sent = laid, it, 0
+			}
 		case r.local(rec.Last):
 			err = r.searchLocal(ctx, key, rec, st.Cells, spec)
 		case published != rec.Iteration:
@@ -154,8 +160,9 @@ func (r *runner) solveSplit(ctx context.Context, j job.Job, seq int64, spec puzz
 }
 
 // lay walks the top of rec's next iteration and lays it out in the
-// record (unless another worker did first).
-func (r *runner) lay(ctx context.Context, key string, rec job.SplitRecord, cells []uint8, spec puzzle.Spec) error {
+// record (unless another worker did first). When it laid the iteration
+// out it returns the iteration's number and its subtrees.
+func (r *runner) lay(ctx context.Context, key string, rec job.SplitRecord, cells []uint8, spec puzzle.Spec) ([][]uint8, int, error) {
 	var f search.Frontier
 	var target int64 // the refined layout's (0: none)
 	stop := cpuClock()
@@ -183,13 +190,13 @@ func (r *runner) lay(ctx context.Context, key string, rec job.SplitRecord, cells
 		err = fmt.Errorf("split %s: %w", key, ctx.Err()) // a layout cut short is not written
 	}
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
 	if f.Pass.Stopped {
 		if ctx.Err() != nil {
-			return fmt.Errorf("split %s: %w", key, ctx.Err())
+			return nil, 0, fmt.Errorf("split %s: %w", key, ctx.Err())
 		}
-		return r.stopSplit(ctx, key, rec.Batch, f.Walked)
+		return nil, 0, r.stopSplit(ctx, key, rec.Batch, f.Walked)
 	}
 	now, laid, err := r.splits.Update(ctx, key, func(x *job.SplitRecord) bool {
 		if x.Bound != rec.Bound || !x.Lay(f.Depth, len(f.Subtrees), f.Walked, f.Next) {
@@ -201,13 +208,16 @@ func (r *runner) lay(ctx context.Context, key string, rec job.SplitRecord, cells
 		}
 		return true
 	})
-	if laid {
-		r.opts.SplitRecord.line(key, now.Iteration, rec.Bound, "walk", f.Depth, -1, f.Walked, cpu, f.Done && f.Pass.OK)
+	if !laid || err != nil {
+		return nil, 0, err
 	}
-	return err
+	r.opts.SplitRecord.line(key, now.Iteration, rec.Bound, "walk", f.Depth, -1, f.Walked, cpu, f.Done && f.Pass.OK)
+	return f.Subtrees, now.Iteration, nil
 }
 
-// frontier is the current iteration's subtrees, as rec laid them out.
+// frontier is the current iteration's subtrees, as rec laid them out,
+// walked again: by a holder that did not lay the iteration out (a
+// redelivered parent job) and by searchLocal.
 func (r *runner) frontier(ctx context.Context, rec job.SplitRecord, cells []uint8, spec puzzle.Spec) ([][]uint8, error) {
 	var f search.Frontier
 	stop := cpuClock()
@@ -223,8 +233,8 @@ func (r *runner) frontier(ctx context.Context, rec job.SplitRecord, cells []uint
 		f.Subtrees, f.Walked = subs, f.Walked+walked
 		return err
 	})
-	// Index -2: the coordinator's walk that lists the subtrees to publish
-	// (its nodes are not in the state's count).
+	// Index -2: a holder's walk that lists the subtrees another laid out,
+	// to publish them (its nodes are not in the state's count).
 	r.opts.SplitRecord.line(job.SplitKey(rec.Batch, rec.Seq), rec.Iteration, rec.Bound, "walk", f.Depth, -2, f.Walked, stop(), false)
 	if err == nil && (f.Depth != rec.Depth || len(f.Subtrees) != rec.Total) {
 		err = fmt.Errorf("split %s: iteration %d laid out %d subtrees at depth %d, the walk meets %d at depth %d",
