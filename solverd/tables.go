@@ -96,7 +96,11 @@ present are skipped unless --force. Known sets:
 func knownSets() string {
 	var b strings.Builder
 	for _, s := range catalog.Sets() {
-		fmt.Fprintf(&b, "  %-12s %s; %d tables, %s\n", s.Name, s.About, len(s.Tables), s.Tables[0].Cost)
+		count := fmt.Sprintf("%d tables", len(s.Tables))
+		if len(s.Tables) == 1 {
+			count = "1 table"
+		}
+		fmt.Fprintf(&b, "  %-12s %s; %s, %s\n", s.Name, s.About, count, s.Tables[0].Cost)
 	}
 	return b.String()
 }

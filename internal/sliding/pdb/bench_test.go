@@ -159,7 +159,7 @@ func korfPass(b *testing.B, sv *Solver, ks []instances.Instance) (nodes int64) {
 // storedDir is where the Stored benchmarks find tables:
 // $TESSERA_SOLVER_TABLES_DIR, else the user cache, where `solverd tables build`
 // writes.
-func storedDir(b *testing.B) string {
+func storedDir(b testing.TB) string {
 	if dir := os.Getenv("TESSERA_SOLVER_TABLES_DIR"); dir != "" {
 		return dir
 	}
@@ -213,7 +213,7 @@ func BenchmarkBuildStored(b *testing.B) {
 	}
 	var pt Partition
 	idx := -1
-	for _, q := range []Partition{Partition78, Partition6666, Partition663, Partition555} {
+	for _, q := range []Partition{Partition78, Partition7764, Partition6666, Partition663, Partition555} {
 		for i := range q.Patterns {
 			if q.TableName(i) == name {
 				pt, idx = q, i
@@ -252,7 +252,7 @@ func BenchmarkBuildStored(b *testing.B) {
 // stored maps table i of pt from dir for the rest of the benchmark, as the
 // catalogue does (its package imports this one, so a test here cannot call
 // it); nil when the table is missing or damaged.
-func stored(b *testing.B, dir string, pt Partition, i int, private bool) *PDB {
+func stored(b testing.TB, dir string, pt Partition, i int, private bool) *PDB {
 	m := metaOf(Kind{Partition: pt}.Tables()[i])
 	ts, closer, err := tables.OpenAll([]string{filepath.Join(dir, m.FileName())}, []tables.Meta{m}, false, private)
 	if err != nil {

@@ -15,7 +15,8 @@ import (
 
 // BenchmarkKorfFelner24Stored solves the $PDB_KF24_N (default 10)
 // shortest of Korf and Felner's fifty 24-puzzle instances optimally on
-// $PDB_KF24_WORKERS goroutines (default 1; see SolveParallel) with the 24-pdb-6666 tables stored in $TESSERA_SOLVER_TABLES_DIR
+// $PDB_KF24_WORKERS goroutines (default 1; see SolveParallel) with the 24-pdb-6666 tables
+// ($PDB_KF24_SET=7764: 24-pdb-7764) stored in $TESSERA_SOLVER_TABLES_DIR
 // (default: the user cache) and the reflected lookup; $PDB_KF24_IDS
 // ("25,40") picks instances instead. Every page of the tables is read
 // before the timer starts. Each instance's nodes and time are logged; a
@@ -63,7 +64,7 @@ func BenchmarkKorfFelner24Stored(b *testing.B) {
 			b.Fatalf("PDB_KF24_WORKERS=%q", v)
 		}
 	}
-	sv, pdbs := storedSolver(b, storedDir(b), Partition6666)
+	sv, pdbs := storedSolver(b, storedDir(b), kf24Partition(b))
 	// Read every page before the timer starts.
 	var sum byte
 	for _, p := range pdbs {
@@ -99,4 +100,18 @@ func BenchmarkKorfFelner24Stored(b *testing.B) {
 	b.ReportMetric(float64(nodes), "nodes")
 	b.ReportMetric(el.Seconds(), "s/op")
 	b.ReportMetric(float64(el.Nanoseconds())/float64(nodes), "ns/node")
+}
+
+// kf24Partition is the 24-puzzle table set the Korf–Felner benchmarks
+// search: $PDB_KF24_SET names it (6666, the default, or 7764).
+func kf24Partition(b *testing.B) Partition {
+	switch v := os.Getenv("PDB_KF24_SET"); v {
+	case "", "6666":
+		return Partition6666
+	case "7764":
+		return Partition7764
+	default:
+		b.Fatalf("PDB_KF24_SET=%q: want 6666 or 7764", v)
+		return Partition{}
+	}
 }

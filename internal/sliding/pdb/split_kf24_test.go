@@ -27,7 +27,8 @@ const splitSubtreeNodes = 1 << 21
 // iteration of last nodes, 5·last/target subtrees at most 65536, and an
 // iteration after one smaller than a fifth of the target searched by the
 // coordinator alone), against the unsplit IDA* at the same bounds, one
-// thread each, 24-pdb-6666 from the tables directory. Every walk and
+// thread each, 24-pdb-6666 ($PDB_KF24_SET=7764: 24-pdb-7764) from the
+// tables directory. Every walk and
 // every subtree (all of the last iteration's, those after the goal's
 // included: a fleet starts them) is written with its nodes and CPU time
 // to $TESSERA_SPLIT_RECORD when set, for the makespan model
@@ -66,7 +67,7 @@ func BenchmarkSplitKorfFelner24(b *testing.B) {
 			}
 		}
 	}
-	sv, _ := storedSolver(b, storedDir(b), Partition6666)
+	sv, _ := storedSolver(b, storedDir(b), kf24Partition(b))
 	var rec *bufio.Writer
 	if p := os.Getenv("TESSERA_SPLIT_RECORD"); p != "" {
 		f, err := os.Create(p)

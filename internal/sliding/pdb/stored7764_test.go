@@ -1,0 +1,139 @@
+package pdb
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/tessera-solver/tessera/internal/instances"
+	"github.com/tessera-solver/tessera/internal/sliding"
+)
+
+// The 24-pdb-7764 tables take 13 GB and about half an hour to build, so
+// their tests read the built files from the tables directory and skip
+// when they are missing (CI never has them). Three oracles:
+//
+//   - the golden histogram of each table (testdata), which pins what the
+//     builder computed at this generator;
+//   - admissibility: every board within 14 moves of the goal, labelled by
+//     breadth-first search, and the fifty Korf–Felner instances, labelled
+//     by their published optima, get a bound of at most their distance
+//     and at least their Manhattan distance;
+//   - dominance: a seven-tile pattern's entry is at least that of any
+//     six-tile pattern inside it (6666's d ⊂ 7764's a, c ⊂ b), on random
+//     boards, when 24-pdb-6666 is built too.
+func stored7764(t *testing.T) ([]*PDB, *Set) {
+	dir := storedDir(t)
+	var pdbs []*PDB
+	for i := range Partition7764.Patterns {
+		p := stored(t, dir, Partition7764, i, false)
+		if p == nil {
+			t.Skipf("24-pdb-7764 is not built in %s (solverd tables build 24-pdb-7764: 13.3 GB, about half an hour)", dir)
+		}
+		pdbs = append(pdbs, p)
+	}
+	s, err := NewSet(pdbs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pdbs, s
+}
+
+func TestStored7764Golden(t *testing.T) {
+	pdbs, _ := stored7764(t)
+	for i, p := range pdbs {
+		checkGolden(t, Partition7764.TableName(i), p)
+	}
+}
+
+func TestStored7764Admissible(t *testing.T) {
+	_, s := stored7764(t)
+	var pos Positions
+	check := func(cells []uint8, d int) {
+		PositionsOf(cells, &pos)
+		h := s.HReflect(&pos)
+		if h > d {
+			t.Fatalf("%v: bound %d over distance %d", cells, h, d)
+		}
+		if md := sliding.Manhattan(5, 5, cells); s.H(&pos) < md || s.HReflected(&pos) < md {
+			t.Fatalf("%v: bounds %d, %d below Manhattan %d", cells, s.H(&pos), s.HReflected(&pos), md)
+		}
+	}
+	n, exact := 0, 0
+	bfsSliding55(14, func(cells []uint8, d int) {
+		check(cells, d)
+		n++
+		PositionsOf(cells, &pos)
+		if s.HReflect(&pos) == d {
+			exact++
+		}
+	})
+	t.Logf("%d boards within 14 moves: bound exact on %d", n, exact)
+	for _, k := range instances.KorfFelner24() {
+		check(k.Cells, k.Opt)
+	}
+}
+
+func TestStored7764Dominates6666(t *testing.T) {
+	pdbs, _ := stored7764(t)
+	dir := storedDir(t)
+	d := stored(t, dir, Partition6666, 3, false) // 1 2 3 6 7 8
+	c := stored(t, dir, Partition6666, 2, false) // 4 5 9 10 14 15
+	if d == nil || c == nil {
+		t.Skipf("24-pdb-6666 is not built in %s", dir)
+	}
+	rng := rand.New(rand.NewPCG(7764, 1))
+	cells := make([]uint8, 25)
+	var pos Positions
+	higher := [2]int{}
+	const boards = 200000
+	for range boards {
+		for i := range cells {
+			cells[i] = uint8(i)
+		}
+		rng.Shuffle(len(cells), func(i, j int) { cells[i], cells[j] = cells[j], cells[i] })
+		PositionsOf(cells, &pos)
+		for j, pair := range [][2]*PDB{{pdbs[0], d}, {pdbs[1], c}} {
+			big, small := pair[0].data[pair[0].Rank(&pos)], pair[1].data[pair[1].Rank(&pos)]
+			if big < small {
+				t.Fatalf("%v: %s entry %d under the six-tile %s's %d", cells, PatternString(pair[0].tiles), big, PatternString(pair[1].tiles), small)
+			}
+			if big > small {
+				higher[j]++
+			}
+		}
+	}
+	t.Logf("of %d random boards, the seven-tile entry is higher on %d (a over 6666-d) and %d (b over 6666-c)", boards, higher[0], higher[1])
+}
+
+// bfsSliding55 calls f with every 5×5 board within depth moves of the goal
+// and its distance.
+func bfsSliding55(depth int, f func(cells []uint8, d int)) {
+	var goal [25]uint8
+	for i := range 24 {
+		goal[i] = uint8(i + 1)
+	}
+	seen := map[[25]uint8]bool{goal: true}
+	level := [][25]uint8{goal}
+	for d := 0; d <= depth && len(level) > 0; d++ {
+		var next [][25]uint8
+		for _, b := range level {
+			f(b[:], d)
+			z := 0
+			for b[z] != 0 {
+				z++
+			}
+			for _, nb := range [4]int{z - 5, z + 5, z - 1, z + 1} {
+				if nb < 0 || nb >= 25 || (nb/5 != z/5 && nb%5 != z%5) {
+					continue
+				}
+				c := b
+				c[z], c[nb] = c[nb], 0
+				if !seen[c] {
+					seen[c] = true
+					next = append(next, c)
+				}
+			}
+		}
+		level = next
+	}
+}
