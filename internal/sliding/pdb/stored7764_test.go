@@ -68,9 +68,15 @@ func TestStored7764Admissible(t *testing.T) {
 		}
 	})
 	t.Logf("%d boards within 14 moves: bound exact on %d", n, exact)
-	for _, k := range instances.KorfFelner24() {
+	var sumH, sumOpt int
+	ks := instances.KorfFelner24()
+	for _, k := range ks {
 		check(k.Cells, k.Opt)
+		PositionsOf(k.Cells, &pos)
+		sumH += s.HReflect(&pos)
+		sumOpt += k.Opt
 	}
+	t.Logf("Korf–Felner's %d: mean bound %.2f, mean optimum %.2f", len(ks), float64(sumH)/float64(len(ks)), float64(sumOpt)/float64(len(ks)))
 }
 
 func TestStored7764Dominates6666(t *testing.T) {
