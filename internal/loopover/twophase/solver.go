@@ -28,6 +28,7 @@ type Solver struct {
 	wd1   *wd1
 	wd2   *wd2
 	arm   *pdb2
+	arm8  []byte // the eight-piece phase-2 table, or nil
 }
 
 // New wraps a phase-1 payload and builds the phase-2 bounds in memory
@@ -42,8 +43,17 @@ func New(phase1 []byte) (*Solver, error) { return NewWith(phase1, nil) }
 // (150 KB) with the phase-1 walking distance (4 MB), built here, weaker
 // but free; the big table makes that walking distance useless, so it is
 // built only for the fallback.
-func NewWith(phase1, phase2 []byte) (*Solver, error) {
-	s := &Solver{p1: phase1, p1k: 6, big: phase1 != nil, nl: len(p1Look)}
+func NewWith(phase1, phase2 []byte) (*Solver, error) { return NewTables(phase1, phase2, nil) }
+
+// NewTables is NewWith that also reads the eight-piece phase-2 table
+// (BuildArm8's payload) when arm8 is not nil.
+func NewTables(phase1, phase2, arm8 []byte) (*Solver, error) {
+	if arm8 != nil {
+		if err := checkArm8(arm8); err != nil {
+			return nil, err
+		}
+	}
+	s := &Solver{arm8: arm8, p1: phase1, p1k: 6, big: phase1 != nil, nl: len(p1Look)}
 	copy(s.looks[:], p1Look[:])
 	if phase1 != nil {
 		switch uint64(len(phase1)) {
