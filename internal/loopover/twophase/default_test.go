@@ -68,7 +68,7 @@ func BenchmarkDefault5x5(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	nodes := int64(DefaultNodes)
+	nodes := s.Default()
 	if v, err := strconv.ParseInt(os.Getenv("TESSERA_TWOPHASE_NODES"), 10, 64); err == nil && v > 0 {
 		nodes = v
 	}

@@ -187,14 +187,30 @@ func (s *Solver) h1(pos *[9]uint8) int {
 }
 
 // DefaultNodes is the search of a budget the request did not choose (and
-// of one without any limit): the solver is anytime, and unbounded it would
-// search for hours. About DefaultTime of one core of the reference
-// machine over the seven-piece table (docs/BENCHMARKS.md, "Fast mode by
-// default: counted in nodes"); counted in nodes so that the answer does
-// not depend on the host's load.
-const DefaultNodes = 300_000
+// of one without any limit) where the eight-piece phase-2 table is
+// loaded: the solver is anytime, and unbounded it would search for hours.
+// About DefaultTime of one core of the reference machine over the
+// seven-piece phase-1 table (docs/BENCHMARKS.md, "The eight-piece phase-2
+// table"); counted in nodes so that the answer does not depend on the
+// host's load.
+const DefaultNodes = 250_000
 
-// DefaultTime is the window DefaultNodes was calibrated to; the time
+// DefaultNodesWithoutArm8 is the default without the eight-piece table.
+// Phase 2 then takes about a third of the nodes, each about half a
+// phase-1 node's CPU, where with the table it takes a twentieth: the same
+// CPU buys a fifth more nodes.
+const DefaultNodesWithoutArm8 = 300_000
+
+// Default is the solver's default node budget: DefaultNodes, or
+// DefaultNodesWithoutArm8 without the eight-piece table.
+func (s *Solver) Default() int64 {
+	if s.arm8 == nil {
+		return DefaultNodesWithoutArm8
+	}
+	return DefaultNodes
+}
+
+// DefaultTime is the window both defaults were calibrated to; the time
 // ceiling of a default budget is search.FastCeiling, about thirty of it.
 const DefaultTime = 300 * time.Millisecond
 
@@ -245,7 +261,7 @@ func (w *work) expired() bool {
 // admissible lower bound on the optimal length. The first answer is found
 // whatever the budget (milliseconds), so Solve never reports
 // search.ErrBudgetExceeded; a budget without any limit searches
-// DefaultNodes. Errors wrap puzzle.ErrMalformed for a board
+// s.Default() nodes. Errors wrap puzzle.ErrMalformed for a board
 // that is not a permutation of 1..25 and puzzle.ErrUnsolvable for an odd
 // permutation.
 func (s *Solver) Solve(c []uint8, bud search.Budget) (moves []puzzle.Move, lower int, err error) {
@@ -272,7 +288,7 @@ func (s *Solver) solveTimed(c []uint8, bud search.Budget) (moves []puzzle.Move, 
 		in[i] = x - 1
 	}
 	if bud.MaxNodes <= 0 && bud.Deadline.IsZero() && bud.Ctx == nil {
-		bud = bud.Fast(DefaultNodes)
+		bud = bud.Fast(s.Default())
 	}
 	w := &work{Solver: s, bud: bud, needOne: true, best: maxPath}
 	w.check = checkEvery
