@@ -92,7 +92,7 @@ func arm8Index(where *board, k int) uint64 {
 // The eight-piece table file's identity: 4-bit entries as phase 1's.
 const (
 	arm8Encoding  = "u4"
-	arm8Pattern   = "arm DEIJNO+ST (region cells), capped at 14"
+	arm8Pattern   = "arm DEIJNO+ST, capped at 14"
 	arm8Generator = 1
 )
 
@@ -103,7 +103,7 @@ var arm8Counts = []int64{1, 6, 34, 180, 896, 4254, 19259, 83443, 343520, 1328955
 // BuildArm8 builds the eight-piece phase-2 table on every core: the
 // payload in the file layout (entry i in the low nibble of byte i/2 for
 // even i) and the depth histogram. It holds the 260 MB packed table (the
-// payload is a view of it) and the BFS's frontier; about 20 s of CPU.
+// payload is a view of it); about 20 s on two cores (35 s of CPU).
 func BuildArm8(ctx context.Context, progress func(done, total uint64)) ([]byte, []int64, error) {
 	return buildArm8(ctx, arm8Depth, runtime.GOMAXPROCS(0), progress)
 }

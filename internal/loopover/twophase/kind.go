@@ -39,7 +39,7 @@ func (k Kind) Name() string {
 // Tables: the phase-1 table (its packed BFS table is all its builder
 // holds: the payload is a view of it), the phase-2 one (its tables
 // and the payload copy, a byte each) and the eight-piece phase-2 table
-// (its packed table and the BFS's frontier bits: about 320 MB).
+// (its packed table, of which the payload is a view).
 func (k Kind) Tables() []search.Table {
 	p1 := search.Table{Name: k.Name(), Puzzle: spec55.String(), Pattern: phase1Pattern, Encoding: phase1Encoding,
 		Entries: phase1Entries, Generator: phase1Generator}
@@ -50,7 +50,7 @@ func (k Kind) Tables() []search.Table {
 	p2 := search.Table{Name: "loopover-5x5-p2", Puzzle: spec55.String(), Pattern: phase2Pattern, Encoding: phase2Encoding,
 		Entries: phase2Entries, Generator: phase2Generator, Optional: true, BuildMemory: 2 * phase2Entries}
 	a8 := search.Table{Name: "loopover-5x5-arm8", Puzzle: spec55.String(), Pattern: arm8Pattern, Encoding: arm8Encoding,
-		Entries: arm8Entries, Generator: arm8Generator, Optional: true, BuildMemory: 320 << 20}
+		Entries: arm8Entries, Generator: arm8Generator, Optional: true, BuildMemory: (arm8Entries + 1) / 2}
 	return []search.Table{p1, p2, a8}
 }
 

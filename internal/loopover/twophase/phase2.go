@@ -160,7 +160,8 @@ func (w *work) improve() {
 // (BenchmarkDefault5x5) a search 4 above its bound failed 9 times in 10 at
 // about 3,800 nodes each; with repeats skipped (tried), 3 gives 26.32
 // moves against 26.48 (seed 20) and 25.98 against 26.48 (seed 21); 2 and
-// 5 give 26.48 and 27.12 (seed 20).
+// 5 give 26.48 and 27.12 (seed 20). With the eight-piece table phase 2
+// takes a twentieth of the nodes and 3, 4 and 5 give the same 26.10.
 var slackP2 = 3
 
 // dfs2 searches phase 2 below a node at depth g (counting phase 1) whose

@@ -95,15 +95,20 @@ func NewTables(phase1, phase2, arm8 []byte) (*Solver, error) {
 // HasTable reports whether the solver uses a big phase-1 table.
 func (s *Solver) HasTable() bool { return s.big }
 
-// Name describes the solver, for a Result's solver field.
+// Name describes the solver, for a Result's solver field: its phase-1
+// table, and "+arm8" when it reads the eight-piece phase-2 table (whose
+// answers and default differ).
 func (s *Solver) Name() string {
+	n := "two-phase(p1-4+wd"
 	if s.big && s.p1k == 7 {
-		return "two-phase(loopover-5x5-p7)"
+		n = "two-phase(loopover-5x5-p7"
+	} else if s.big {
+		n = "two-phase(loopover-5x5-p1"
 	}
-	if s.big {
-		return "two-phase(loopover-5x5-p1)"
+	if s.arm8 != nil {
+		n += "+arm8"
 	}
-	return "two-phase(p1-4+wd)"
+	return n + ")"
 }
 
 // maxLook is the most phase-1 table lookups a solver makes; hs arrays
