@@ -3,6 +3,7 @@ package twophase
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"sync"
@@ -183,4 +184,42 @@ func TestArm8Solve(t *testing.T) {
 			t.Errorf("%s: got %v, want ErrArm8Table", name, err)
 		}
 	}
+}
+
+// TestArm8Steps checks what the search assumes of a phase-2 shift: a
+// lookup of the board moves by at most a8Step (one), a lookup the shift
+// does not touch (a8Touch) keeps its value; a lookup of the inverse may
+// jump, which a8Step allows.
+func TestArm8Steps(t *testing.T) {
+	tab, _ := cappedArm8(t)
+	s := &Solver{arm8: tab}
+	rng := rand.New(rand.NewPCG(3, 4))
+	var jumps [8]int
+	for n := 0; n < 20000; n++ {
+		b := goalBoard
+		for range 3 + rng.IntN(8) { // within the capped build's levels, mostly
+			b.apply(p2Moves[rng.IntN(8)])
+		}
+		w := &work{Solver: s, b2: b, pos2: inverse(&b)}
+		var before [8]int
+		for k := range before {
+			before[k] = int(w.look8(k))
+		}
+		i := rng.IntN(8)
+		w.b2.apply(p2Moves[i])
+		w.pos2 = inverse(&w.b2)
+		for k := range before {
+			d := int(w.look8(k)) - before[k]
+			if !a8Touch[k][i] && d != 0 {
+				t.Fatalf("lookup %d changed by %d under move %d, which does not touch it", k, d, p2Moves[i])
+			}
+			if d > int(a8Step[k]) || -d > int(a8Step[k]) {
+				t.Fatalf("lookup %d changed by %d under move %d, more than %d", k, d, p2Moves[i], a8Step[k])
+			}
+			if d > 1 || d < -1 {
+				jumps[k]++
+			}
+		}
+	}
+	t.Logf("changes of more than one, per lookup: %v", jumps)
 }

@@ -11,8 +11,10 @@ type p2Bounds struct {
 	hv, hh, iv, ih int
 	arm            [4]uint8
 	// a8 and a8hi bound the eight-piece lookups from below and above
-	// (equal when looked up): one shift changes a lookup by at most one,
-	// so one that cannot prune is not looked up.
+	// (equal when looked up): one shift changes a lookup of the board by
+	// at most one, so one that cannot prune is not looked up. A shift
+	// relabels the inverse's pieces, which can change its lookups by up
+	// to six: a touched one is unknown.
 	a8, a8hi [8]uint8
 }
 
@@ -28,7 +30,12 @@ func (w *work) look8(k int) uint8 {
 }
 
 // a8Touch[k][m] says whether phase-2 move m can change eight-piece lookup
-// k: a lookup of the inverse reads the board at fixed cells.
+// k (a lookup of the inverse reads the board at fixed cells), and
+// a8Step[k] by how much at most: one for a lookup of the board, which
+// follows its pieces through the shift, unknown (the table's 14) for one of
+// the inverse.
+var a8Step = [8]uint8{1, 1, 1, 1, 14, 14, 14, 14}
+
 var a8Touch = func() (t [8][8]bool) {
 	for i, m := range p2Moves {
 		for k := 0; k < 4; k++ {
@@ -209,7 +216,7 @@ func (w *work) dfs2(g int, hb p2Bounds, last, run int) bool {
 		if w.arm8 != nil {
 			for k := 0; k < 8 && ok; k++ {
 				if a8Touch[k][i] {
-					nb.a8[k], nb.a8hi[k] = max(nb.a8[k], 1)-1, min(nb.a8hi[k]+1, 60)
+					nb.a8[k], nb.a8hi[k] = max(nb.a8[k], a8Step[k])-a8Step[k], min(nb.a8hi[k]+a8Step[k], 14)
 				}
 				if int(nb.a8hi[k])*wt <= left2 {
 					continue
