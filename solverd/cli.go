@@ -203,8 +203,8 @@ func budgetTable() string {
 // fastNodesText is the --help list of the fast modes' default node
 // budgets, from the constants the searches read.
 func fastNodesText() string {
-	return fmt.Sprintf("  %-40s %d nodes (about %v of one core)\n  %-40s %d nodes (about %v)\n  %-40s %d nodes (about %v)\n  %-40s %d nodes (about %v)",
-		"loopover:5x5 two-phase", twophase.DefaultNodes, twophase.DefaultTime,
+	return fmt.Sprintf("  %-40s %d nodes (%d without loopover-5x5-arm8; about %v of one core)\n  %-40s %d nodes (about %v)\n  %-40s %d nodes (about %v)\n  %-40s %d nodes (about %v)",
+		"loopover:5x5 two-phase", twophase.DefaultNodes, twophase.DefaultNodesWithoutArm8, twophase.DefaultTime,
 		"sliding, weighted IDA* over tables", pdb.FastNodes, search.FastWindow,
 		"sliding without tables (24-puzzle)", sliding.FastNodes, time.Second,
 		"loopover, IDA* before construction", loopover.FastNodes, search.FastWindow)

@@ -110,7 +110,7 @@ func TestTablesPushPull(t *testing.T) {
 // itself, it is.
 func TestFileNamesOptional(t *testing.T) {
 	set, err := fileNames([]string{"loopover-5x5-p1"})
-	if err != nil || len(set) != 2 || !set["loopover-5x5-p1.g1.tbl"] || set["loopover-5x5-p2.g1.tbl"] {
+	if err != nil || len(set) != 3 || !set["loopover-5x5-p1.g1.tbl"] || set["loopover-5x5-p2.g1.tbl"] || set["loopover-5x5-arm8.g1.tbl"] {
 		t.Fatalf("by set: %v %v", set, err)
 	}
 	if _, listed := set["loopover-5x5-p2.g1.tbl"]; !listed {

@@ -47,8 +47,8 @@ func TestResolve(t *testing.T) {
 			seen[tb.Meta.FileName()] = tb.Meta
 		}
 	}
-	if ts, err := Resolve([]string{"loopover-5x5-p7", "loopover-5x5-p1"}); err != nil || len(ts) != 3 {
-		t.Fatalf("both phase-1 sets resolve to %d tables (%v), want 3", len(ts), err)
+	if ts, err := Resolve([]string{"loopover-5x5-p7", "loopover-5x5-p1"}); err != nil || len(ts) != 4 {
+		t.Fatalf("both phase-1 sets resolve to %d tables (%v), want 4", len(ts), err)
 	}
 }
 
@@ -262,7 +262,7 @@ func TestLoopover44Table(t *testing.T) {
 func TestTwoPhaseOptionalTable(t *testing.T) {
 	dir := t.TempDir()
 	set, ok := LookupSet("loopover-5x5-p1")
-	if !ok || len(set.Tables) != 2 || !set.Tables[1].Optional {
+	if !ok || len(set.Tables) != 3 || !set.Tables[1].Optional || !set.Tables[2].Optional {
 		t.Fatalf("set %+v", set)
 	}
 	// An all-zero phase-1 table stands in for the real one (seconds and
@@ -335,6 +335,17 @@ func TestTwoPhaseOptionalTable(t *testing.T) {
 	}
 	if _, _, err := set.Open(dir, false); !errors.Is(err, puzzle.ErrMalformed) || !strings.Contains(err.Error(), "solverd tables build --force loopover-5x5-p2") {
 		t.Fatalf("bad phase-2 payload: %v", err)
+	}
+	// So is a bad eight-piece phase-2 payload, naming that file.
+	if err := os.Remove(set.Tables[1].Path(dir)); err != nil {
+		t.Fatal(err)
+	}
+	a8 := set.Tables[2].Meta
+	if _, _, err := tables.Write(dir, a8, bytes.Repeat([]byte{0x33}, int(a8.Entries+1)/2)); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := set.Open(dir, false); !errors.Is(err, puzzle.ErrMalformed) || !strings.Contains(err.Error(), "solverd tables build --force loopover-5x5-arm8") {
+		t.Fatalf("bad eight-piece payload: %v", err)
 	}
 }
 

@@ -15,9 +15,10 @@
 // it, of a four-piece one built here plus the seed's phase-1 walking
 // distance; phase 2 the seed's walking distance of the board and of its
 // inverse and a six-piece PDB of the free columns' pieces, looked up four
-// ways.
+// ways, or where the caller has it the eight-piece phase-2 table (arm8),
+// looked up eight ways.
 //
-// The package is pure: the big phase-1 pattern database is built here but
+// The package is pure: the big pattern databases are built here but
 // stored and mapped by the caller (tables/catalog).
 package twophase
 

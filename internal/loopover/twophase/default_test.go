@@ -31,13 +31,15 @@ func scrambled(seed uint64, n int) []puzzle.State {
 }
 
 // openSeven maps the seven-piece phase-1 table and, when present, the
-// phase-2 table from $TESSERA_SOLVER_TABLES_DIR, or skips.
-func openSeven(tb testing.TB) (p1, p2 []byte) {
+// phase-2 tables from $TESSERA_SOLVER_TABLES_DIR, or skips: one payload
+// per table of the set, nil for one that is not there.
+func openSeven(tb testing.TB) [][]byte {
 	dir := os.Getenv("TESSERA_SOLVER_TABLES_DIR")
 	if dir == "" {
 		tb.Skip("set TESSERA_SOLVER_TABLES_DIR to a directory holding loopover-5x5-p7")
 	}
 	ts := Kind{Pieces: 7}.Tables()
+	out := make([][]byte, len(ts))
 	for i, t := range ts {
 		m := metaOf(t)
 		f, err := tables.Open(filepath.Join(dir, m.FileName()), m, false)
@@ -48,13 +50,9 @@ func openSeven(tb testing.TB) (p1, p2 []byte) {
 			continue
 		}
 		tb.Cleanup(func() { f.Close() })
-		if i == 0 {
-			p1 = f.Data
-		} else {
-			p2 = f.Data
-		}
+		out[i] = f.Data
 	}
-	return p1, p2
+	return out
 }
 
 // BenchmarkDefault5x5 solves the 40 states of seed 20 at the default
@@ -62,12 +60,15 @@ func openSeven(tb testing.TB) (p1, p2 []byte) {
 // table, every answer replayed, and reports the mean length, the nodes
 // and the process's CPU per state (user + system, so run it alone).
 func BenchmarkDefault5x5(b *testing.B) {
-	p1, p2 := openSeven(b)
-	s, err := NewWith(p1, p2)
+	ps := openSeven(b)
+	if os.Getenv("TESSERA_TWOPHASE_ARM8") == "0" {
+		ps[2] = nil // for contrast, without the eight-piece table
+	}
+	s, err := NewTables(ps[0], ps[1], ps[2])
 	if err != nil {
 		b.Fatal(err)
 	}
-	nodes := int64(DefaultNodes)
+	nodes := s.Default()
 	if v, err := strconv.ParseInt(os.Getenv("TESSERA_TWOPHASE_NODES"), 10, 64); err == nil && v > 0 {
 		nodes = v
 	}

@@ -68,8 +68,8 @@ func TestDefaultBudgetSameAtAnyLoad(t *testing.T) {
 	// The node budget, not an early optimal proof, ended each search, so
 	// the comparison above tested the budget.
 	for i, n := range nodes {
-		if n < DefaultNodes {
-			t.Errorf("state %d: %d nodes, under the default %d: the budget was not what stopped it", i, n, DefaultNodes)
+		if n < s.Default() {
+			t.Errorf("state %d: %d nodes, under the default %d: the budget was not what stopped it", i, n, s.Default())
 		}
 	}
 }

@@ -10,7 +10,45 @@ var p2Moves = [8]int{6, 7, 8, 9, 16, 17, 18, 19}
 type p2Bounds struct {
 	hv, hh, iv, ih int
 	arm            [4]uint8
+	// a8 and a8hi bound the eight-piece lookups from below and above
+	// (equal when looked up): one shift changes a lookup of the board by
+	// at most one, so one that cannot prune is not looked up. A shift
+	// relabels the inverse's pieces, which can change its lookups by up
+	// to six: a touched one is unknown.
+	a8, a8hi [8]uint8
 }
+
+// look8 is eight-piece lookup k: arm8Sym[k] on the board's piece cells
+// (k < 4) or arm8Sym[k-4] on the inverse board.
+func (w *work) look8(k int) uint8 {
+	where := &w.pos2
+	if k >= 4 {
+		where = &w.b2
+	}
+	i := arm8Index(where, k&3)
+	return w.arm8[i>>1] >> (4 * (i & 1)) & 15
+}
+
+// a8Touch[k][m] says whether phase-2 move m can change eight-piece lookup
+// k (a lookup of the inverse reads the board at fixed cells), and
+// a8Step[k] by how much at most: one for a lookup of the board, which
+// follows its pieces through the shift, unknown (the table's 14) for one of
+// the inverse.
+var a8Step = [8]uint8{1, 1, 1, 1, 14, 14, 14, 14}
+
+var a8Touch = func() (t [8][8]bool) {
+	for i, m := range p2Moves {
+		for k := 0; k < 4; k++ {
+			t[k][i] = true
+			for _, g := range arm8Cells {
+				if dest[m][arm8Sym[k].pmap[g]] != arm8Sym[k].pmap[g] {
+					t[k+4][i] = true
+				}
+			}
+		}
+	}
+	return
+}()
 
 // p2Touch[k][m] says whether phase-2 move m (index into p2Moves) can
 // change arm lookup k: the inverse lookups read the board at the arm's
@@ -54,9 +92,20 @@ func (w *work) phase2() {
 	if h > limit {
 		return // the cheap bounds first: most phase-1 solutions end here
 	}
-	for k := range hb.arm {
-		hb.arm[k] = w.armLookup(k)
-		h = max(h, int(hb.arm[k]))
+	if w.arm8 != nil {
+		// The eight-piece table holds the six-piece one's pieces.
+		for k := range hb.a8 {
+			v := w.look8(k)
+			hb.a8[k], hb.a8hi[k] = v, v
+			if h = max(h, int(v)); h > limit {
+				return
+			}
+		}
+	} else {
+		for k := range hb.arm {
+			hb.arm[k] = w.armLookup(k)
+			h = max(h, int(hb.arm[k]))
+		}
 	}
 	if w.needOne {
 		// Weighted IDA*, bounds from one and a half times the root's.
@@ -118,7 +167,8 @@ func (w *work) improve() {
 // (BenchmarkDefault5x5) a search 4 above its bound failed 9 times in 10 at
 // about 3,800 nodes each; with repeats skipped (tried), 3 gives 26.32
 // moves against 26.48 (seed 20) and 25.98 against 26.48 (seed 21); 2 and
-// 5 give 26.48 and 27.12 (seed 20).
+// 5 give 26.48 and 27.12 (seed 20). With the eight-piece table phase 2
+// takes a twentieth of the nodes and 3, 4 and 5 give the same 26.10.
 var slackP2 = 3
 
 // dfs2 searches phase 2 below a node at depth g (counting phase 1) whose
@@ -163,7 +213,22 @@ func (w *work) dfs2(g int, hb p2Bounds, last, run int) bool {
 			nb.hv, nb.iv = t.h(&w.b2, &wd2Views[0]), t.h(&w.pos2, &wd2Views[0])
 		}
 		ok := left2 > 0 && (nb.hv+nb.hh)*wt <= left2 && (nb.iv+nb.ih)*wt <= left2
-		for k := 0; k < 4 && ok; k++ {
+		if w.arm8 != nil {
+			for k := 0; k < 8 && ok; k++ {
+				if a8Touch[k][i] {
+					nb.a8[k], nb.a8hi[k] = max(nb.a8[k], a8Step[k])-a8Step[k], min(nb.a8hi[k]+a8Step[k], 14)
+				}
+				if int(nb.a8hi[k])*wt <= left2 {
+					continue
+				}
+				if nb.a8[k] != nb.a8hi[k] {
+					v := w.look8(k)
+					nb.a8[k], nb.a8hi[k] = v, v
+				}
+				ok = int(nb.a8[k])*wt <= left2
+			}
+		}
+		for k := 0; k < 4 && ok && w.arm8 == nil; k++ {
 			if p2Touch[k][i] {
 				nb.arm[k] = w.armLookup(k)
 			}

@@ -28,6 +28,7 @@ type Solver struct {
 	wd1   *wd1
 	wd2   *wd2
 	arm   *pdb2
+	arm8  []byte // the eight-piece phase-2 table, or nil
 }
 
 // New wraps a phase-1 payload and builds the phase-2 bounds in memory
@@ -42,8 +43,17 @@ func New(phase1 []byte) (*Solver, error) { return NewWith(phase1, nil) }
 // (150 KB) with the phase-1 walking distance (4 MB), built here, weaker
 // but free; the big table makes that walking distance useless, so it is
 // built only for the fallback.
-func NewWith(phase1, phase2 []byte) (*Solver, error) {
-	s := &Solver{p1: phase1, p1k: 6, big: phase1 != nil, nl: len(p1Look)}
+func NewWith(phase1, phase2 []byte) (*Solver, error) { return NewTables(phase1, phase2, nil) }
+
+// NewTables is NewWith that also reads the eight-piece phase-2 table
+// (BuildArm8's payload) when arm8 is not nil.
+func NewTables(phase1, phase2, arm8 []byte) (*Solver, error) {
+	if arm8 != nil {
+		if err := checkArm8(arm8); err != nil {
+			return nil, err
+		}
+	}
+	s := &Solver{arm8: arm8, p1: phase1, p1k: 6, big: phase1 != nil, nl: len(p1Look)}
 	copy(s.looks[:], p1Look[:])
 	if phase1 != nil {
 		switch uint64(len(phase1)) {
@@ -85,15 +95,20 @@ func NewWith(phase1, phase2 []byte) (*Solver, error) {
 // HasTable reports whether the solver uses a big phase-1 table.
 func (s *Solver) HasTable() bool { return s.big }
 
-// Name describes the solver, for a Result's solver field.
+// Name describes the solver, for a Result's solver field: its phase-1
+// table, and "+arm8" when it reads the eight-piece phase-2 table (whose
+// answers and default differ).
 func (s *Solver) Name() string {
+	n := "two-phase(p1-4+wd"
 	if s.big && s.p1k == 7 {
-		return "two-phase(loopover-5x5-p7)"
+		n = "two-phase(loopover-5x5-p7"
+	} else if s.big {
+		n = "two-phase(loopover-5x5-p1"
 	}
-	if s.big {
-		return "two-phase(loopover-5x5-p1)"
+	if s.arm8 != nil {
+		n += "+arm8"
 	}
-	return "two-phase(p1-4+wd)"
+	return n + ")"
 }
 
 // maxLook is the most phase-1 table lookups a solver makes; hs arrays
@@ -177,14 +192,30 @@ func (s *Solver) h1(pos *[9]uint8) int {
 }
 
 // DefaultNodes is the search of a budget the request did not choose (and
-// of one without any limit): the solver is anytime, and unbounded it would
-// search for hours. About DefaultTime of one core of the reference
-// machine over the seven-piece table (docs/BENCHMARKS.md, "Fast mode by
-// default: counted in nodes"); counted in nodes so that the answer does
-// not depend on the host's load.
-const DefaultNodes = 300_000
+// of one without any limit) where the eight-piece phase-2 table is
+// loaded: the solver is anytime, and unbounded it would search for hours.
+// About DefaultTime of one core of the reference machine over the
+// seven-piece phase-1 table (docs/BENCHMARKS.md, "The eight-piece phase-2
+// table"); counted in nodes so that the answer does not depend on the
+// host's load.
+const DefaultNodes = 250_000
 
-// DefaultTime is the window DefaultNodes was calibrated to; the time
+// DefaultNodesWithoutArm8 is the default without the eight-piece table.
+// Phase 2 then takes about a third of the nodes, each about half a
+// phase-1 node's CPU, where with the table it takes a twentieth: the same
+// CPU buys a fifth more nodes.
+const DefaultNodesWithoutArm8 = 300_000
+
+// Default is the solver's default node budget: DefaultNodes, or
+// DefaultNodesWithoutArm8 without the eight-piece table.
+func (s *Solver) Default() int64 {
+	if s.arm8 == nil {
+		return DefaultNodesWithoutArm8
+	}
+	return DefaultNodes
+}
+
+// DefaultTime is the window both defaults were calibrated to; the time
 // ceiling of a default budget is search.FastCeiling, about thirty of it.
 const DefaultTime = 300 * time.Millisecond
 
@@ -235,7 +266,7 @@ func (w *work) expired() bool {
 // admissible lower bound on the optimal length. The first answer is found
 // whatever the budget (milliseconds), so Solve never reports
 // search.ErrBudgetExceeded; a budget without any limit searches
-// DefaultNodes. Errors wrap puzzle.ErrMalformed for a board
+// s.Default() nodes. Errors wrap puzzle.ErrMalformed for a board
 // that is not a permutation of 1..25 and puzzle.ErrUnsolvable for an odd
 // permutation.
 func (s *Solver) Solve(c []uint8, bud search.Budget) (moves []puzzle.Move, lower int, err error) {
@@ -262,7 +293,7 @@ func (s *Solver) solveTimed(c []uint8, bud search.Budget) (moves []puzzle.Move, 
 		in[i] = x - 1
 	}
 	if bud.MaxNodes <= 0 && bud.Deadline.IsZero() && bud.Ctx == nil {
-		bud = bud.Fast(DefaultNodes)
+		bud = bud.Fast(s.Default())
 	}
 	w := &work{Solver: s, bud: bud, needOne: true, best: maxPath}
 	w.check = checkEvery
