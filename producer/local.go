@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -43,9 +44,28 @@ type local struct {
 	stopMetrics func()
 }
 
+// localGC lets the collector run less often in a --local run, unless
+// GOGC or GOMEMLIMIT say otherwise. The process holds the embedded NATS
+// server, pgx and the writer's decoded batches, and each cycle marks them
+// all: at the default GOGC (100) the collector and its allocation cost
+// were about a fifth of the CPU of 200,000 8-puzzles, and GOGC=400 took
+// 8-12 % off the process's CPU for 135 MB more resident memory
+// (docs/BENCHMARKS.md, "Pipeline as fast as its search"). The soft limit
+// keeps a large run from growing the heap past 1 GiB; tables are mapped
+// files, outside both.
+func localGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(1 << 30)
+	}
+}
+
 // startLocal starts the in-process pipeline. Table notices for the
 // puzzle being produced go to note.
 func startLocal(ctx context.Context, cfg config.Config, qcfg queue.Config, st *store.Store, log *slog.Logger, puzzle string, note func(string)) (_ *local, err error) {
+	localGC()
 	for _, d := range sweepLocalStores(os.TempDir()) {
 		note("removed the NATS store of an earlier --local run that was killed: " + d)
 	}
