@@ -192,12 +192,14 @@ func (s *Store) InsertResultsReport(ctx context.Context, batch []job.Results) (R
 		}
 		// Rows that were all just inserted as given need no check
 		// against the stored ones.
-		if err := applyStates(ctx, tx, batch, staged || hasReplace(batch)); err != nil {
+		written, err := applyStates(ctx, tx, batch, staged || hasReplace(batch), &s.states)
+		if err != nil {
 			return err
 		}
 		if err := tx.Commit(ctx); err != nil {
 			return fmt.Errorf("commit: %w", err)
 		}
+		s.states.remember(written)
 		return nil
 	})
 	if err != nil {

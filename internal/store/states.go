@@ -194,11 +194,16 @@ ON CONFLICT (puzzle, length) DO UPDATE SET count = t.count + excluded.count`
 
 // applyStates brings puzzle_states and puzzle_counts up to date with the
 // optimal rows of batch, in tx. check says whether they must be read back
-// from solutions (see givenRows).
-func applyStates(ctx context.Context, tx pgx.Tx, batch []job.Results, check bool) error {
+// from solutions (see givenRows). Given rows that the cache shows cannot
+// change a stored state are not sent; the rows sent are returned, for the
+// cache to remember once tx commits.
+func applyStates(ctx context.Context, tx pgx.Tx, batch []job.Results, check bool, cache *stateCache) (stateCandidates, error) {
 	c := candidatesOf(batch, !check)
+	if !check {
+		c = cache.skip(c)
+	}
 	if len(c.batch) == 0 {
-		return nil
+		return stateCandidates{}, nil
 	}
 	rows, args := givenRows, []any{c.puzzle, c.hash, c.length, c.batch, c.seq}
 	if check {
@@ -208,16 +213,18 @@ func applyStates(ctx context.Context, tx pgx.Tx, batch []job.Results, check bool
 	var shorter stateCandidates
 	if err := tx.QueryRow(ctx, `WITH `+rows+insertStates, args...).Scan(&kept, &inserted,
 		&shorter.puzzle, &shorter.hash, &shorter.length, &shorter.batch, &shorter.seq); err != nil {
-		return fmt.Errorf("distinct states: %w", rejected(err))
+		return stateCandidates{}, fmt.Errorf("distinct states: %w", rejected(err))
 	}
-	if len(shorter.puzzle) == 0 {
-		return nil
+	if len(shorter.puzzle) > 0 {
+		// The rows are locked since insertStates: lowerStates reads the
+		// versions it left.
+		if _, err := tx.Exec(ctx, `WITH `+givenRows+lowerStates,
+			shorter.puzzle, shorter.hash, shorter.length, shorter.batch, shorter.seq); err != nil {
+			return stateCandidates{}, fmt.Errorf("distinct states' lengths: %w", rejected(err))
+		}
 	}
-	// The rows are locked since insertStates: lowerStates reads the
-	// versions it left.
-	if _, err := tx.Exec(ctx, `WITH `+givenRows+lowerStates,
-		shorter.puzzle, shorter.hash, shorter.length, shorter.batch, shorter.seq); err != nil {
-		return fmt.Errorf("distinct states' lengths: %w", rejected(err))
+	if check {
+		return stateCandidates{}, nil // c holds no keys to remember
 	}
-	return nil
+	return c, nil
 }
