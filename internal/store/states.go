@@ -193,15 +193,11 @@ SELECT puzzle, length, n FROM delta WHERE n <> 0 ORDER BY puzzle, length
 ON CONFLICT (puzzle, length) DO UPDATE SET count = t.count + excluded.count`
 
 // applyStates brings puzzle_states and puzzle_counts up to date with the
-// optimal rows of batch, in tx. check says whether they must be read back
-// from solutions (see givenRows). Given rows that the cache shows cannot
-// change a stored state are not sent; the rows sent are returned, for the
-// cache to remember once tx commits.
-func applyStates(ctx context.Context, tx pgx.Tx, batch []job.Results, check bool, cache *stateCache) (stateCandidates, error) {
-	c := candidatesOf(batch, !check)
-	if !check {
-		c = cache.skip(c)
-	}
+// candidates c, in tx: when check, those candidatesOf(batch, false) gives,
+// which are read back from solutions; else the given ones, less those the
+// cache shows cannot change a stored state (see givenRows). It returns the
+// given candidates it sent, for the cache to remember once tx commits.
+func applyStates(ctx context.Context, tx pgx.Tx, c stateCandidates, check bool) (stateCandidates, error) {
 	if len(c.batch) == 0 {
 		return stateCandidates{}, nil
 	}
