@@ -47,9 +47,8 @@ type local struct {
 // localGC lets the collector run less often in a --local run, unless
 // GOGC or GOMEMLIMIT say otherwise. The process holds the embedded NATS
 // server, pgx and the writer's decoded batches, and each cycle marks them
-// all: at the default GOGC (100) the collector and its allocation cost
-// were about a fifth of the CPU of 200,000 8-puzzles, and GOGC=400 took
-// 8-12 % off the process's CPU for 135 MB more resident memory
+// all: on 200,000 8-puzzles GOGC=400 took 8 % off the process's CPU (13 %
+// off its user time) for 190 MB more resident memory, 135 to 327 MB
 // (docs/BENCHMARKS.md, "Pipeline as fast as its search"). The soft limit
 // keeps a large run from growing the heap past 1 GiB; tables are mapped
 // files, outside both.
