@@ -400,3 +400,168 @@ func (d *decoder) result(x *result.Result) bool {
 		return 0, false
 	})
 }
+
+// The job message is the producer's per-state cost on small boards (a
+// thousand 8-puzzle states per message, encoded by the producer and
+// decoded by a worker): the same hand-written path, the same fallback.
+
+// MarshalJob is json.Marshal(j), byte for byte.
+func MarshalJob(j Job) ([]byte, error) {
+	if b, ok := appendJob(make([]byte, 0, 128+24*len(j.States)), &j); ok {
+		return b, nil
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJob is json.Unmarshal(data, &j) for a fresh j.
+func UnmarshalJob(data []byte) (Job, error) {
+	d := decoder{b: data}
+	if j, ok := d.job(); ok {
+		return j, nil
+	}
+	var j Job
+	err := json.Unmarshal(data, &j)
+	return j, err
+}
+
+// plain says whether encoding/json writes s as it is, between quotes.
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
+}
+
+func appendJob(b []byte, j *Job) ([]byte, bool) {
+	if !plain(j.ID) || !plain(j.Puzzle) || !plain(j.Mode) || !plain(j.Goal) {
+		return nil, false
+	}
+	str := func(s string) {
+		b = append(b, '"')
+		b = append(b, s...)
+		b = append(b, '"')
+	}
+	b = append(b, `{"v":`...)
+	b = strconv.AppendInt(b, int64(j.V), 10)
+	b = append(b, `,"id":`...)
+	str(j.ID)
+	b = append(b, `,"batch":`...)
+	b = strconv.AppendInt(b, j.BatchID, 10)
+	b = append(b, `,"puzzle":`...)
+	str(j.Puzzle)
+	b = append(b, `,"seq":`...)
+	b = strconv.AppendInt(b, j.FirstSeq, 10)
+	b = append(b, `,"states":`...)
+	if j.States == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, s := range j.States {
+			if !plain(s) {
+				return nil, false
+			}
+			if i > 0 {
+				b = append(b, ',')
+			}
+			str(s)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"mode":`...)
+	str(j.Mode)
+	if j.MaxNodes != 0 {
+		b = append(b, `,"max_nodes":`...)
+		b = strconv.AppendInt(b, j.MaxNodes, 10)
+	}
+	if j.TimeoutMS != 0 {
+		b = append(b, `,"timeout_ms":`...)
+		b = strconv.AppendInt(b, j.TimeoutMS, 10)
+	}
+	if j.Goal != "" {
+		b = append(b, `,"goal":`...)
+		str(j.Goal)
+	}
+	if j.Replace {
+		b = append(b, `,"replace":true`...)
+	}
+	if j.Split {
+		b = append(b, `,"split":true`...)
+	}
+	return append(b, '}'), true
+}
+
+func (d *decoder) job() (Job, bool) {
+	var j Job
+	ok := d.object(func(k string) (uint32, bool) {
+		var ok bool
+		var v int64
+		switch k {
+		case "v":
+			v, ok = d.int()
+			j.V = int(v)
+			return 1 << 0, ok
+		case "id":
+			j.ID, ok = d.str()
+			return 1 << 1, ok
+		case "batch":
+			j.BatchID, ok = d.int()
+			return 1 << 2, ok
+		case "puzzle":
+			j.Puzzle, ok = d.str()
+			return 1 << 3, ok
+		case "seq":
+			j.FirstSeq, ok = d.int()
+			return 1 << 4, ok
+		case "states":
+			j.States, ok = d.strings()
+			return 1 << 5, ok
+		case "mode":
+			j.Mode, ok = d.str()
+			return 1 << 6, ok
+		case "max_nodes":
+			j.MaxNodes, ok = d.int()
+			return 1 << 7, ok
+		case "timeout_ms":
+			j.TimeoutMS, ok = d.int()
+			return 1 << 8, ok
+		case "goal":
+			j.Goal, ok = d.str()
+			return 1 << 9, ok
+		case "replace":
+			j.Replace, ok = d.bool()
+			return 1 << 10, ok
+		case "split":
+			j.Split, ok = d.bool()
+			return 1 << 11, ok
+		}
+		return 0, false
+	})
+	d.ws()
+	return j, ok && d.i == len(d.b)
+}
+
+// strings reads an array of strings (never null: left to encoding/json).
+func (d *decoder) strings() ([]string, bool) {
+	if !d.byte('[') {
+		return nil, false
+	}
+	out := []string{}
+	if d.byte(']') {
+		return out, true
+	}
+	for {
+		s, ok := d.str()
+		if !ok {
+			return nil, false
+		}
+		out = append(out, s)
+		if d.byte(']') {
+			return out, true
+		}
+		if !d.byte(',') {
+			return nil, false
+		}
+	}
+}

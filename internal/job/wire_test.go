@@ -129,3 +129,88 @@ func FuzzUnmarshalResults(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { checkUnmarshal(t, data) })
 }
+
+func randomJob(r *rand.Rand) Job {
+	texts := []string{"", "sliding:3x3", "1 2 3/4 5 6/7 8 0", "optimal", "fast", "1101/0110", "a<b>\"c", "back\\slash",
+		"tab\there", "é", "\u2028", "\xff", "x&y", "line\n", "nul\x00"}
+	text := func() string {
+		if r.IntN(60) == 0 {
+			return texts[r.IntN(len(texts))]
+		}
+		return texts[r.IntN(6)]
+	}
+	j := Job{V: r.IntN(3), ID: text(), BatchID: r.Int64N(1 << 40), Puzzle: text(), FirstSeq: r.Int64N(1<<41) - 1<<40, Mode: text(),
+		Replace: r.IntN(4) == 0, Split: r.IntN(4) == 0}
+	if r.IntN(2) == 0 {
+		j.MaxNodes = r.Int64N(1<<40) - 5
+	}
+	if r.IntN(20) == 0 {
+		j.FirstSeq = r.Int64() - r.Int64() // 19 digits: left to encoding/json
+	}
+	if r.IntN(2) == 0 {
+		j.TimeoutMS = r.Int64N(1 << 20)
+	}
+	if r.IntN(3) == 0 {
+		j.Goal = text()
+	}
+	switch r.IntN(8) {
+	case 0: // nil
+	case 1:
+		j.States = []string{}
+	default:
+		for range r.IntN(30) + 1 {
+			j.States = append(j.States, text())
+		}
+	}
+	return j
+}
+
+func TestJobCodecIsEncodingJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	edits := [][2]string{{",", " ,\n"}, {":", ": "}, {`"states"`, `"States"`}, {`"v":`, `"x":1,"v":`},
+		{`"batch":`, `"batch":1,"batch":`}, {`"mode":"`, `"mode":null,"m":"`}, {`"states":[`, `"states":[1,`},
+		{`"seq":`, `"seq":1.5,"s":`}, {`}`, `} `}, {`"states":`, `"states":null,"x":`}, {`"v":`, `"v":01,"w":`}}
+	fastEnc, fastDec := 0, 0
+	for range 5000 {
+		j := randomJob(r)
+		want, werr := json.Marshal(j)
+		got, gerr := MarshalJob(j)
+		if (werr == nil) != (gerr == nil) || string(got) != string(want) {
+			t.Fatalf("MarshalJob(%+v) = %q, %v; json.Marshal: %q, %v", j, got, gerr, want, werr)
+		}
+		if _, ok := appendJob(nil, &j); ok {
+			fastEnc++
+		}
+		d := decoder{b: want}
+		if _, ok := d.job(); ok {
+			fastDec++
+		}
+		e := edits[r.IntN(len(edits))]
+		for _, data := range [][]byte{want, []byte(strings.Replace(string(want), e[0], e[1], 1+r.IntN(2))), want[:r.IntN(len(want))]} {
+			checkUnmarshalJob(t, data)
+		}
+	}
+	if fastEnc < 1000 || fastDec < 1000 {
+		t.Errorf("hand-written path: %d encodings and %d decodings of 5000", fastEnc, fastDec)
+	}
+}
+
+func checkUnmarshalJob(t *testing.T, data []byte) {
+	t.Helper()
+	var want Job
+	werr := json.Unmarshal(data, &want)
+	got, gerr := UnmarshalJob(data)
+	if (werr == nil) != (gerr == nil) || !reflect.DeepEqual(got, want) {
+		t.Fatalf("UnmarshalJob(%q) = %+v, %v; json.Unmarshal: %+v, %v", data, got, gerr, want, werr)
+	}
+}
+
+func FuzzUnmarshalJob(f *testing.F) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for range 20 {
+		if data, err := json.Marshal(randomJob(r)); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { checkUnmarshalJob(t, data) })
+}

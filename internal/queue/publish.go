@@ -37,7 +37,7 @@ func EncodeJob(j job.Job) (subject string, data []byte, err error) {
 	if j.V == 0 {
 		j.V = job.Version
 	}
-	data, err = json.Marshal(j)
+	data, err = job.MarshalJob(j)
 	if err != nil {
 		return "", nil, fmt.Errorf("encode job %s: %w", j.ID, err)
 	}
