@@ -565,3 +565,13 @@ func (d *decoder) strings() ([]string, bool) {
 		}
 	}
 }
+
+// StringLen is len(json.Marshal(s)): the room s takes in a message, which
+// the producer asks of every state it packs.
+func StringLen(s string) int {
+	if plain(s) {
+		return len(s) + 2
+	}
+	b, _ := json.Marshal(s)
+	return len(b)
+}

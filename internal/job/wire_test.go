@@ -214,3 +214,20 @@ func FuzzUnmarshalJob(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { checkUnmarshalJob(t, data) })
 }
+
+func TestStringLen(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for range 2000 {
+		b := make([]byte, r.IntN(12))
+		for i := range b {
+			b[i] = byte(r.IntN(256))
+			if r.IntN(4) > 0 {
+				b[i] = byte(' ' + r.IntN(95))
+			}
+		}
+		want, _ := json.Marshal(string(b))
+		if got := StringLen(string(b)); got != len(want) {
+			t.Fatalf("StringLen(%q) = %d, want %d", b, got, len(want))
+		}
+	}
+}
