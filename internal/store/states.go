@@ -153,8 +153,7 @@ const insertStates = `, ins AS (
 ), shorter AS (
     SELECT c.* FROM ins JOIN c USING (puzzle, state_hash) WHERE NOT ins.new AND c.length < ins.length
 )
-SELECT (SELECT count(*) FROM c), (SELECT count(*) FROM ins WHERE new),
-       (SELECT coalesce(array_agg(puzzle ORDER BY puzzle, state_hash), '{}') FROM shorter),
+SELECT (SELECT coalesce(array_agg(puzzle ORDER BY puzzle, state_hash), '{}') FROM shorter),
        (SELECT coalesce(array_agg(state_hash ORDER BY puzzle, state_hash), '{}') FROM shorter),
        (SELECT coalesce(array_agg(length ORDER BY puzzle, state_hash), '{}') FROM shorter),
        (SELECT coalesce(array_agg(batch_id ORDER BY puzzle, state_hash), '{}') FROM shorter),
@@ -205,9 +204,8 @@ func applyStates(ctx context.Context, tx pgx.Tx, c stateCandidates, check bool) 
 	if check {
 		rows, args = checkedRows, []any{c.batch, c.seq}
 	}
-	var kept, inserted int64
 	var shorter stateCandidates
-	if err := tx.QueryRow(ctx, `WITH `+rows+insertStates, args...).Scan(&kept, &inserted,
+	if err := tx.QueryRow(ctx, `WITH `+rows+insertStates, args...).Scan(
 		&shorter.puzzle, &shorter.hash, &shorter.length, &shorter.batch, &shorter.seq); err != nil {
 		return stateCandidates{}, fmt.Errorf("distinct states: %w", rejected(err))
 	}
