@@ -37,11 +37,12 @@ if [[ -n "${BASE:-}" ]]; then
 	builds=(base bin)
 fi
 
-# fresh NAME: an empty database NAME (dropped at exit); prints its URL.
+# fresh NAME: an empty database NAME (dropped at exit), its URL in $db.
+# Not in a subshell: the list the exit trap drops must see NAME.
 fresh() {
 	psql -q -d "$url" -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1" > /dev/null
 	dbs+=("$1")
-	python3 -c 'import sys, urllib.parse as u; p = u.urlparse(sys.argv[1]); print(p._replace(path="/" + sys.argv[2]).geturl())' "$url" "$1"
+	db=$(python3 -c 'import sys, urllib.parse as u; p = u.urlparse(sys.argv[1]); print(p._replace(path="/" + sys.argv[2]).geturl())' "$url" "$1")
 }
 
 # pgcpu: CPU seconds of this host's postgres processes so far, those of
@@ -76,7 +77,7 @@ timed() {
 pipeline() {
 	local db name=pipeline
 	[[ $1 == base ]] && name=base-pipe
-	db=$(fresh tessera_bench8_pipeline_$$)
+	fresh tessera_bench8_pipeline_$$
 	TESSERA_DATABASE_URL="$db" timed "$name" "$tmp/$1/producer" -q --puzzle 8 --random "$N" --seed "$SEED" --local --wait
 	psql -q -d "$db" -c "\\copy (SELECT * FROM solutions) TO '$tmp/rows.csv' CSV"
 	echo "$name" > "$tmp/last"
@@ -84,7 +85,7 @@ pipeline() {
 
 floor() {
 	local db
-	db=$(fresh tessera_bench8_copy_$$)
+	fresh tessera_bench8_copy_$$
 	TESSERA_DATABASE_URL="$db" "$tmp/bin/results" migrate > /dev/null
 	timed copy psql -q -d "$db" -c "\\copy solutions FROM '$tmp/rows.csv' CSV"
 }
