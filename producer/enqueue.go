@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -44,8 +43,7 @@ const jobOverhead = 2048
 
 // jsonLen is the length of text as a JSON string.
 func jsonLen(text string) int {
-	b, _ := json.Marshal(text)
-	return len(b) + 1 // and a comma
+	return job.StringLen(text) + 1 // and a comma
 }
 
 // enqueue publishes every state of src as jobs of b.chunk consecutive

@@ -9,6 +9,8 @@
 # order of the two. Every database is created for the run and dropped.
 #
 #   scripts/bench-pipeline-8.sh                  # N=1000000 REPS=2 SEED=1
+#   BASE=main scripts/bench-pipeline-8.sh        # also the binaries of git revision
+#                                                # main, alternating with these
 #
 # PostgreSQL: TESSERA_DATABASE_URL, else scripts/pg-local.sh; its role must
 # be allowed to create databases.
@@ -27,12 +29,20 @@ cleanup() {
 }
 trap cleanup EXIT
 go build -o "$tmp/bin/" ./producer ./results
+builds=(bin)
+if [[ -n "${BASE:-}" ]]; then
+	mkdir -p "$tmp/src"
+	git archive "$BASE" | tar -x -C "$tmp/src"
+	(cd "$tmp/src" && go build -o "$tmp/base/" ./producer)
+	builds=(base bin)
+fi
 
-# fresh NAME: an empty database NAME (dropped at exit); prints its URL.
+# fresh NAME: an empty database NAME (dropped at exit), its URL in $db.
+# Not in a subshell: the list the exit trap drops must see NAME.
 fresh() {
 	psql -q -d "$url" -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1" > /dev/null
 	dbs+=("$1")
-	python3 -c 'import sys, urllib.parse as u; p = u.urlparse(sys.argv[1]); print(p._replace(path="/" + sys.argv[2]).geturl())' "$url" "$1"
+	db=$(python3 -c 'import sys, urllib.parse as u; p = u.urlparse(sys.argv[1]); print(p._replace(path="/" + sys.argv[2]).geturl())' "$url" "$1")
 }
 
 # pgcpu: CPU seconds of this host's postgres processes so far, those of
@@ -63,23 +73,30 @@ timed() {
 	echo "$wall" > "$tmp/$name.wall"
 }
 
+# pipeline BUILD: one end-to-end run of BUILD's producer.
 pipeline() {
-	local db
-	db=$(fresh tessera_bench8_pipeline)
-	TESSERA_DATABASE_URL="$db" timed pipeline "$tmp/bin/producer" -q --puzzle 8 --random "$N" --seed "$SEED" --local --wait
+	local db name=pipeline
+	[[ $1 == base ]] && name=base-pipe
+	fresh tessera_bench8_pipeline_$$
+	TESSERA_DATABASE_URL="$db" timed "$name" "$tmp/$1/producer" -q --puzzle 8 --random "$N" --seed "$SEED" --local --wait
 	psql -q -d "$db" -c "\\copy (SELECT * FROM solutions) TO '$tmp/rows.csv' CSV"
+	echo "$name" > "$tmp/last"
 }
 
 floor() {
 	local db
-	db=$(fresh tessera_bench8_copy)
+	fresh tessera_bench8_copy_$$
 	TESSERA_DATABASE_URL="$db" "$tmp/bin/results" migrate > /dev/null
 	timed copy psql -q -d "$db" -c "\\copy solutions FROM '$tmp/rows.csv' CSV"
 }
 
 echo "== $N random 8-puzzles (seed $SEED): producer --local --wait against the COPY floor, $REPS rounds, $(nproc) cores"
 for r in $(seq "$REPS"); do
-	pipeline # first in every round: it makes the rows the floor loads
-	floor
-	echo "round $r: end to end / COPY floor = $(echo "scale=2; $(cat "$tmp/pipeline.wall") / $(cat "$tmp/copy.wall")" | bc)"
+	for b in "${builds[@]}"; do
+		pipeline "$b" # before its floor: it makes the rows the floor loads
+		floor
+		name=$(cat "$tmp/last")
+		echo "round $r: $name end to end / COPY floor = $(echo "scale=2; $(cat "$tmp/$name.wall") / $(cat "$tmp/copy.wall")" | bc)"
+	done
+	builds=($(printf '%s\n' "${builds[@]}" | tac)) # the other build first next round
 done

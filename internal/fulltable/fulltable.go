@@ -156,10 +156,14 @@ func (t *Table) Solve(cells []uint8) ([]puzzle.Move, error) {
 		return nil, fmt.Errorf("bfs %s: %v: %w", t.Spec, cells, puzzle.ErrUnsolvable)
 	}
 	idx := t.sp.rank(&b)
-	var out []puzzle.Move
+	// The answer is at most MaxDepth moves: one allocation instead of a
+	// slice grown six times over an 8-puzzle's 22 moves (3.6 % of
+	// producer --local's CPU on 8-puzzles).
+	n := min(t.MaxDepth(), 1024)
 	if t.MaxDepth() < modulus {
-		out = make([]puzzle.Move, 0, t.entry(idx))
+		n = int(t.entry(idx)) // the exact length
 	}
+	out := make([]puzzle.Move, 0, n)
 	for idx != t.sp.goalIndex {
 		var m puzzle.Move
 		idx, m = t.down(&b, idx)

@@ -310,8 +310,8 @@ func (in *Ingester) observe(rows, msgs int) {
 // (job.Version) that passes store.ValidateResults. Unknown fields are
 // ignored so a newer producer can add optional ones.
 func Decode(data []byte) (job.Results, error) {
-	var rs job.Results
-	if err := json.Unmarshal(data, &rs); err != nil {
+	rs, err := job.UnmarshalResults(data)
+	if err != nil {
 		return job.Results{}, fmt.Errorf("decode results: %w: %w", store.ErrRejected, err)
 	}
 	if err := store.ValidateResults(rs); err != nil {

@@ -37,7 +37,7 @@ func EncodeJob(j job.Job) (subject string, data []byte, err error) {
 	if j.V == 0 {
 		j.V = job.Version
 	}
-	data, err = json.Marshal(j)
+	data, err = job.MarshalJob(j)
 	if err != nil {
 		return "", nil, fmt.Errorf("encode job %s: %w", j.ID, err)
 	}
@@ -118,14 +118,14 @@ func PublishResultsID(ctx context.Context, js jetstream.JetStream, r job.Results
 const resultsHeadroom = 1024
 
 func publishResults(ctx context.Context, js jetstream.JetStream, r job.Results, id string, limit int) error {
-	data, err := json.Marshal(r)
+	data, err := job.MarshalResults(r)
 	if err != nil {
 		return fmt.Errorf("encode results of job %s: %w", r.JobID, err)
 	}
 	if limit > 0 && len(data)+resultsHeadroom > limit && len(r.Results) == 1 {
 		one := r
 		one.Results = []result.Result{FitResult(r.Results[0], limit-resultsHeadroom-(len(data)-resultLen(r.Results[0])))}
-		if data, err = json.Marshal(one); err != nil {
+		if data, err = job.MarshalResults(one); err != nil {
 			return fmt.Errorf("encode results of job %s: %w", r.JobID, err)
 		}
 	}

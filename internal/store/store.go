@@ -46,8 +46,9 @@ const VersionTable = "schema_version"
 
 // Store is a pool of connections to one database. Safe for concurrent use.
 type Store struct {
-	pool *pool
-	cfg  *pgx.ConnConfig // for Ready's own connection
+	pool   *pool
+	cfg    *pgx.ConnConfig // for Ready's own connection
+	states stateCache      // what this Store wrote to puzzle_states
 }
 
 // Option changes how Open connects.

@@ -1,7 +1,6 @@
 package worker
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -31,7 +30,8 @@ type decoded struct {
 // it is a reason, so that it turns into a record instead of vanishing.
 func decodeJob(data []byte, ceiling search.Budget) decoded {
 	var d decoded
-	if err := json.Unmarshal(data, &d.job); err != nil {
+	var err error
+	if d.job, err = job.UnmarshalJob(data); err != nil {
 		d.dead = fmt.Sprintf("job is not valid JSON: %v", err)
 		return d
 	}
