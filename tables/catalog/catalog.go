@@ -66,10 +66,6 @@ func Sets() []Set {
 		slidingSet(pdb.Partition78, "7-8 additive PDB + reflection: the fastest optimal 15-puzzle heuristic", "≈1.5 min on 2 cores, 1.7 GB while building"),
 		slidingSet(pdb.Partition663, "6-6-3 additive PDB + reflection: low memory (12 MB)", "≈8 s"),
 		slidingSet(pdb.Partition555, "5-5-5 additive PDB + reflection: smallest (1.6 MB)", "≈1 s"),
-		// Listed before 6666, so that it is preferred where built.
-		// Optional: 6666 serves the 24-puzzle without it.
-		newSet(pdb.Kind{Partition: pdb.Partition7764}, "24-pdb-7764", true, "7-7-6-4 additive PDB + reflection for the 24-puzzle: fewer nodes than 6-6-6-6, 5 GB of tables",
-			"≈15 min per seven-tile table on 2 cores, 13.3 GB while building", "≈15 min per seven-tile table on 2 cores, 13.3 GB while building", "≈45 s on 2 cores, 0.75 GB while building", "under a second"),
 		slidingSet(pdb.Partition6666, "6-6-6-6 additive PDB + reflection for the 24-puzzle", "≈45 s per table on 2 cores, 0.75 GB while building"),
 		fullSet(puzzle.Spec{Kind: puzzle.Loopover, Rows: 3, Cols: 4}, "every 3x4 (and, transposed, 4x3) Loopover distance: optimal answers by descent", "≈1 min on 2 cores, 240 MB"),
 		fullSet(puzzle.Spec{Kind: puzzle.Loopover, Rows: 2, Cols: 6}, "every 2x6 (and, transposed, 6x2) Loopover distance: optimal answers by descent", "≈1 min on 2 cores, 240 MB"),

@@ -30,7 +30,6 @@ var standIns = map[string]struct {
 	"15-pdb-78":   {eightPDB, "1.7 GB and 1.5 min to build: the same pdb.Kind over the 8-puzzle"},
 	"15-pdb-663":  {eightPDB, "8 s to build: the same pdb.Kind over the 8-puzzle"},
 	"24-pdb-6666": {eightPDB, "3 min and 0.75 GB a table: the same pdb.Kind over the 8-puzzle"},
-	"24-pdb-7764": {eightPDB, "15 min and 13.3 GB a table: the same pdb.Kind over the 8-puzzle"},
 	"loopover-3x4-bfs": {func() Set { return fullSet(puzzle.Spec{Kind: puzzle.Loopover, Rows: 2, Cols: 4}, "", "") },
 		"a minute to build: the same fulltable.Kind over 2x4 (and, transposed, 4x2)"},
 	"loopover-2x6-bfs": {func() Set { return fullSet(puzzle.Spec{Kind: puzzle.Loopover, Rows: 2, Cols: 4}, "", "") },

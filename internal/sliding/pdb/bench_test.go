@@ -203,7 +203,10 @@ func storedSolver(b *testing.B, dir string, pt Partition) (*Solver, []*PDB) {
 // BenchmarkBuildStored builds one table of a partition ($PDB_BUILD, e.g.
 // 15-pdb-78-b or 24-pdb-6666-a; skipped when unset) on $PDB_BUILD_WORKERS
 // goroutines (default every core) and compares it byte for byte with the
-// stored table when the cache holds it. cpu-s/op is user and system time.
+// stored table when the cache holds it; when it does not and
+// $PDB_BUILD_WRITE=1, it writes the table there (how the experimental
+// 24-pdb-7764, not in the catalogue, is built). cpu-s/op is user and
+// system time.
 //
 //	PDB_BUILD=15-pdb-78-b go test -run '^$' -bench BuildStored -benchtime 1x ./internal/sliding/pdb
 func BenchmarkBuildStored(b *testing.B) {
@@ -244,8 +247,16 @@ func BenchmarkBuildStored(b *testing.B) {
 	b.ReportMetric((b.Elapsed() / time.Duration(b.N)).Seconds(), "s/op")
 	b.ReportMetric(float64(st.States), "states")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(st.States), "ns/state")
-	if q := stored(b, storedDir(b), pt, idx, false); q != nil && string(q.Data()) != string(p.Data()) {
+	q := stored(b, storedDir(b), pt, idx, false)
+	if q != nil && string(q.Data()) != string(p.Data()) {
 		b.Errorf("%s differs from the stored table", name)
+	}
+	if q == nil && os.Getenv("PDB_BUILD_WRITE") == "1" {
+		path, _, err := tables.Write(storedDir(b), metaOf(Kind{Partition: pt}.Tables()[idx]), p.Data())
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("wrote %s", path)
 	}
 }
 

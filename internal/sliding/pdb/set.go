@@ -52,30 +52,11 @@ func (pt Partition) TableName(i int) string {
 //
 //	a = 13 18 19 20 23 24, b = 11 12 16 17 21 22, c = 4 5 9 10 14 15,
 //	d = 1 2 3 6 7 8.
-//
-// 7764 is a stronger 24-puzzle split for hosts with about 5 GB of tables to
-// spare: two seven-tile patterns (25!/18! = 2.42 G entries, 2.4 GB each
-// at a byte per entry), a six-tile one and a 2×2 block at the blank's
-// home. By Korf's rule of thumb (nodes fall about as the tables' memory
-// grows) it is worth several times 6666's nodes; unbalanced patterns beat
-// balanced ones at equal memory on the 15-puzzle (6-6-3 against 5-5-5),
-// hence 6 and 4 rather than 5 and 5:
-//
-//	a a a b b
-//	a a a b b
-//	a c c b b
-//	c c d d b
-//	c c d d .
-//
-//	a = 1 2 3 6 7 8 11, b = 4 5 9 10 14 15 20, c = 12 13 16 17 21 22,
-//	d = 18 19 23 24.
 var (
 	Partition78 = Partition{Name: "78", Prefix: "15-pdb", Rows: 4, Cols: 4, Patterns: [][]uint8{
 		{1, 2, 3, 4, 5, 6, 7, 8}, {9, 10, 11, 12, 13, 14, 15}}}
 	Partition6666 = Partition{Name: "6666", Prefix: "24-pdb", Rows: 5, Cols: 5, Patterns: [][]uint8{
 		{13, 18, 19, 20, 23, 24}, {11, 12, 16, 17, 21, 22}, {4, 5, 9, 10, 14, 15}, {1, 2, 3, 6, 7, 8}}}
-	Partition7764 = Partition{Name: "7764", Prefix: "24-pdb", Rows: 5, Cols: 5, Patterns: [][]uint8{
-		{1, 2, 3, 6, 7, 8, 11}, {4, 5, 9, 10, 14, 15, 20}, {12, 13, 16, 17, 21, 22}, {18, 19, 23, 24}}}
 	Partition555 = Partition{Name: "555", Prefix: "15-pdb", Rows: 4, Cols: 4, Patterns: [][]uint8{
 		{1, 2, 3, 4, 7}, {5, 6, 9, 10, 13}, {8, 11, 12, 14, 15}}}
 	Partition663 = Partition{Name: "663", Prefix: "15-pdb", Rows: 4, Cols: 4, Patterns: [][]uint8{

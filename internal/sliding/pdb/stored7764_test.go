@@ -8,6 +8,26 @@ import (
 	"github.com/tessera-solver/tessera/internal/sliding"
 )
 
+// Partition7764 is an experiment kept with its measurements (issue 30,
+// target 2; docs/BENCHMARKS.md "A seven-tile 24-puzzle partition"): two
+// seven-tile patterns (25!/18! = 2.42 G entries, 2.4 GB each), a six-tile
+// one and a 2×2 block at the blank's home, made by adding tile 11 to
+// 6666's d and 20 to its c:
+//
+//	a a a b b
+//	a a a b b
+//	a c c b b
+//	c c d d b
+//	c c d d .
+//
+// It is weaker than 6666 (mean bound 79.58 against 81.30 on Korf and
+// Felner's 50; #40 135 M nodes against 11 M), so it is not in the
+// catalogue. Build it with PDB_BUILD=24-pdb-7764-a (and b, c, d)
+// PDB_BUILD_WRITE=1 BenchmarkBuildStored, then PDB_KF24_SET=7764 for the
+// benchmarks.
+var Partition7764 = Partition{Name: "7764", Prefix: "24-pdb", Rows: 5, Cols: 5, Patterns: [][]uint8{
+	{1, 2, 3, 6, 7, 8, 11}, {4, 5, 9, 10, 14, 15, 20}, {12, 13, 16, 17, 21, 22}, {18, 19, 23, 24}}}
+
 // The 24-pdb-7764 tables take 13 GB and about half an hour to build, so
 // their tests read the built files from the tables directory and skip
 // when they are missing (CI never has them). Three oracles:
@@ -27,7 +47,7 @@ func stored7764(t *testing.T) ([]*PDB, *Set) {
 	for i := range Partition7764.Patterns {
 		p := stored(t, dir, Partition7764, i, false)
 		if p == nil {
-			t.Skipf("24-pdb-7764 is not built in %s (solverd tables build 24-pdb-7764: 13.3 GB, about half an hour)", dir)
+			t.Skipf("24-pdb-7764 (an experiment, not in the catalogue) is not built in %s: PDB_BUILD=24-pdb-7764-a PDB_BUILD_WRITE=1 go test -bench BuildStored, 13.3 GB and about half an hour a seven-tile table", dir)
 		}
 		pdbs = append(pdbs, p)
 	}
