@@ -43,13 +43,11 @@ func UnmarshalResults(data []byte) (Results, error) {
 func appendResults(b []byte, r *Results) ([]byte, bool) {
 	ok := true
 	str := func(s string) {
-		b = append(b, '"')
-		for i := 0; i < len(s); i++ {
-			if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-				ok = false
-				return
-			}
+		if !plain(s) {
+			ok = false
+			return
 		}
+		b = append(b, '"')
 		b = append(b, s...)
 		b = append(b, '"')
 	}
