@@ -1,6 +1,10 @@
 package loopover
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/tessera-solver/tessera/internal/nibble"
+)
 
 // The 4×4 search: the board is two nibble words, cell → piece and piece →
 // cell (the latter is the inverse's cells), so that a move is a few
@@ -296,7 +300,7 @@ func (w *work44) dfs44(g int, cells, pos uint64, rc, cc uint32, hr, hc, par int,
 					continue
 				}
 				r := rank6(im.index(words[i][ws]))
-				nv := tb.nib[r>>1] >> (r & 1 * 4) & 15
+				nv := nibble.At(tb.nib, uint64(r))
 				kv[i][si] = nv
 				ke[i] |= bit
 				if nv > lim {

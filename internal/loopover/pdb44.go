@@ -115,7 +115,7 @@ func (t *pdbTable) rank(x uint32) uint32 {
 // get is the distance of the placement x.
 func (t *pdbTable) get(x uint32) uint8 {
 	r := t.rank(x)
-	return t.nib[r>>1] >> (r & 1 * 4) & 15
+	return nibble.At(t.nib, uint64(r))
 }
 
 // movePerm44 is where each cell's piece goes under each 4×4 move code.

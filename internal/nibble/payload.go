@@ -21,6 +21,10 @@ func Payload(packed []uint64, n uint64) []byte {
 	return b[:nb]
 }
 
+// At is entry i of a table-file payload (entry i in byte i/2, low nibble
+// first): the one way every 4-bit table is read.
+func At(p []byte, i uint64) uint8 { return p[i>>1] >> (4 * (i & 1)) & 15 }
+
 // LittleEndian reports whether this machine stores a word's low byte
 // first, so that packed words and file payloads share their layout.
 func LittleEndian() bool { return littleEndian }

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tessera-solver/tessera/internal/puzzle"
 	"runtime"
 
 	"github.com/tessera-solver/tessera/internal/bfs"
 	"github.com/tessera-solver/tessera/internal/nibble"
 	"github.com/tessera-solver/tessera/internal/perm"
+	"github.com/tessera-solver/tessera/internal/puzzle"
 )
 
 // arm8 is the eight-piece phase-2 pattern database: the cells of the six
@@ -160,7 +160,7 @@ func checkArm8(p []byte) error {
 		return fmt.Errorf("loopover 5x5 two-phase: eight-piece phase-2 table has %d bytes, want %d: %w: %w", len(p), (arm8Entries+1)/2, ErrArm8Table, puzzle.ErrMalformed)
 	}
 	g := goalBoard
-	if i := arm8Index(&g, 0); p[i>>1]>>(4*(i&1))&15 != 0 {
+	if i := arm8Index(&g, 0); nibble.At(p, i) != 0 {
 		return fmt.Errorf("loopover 5x5 two-phase: eight-piece phase-2 table does not hold 0 at the goal: %w: %w", ErrArm8Table, puzzle.ErrMalformed)
 	}
 	return nil

@@ -1,5 +1,7 @@
 package twophase
 
+import "github.com/tessera-solver/tessera/internal/nibble"
+
 // p2Moves are the shifts of phase 2: rows 3, 4 and columns 3, 4.
 var p2Moves = [8]int{6, 7, 8, 9, 16, 17, 18, 19}
 
@@ -26,7 +28,7 @@ func (w *work) look8(k int) uint8 {
 		where = &w.b2
 	}
 	i := arm8Index(where, k&3)
-	return w.arm8[i>>1] >> (4 * (i & 1)) & 15
+	return nibble.At(w.arm8, i)
 }
 
 // a8Touch[k][m] says whether phase-2 move m can change eight-piece lookup

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/nibble"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
 )
@@ -65,7 +66,7 @@ func NewTables(phase1, phase2, arm8 []byte) (*Solver, error) {
 			return nil, fmt.Errorf("loopover 5x5 two-phase: phase-1 table has %d bytes, want %d (six pieces) or %d (seven): %w",
 				len(phase1), (phase1Entries+1)/2, (phase7Entries+1)/2, puzzle.ErrMalformed)
 		}
-		if g := rank(patCells[:s.p1k]); phase1[g>>1]>>(4*(g&1))&15 != 0 {
+		if g := rank(patCells[:s.p1k]); nibble.At(phase1, g) != 0 {
 			return nil, fmt.Errorf("loopover 5x5 two-phase: phase-1 table does not hold 0 at the goal: %w", puzzle.ErrMalformed)
 		}
 	}
@@ -387,7 +388,7 @@ func (s *Solver) look1(k int, pos *[9]uint8) uint8 {
 		v = v*uint64(cells-i) + uint64(x) - uint64(bits.OnesCount32(used&(1<<x-1)))
 		used |= 1 << x
 	}
-	return s.p1[v>>1] >> (4 * (v & 1)) & 15
+	return nibble.At(s.p1, v)
 }
 
 // selMask is the set of block pieces (bit i: piece i of A B C F G H K L
