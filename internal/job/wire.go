@@ -327,28 +327,38 @@ func (d *decoder) results() (Results, bool) {
 	return rs, ok && d.i == len(d.b)
 }
 
-// list reads the results array (never null here: that is left to
-// encoding/json, which keeps a nil slice).
-func (d *decoder) list() ([]result.Result, bool) {
+// array reads [elem, ...], calling elem for each element (never null:
+// that is left to encoding/json, which keeps a nil slice).
+func (d *decoder) array(elem func() bool) bool {
 	if !d.byte('[') {
-		return nil, false
+		return false
 	}
-	out := []result.Result{}
 	if d.byte(']') {
-		return out, true
+		return true
 	}
 	for {
-		out = append(out, result.Result{})
-		if !d.result(&out[len(out)-1]) {
-			return nil, false
+		if !elem() {
+			return false
 		}
 		if d.byte(']') {
-			return out, true
+			return true
 		}
 		if !d.byte(',') {
-			return nil, false
+			return false
 		}
 	}
+}
+
+// list reads the results array.
+func (d *decoder) list() ([]result.Result, bool) {
+	out := []result.Result{}
+	if !d.array(func() bool {
+		out = append(out, result.Result{})
+		return d.result(&out[len(out)-1])
+	}) {
+		return nil, false
+	}
+	return out, true
 }
 
 func (d *decoder) result(x *result.Result) bool {
@@ -540,28 +550,17 @@ func (d *decoder) job() (Job, bool) {
 	return j, ok && d.i == len(d.b)
 }
 
-// strings reads an array of strings (never null: left to encoding/json).
+// strings reads an array of strings.
 func (d *decoder) strings() ([]string, bool) {
-	if !d.byte('[') {
+	out := []string{}
+	if !d.array(func() bool {
+		s, ok := d.str()
+		out = append(out, s)
+		return ok
+	}) {
 		return nil, false
 	}
-	out := []string{}
-	if d.byte(']') {
-		return out, true
-	}
-	for {
-		s, ok := d.str()
-		if !ok {
-			return nil, false
-		}
-		out = append(out, s)
-		if d.byte(']') {
-			return out, true
-		}
-		if !d.byte(',') {
-			return nil, false
-		}
-	}
+	return out, true
 }
 
 // StringLen is len(json.Marshal(s)): the room s takes in a message, which
