@@ -365,7 +365,7 @@ func puzzlesOf(batch []job.Results) []string {
 		rs := &batch[i]
 		ps = append(ps, rs.Puzzle)
 		for j := range rs.Results {
-			if p := rs.Results[j].Puzzle; p != "" && p != rs.Puzzle {
+			if p := rowPuzzle(rs, &rs.Results[j]); p != rs.Puzzle {
 				ps = append(ps, p)
 			}
 		}

@@ -59,15 +59,11 @@ func (sc *stateCache) skip(c stateCandidates) stateCandidates {
 	}
 	var out stateCandidates
 	for i := range c.puzzle {
-		k := cacheKey{puzzle: c.puzzle[i], hash: [sha256.Size]byte(c.hash[i])}
-		if old, ok := sc.m[k]; ok && !(cacheVal{c.length[i], c.batch[i], c.seq[i]}).less(old) {
+		k, v := c.cached(i)
+		if old, ok := sc.m[k]; ok && !v.less(old) {
 			continue
 		}
-		out.puzzle = append(out.puzzle, c.puzzle[i])
-		out.hash = append(out.hash, c.hash[i])
-		out.length = append(out.length, c.length[i])
-		out.batch = append(out.batch, c.batch[i])
-		out.seq = append(out.seq, c.seq[i])
+		out.add(c.puzzle[i], c.hash[i], c.length[i], c.batch[i], c.seq[i])
 	}
 	return out
 }
@@ -81,8 +77,7 @@ func (sc *stateCache) remember(c stateCandidates) {
 		sc.m = make(map[cacheKey]cacheVal)
 	}
 	for i := range c.puzzle {
-		k := cacheKey{puzzle: c.puzzle[i], hash: [sha256.Size]byte(c.hash[i])}
-		v := cacheVal{c.length[i], c.batch[i], c.seq[i]}
+		k, v := c.cached(i)
 		if old, ok := sc.m[k]; ok {
 			if v.less(old) {
 				sc.m[k] = v

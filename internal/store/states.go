@@ -91,13 +91,23 @@ func candidatesOf(batch []job.Results, full bool) stateCandidates {
 			continue // a later row of the same state: the first is the least
 		}
 		hashes = append(hashes, v.hash[:]...)
-		c.puzzle = append(c.puzzle, v.puzzle)
-		c.hash = append(c.hash, hashes[len(hashes)-sha256.Size:])
-		c.length = append(c.length, v.length)
-		c.batch = append(c.batch, v.batch)
-		c.seq = append(c.seq, v.seq)
+		c.add(v.puzzle, hashes[len(hashes)-sha256.Size:], v.length, v.batch, v.seq)
 	}
 	return c
+}
+
+// add appends one candidate.
+func (c *stateCandidates) add(puzzle string, hash []byte, length int32, batch, seq int64) {
+	c.puzzle = append(c.puzzle, puzzle)
+	c.hash = append(c.hash, hash)
+	c.length = append(c.length, length)
+	c.batch = append(c.batch, batch)
+	c.seq = append(c.seq, seq)
+}
+
+// cached is candidate i as the state cache keys and orders it.
+func (c *stateCandidates) cached(i int) (cacheKey, cacheVal) {
+	return cacheKey{puzzle: c.puzzle[i], hash: [sha256.Size]byte(c.hash[i])}, cacheVal{c.length[i], c.batch[i], c.seq[i]}
 }
 
 // givenRows are the candidates as the messages give them: on the fast path
