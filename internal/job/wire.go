@@ -51,16 +51,10 @@ func appendResults(b []byte, r *Results) ([]byte, bool) {
 		b = append(b, s...)
 		b = append(b, '"')
 	}
-	b = append(b, `{"v":`...)
-	b = strconv.AppendInt(b, int64(r.V), 10)
-	b = append(b, `,"job":`...)
-	str(r.JobID)
-	b = append(b, `,"batch":`...)
-	b = strconv.AppendInt(b, r.BatchID, 10)
-	b = append(b, `,"puzzle":`...)
-	str(r.Puzzle)
-	b = append(b, `,"seq":`...)
-	b = strconv.AppendInt(b, r.FirstSeq, 10)
+	if !plain(r.JobID) || !plain(r.Puzzle) {
+		return nil, false
+	}
+	b = appendHead(b, r.V, `,"job":`, r.JobID, r.BatchID, r.Puzzle, r.FirstSeq)
 	b = append(b, `,"results":`...)
 	if r.Results == nil {
 		b = append(b, "null"...)
@@ -432,6 +426,22 @@ func UnmarshalJob(data []byte) (Job, error) {
 	return j, err
 }
 
+// appendHead appends the fields both messages open with, in their
+// structs' order: version, id (under idKey), batch, puzzle, first seq.
+// id and puzzle must be plain.
+func appendHead(b []byte, v int, idKey, id string, batch int64, puzzle string, seq int64) []byte {
+	b = append(b, `{"v":`...)
+	b = strconv.AppendInt(b, int64(v), 10)
+	b = append(b, idKey...)
+	b = append(append(append(b, '"'), id...), '"')
+	b = append(b, `,"batch":`...)
+	b = strconv.AppendInt(b, batch, 10)
+	b = append(b, `,"puzzle":`...)
+	b = append(append(append(b, '"'), puzzle...), '"')
+	b = append(b, `,"seq":`...)
+	return strconv.AppendInt(b, seq, 10)
+}
+
 // plain says whether encoding/json writes s as it is, between quotes.
 func plain(s string) bool {
 	for i := 0; i < len(s); i++ {
@@ -451,16 +461,7 @@ func appendJob(b []byte, j *Job) ([]byte, bool) {
 		b = append(b, s...)
 		b = append(b, '"')
 	}
-	b = append(b, `{"v":`...)
-	b = strconv.AppendInt(b, int64(j.V), 10)
-	b = append(b, `,"id":`...)
-	str(j.ID)
-	b = append(b, `,"batch":`...)
-	b = strconv.AppendInt(b, j.BatchID, 10)
-	b = append(b, `,"puzzle":`...)
-	str(j.Puzzle)
-	b = append(b, `,"seq":`...)
-	b = strconv.AppendInt(b, j.FirstSeq, 10)
+	b = appendHead(b, j.V, `,"id":`, j.ID, j.BatchID, j.Puzzle, j.FirstSeq)
 	b = append(b, `,"states":`...)
 	if j.States == nil {
 		b = append(b, "null"...)
