@@ -21,7 +21,7 @@ var layers = []struct {
 	pkgs []string
 }{
 	{"vocabulary", []string{"internal/puzzle", "internal/result", "internal/job"}},
-	{"shared core", []string{"internal/search", "internal/perm", "internal/nibble", "internal/bfs", "internal/instances"}},
+	{"shared core", []string{"internal/search", "internal/perm", "internal/nibble", "internal/prefetch", "internal/bfs", "internal/instances"}},
 	{"core", []string{"internal/sliding", "internal/sliding/pdb", "internal/loopover", "internal/loopover/twophase",
 		"internal/loopover/construct", "internal/swap", "internal/fulltable"}},
 	// Small helpers of the edges and the table files; never of the core.

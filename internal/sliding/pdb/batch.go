@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/tessera-solver/tessera/internal/prefetch"
 	"github.com/tessera-solver/tessera/internal/search"
 )
 
@@ -214,7 +215,7 @@ func (l *lane) enter() bool {
 		n += 2
 	}
 	fr.nk = n >> 1
-	prefetch(&pf, n)
+	prefetch.Lines(&pf[0], n)
 	l.expand = true
 	return false
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/tessera-solver/tessera/internal/prefetch"
 	"github.com/tessera-solver/tessera/internal/search"
 )
 
@@ -544,7 +545,7 @@ func (k *idaWork) prefetchKids(blank int, st int32, kr *kidRanks) {
 		pf[(n+1)&7] = uintptr(unsafe.Pointer(unsafe.SliceData(sv.data[j1]))) + uintptr(r1)
 		n += 2
 	}
-	prefetch(&pf, n)
+	prefetch.Lines(&pf[0], n)
 }
 
 // child is a successor within the bound, evaluated before any child is

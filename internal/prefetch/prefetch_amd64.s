@@ -1,7 +1,7 @@
 #include "textflag.h"
 
-// func prefetch(p *[8]uintptr, n int)
-TEXT ·prefetch(SB), NOSPLIT|NOFRAME, $0-16
+// func Lines(p *uintptr, n int)
+TEXT ·Lines(SB), NOSPLIT|NOFRAME, $0-16
 	MOVQ	p+0(FP), AX
 	MOVQ	n+8(FP), CX
 	TESTQ	CX, CX
