@@ -6,8 +6,10 @@ import (
 	"math/bits"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/tessera-solver/tessera/internal/nibble"
+	"github.com/tessera-solver/tessera/internal/prefetch"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
 )
@@ -380,7 +382,15 @@ func (s *Solver) look1(k int, pos *[9]uint8) uint8 {
 		}
 		return uint8(s.wd1.axis(pos, k-wdSlot))
 	}
+	return nibble.At(s.p1, s.index1(k, pos))
+}
+
+// index1 is the entry of the table that lookup k reads at pos.
+func (s *Solver) index1(k int, pos *[9]uint8) uint64 {
 	lk := &s.looks[k]
+	if s.p1k == 7 {
+		return index7(lk, pos)
+	}
 	var used uint32
 	v := uint64(0)
 	for i := 0; i < s.p1k; i++ {
@@ -388,7 +398,43 @@ func (s *Solver) look1(k int, pos *[9]uint8) uint8 {
 		v = v*uint64(cells-i) + uint64(x) - uint64(bits.OnesCount32(used&(1<<x-1)))
 		used |= 1 << x
 	}
-	return nibble.At(s.p1, v)
+	return v
+}
+
+// index7 is index1 on the seven-piece table, written out: each piece's
+// digit is weighed by its constant place value instead of multiplying
+// the running index by each radix in turn, so the digits do not wait for
+// one another (a third of phase 1's CPU was this ranking).
+func index7(lk *lookup, pos *[9]uint8) uint64 {
+	const (
+		p6 = 1
+		p5 = p6 * (cells - 6)
+		p4 = p5 * (cells - 5)
+		p3 = p4 * (cells - 4)
+		p2 = p3 * (cells - 3)
+		p1 = p2 * (cells - 2)
+		p0 = p1 * (cells - 1)
+	)
+	x0 := uint32(lk.cmap[pos[lk.sel[0]]])
+	x1 := uint32(lk.cmap[pos[lk.sel[1]]])
+	x2 := uint32(lk.cmap[pos[lk.sel[2]]])
+	x3 := uint32(lk.cmap[pos[lk.sel[3]]])
+	x4 := uint32(lk.cmap[pos[lk.sel[4]]])
+	x5 := uint32(lk.cmap[pos[lk.sel[5]]])
+	x6 := uint32(lk.cmap[pos[lk.sel[6]]])
+	u0 := uint32(1) << x0
+	u1 := u0 | 1<<x1
+	u2 := u1 | 1<<x2
+	u3 := u2 | 1<<x3
+	u4 := u3 | 1<<x4
+	u5 := u4 | 1<<x5
+	d1 := x1 - uint32(bits.OnesCount32(u0&(1<<x1-1)))
+	d2 := x2 - uint32(bits.OnesCount32(u1&(1<<x2-1)))
+	d3 := x3 - uint32(bits.OnesCount32(u2&(1<<x3-1)))
+	d4 := x4 - uint32(bits.OnesCount32(u3&(1<<x4-1)))
+	d5 := x5 - uint32(bits.OnesCount32(u4&(1<<x5-1)))
+	d6 := x6 - uint32(bits.OnesCount32(u5&(1<<x6-1)))
+	return uint64(x0)*p0 + uint64(d1)*p1 + uint64(d2)*p2 + uint64(d3)*p3 + uint64(d4)*p4 + uint64(d5)*p5 + uint64(d6)
 }
 
 // selMask is the set of block pieces (bit i: piece i of A B C F G H K L
@@ -403,6 +449,20 @@ func selMask(looks []lookup, k int) (t [maxLook]uint16) {
 	return
 }
 
+// kid1 is a child of a phase-1 node while its bounds are decided: its
+// block cells, the bounds it inherits and has read, and the lookup it
+// waits for (k, at entry idx of the table; j counts the lookups decided,
+// in the node's order).
+type kid1 struct {
+	np    [9]uint8
+	nh    [maxLook + 2]uint8
+	nhi   [maxLook]uint8
+	m, j  uint8
+	k     uint8
+	moved uint16 // bit i: block piece i moved
+	idx   uint64
+}
+
 // dfs1 searches phase 1 below a node at depth g of bounds hs, for
 // solutions of length d.
 //
@@ -412,6 +472,14 @@ func selMask(looks []lookup, k int) (t [maxLook]uint16) {
 // so one shift changes it by at most one: while its upper bound stays
 // clear of the search bound it cannot prune and is not looked up (a few
 // percent of the lookups).
+//
+// Lookups are lazy, so that most pruned children cost one or two, and on
+// the 1.2 GB table each is a cache miss. The children are decided side by
+// side, in rounds: each round prefetches the next lookup every undecided
+// child needs, then reads them, so the misses of one round overlap where
+// one child after another would wait for each in turn. Which children
+// survive, and the order they are searched in, are those of deciding
+// each child just before searching it.
 func (w *work) dfs1(g, d int, pos [9]uint8, hs [maxLook + 2]uint8, hi [maxLook]uint8, last, run int) {
 	w.nodes++
 	if w.nodes >= w.check && w.expired() {
@@ -444,16 +512,48 @@ func (w *work) dfs1(g, d int, pos [9]uint8, hs [maxLook + 2]uint8, hi [maxLook]u
 			first = k
 		}
 	}
+	// next moves kid to the next lookup that could prune it: it reports
+	// +1 when that lookup must be read (its entry is then prefetched),
+	// 0 when none can prune it, −1 when a bound already known prunes it.
+	var pf [nMove]uintptr
+	npf := 0
+	next := func(kid *kid1) int {
+		for ; int(kid.j) < nl; kid.j++ {
+			k := int(kid.j) + first
+			if k >= nl {
+				k -= nl
+			}
+			// A lookup whose pieces stayed put is inherited; one whose
+			// pieces moved is known to within one of its parent's.
+			if kid.moved&sel[k] != 0 {
+				kid.nh[k], kid.nhi[k] = max(kid.nh[k], 1)-1, min(kid.nhi[k]+1, 60) // 60·3 fits a byte
+			}
+			if kid.nhi[k]*wt <= left2 {
+				continue
+			}
+			if kid.nh[k] != kid.nhi[k] {
+				kid.k, kid.idx = uint8(k), w.index1(k, &kid.np)
+				pf[npf] = uintptr(unsafe.Pointer(&w.p1[kid.idx>>1]))
+				npf++
+				return 1
+			}
+			return -1 // looked up already, and over the bound
+		}
+		return 0
+	}
+	var kids [nMove]kid1
+	var wait [nMove]uint8 // the undecided children
+	nk, nw := 0, 0
 	for m := 0; m < nMove; m++ {
 		if !canFollow(last, run, m) {
 			continue
 		}
-		var np [9]uint8
+		kid := &kids[nk]
 		dm := &dest[m]
 		moved := uint16(0)
 		for i, x := range pos {
-			np[i] = dm[x]
-			if np[i] != x {
+			kid.np[i] = dm[x]
+			if kid.np[i] != x {
 				moved |= 1 << i
 			}
 		}
@@ -462,54 +562,77 @@ func (w *work) dfs1(g, d int, pos [9]uint8, hs [maxLook + 2]uint8, hi [maxLook]u
 			// start of phase 2, which phase 2 itself does.
 			continue
 		}
-		if np == blockGoal {
-			w.solved1 = true
-		} else if g+1 == d {
+		if g+1 == d && kid.np != blockGoal {
 			continue // a leaf must have the block solved: no lookup needed
 		}
-		nh := hs
-		ok := true
+		kid.nh = hs
 		if w.useWD {
 			// The walking distance first (no cache misses); a row
 			// shift changes only its horizontal part.
 			k := wdSlot + axisOf(m) ^ 1
-			nh[k] = w.look1(k, &np)
-			ok = (nh[wdSlot]+nh[wdSlot+1])*wt <= left2
-		}
-		// Lazily, so that most pruned children cost one or two lookups;
-		// a lookup whose pieces stayed put is inherited.
-		nhi := hi
-		for j := 0; j < nl && ok; j++ {
-			k := j + first
-			if k >= nl {
-				k -= nl
-			}
-			if moved&sel[k] != 0 {
-				nh[k], nhi[k] = max(nh[k], 1)-1, min(nhi[k]+1, 60) // 60·3 fits a byte
-			}
-			if nhi[k]*wt <= left2 {
+			kid.nh[k] = w.look1(k, &kid.np)
+			if (kid.nh[wdSlot]+kid.nh[wdSlot+1])*wt > left2 {
 				continue
 			}
-			if nh[k] != nhi[k] {
-				nh[k] = w.look1(k, &np)
-				nhi[k] = nh[k]
-			}
-			ok = nh[k]*wt <= left2
 		}
-		if !ok {
+		kid.nhi = hi
+		kid.m, kid.j, kid.moved = uint8(m), 0, moved
+		switch next(kid) {
+		case -1:
 			continue
+		case 1:
+			wait[nw] = uint8(nk)
+			nw++
+		}
+		nk++
+	}
+	for nw > 0 {
+		prefetch.Lines(&pf[0], npf)
+		npf = 0
+		n := 0
+		for _, i := range wait[:nw] {
+			kid := &kids[i]
+			k := kid.k
+			kid.nh[k] = nibble.At(w.p1, kid.idx)
+			kid.nhi[k] = kid.nh[k]
+			if kid.nh[k]*wt > left2 {
+				kid.m = noKid
+				continue
+			}
+			kid.j++
+			switch next(kid) {
+			case -1:
+				kid.m = noKid
+			case 1:
+				wait[n] = i
+				n++
+			}
+		}
+		nw = n
+	}
+	for i := range kids[:nk] {
+		kid := &kids[i]
+		m := int(kid.m)
+		if m == noKid {
+			continue
+		}
+		if kid.np == blockGoal {
+			w.solved1 = true
 		}
 		nrun := 1
 		if m == last {
 			nrun = run + 1
 		}
 		w.path[g] = uint8(m)
-		w.dfs1(g+1, d, np, nh, nhi, m, nrun)
+		w.dfs1(g+1, d, kid.np, kid.nh, kid.nhi, m, nrun)
 		if w.stopped || w.best <= d || w.needOne != needOne {
 			return // (the first answer ends the weighted search)
 		}
 	}
 }
+
+// noKid marks a child pruned while the children were decided.
+const noKid = 0xff
 
 var goalBoard = func() (b board) {
 	for i := range b {
