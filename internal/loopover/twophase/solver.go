@@ -541,6 +541,13 @@ func (w *work) dfs1(g, d int, pos [9]uint8, hs [maxLook + 2]uint8, hi [maxLook]u
 		}
 		return 0
 	}
+	// onLine[m>>1] is the block pieces the shifts of move m's line move
+	// (m>>1 is the line: rows 0–4, then columns 0–4).
+	var onLine [2 * side]uint16
+	for i, x := range pos {
+		onLine[rowOf[x]] |= 1 << i
+		onLine[side+colOf[x]] |= 1 << i
+	}
 	var kids [nMove]kid1
 	var wait [nMove]uint8 // the undecided children
 	nk, nw := 0, 0
@@ -548,19 +555,18 @@ func (w *work) dfs1(g, d int, pos [9]uint8, hs [maxLook + 2]uint8, hi [maxLook]u
 		if !canFollow(last, run, m) {
 			continue
 		}
-		kid := &kids[nk]
-		dm := &dest[m]
-		moved := uint16(0)
-		for i, x := range pos {
-			kid.np[i] = dm[x]
-			if kid.np[i] != x {
-				moved |= 1 << i
-			}
-		}
+		moved := onLine[m>>1]
 		if moved == 0 {
 			// The shift moves no block piece: only worth making as the
 			// start of phase 2, which phase 2 itself does.
 			continue
+		}
+		kid := &kids[nk]
+		kid.np = pos
+		dm := &dest[m]
+		for b := moved; b != 0; b &= b - 1 {
+			i := bits.TrailingZeros16(b) & 15
+			kid.np[i%9] = dm[pos[i%9]]
 		}
 		if g+1 == d && kid.np != blockGoal {
 			continue // a leaf must have the block solved: no lookup needed
@@ -630,6 +636,14 @@ func (w *work) dfs1(g, d int, pos [9]uint8, hs [maxLook + 2]uint8, hi [maxLook]u
 		}
 	}
 }
+
+// rowOf and colOf are a cell's row and column.
+var rowOf, colOf = func() (r, c [32]uint8) {
+	for x := 0; x < cells; x++ {
+		r[x], c[x] = uint8(x/side), uint8(x%side)
+	}
+	return
+}()
 
 // noKid marks a child pruned while the children were decided.
 const noKid = 0xff
