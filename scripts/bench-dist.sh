@@ -6,6 +6,14 @@
 # plans of their queries.
 #
 #   N=1000000 scripts/bench-dist.sh      # default N; KEEP=1 keeps the database
+#   N=100000000 BULK=1 scripts/bench-dist.sh   # 10^8: the tables filled directly
+#
+# With BULK=1 the schema goes to the newest version first, and the rows of
+# solutions, puzzle_states, puzzle_counts and distance_counts are generated
+# directly (the same rows the backfill would derive), with the indexes
+# dropped during the load and built after it, then checked against those
+# of a freshly migrated database; the old per-puzzle query is skipped (it
+# sorts every row: minutes at 10^8). About 36 GB of disk at 10^8.
 #
 # The rows go in at schema version 6 (before the per-puzzle tables), then
 # `results migrate` brings the schema to the newest version and its backfill
@@ -33,6 +41,49 @@ trap cleanup EXIT
 go build -o "$bin/" ./results
 
 psql -q "$PG/postgres" -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB" >/dev/null
+if [ "${BULK:-0}" = 1 ]; then
+	"$bin/results" migrate --database-url "$URL"
+	idx() { psql -At "$1" -c "SELECT indexdef FROM pg_indexes WHERE schemaname = 'public' ORDER BY indexdef"; }
+	want=$(idx "$URL")
+	echo "== $N rows into solutions, puzzle_states and the counts, indexes built after (schema version 7)"
+	time psql -q -v ON_ERROR_STOP=1 "$URL" <<SQL
+SELECT pg_backend_pid() AS pid \gset
+\setenv BACKEND :pid
+\! renice -n 19 -p \$BACKEND >/dev/null
+SET synchronous_commit = off;
+SET maintenance_work_mem = '1GB';
+ALTER TABLE solutions DROP CONSTRAINT solutions_pkey;
+DROP INDEX solutions_puzzle_optimal_length;
+ALTER TABLE puzzle_states DROP CONSTRAINT puzzle_states_pkey;
+DROP INDEX puzzle_states_length;
+INSERT INTO batches (puzzle, mode, total, enqueued, solved) VALUES ('sliding:3x3', 'optimal', $N, $N, $N);
+INSERT INTO solutions (batch_id, seq, puzzle, state, moves, length, optimal, lower_bound, nodes, solver, status)
+SELECT 1, g, 'sliding:3x3', 'bench ' || k, 'U', l, true, l, k, 'bench', 'solved'
+FROM generate_series(0, $N - 1) AS g,
+     LATERAL (SELECT g % ($N - $N / 10) AS k) AS s,
+     LATERAL (SELECT 12 + abs(hashint8(k)) % 11 + abs(hashint8(-k - 1)) % 10 AS l) AS t;
+-- State k first appears at seq k, and its rows all have one length.
+INSERT INTO puzzle_states (puzzle, state_hash, length, batch_id, seq)
+SELECT 'sliding:3x3', sha256(convert_to('bench ' || k, 'UTF8')), 12 + abs(hashint8(k)) % 11 + abs(hashint8(-k - 1)) % 10, 1, k
+FROM generate_series(0, LEAST($N, $N - $N / 10) - 1) AS k;
+INSERT INTO puzzle_counts (puzzle, length, count)
+SELECT puzzle, length, count(*) FROM puzzle_states GROUP BY puzzle, length;
+INSERT INTO distance_counts (puzzle, batch_id, length, count)
+SELECT puzzle, batch_id, length, count(*) FROM solutions GROUP BY 1, 2, 3;
+ALTER TABLE solutions ADD PRIMARY KEY (batch_id, seq);
+CREATE INDEX solutions_puzzle_optimal_length ON solutions (puzzle, length) WHERE optimal;
+ALTER TABLE puzzle_states ADD PRIMARY KEY (puzzle, state_hash);
+CREATE INDEX puzzle_states_length ON puzzle_states (puzzle, length, batch_id, seq);
+SQL
+	if [ "$(idx "$URL")" != "$want" ]; then
+		echo "indexes differ from a migrated database's" >&2
+		exit 1
+	fi
+	psql -q "$URL" -c "VACUUM ANALYZE" >/dev/null
+	psql -At "$URL" -c "SELECT 'sizes: solutions ' || pg_size_pretty(pg_total_relation_size('solutions')) ||
+		', puzzle_states ' || pg_size_pretty(pg_total_relation_size('puzzle_states')) ||
+		' (' || (SELECT count(*) FROM puzzle_states) || ' distinct states)'"
+else
 "$bin/results" migrate --to 6 --database-url "$URL"
 
 echo "== $N rows into solutions (schema version 6)"
@@ -59,6 +110,7 @@ psql -q "$URL" -c "VACUUM ANALYZE" >/dev/null
 psql -At "$URL" -c "SELECT 'sizes: solutions ' || pg_size_pretty(pg_total_relation_size('solutions')) ||
 	', puzzle_states ' || pg_size_pretty(pg_total_relation_size('puzzle_states')) ||
 	' (' || (SELECT count(*) FROM puzzle_states) || ' distinct states)'"
+fi
 
 echo "== results dist --puzzle 8 (3 runs, whole process)"
 for i in 1 2 3; do time "$bin/results" dist --puzzle 8 --database-url "$URL" > "$bin/dist.txt"; done
@@ -66,6 +118,7 @@ tail -n 5 "$bin/dist.txt"
 echo "== results dist --puzzle 15 (no rows: the process's own start, config and connection)"
 for i in 1 2 3; do time "$bin/results" dist --puzzle 15 --database-url "$URL" > /dev/null; done
 
+if [ "${BULK:-0}" != 1 ]; then
 echo "== the old per-puzzle query (distinct states by sorting every optimal row), once"
 psql -q "$URL" <<'SQL'
 \timing on
@@ -75,6 +128,7 @@ SELECT count(*) AS lengths, sum(n) AS states FROM (
     WHERE puzzle = 'sliding:3x3' AND optimal ORDER BY state, length) AS d
   GROUP BY length) AS x;
 SQL
+fi
 
 TESSERA_RESULTS_HTTP_WRITER_TOKENS=bench=bench-token-0123456789 "$bin/results" serve --database-url "$URL" \
 	--http-addr "127.0.0.1:$PORT" 2> "$bin/serve.log" &
