@@ -84,7 +84,7 @@ var p7Kind = twophase.Kind{Pieces: 7}
 // pattern55Slots is how many symmetries the 5×5 search reads the
 // seven-piece table through (docs/BENCHMARKS.md, "The seven-piece table in
 // the optimal search").
-const pattern55Slots = 200
+const pattern55Slots = 50
 
 func (k WDKind) spec() puzzle.Spec {
 	return puzzle.Spec{Kind: puzzle.Loopover, Rows: k.Side, Cols: k.Side}

@@ -5,8 +5,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tessera-solver/tessera/internal/coretest"
 	"github.com/tessera-solver/tessera/internal/loopover/twophase"
@@ -158,6 +161,11 @@ func p7FromDir(tb testing.TB) (*WD, []byte) {
 			tb.Skip(err)
 		}
 		tb.Cleanup(func() { f.Close() })
+		if os.Getenv("TESSERA_TABLES_PRIVATE") != "" {
+			if err := f.Private(); err != nil {
+				tb.Fatal(err)
+			}
+		}
 		data[i] = f.Data
 	}
 	wd, err := NewWDFrom(5, 5, data[0])
@@ -213,4 +221,61 @@ func TestWDKindServesPattern(t *testing.T) {
 	if _, err := (WDKind{Side: 5}).Serve([][]byte{wd.Dist, p6[:10]}, nil); err == nil {
 		t.Error("a short pattern table accepted")
 	}
+}
+
+// BenchmarkPattern55File solves the states of a file (one a line, e.g.
+// `solverd scramble -p loopover:5x5 -n 12 --seed 19 --walk 17`) over the
+// mapped tables with the seven-piece table through the first
+// TESSERA_P55_SLOTS slots (0: walking distance alone; default
+// pattern55Slots) on
+// TESSERA_P55_THREADS workers, and logs each state's nodes, length and
+// CPU time:
+//
+//	TESSERA_SOLVER_TABLES_DIR=~/.cache/tessera/tables TESSERA_P55_STATES=s19.txt go test -run '^$' -bench Pattern55File -benchtime 1x -v ./internal/loopover
+func BenchmarkPattern55File(b *testing.B) {
+	text, err := os.ReadFile(os.Getenv("TESSERA_P55_STATES"))
+	if err != nil {
+		b.Skip("set TESSERA_P55_STATES to a file of 5x5 states: ", err)
+	}
+	wd, p7 := p7FromDir(b)
+	slots, threads := envInt("TESSERA_P55_SLOTS", pattern55Slots), envInt("TESSERA_P55_THREADS", 1)
+	s, err := NewWDSolverWith(5, 5, wd, wd)
+	if slots > 0 {
+		s, err = NewWD55Pattern(wd, p7, slots)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	sp := spec(5, 5)
+	var set [][]uint8
+	for _, line := range strings.Split(strings.TrimSpace(string(text)), "\n") {
+		st, err := puzzle.Parse(sp, line)
+		if err != nil {
+			b.Fatal(err)
+		}
+		set = append(set, st.Cells)
+	}
+	for i := 0; i < b.N; i++ {
+		var nodes int64
+		var cpu time.Duration
+		for j, c := range set {
+			c0, t0 := coretest.CPUTime(), time.Now()
+			out, err := s.SolveParallel(c, search.Budget{}, threads)
+			if err != nil {
+				b.Fatal(err)
+			}
+			dc := coretest.CPUTime() - c0
+			b.Logf("state %d: %d moves, %d nodes, %.2f s CPU, %.2f s wall", j, len(out.Path), out.Nodes, dc.Seconds(), time.Since(t0).Seconds())
+			nodes, cpu = nodes+out.Nodes, cpu+dc
+		}
+		b.ReportMetric(float64(nodes), "nodes")
+		b.ReportMetric(cpu.Seconds(), "cpu-s")
+	}
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return v
+	}
+	return def
 }
