@@ -175,24 +175,28 @@ func p7FromDir(tb testing.TB) (*WD, []byte) {
 	return wd, data[1]
 }
 
-// Over the mapped tables: the seven-piece bound is admissible within 4
-// moves and keeps answers optimal on walks of up to 13 moves.
+// Over the mapped tables: the seven-piece bound, through every slot and
+// through the slots the solver reads, is admissible within 4 moves and
+// keeps answers optimal on walks of up to 13 moves.
 func TestPattern55P7(t *testing.T) {
 	wd, p7 := p7FromDir(t)
-	with, err := NewWD55Pattern(wd, p7, maxSlots55)
-	if err != nil {
-		t.Fatal(err)
-	}
 	without, err := NewWDSolverWith(5, 5, wd, wd)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for key, d := range ball(spec(5, 5), 4) {
-		if h, err := with.Heuristic([]uint8(key)); err != nil || h > d {
-			t.Fatalf("%v: bound %d, BFS distance %d (%v)", []uint8(key), h, d, err)
+	ball4 := ball(spec(5, 5), 4)
+	for _, slots := range []int{maxSlots55, pattern55Slots} {
+		with, err := NewWD55Pattern(wd, p7, slots)
+		if err != nil {
+			t.Fatal(err)
 		}
+		for key, d := range ball4 {
+			if h, err := with.Heuristic([]uint8(key)); err != nil || h > d {
+				t.Fatalf("%d slots, %v: bound %d, BFS distance %d (%v)", slots, []uint8(key), h, d, err)
+			}
+		}
+		checkPattern55(t, with, without, []int{8, 10, 12, 13}, 10)
 	}
-	checkPattern55(t, with, without, []int{8, 10, 12, 13}, 10)
 }
 
 // The 5×5 walking-distance set's kind serves the pattern search when its
