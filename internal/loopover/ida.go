@@ -53,6 +53,9 @@ type Solver struct {
 	maxRun     [2][2]int          // per axis and direction: unit shifts worth making in a row
 	movPar     [2]int             // per axis: the permutation parity of one shift
 	mv         [4 * MaxSide]lineShift
+	// pat, where set, is the 5×5 search's pattern bound (dfs55), maxed
+	// with the walking distance.
+	pat *pat55
 }
 
 // lineShift is what one move changes: the cells of its line, in the order
@@ -177,6 +180,9 @@ func (s *Solver) Name() string {
 	if s.emdR != nil {
 		return "ida*(loopover-emd)"
 	}
+	if s.pat != nil {
+		return fmt.Sprintf("ida*(loopover-wd+p%d)", s.pat.k)
+	}
 	return "ida*(loopover-wd)"
 }
 
@@ -281,7 +287,11 @@ func (s *Solver) Heuristic(cells []uint8) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return s.hval(b.hr, b.hc, b.par), nil
+	h := s.hval(b.hr, b.hc, b.par)
+	if s.pat != nil {
+		h = max(h, s.pat.bound(&s.pat.root55(&b).pos))
+	}
+	return h, nil
 }
 
 type work struct {
@@ -299,7 +309,8 @@ type work struct {
 	split  int // −1 alone
 	items  search.Items
 
-	k55 []kids55 // dfs55's children per depth
+	k55 []kids55             // dfs55's children per depth
+	n55 [][4 * side55]node55 // and their pattern states, with a pattern bound
 }
 
 // claim numbers a work item of a parallel iteration and reports whether
@@ -334,15 +345,21 @@ func (s *Solver) SolveParallel(cells []uint8, bud search.Budget, workers int) (s
 	}
 	w := &work{Solver: s, b: b, gate: search.NewGate(bud), split: -1}
 	iter := func(w *work) (int, bool) { return w.dfs(0, b.rc, b.cc, b.hr, b.hc, b.par, 0xff, 0) }
+	h0 := s.hval(b.hr, b.hc, b.par)
 	if s.uses55() {
 		var rc, cc codes55
 		for i := range rc {
 			rc[i], cc[i] = uint16(b.rc[i]), uint16(b.cc[i])
 		}
-		iter = func(w *work) (int, bool) { return w.dfs55(0, rc, cc, b.hr, b.hc, 0xff, 0) }
+		var nd *node55
+		if s.pat != nil {
+			nd = s.pat.root55(&b)
+			h0 = max(h0, s.pat.bound(&nd.pos))
+		}
+		iter = func(w *work) (int, bool) { return w.dfs55(0, rc, cc, b.hr, b.hc, 0xff, 0, nd) }
 	}
 	t := tree[*work]{walker[*work]{w, w, iter}, func(c *work) (*work, *work) { return c, c }}
-	return search.Deepen(t, search.Deepening{H0: s.hval(b.hr, b.hc, b.par), Workers: workers})
+	return search.Deepen(t, search.Deepening{H0: h0, Workers: workers})
 }
 
 // tree is a search as search.Deepen drives it: iter searches from the
@@ -367,7 +384,7 @@ func (t tree[W]) Walker(bound int, sh *search.Shared, split int, walk bool) sear
 	c := *t.base
 	c.bound = bound
 	c.gate = t.base.gate.Worker(sh)
-	c.path, c.k55 = nil, nil // its own, not the root's
+	c.path, c.k55, c.n55 = nil, nil, nil // its own, not the root's
 	c.grow()
 	c.next = search.NoNext
 	c.shared, c.split, c.items = sh, split, search.NewItems(sh, walk)
@@ -380,6 +397,9 @@ func (w *work) grow() {
 	w.path = search.PathFor(w.path, w.bound)
 	if w.uses55() && len(w.k55) < w.bound+1 {
 		w.k55 = make([]kids55, w.bound+1)
+		if w.pat != nil {
+			w.n55 = make([][4 * side55]node55, w.bound+1)
+		}
 	}
 }
 

@@ -44,7 +44,11 @@ func (s *Solver) uses55() bool {
 // pattern index reads only those (the last line holds what the others do
 // not), and a line's code follows from its own code alone, so the last
 // line's is never needed.
-func (w *work) dfs55(g int, rc, cc codes55, hr, hc int, last uint8, run int) (int, bool) {
+//
+// With a pattern bound (Solver.pat), nd is the node's piece positions and
+// slot values, and the children within the walking-distance bound meet the
+// pattern too (pattern55).
+func (w *work) dfs55(g int, rc, cc codes55, hr, hc int, last uint8, run int, nd *node55) (int, bool) {
 	if g == w.split && !w.claim() {
 		return 0, false
 	}
@@ -149,17 +153,30 @@ func (w *work) dfs55(g int, rc, cc codes55, hr, hc int, last uint8, run int) (in
 		}
 		n++
 	}
+	var nds *[4 * side55]node55
+	live := ^uint32(0)
+	if nd != nil && n > 0 {
+		nds = &w.n55[g]
+		live = w.pattern55(g, kids, n, nd, nds)
+	}
 	for i := 0; i < n; i++ {
+		if live>>i&1 == 0 {
+			continue
+		}
 		k := &kids[i]
 		m := int(k.m)
 		w.shift(m)
 		w.path[g] = k.m
+		var knd *node55
+		if nds != nil {
+			knd = &nds[i]
+		}
 		var d int
 		var ok bool
 		if s.axis[m] == axisRow {
-			d, ok = w.dfs55(g+1, rc, k.codes, hr, int(k.h), k.m, int(k.run))
+			d, ok = w.dfs55(g+1, rc, k.codes, hr, int(k.h), k.m, int(k.run), knd)
 		} else {
-			d, ok = w.dfs55(g+1, k.codes, cc, int(k.h), hc, k.m, int(k.run))
+			d, ok = w.dfs55(g+1, k.codes, cc, int(k.h), hc, k.m, int(k.run), knd)
 		}
 		if ok {
 			return d, true

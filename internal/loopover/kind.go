@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/tessera-solver/tessera/internal/loopover/twophase"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/search"
@@ -54,19 +55,36 @@ func (PDB44Kind) Serve(payloads [][]byte, _ [][]int64) (search.Algorithm, error)
 // WDKind is the walking-distance table of the Side×Side optimal search
 // (search.TableKind), one table for both axes of the square board. The
 // catalogue lists the 5×5 one (252 MB: 126^4 indices, 22 M patterns);
-// without it that search uses the enhanced Manhattan distance.
+// without it that search uses the enhanced Manhattan distance. The 5×5
+// set also reads, where it is built, the two-phase solver's seven-piece
+// phase-1 table (loopover-5x5-p7, optional here): the search maxes the
+// walking distance with it (NewWD55Pattern).
 type WDKind struct{ Side int }
 
 var _ search.TableKind = WDKind{}
 
-// Tables is the one table; its builder holds the 4-bit work table and
-// the payload.
+// Tables is the walking-distance table (its builder holds the 4-bit work
+// table and the payload) and, for 5×5, the optional seven-piece table.
 func (k WDKind) Tables() []search.Table {
 	entries := uint64(WDTableEntries(k.Side, k.Side))
-	return []search.Table{{Name: fmt.Sprintf("loopover-%dx%d-wd", k.Side, k.Side), Puzzle: k.spec().String(),
+	out := []search.Table{{Name: fmt.Sprintf("loopover-%dx%d-wd", k.Side, k.Side), Puzzle: k.spec().String(),
 		Pattern: "walking distance", Encoding: "u8", Entries: entries, Generator: wdGenerator,
 		BuildMemory: entries/2 + entries}}
+	if k.Side == side55 {
+		p7 := p7Kind.Tables()[0]
+		p7.Optional = true
+		out = append(out, p7)
+	}
+	return out
 }
+
+// p7Kind is the two-phase table set whose first table the 5×5 search reads.
+var p7Kind = twophase.Kind{Pieces: 7}
+
+// pattern55Slots is how many symmetries the 5×5 search reads the
+// seven-piece table through (docs/BENCHMARKS.md, "The seven-piece table in
+// the optimal search").
+const pattern55Slots = 50
 
 func (k WDKind) spec() puzzle.Spec {
 	return puzzle.Spec{Kind: puzzle.Loopover, Rows: k.Side, Cols: k.Side}
@@ -75,7 +93,10 @@ func (k WDKind) spec() puzzle.Spec {
 // Build runs BuildWDTable, which counts patterns; the table ends on its
 // entries, so progress is reported in entries throughout and the meter
 // ends at 100 %.
-func (k WDKind) Build(ctx context.Context, _ int, progress func(done, total uint64)) ([]byte, []int64, error) {
+func (k WDKind) Build(ctx context.Context, i int, progress func(done, total uint64)) ([]byte, []int64, error) {
+	if i == 1 {
+		return p7Kind.Build(ctx, 0, progress)
+	}
 	entries := uint64(WDTableEntries(k.Side, k.Side))
 	var scaled func(done, total uint64)
 	if progress != nil {
@@ -96,6 +117,13 @@ func (k WDKind) Serve(payloads [][]byte, _ [][]int64) (search.Algorithm, error) 
 	wd, err := NewWDFrom(k.Side, k.Side, payloads[0])
 	if err != nil {
 		return nil, &search.BadPayloadError{Index: 0, Err: err}
+	}
+	if len(payloads) > 1 && payloads[1] != nil {
+		sv, err := NewWD55Pattern(wd, payloads[1], pattern55Slots)
+		if err != nil {
+			return nil, &search.BadPayloadError{Index: 1, Err: err}
+		}
+		return NewAlgorithm(sv), nil
 	}
 	sv, err := NewWDSolverWith(k.Side, k.Side, wd, wd)
 	if err != nil {
