@@ -110,27 +110,13 @@ var pat55Identity = func() (sl slot55) {
 
 // index is the table index of slot sl on a board whose piece i (goal cell
 // index) is at cell pos[i]: each cell's rank among the cells the earlier
-// pieces leave free, in mixed radix (perm.Partial's order). Written out for
-// seven pieces (a six-piece table's seventh weight is 0).
+// pieces leave free, in mixed radix (perm.Rank7; a six-piece table's
+// seventh weight is 0).
 func (p *pat55) index(sl *slot55, pos *[32]uint8) uint64 {
 	c, pc := &sl.cmap, &sl.pc
-	x0, x1, x2, x3 := c[pos[pc[0]&31]&31], c[pos[pc[1]&31]&31], c[pos[pc[2]&31]&31], c[pos[pc[3]&31]&31]
-	x4, x5, x6 := c[pos[pc[4]&31]&31], c[pos[pc[5]&31]&31], c[pos[pc[6]&31]&31]
-	m := &p.mul
-	u := uint32(1) << x0
-	r := uint64(x0) * m[0]
-	r += uint64(uint32(x1)-uint32(bits.OnesCount32(u&(1<<x1-1)))) * m[1]
-	u |= 1 << x1
-	r += uint64(uint32(x2)-uint32(bits.OnesCount32(u&(1<<x2-1)))) * m[2]
-	u |= 1 << x2
-	r += uint64(uint32(x3)-uint32(bits.OnesCount32(u&(1<<x3-1)))) * m[3]
-	u |= 1 << x3
-	r += uint64(uint32(x4)-uint32(bits.OnesCount32(u&(1<<x4-1)))) * m[4]
-	u |= 1 << x4
-	r += uint64(uint32(x5)-uint32(bits.OnesCount32(u&(1<<x5-1)))) * m[5]
-	u |= 1 << x5
-	r += uint64(uint32(x6)-uint32(bits.OnesCount32(u&(1<<x6-1)))) * m[6]
-	return r
+	x := [7]uint8{c[pos[pc[0]&31]&31], c[pos[pc[1]&31]&31], c[pos[pc[2]&31]&31], c[pos[pc[3]&31]&31],
+		c[pos[pc[4]&31]&31], c[pos[pc[5]&31]&31], c[pos[pc[6]&31]&31]}
+	return perm.Rank7(&x, &p.mul)
 }
 
 // look is slot sl's value on the board with positions pos.

@@ -140,3 +140,23 @@ func Take(list *uint64, d uint32) uint8 {
 	*list = *list&low | (*list>>4)&^low
 	return v
 }
+
+// Rank7 is Rank for seven values, written out for the searches that rank
+// seven pieces per table read: the digits are independent of one another
+// but for the set of values before them. mul are the place values (a
+// Partial's first seven Muls; with mul[6] = 0 it ranks the first six).
+func Rank7(x *[7]uint8, mul *[7]uint64) uint64 {
+	u := uint32(1) << (x[0] & 31)
+	r := uint64(x[0]) * mul[0]
+	r += uint64(Digit(u, x[1])) * mul[1]
+	u |= 1 << (x[1] & 31)
+	r += uint64(Digit(u, x[2])) * mul[2]
+	u |= 1 << (x[2] & 31)
+	r += uint64(Digit(u, x[3])) * mul[3]
+	u |= 1 << (x[3] & 31)
+	r += uint64(Digit(u, x[4])) * mul[4]
+	u |= 1 << (x[4] & 31)
+	r += uint64(Digit(u, x[5])) * mul[5]
+	u |= 1 << (x[5] & 31)
+	return r + uint64(Digit(u, x[6]))*mul[6]
+}

@@ -159,3 +159,24 @@ func BenchmarkUnrank16of8(b *testing.B) {
 		r = (r + 7919) % p.Size()
 	}
 }
+
+// Rank7 ranks as Rank does, seven values and (weight 0 last) six.
+func TestRank7(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 25))
+	for _, k := range []int{6, 7} {
+		p := NewPartial(25, k)
+		var mul [7]uint64
+		for i := range k {
+			mul[i] = p.Mul(i)
+		}
+		for range 20000 {
+			var x [7]uint8
+			for i, v := range rng.Perm(25)[:7] {
+				x[i] = uint8(v)
+			}
+			if got, want := Rank7(&x, &mul), p.Rank(x[:k]); got != want {
+				t.Fatalf("k=%d %v: Rank7 %d, Rank %d", k, x, got, want)
+			}
+		}
+	}
+}
