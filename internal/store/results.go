@@ -180,7 +180,7 @@ func (s *Store) InsertResultsReport(ctx context.Context, batch []job.Results) (R
 	var given func() stateCandidates
 	if !hasReplace(batch) {
 		ch := make(chan stateCandidates, 1)
-		go func() { ch <- s.states.skip(candidatesOf(batch, true)) }()
+		go func() { ch <- candidatesOf(batch, true, &s.states) }()
 		given = sync.OnceValue(func() stateCandidates { return <-ch })
 	}
 	// The rows are encoded once, before the transaction: a retry sends
@@ -218,7 +218,7 @@ func (s *Store) InsertResultsReport(ctx context.Context, batch []job.Results) (R
 		// against the stored ones (see givenRows).
 		var written stateCandidates
 		if staged || given == nil {
-			written, err = applyStates(ctx, tx, candidatesOf(batch, false), true)
+			written, err = applyStates(ctx, tx, candidatesOf(batch, false, nil), true)
 		} else {
 			written, err = applyStates(ctx, tx, given(), false)
 		}
