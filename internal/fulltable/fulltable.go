@@ -184,11 +184,26 @@ func (t *Table) down(b *board, idx uint64) (uint64, puzzle.Move) {
 			if nb < 0 {
 				continue
 			}
-			b[blank], b[nb] = b[nb], 0
-			if n := s.rankSliding(b); t.entry(n) == want {
+			// Sideways the tile sequence is unchanged: the neighbour's
+			// index is idx ± stride (see space), no rank to compute. The
+			// walk was 15 % of producer --local's CPU on 8-puzzles, most of
+			// it ranking. The order of the tries, and so every answer, is
+			// as before.
+			var n uint64
+			switch d {
+			case puzzle.Left: // the blank moves right
+				n = idx + uint64(s.stride)
+			case puzzle.Right:
+				n = idx - uint64(s.stride)
+			default:
+				b[blank], b[nb] = b[nb], 0
+				n = s.rankSliding(b)
+				b[nb], b[blank] = b[blank], 0
+			}
+			if t.entry(n) == want {
+				b[blank], b[nb] = b[nb], 0
 				return n, puzzle.Move{Dir: d}
 			}
-			b[nb], b[blank] = b[blank], 0
 		}
 	} else {
 		for _, m := range s.moves {
