@@ -96,3 +96,32 @@ func TestFamilyContracts(t *testing.T) {
 		}
 	}
 }
+
+// The one-pass count of inversions equals the pairwise one on permutations
+// of every size up to 64 cells, with and without a blank skipped, and
+// boards with repeated values or values of 64 and more take the pairwise
+// count.
+func TestInversionsOnePass(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for range 2000 {
+		n := 1 + rng.IntN(64)
+		c := make([]uint8, n)
+		for i := range c {
+			c[i] = uint8(i)
+		}
+		rng.Shuffle(n, func(i, j int) { c[i], c[j] = c[j], c[i] })
+		switch rng.IntN(4) {
+		case 0: // repeats (a swap board's zeros and ones)
+			for i := range c {
+				c[i] = uint8(rng.IntN(3))
+			}
+		case 1: // values past the mask
+			c[rng.IntN(n)] = uint8(64 + rng.IntN(100))
+		}
+		for _, skip := range []bool{false, true} {
+			if got, want := inversions(c, skip), inversionsPairwise(c, skip); got != want {
+				t.Fatalf("inversions(%v, %v) = %d, pairwise %d", c, skip, got, want)
+			}
+		}
+	}
+}
