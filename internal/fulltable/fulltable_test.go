@@ -673,7 +673,7 @@ func TestSlidingWalkSideways(t *testing.T) {
 			}
 			s.unrank(idx, &b)
 			ranked := b
-			n, m := tb.down(&b, idx)
+			n, e, m := tb.down(&b, idx, tb.entry(idx))
 			// The reference: the same tries in the same order, each ranked.
 			want := (tb.entry(idx) + modulus - 1) % modulus
 			blank := s.blankOf(&ranked)
@@ -691,7 +691,7 @@ func TestSlidingWalkSideways(t *testing.T) {
 				}
 				ranked[nb], ranked[blank] = ranked[blank], 0
 			}
-			if n != wn || m != wm || b != ranked {
+			if n != wn || m != wm || b != ranked || e != tb.entry(n) {
 				t.Fatalf("%s index %d: down gives %d %v %v, ranking gives %d %v %v", sp, idx, n, m, b, wn, wm, ranked)
 			}
 		}
