@@ -27,7 +27,7 @@ func TestStateCacheSlotShared(t *testing.T) {
 		{"sliding:3x3", b, cacheVal{30, 9, 9}, false}, // the slot holds a
 		{"sliding:4x4", a, cacheVal{30, 9, 9}, false}, // another puzzle
 	} {
-		if got := sc.known(k.puzzle, &k.hash, k.v); got != k.want {
+		if got := sc.known(sc.puzzleID(k.puzzle, false), &k.hash, k.v); got != k.want {
 			t.Errorf("known(%s, %x…, %v) = %v, want %v", k.puzzle, k.hash[:2], k.v, got, k.want)
 		}
 	}
@@ -36,10 +36,11 @@ func TestStateCacheSlotShared(t *testing.T) {
 	d.add("sliding:3x3", a[:], 19, 2, 0)
 	d.add("sliding:3x3", b[:], 1, 1, 1)
 	sc.remember(d)
-	if !sc.known("sliding:3x3", &a, cacheVal{19, 2, 0}) || sc.known("sliding:3x3", &a, cacheVal{19, 1, 9}) {
+	p := sc.puzzleID("sliding:3x3", false)
+	if !sc.known(p, &a, cacheVal{19, 2, 0}) || sc.known(p, &a, cacheVal{19, 1, 9}) {
 		t.Error("a's entry was not lowered to (19, 2, 0)")
 	}
-	if sc.known("sliding:3x3", &b, cacheVal{30, 9, 9}) {
+	if sc.known(p, &b, cacheVal{30, 9, 9}) {
 		t.Error("b took a's slot")
 	}
 }

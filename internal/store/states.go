@@ -70,6 +70,7 @@ func candidatesOf(batch []job.Results, full bool, known *stateCache) stateCandid
 			defer known.mu.Unlock()
 		}
 	}
+	lastPuzzle, puzzleID := "", -1 // the cache's index of lastPuzzle
 	for m := range batch {
 		rs := &batch[m]
 		for i := range rs.Results {
@@ -84,8 +85,13 @@ func candidatesOf(batch []job.Results, full bool, known *stateCache) stateCandid
 				continue
 			}
 			v := row{hash: sha256.Sum256([]byte(r.State)), puzzle: rowPuzzle(rs, r), length: int32(r.Length), batch: rs.BatchID, seq: seq}
-			if known != nil && known.known(v.puzzle, &v.hash, cacheVal{v.length, v.batch, v.seq}) {
-				continue
+			if known != nil {
+				if puzzleID < 0 || v.puzzle != lastPuzzle {
+					lastPuzzle, puzzleID = v.puzzle, known.puzzleID(v.puzzle, false)
+				}
+				if known.known(puzzleID, &v.hash, cacheVal{v.length, v.batch, v.seq}) {
+					continue
+				}
 			}
 			v.prefix = binary.BigEndian.Uint64(v.hash[:8])
 			rows = append(rows, v)
