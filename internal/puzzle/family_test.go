@@ -1,7 +1,9 @@
 package puzzle
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -121,6 +123,39 @@ func TestInversionsOnePass(t *testing.T) {
 		for _, skip := range []bool{false, true} {
 			if got, want := inversions(c, skip), inversionsPairwise(c, skip); got != want {
 				t.Fatalf("inversions(%v, %v) = %d, pairwise %d", c, skip, got, want)
+			}
+		}
+	}
+}
+
+// The sliding family's applyMoves, which follows the blank, does what
+// slidingApply does move by move: the same cells, and on a move it cannot
+// make the same index and error, on random boards and random moves
+// (illegal ones and unknown directions among them).
+func TestSlidingApplyMovesFollowsBlank(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for _, name := range []string{"sliding:3x3", "sliding:4x4", "sliding:2x5", "sliding:5x2"} {
+		sp, err := ParseSpec(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 3000 {
+			a := Random(sp, rng)
+			b := a.Clone()
+			ms := make([]Move, rng.IntN(30))
+			for i := range ms {
+				ms[i] = Move{Dir: Dir(rng.IntN(5))}
+			}
+			gi, gerr := slidingRules.applyMoves(sp, a.Cells, ms)
+			wi, werr := 0, error(nil)
+			for i, m := range ms {
+				if werr = slidingApply(sp, b.Cells, m); werr != nil {
+					wi = i
+					break
+				}
+			}
+			if gi != wi || fmt.Sprint(gerr) != fmt.Sprint(werr) || !slices.Equal(a.Cells, b.Cells) {
+				t.Fatalf("%s %v: applyMoves %d %v %v; move by move %d %v %v", name, ms, gi, gerr, a.Cells, wi, werr, b.Cells)
 			}
 		}
 	}
