@@ -160,3 +160,17 @@ func TestSlidingApplyMovesFollowsBlank(t *testing.T) {
 		}
 	}
 }
+
+// Spec.String's table of names says what building the name says.
+func TestSpecNamesTable(t *testing.T) {
+	for k := range Swap + 2 {
+		for r := -1; r <= 10; r++ {
+			for c := -1; c <= 10; c++ {
+				sp := Spec{Kind: k, Rows: r, Cols: c}
+				if got, want := sp.String(), specName(sp); got != want {
+					t.Fatalf("%#v: %q, want %q", sp, got, want)
+				}
+			}
+		}
+	}
+}
