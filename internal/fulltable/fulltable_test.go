@@ -658,3 +658,42 @@ func TestPayloadDigests(t *testing.T) {
 		}
 	}
 }
+
+// The walk takes a sideways neighbour's index as idx ± stride instead of
+// ranking it: every step of every 8-puzzle state (and of the 2×3 and 3×4
+// shapes' samples) is the step that ranking each neighbour takes.
+func TestSlidingWalkSideways(t *testing.T) {
+	for _, sp := range []puzzle.Spec{sliding(2, 3), sliding(3, 2), sliding(3, 3)} {
+		tb := build(t, sp)
+		s := tb.sp
+		var b board
+		for idx := range tb.Size() {
+			if idx == s.goalIndex {
+				continue
+			}
+			s.unrank(idx, &b)
+			ranked := b
+			n, e, m := tb.down(&b, idx, tb.entry(idx))
+			// The reference: the same tries in the same order, each ranked.
+			want := (tb.entry(idx) + modulus - 1) % modulus
+			blank := s.blankOf(&ranked)
+			var wn uint64
+			var wm puzzle.Move
+			for d := puzzle.Up; d <= puzzle.Right; d++ {
+				nb := s.slidingTarget(blank, d)
+				if nb < 0 {
+					continue
+				}
+				ranked[blank], ranked[nb] = ranked[nb], 0
+				if r := s.rankSliding(&ranked); tb.entry(r) == want {
+					wn, wm = r, puzzle.Move{Dir: d}
+					break
+				}
+				ranked[nb], ranked[blank] = ranked[blank], 0
+			}
+			if n != wn || m != wm || b != ranked || e != tb.entry(n) {
+				t.Fatalf("%s index %d: down gives %d %v %v, ranking gives %d %v %v", sp, idx, n, m, b, wn, wm, ranked)
+			}
+		}
+	}
+}

@@ -262,40 +262,29 @@ func (s *space) check(cells []uint8) (b board, wellFormed, reachable bool) {
 	if s.sliding {
 		lo = 0
 	}
+	// The parity comes from the inversions, counted as the values are
+	// checked: each adds the earlier values above it, read off the mask
+	// (a pairwise loop mispredicted half its comparisons; this check was
+	// 2.7 % of producer --local's CPU on 8-puzzles). A sliding board's
+	// blank is not a tile and counts in no pair.
+	blank, inv := 0, 0
 	for i, v := range cells {
 		if v < lo || int(v-lo) >= s.n || seen&(1<<(v-lo)) != 0 {
 			return b, false, false
 		}
-		seen |= 1 << (v - lo)
+		k := v - lo
+		if s.sliding && v == 0 {
+			blank = i
+		} else {
+			inv += bits.OnesCount32(seen >> k >> 1)
+		}
+		seen |= 1 << k
 		b[i] = v
 	}
 	if s.sliding {
-		blank, inv := 0, 0
-		for i := 0; i < s.n; i++ {
-			if b[i] == 0 {
-				blank = i
-				continue
-			}
-			for j := i + 1; j < s.n; j++ {
-				if b[j] != 0 && b[j] < b[i] {
-					inv++
-				}
-			}
-		}
 		return b, true, uint8(inv&1) == s.tilePar[blank]
 	}
-	if !s.half {
-		return b, true, true
-	}
-	inv := 0
-	for i := 0; i < s.n; i++ {
-		for j := i + 1; j < s.n; j++ {
-			if b[j] < b[i] {
-				inv++
-			}
-		}
-	}
-	return b, true, inv&1 == 0
+	return b, true, !s.half || inv&1 == 0
 }
 
 // blankOf is the blank's cell of a sliding board.

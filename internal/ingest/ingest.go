@@ -80,7 +80,8 @@ type Options struct {
 	// MaxRows bounds the rows of one transaction (20,000): a transaction
 	// must commit well within the results ack wait, or its messages come
 	// back and are written again. Fetches shrink to what fits, judged by
-	// the rows per message seen so far, so memory stays flat too.
+	// the rows per message seen so far, so memory stays flat too (the
+	// writer holds two fetches: one being written, the next decoded).
 	MaxRows int
 	// Heartbeat is how often messages held for a transaction (written or
 	// waiting their turn) have their ack clock reset (10s; the results
@@ -145,7 +146,7 @@ type Ingester struct {
 	mu    sync.Mutex
 	stats Stats
 	// rowsPerMsg is a running estimate of the rows a message carries,
-	// which sizes the next fetch (only the Run goroutine uses it).
+	// which sizes the next fetch (only the fetch goroutine uses it).
 	rowsPerMsg float64
 }
 
@@ -177,7 +178,33 @@ func (in *Ingester) add(f func(*Stats)) {
 // returns nil; messages it held uncommitted are Nak'ed for prompt
 // redelivery) or the source reports ErrClosed (nil as well). Fetch and
 // write failures are retried with growing delays, never returned.
+//
+// The next messages are fetched and decoded on a goroutine of their own
+// while the last ones are written: the loop used to do its own work
+// (decoding was a third of it on 8-puzzles) and then wait for
+// PostgreSQL's, one after the other. It holds at most one decoded fetch
+// ahead of the one being written (the channel is unbuffered), and writes
+// and acknowledges them in the order fetched, each message only after
+// its transaction committed, as before.
 func (in *Ingester) Run(ctx context.Context) error {
+	ready := make(chan *fetched)
+	go in.fetchLoop(ctx, ready)
+	// The loop drains ready to its end, so the fetcher never blocks on it:
+	// once ctx ends, what it fetched ahead is Nak'ed, not written.
+	for f := range ready {
+		if ctx.Err() != nil {
+			f.abandon()
+			continue
+		}
+		in.process(ctx, f)
+	}
+	return nil
+}
+
+// fetchLoop fetches and decodes messages and hands them to ready, which it
+// closes when ctx ends or the source is closed.
+func (in *Ingester) fetchLoop(ctx context.Context, ready chan<- *fetched) {
+	defer close(ready)
 	log := in.opt.Logger
 	for ctx.Err() == nil {
 		var msgs []Msg
@@ -195,19 +222,20 @@ func (in *Ingester) Run(ctx context.Context) error {
 		if err != nil {
 			if ctx.Err() != nil {
 				nakAll(msgs)
-				break
+				return
 			}
 			// Retry gives up otherwise only on ErrClosed.
-			in.process(ctx, msgs)
-			return nil
+			if len(msgs) > 0 {
+				ready <- in.decode(msgs)
+			}
+			return
 		}
 		if len(msgs) == 0 {
 			in.add(func(s *Stats) { s.FetchEmpty++ })
 			continue
 		}
-		in.process(ctx, msgs)
+		ready <- in.decode(msgs)
 	}
-	return nil
 }
 
 // pending is a decoded message waiting for its transaction.
@@ -216,46 +244,67 @@ type pending struct {
 	rs  job.Results
 }
 
-// process decodes a fetched batch, writes the well-formed messages, then
-// salvages the malformed ones (after the good rows, so a refused row's
-// placeholder never takes a good row's place).
-func (in *Ingester) process(ctx context.Context, msgs []Msg) {
-	batch := make([]pending, 0, len(msgs))
-	type bad struct {
-		m   Msg
-		err error
-	}
-	var bads []bad
+// fetched is one fetch, decoded: the well-formed messages, in order, and
+// the malformed ones with their reasons. From decode until process is
+// done with it, its messages not yet settled keep their ack clock reset.
+type fetched struct {
+	batch []pending
+	bads  []bad
+	done  atomic.Int64 // messages of batch settled so far
+	stop  chan struct{}
+}
+
+type bad struct {
+	m   Msg
+	err error
+}
+
+// decode reads a fetched batch and starts its heartbeats.
+func (in *Ingester) decode(msgs []Msg) *fetched {
+	f := &fetched{batch: make([]pending, 0, len(msgs)), stop: make(chan struct{})}
 	rows := 0
 	for _, m := range msgs {
 		rs, err := Decode(m.Data())
 		if err != nil {
-			bads = append(bads, bad{m, err})
+			f.bads = append(f.bads, bad{m, err})
 			continue
 		}
-		batch = append(batch, pending{m, rs})
+		f.batch = append(f.batch, pending{m, rs})
 		rows += len(rs.Results)
 	}
-	if len(msgs) > 0 {
-		in.observe(rows, len(msgs))
-	}
+	in.observe(rows, len(msgs))
 	// Messages waiting for their transaction keep their ack clock reset,
 	// as do those being written: none comes back to be written twice.
-	var done atomic.Int64 // messages of batch settled so far
-	stop := make(chan struct{})
-	go in.keepAlive(stop, batch, &done)
-	for len(batch) > int(done.Load()) {
-		rest := batch[done.Load():]
+	go in.keepAlive(f.stop, f.batch, &f.done)
+	return f
+}
+
+// abandon hands every message of f back for prompt redelivery.
+func (f *fetched) abandon() {
+	close(f.stop)
+	nakAll(msgsOf(f.batch))
+	for _, b := range f.bads {
+		_ = b.m.Nak()
+	}
+}
+
+// process writes the well-formed messages of f, then salvages the
+// malformed ones (after the good rows, so a refused row's placeholder
+// never takes a good row's place).
+func (in *Ingester) process(ctx context.Context, f *fetched) {
+	batch := f.batch
+	for len(batch) > int(f.done.Load()) {
+		rest := batch[f.done.Load():]
 		k, n := 0, 0
 		for k < len(rest) && (k == 0 || n+len(rest[k].rs.Results) <= in.opt.MaxRows) {
 			n += len(rest[k].rs.Results)
 			k++
 		}
 		in.write(ctx, rest[:k])
-		done.Add(int64(k))
+		f.done.Add(int64(k))
 	}
-	close(stop)
-	for _, b := range bads {
+	close(f.stop)
+	for _, b := range f.bads {
 		in.reject(ctx, b.m, b.err)
 	}
 }

@@ -582,3 +582,69 @@ func TestFirstFetchBounded(t *testing.T) {
 		}
 	}
 }
+
+// gated holds each write until the test lets it go (or ctx ends).
+type gated struct {
+	ingest.Sink
+	in   chan int // the rows of each write, as it starts
+	gate chan struct{}
+}
+
+func (g *gated) InsertResults(ctx context.Context, b []job.Results) (int, error) {
+	n := 0
+	for _, rs := range b {
+		n += len(rs.Results)
+	}
+	g.in <- n
+	select {
+	case <-g.gate:
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+	return g.Sink.InsertResults(ctx, b)
+}
+
+// The next messages are fetched and decoded while a write is held, and
+// none is acknowledged before its own transaction commits; when the
+// writer stops, both the held write and the one fetched ahead are Nak'ed.
+func TestFetchAheadOfWrite(t *testing.T) {
+	t.Parallel()
+	st, _, id := oneBatch(t, 3)
+	a, b, c := encode(t, results(id, 0, 1)), encode(t, results(id, 1, 2)), encode(t, results(id, 2, 3))
+	src := newSource(false, a, b, c)
+	g := &gated{Sink: st, in: make(chan int), gate: make(chan struct{})}
+	o := opts()
+	o.FetchBatch, o.MaxRows = 1, 1 // one message a fetch and a transaction
+	ctx, cancel := context.WithCancel(ctxT(t))
+	done := make(chan error)
+	go func() { done <- ingest.Run(ctx, src, g, o) }()
+	<-g.in // a's write started
+	waitFor(t, func() bool { src.mu.Lock(); defer src.mu.Unlock(); return len(src.queue) == 1 })
+	src.mu.Lock()
+	if len(src.acks) != 0 {
+		t.Errorf("acks %v before any commit", src.acks)
+	}
+	src.mu.Unlock()
+	g.gate <- struct{}{} // a commits
+	<-g.in               // b's write started; c is fetched meanwhile
+	waitFor(t, func() bool { src.mu.Lock(); defer src.mu.Unlock(); return len(src.queue) == 0 })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if src.acks[string(a)] != 1 || len(src.acks) != 1 || src.naks != 2 || len(src.queue) != 2 {
+		t.Errorf("acks %v naks %d queue %d: want a acked, b and c handed back", src.acks, src.naks, len(src.queue))
+	}
+	if p, _ := st.BatchProgress(ctxT(t), id); p.Done != 1 {
+		t.Errorf("rows written: %+v, want a's", p)
+	}
+}
+
+func waitFor(t *testing.T, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !ok(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
+		}
+	}
+}

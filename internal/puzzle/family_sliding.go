@@ -139,11 +139,48 @@ func (slidingFamily) appendMove(dst []byte, m Move) []byte { return append(dst, 
 
 func (slidingFamily) apply(sp Spec, c []uint8, m Move) error { return slidingApply(sp, c, m) }
 
+// applyMoves finds the blank and divides it into row and column once, then
+// follows it move by move: slidingApply per move scanned for the blank and
+// divided twice, most of replaying an answer (3 % of producer --local's
+// CPU on 8-puzzles). A move it cannot make goes to slidingApply, which
+// says why, as before.
 func (slidingFamily) applyMoves(sp Spec, c []uint8, ms []Move) (int, error) {
-	for i, m := range ms {
-		if err := slidingApply(sp, c, m); err != nil {
-			return i, err
+	w, h := sp.Cols, sp.Rows
+	b := blankIndex(c)
+	if b < 0 || w < 1 {
+		for i, m := range ms {
+			if err := slidingApply(sp, c, m); err != nil {
+				return i, err
+			}
 		}
+		return 0, nil
+	}
+	r, col := b/w, b%w
+	for i, m := range ms {
+		src := b
+		switch m.Dir {
+		case Up: // the tile below the blank moves up
+			if r+1 < h {
+				src, r = b+w, r+1
+			}
+		case Down:
+			if r > 0 {
+				src, r = b-w, r-1
+			}
+		case Left: // the tile right of the blank moves left
+			if col+1 < w {
+				src, col = b+1, col+1
+			}
+		case Right:
+			if col > 0 {
+				src, col = b-1, col-1
+			}
+		}
+		if src == b {
+			return i, slidingApply(sp, c, m)
+		}
+		c[b], c[src] = c[src], 0
+		b = src
 	}
 	return 0, nil
 }

@@ -1,7 +1,9 @@
 package puzzle
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -92,6 +94,82 @@ func TestFamilyContracts(t *testing.T) {
 			}
 			if f.Arrangements(sp).Sign() <= 0 {
 				t.Errorf("%s: %v arrangements", sp, f.Arrangements(sp))
+			}
+		}
+	}
+}
+
+// The one-pass count of inversions equals the pairwise one on permutations
+// of every size up to 64 cells, with and without a blank skipped, and
+// boards with repeated values or values of 64 and more take the pairwise
+// count.
+func TestInversionsOnePass(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for range 2000 {
+		n := 1 + rng.IntN(64)
+		c := make([]uint8, n)
+		for i := range c {
+			c[i] = uint8(i)
+		}
+		rng.Shuffle(n, func(i, j int) { c[i], c[j] = c[j], c[i] })
+		switch rng.IntN(4) {
+		case 0: // repeats (a swap board's zeros and ones)
+			for i := range c {
+				c[i] = uint8(rng.IntN(3))
+			}
+		case 1: // values past the mask
+			c[rng.IntN(n)] = uint8(64 + rng.IntN(100))
+		}
+		for _, skip := range []bool{false, true} {
+			if got, want := inversions(c, skip), inversionsPairwise(c, skip); got != want {
+				t.Fatalf("inversions(%v, %v) = %d, pairwise %d", c, skip, got, want)
+			}
+		}
+	}
+}
+
+// The sliding family's applyMoves, which follows the blank, does what
+// slidingApply does move by move: the same cells, and on a move it cannot
+// make the same index and error, on random boards and random moves
+// (illegal ones and unknown directions among them).
+func TestSlidingApplyMovesFollowsBlank(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for _, name := range []string{"sliding:3x3", "sliding:4x4", "sliding:2x5", "sliding:5x2"} {
+		sp, err := ParseSpec(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 3000 {
+			a := Random(sp, rng)
+			b := a.Clone()
+			ms := make([]Move, rng.IntN(30))
+			for i := range ms {
+				ms[i] = Move{Dir: Dir(rng.IntN(5))}
+			}
+			gi, gerr := slidingRules.applyMoves(sp, a.Cells, ms)
+			wi, werr := 0, error(nil)
+			for i, m := range ms {
+				if werr = slidingApply(sp, b.Cells, m); werr != nil {
+					wi = i
+					break
+				}
+			}
+			if gi != wi || fmt.Sprint(gerr) != fmt.Sprint(werr) || !slices.Equal(a.Cells, b.Cells) {
+				t.Fatalf("%s %v: applyMoves %d %v %v; move by move %d %v %v", name, ms, gi, gerr, a.Cells, wi, werr, b.Cells)
+			}
+		}
+	}
+}
+
+// Spec.String's table of names says what building the name says.
+func TestSpecNamesTable(t *testing.T) {
+	for k := range Swap + 2 {
+		for r := -1; r <= 10; r++ {
+			for c := -1; c <= 10; c++ {
+				sp := Spec{Kind: k, Rows: r, Cols: c}
+				if got, want := sp.String(), specName(sp); got != want {
+					t.Fatalf("%#v: %q, want %q", sp, got, want)
+				}
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package puzzle
 
 import (
+	"math/bits"
 	"strconv"
 )
 
@@ -55,7 +56,30 @@ func blankIndex(c []uint8) int {
 
 // inversions counts pairs i < j with c[i] > c[j], optionally skipping
 // zeros. Boards it is used on hold at most 64 cells.
+//
+// Distinct values below 64 (every well-formed sliding and Loopover
+// board) are counted in one pass: each value adds the earlier values
+// above it, read off a mask of those seen. The pairwise loop mispredicted
+// about half of its comparisons on random boards, which made it 3 % of
+// producer --local's CPU on 8-puzzles (parsing and generating them).
 func inversions(c []uint8, skipZero bool) int {
+	var seen uint64
+	n := 0
+	for _, a := range c {
+		if skipZero && a == 0 {
+			continue
+		}
+		if a >= 64 || seen>>a&1 != 0 {
+			return inversionsPairwise(c, skipZero) // repeated values
+		}
+		n += bits.OnesCount64(seen >> a >> 1)
+		seen |= 1 << a
+	}
+	return n
+}
+
+// inversionsPairwise is inversions for any values.
+func inversionsPairwise(c []uint8, skipZero bool) int {
 	n := 0
 	for i, a := range c {
 		if skipZero && a == 0 {

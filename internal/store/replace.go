@@ -95,7 +95,7 @@ func replaceBetter(ctx context.Context, tx pgx.Tx, batch []job.Results) (int, er
 	if _, err := tx.Exec(ctx, createTemp("tessera_replace")); err != nil {
 		return 0, fmt.Errorf("replace table: %w", err)
 	}
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"tessera_replace"}, stagingColumns, newResultRows(repl)); err != nil {
+	if err := copyIn(ctx, tx, "tessera_replace", appendCopyRows(nil, repl), n); err != nil {
 		return 0, fmt.Errorf("copy %d replacing rows: %w", n, rejected(err))
 	}
 	// Lock the rows first, in a statement of their own: replaceFromStaging's

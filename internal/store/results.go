@@ -180,9 +180,15 @@ func (s *Store) InsertResultsReport(ctx context.Context, batch []job.Results) (R
 	var given func() stateCandidates
 	if !hasReplace(batch) {
 		ch := make(chan stateCandidates, 1)
-		go func() { ch <- s.states.skip(candidatesOf(batch, true)) }()
+		go func() { ch <- candidatesOf(batch, true, &s.states) }()
 		given = sync.OnceValue(func() stateCandidates { return <-ch })
 	}
+	// The rows are encoded once, before the transaction: a retry sends
+	// the same bytes.
+	buf := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(buf)
+	rows := appendCopyRows((*buf)[:0], batch)
+	*buf = rows
 	var rep Report
 	err := s.pool.withConn(ctx, func(c *pgx.Conn) error {
 		rep = Report{}
@@ -194,10 +200,10 @@ func (s *Store) InsertResultsReport(ctx context.Context, batch []job.Results) (R
 		if err := lockBatches(ctx, tx, batchIDs(batch)); err != nil {
 			return err
 		}
-		rep.Inserted, err = copyDirect(ctx, tx, batch, n)
+		rep.Inserted, err = copyDirect(ctx, tx, batch, rows, n)
 		staged := errors.Is(err, errConflict)
 		if staged {
-			rep, err = insertStaged(ctx, tx, batch, n)
+			rep, err = insertStaged(ctx, tx, rows, n)
 		}
 		if err != nil {
 			return err
@@ -212,7 +218,7 @@ func (s *Store) InsertResultsReport(ctx context.Context, batch []job.Results) (R
 		// against the stored ones (see givenRows).
 		var written stateCandidates
 		if staged || given == nil {
-			written, err = applyStates(ctx, tx, candidatesOf(batch, false), true)
+			written, err = applyStates(ctx, tx, candidatesOf(batch, false, nil), true)
 		} else {
 			written, err = applyStates(ctx, tx, given(), false)
 		}
@@ -247,13 +253,12 @@ const uniqueViolation = "23505"
 var errConflict = errors.New("row exists")
 
 // copyDirect is the fast path of InsertResults.
-func copyDirect(ctx context.Context, tx pgx.Tx, batch []job.Results, n int) (int, error) {
+func copyDirect(ctx context.Context, tx pgx.Tx, batch []job.Results, rows []byte, n int) (int, error) {
 	sp, err := tx.Begin(ctx) // a savepoint
 	if err != nil {
 		return 0, fmt.Errorf("savepoint: %w", err)
 	}
-	copied, err := sp.CopyFrom(ctx, pgx.Identifier{"solutions"}, stagingColumns, newResultRows(batch))
-	if err != nil {
+	if err := copyIn(ctx, sp, "solutions", rows, n); err != nil {
 		var pg *pgconn.PgError
 		if errors.As(err, &pg) && pg.Code == uniqueViolation {
 			if rerr := sp.Rollback(ctx); rerr != nil {
@@ -262,9 +267,6 @@ func copyDirect(ctx context.Context, tx pgx.Tx, batch []job.Results, n int) (int
 			return 0, errConflict
 		}
 		return 0, fmt.Errorf("copy %d rows: %w", n, rejected(err))
-	}
-	if copied != int64(n) {
-		return 0, fmt.Errorf("copied %d rows of %d", copied, n)
 	}
 	if err := sp.Commit(ctx); err != nil {
 		return 0, fmt.Errorf("release savepoint: %w", err)
@@ -283,16 +285,12 @@ func copyDirect(ctx context.Context, tx pgx.Tx, batch []job.Results, n int) (int
 // insertStaged is the idempotent path of InsertResults. Rows that were
 // not inserted because their place holds a different state are recorded
 // as collisions in dead_letters.
-func insertStaged(ctx context.Context, tx pgx.Tx, batch []job.Results, n int) (Report, error) {
+func insertStaged(ctx context.Context, tx pgx.Tx, rows []byte, n int) (Report, error) {
 	if _, err := tx.Exec(ctx, createTemp("tessera_staging")); err != nil {
 		return Report{}, fmt.Errorf("staging table: %w", err)
 	}
-	copied, err := tx.CopyFrom(ctx, pgx.Identifier{"tessera_staging"}, stagingColumns, newResultRows(batch))
-	if err != nil {
+	if err := copyIn(ctx, tx, "tessera_staging", rows, n); err != nil {
 		return Report{}, fmt.Errorf("copy %d rows to staging: %w", n, rejected(err))
-	}
-	if copied != int64(n) {
-		return Report{}, fmt.Errorf("copied %d rows of %d", copied, n)
 	}
 	var rep Report
 	if err := tx.QueryRow(ctx, insertFromStaging).Scan(&rep.Inserted); err != nil {
@@ -490,54 +488,3 @@ func rowPuzzle(rs *job.Results, r *result.Result) string {
 	}
 	return rs.Puzzle
 }
-
-// resultRows feeds CopyFrom straight from the messages. pgx encodes each
-// row before asking for the next, so one row buffer is reused.
-type resultRows struct {
-	batch []job.Results
-	m, i  int // current message, and result within it
-	row   []any
-}
-
-func newResultRows(batch []job.Results) *resultRows {
-	return &resultRows{batch: batch, i: -1, row: make([]any, len(stagingColumns))}
-}
-
-func (r *resultRows) Next() bool {
-	r.i++
-	for r.m < len(r.batch) && r.i >= len(r.batch[r.m].Results) {
-		r.m++
-		r.i = 0
-	}
-	return r.m < len(r.batch)
-}
-
-func (r *resultRows) Values() ([]any, error) {
-	rs := &r.batch[r.m]
-	res := &rs.Results[r.i]
-	p := rowPuzzle(rs, res)
-	var moves, length, errText any // NULL unless set below
-	solved := res.Status == result.StatusSolved
-	if solved {
-		moves, length = res.Moves, int32(res.Length)
-	}
-	if res.Error != "" {
-		errText = res.Error
-	}
-	r.row[0] = rs.BatchID
-	r.row[1] = rs.FirstSeq + int64(r.i)
-	r.row[2] = p
-	r.row[3] = res.State
-	r.row[4] = moves
-	r.row[5] = length
-	r.row[6] = solved && res.Optimal
-	r.row[7] = int32(res.LowerBound)
-	r.row[8] = res.Nodes
-	r.row[9] = res.ElapsedMS
-	r.row[10] = res.Solver
-	r.row[11] = string(res.Status)
-	r.row[12] = errText
-	return r.row, nil
-}
-
-func (r *resultRows) Err() error { return nil }

@@ -2,6 +2,8 @@ package store
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
+	"strings"
 	"sync"
 )
 
@@ -21,18 +23,37 @@ import (
 // restarted.
 type stateCache struct {
 	mu sync.Mutex
-	m  map[cacheKey]cacheVal
+	m  map[uint64]cacheEntry
+	// puzzles are the names that cacheEntry.puzzle indexes: an entry
+	// holds no pointer, so the collector does not scan the map (a fifth of
+	// a million entries on 8-puzzles), and comparing a name reads this
+	// copy, not the decoded message that first carried it.
+	puzzles []string
 }
 
-// stateCacheMax bounds the cache (about 100 bytes an entry): past it, new
+// stateCacheMax bounds the cache (about 80 bytes an entry): past it, new
 // states are not remembered, and a corpus of distinct states (15-puzzles)
-// costs one failed lookup per row.
-const stateCacheMax = 1 << 19
+// costs one failed lookup per row. Past cachePuzzlesMax names, states of
+// new ones are not remembered either.
+const (
+	stateCacheMax   = 1 << 19
+	cachePuzzlesMax = 64
+)
 
-type cacheKey struct {
-	puzzle string
+// The cache is keyed by the first 8 bytes of the state's hash, which are
+// as uniform as the hash: a map of plain integers costs a third of one
+// keyed by (puzzle, hash), which hashed and compared 48 bytes and a
+// string per row (a map lookup per optimal row, 3 % of producer --local's
+// CPU on 8-puzzles). Two states of one prefix share an entry: the first
+// remembered keeps it, and the other is never skipped, which only sends
+// a candidate more.
+type cacheEntry struct {
 	hash   [sha256.Size]byte
+	val    cacheVal
+	puzzle uint32 // index in stateCache.puzzles
 }
+
+func cacheSlot(hash *[sha256.Size]byte) uint64 { return binary.LittleEndian.Uint64(hash[:8]) }
 
 type cacheVal struct {
 	length     int32
@@ -49,23 +70,30 @@ func (v cacheVal) less(w cacheVal) bool {
 	return v.seq < w.seq
 }
 
-// skip drops from c (the given candidates, one per state) those that
-// cannot lower a row this cache knows.
-func (sc *stateCache) skip(c stateCandidates) stateCandidates {
-	sc.mu.Lock()
-	defer sc.mu.Unlock()
-	if len(sc.m) == 0 {
-		return c
-	}
-	var out stateCandidates
-	for i := range c.puzzle {
-		k, v := c.cached(i)
-		if old, ok := sc.m[k]; ok && !v.less(old) {
-			continue
+// puzzleID is the index of name in sc.puzzles, or -1 when it is not there
+// (and, when add, the list is full). The caller holds sc.mu.
+func (sc *stateCache) puzzleID(name string, add bool) int {
+	for i, p := range sc.puzzles {
+		if p == name {
+			return i
 		}
-		out.add(c.puzzle[i], c.hash[i], c.length[i], c.batch[i], c.seq[i])
 	}
-	return out
+	if !add || len(sc.puzzles) >= cachePuzzlesMax {
+		return -1
+	}
+	sc.puzzles = append(sc.puzzles, strings.Clone(name))
+	return len(sc.puzzles) - 1
+}
+
+// known reports whether the row of the state of hash, of the puzzle of
+// index puzzle (from puzzleID; -1 is none), is known to be at most v, so
+// that a candidate v cannot lower it. The caller holds sc.mu.
+func (sc *stateCache) known(puzzle int, hash *[sha256.Size]byte, v cacheVal) bool {
+	if puzzle < 0 {
+		return false
+	}
+	e, ok := sc.m[cacheSlot(hash)]
+	return ok && e.hash == *hash && int(e.puzzle) == puzzle && !v.less(e.val)
 }
 
 // remember records c, written by a committed transaction: each state's
@@ -74,16 +102,26 @@ func (sc *stateCache) remember(c stateCandidates) {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	if sc.m == nil {
-		sc.m = make(map[cacheKey]cacheVal)
+		sc.m = make(map[uint64]cacheEntry)
 	}
+	last, id := "", -1
 	for i := range c.puzzle {
-		k, v := c.cached(i)
-		if old, ok := sc.m[k]; ok {
-			if v.less(old) {
-				sc.m[k] = v
+		if i == 0 || c.puzzle[i] != last {
+			last, id = c.puzzle[i], sc.puzzleID(c.puzzle[i], true)
+		}
+		if id < 0 {
+			continue
+		}
+		h := [sha256.Size]byte(c.hash[i])
+		v := cacheVal{c.length[i], c.batch[i], c.seq[i]}
+		slot := cacheSlot(&h)
+		if e, ok := sc.m[slot]; ok {
+			if e.hash == h && int(e.puzzle) == id && v.less(e.val) {
+				e.val = v
+				sc.m[slot] = e
 			}
 		} else if len(sc.m) < stateCacheMax {
-			sc.m[k] = v
+			sc.m[slot] = cacheEntry{h, v, uint32(id)}
 		}
 	}
 }
