@@ -26,9 +26,10 @@ var cappedP6 = sync.OnceValues(func() ([]byte, error) {
 	return payload, err
 })
 
-// patternSolvers55 are the 5×5 search over the capped walking distance with
-// and without the capped six-piece pattern through all 200 slots.
-func patternSolvers55(t *testing.T) (with, without *Solver) {
+// cappedTables55 are the depth-capped walking distance and six-piece
+// pattern the tests build in seconds.
+func cappedTables55(t *testing.T) (*WD, []byte) {
+	t.Helper()
 	wd, err := capped55()
 	if err != nil {
 		t.Fatal(err)
@@ -37,6 +38,14 @@ func patternSolvers55(t *testing.T) (with, without *Solver) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return wd, p6
+}
+
+// patternSolvers55 are the 5×5 search over the capped walking distance with
+// and without the capped six-piece pattern through all 200 slots.
+func patternSolvers55(t *testing.T) (with, without *Solver) {
+	wd, p6 := cappedTables55(t)
+	var err error
 	if with, err = NewWD55Pattern(wd, p6, maxSlots55); err != nil {
 		t.Fatal(err)
 	}
@@ -202,14 +211,7 @@ func TestPattern55P7(t *testing.T) {
 // The 5×5 walking-distance set's kind serves the pattern search when its
 // second table is there, and the plain one when it is not.
 func TestWDKindServesPattern(t *testing.T) {
-	wd, err := capped55()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p6, err := cappedP6()
-	if err != nil {
-		t.Fatal(err)
-	}
+	wd, p6 := cappedTables55(t)
 	for _, c := range []struct {
 		payloads [][]byte
 		name     string
