@@ -326,22 +326,29 @@ const errCodeReplicasExceedStream jetstream.ErrorCode = 10126
 
 // ensureConsumer creates the durable consumer cc on stream, or updates an
 // existing one to cc's settings while keeping its replica count.
-func ensureConsumer(ctx context.Context, js jetstream.JetStream, stream string, cc jetstream.ConsumerConfig) (jetstream.Consumer, error) {
+func ensureConsumer(ctx context.Context, js jetstream.JetStream, stream string, cc jetstream.ConsumerConfig) (cons jetstream.Consumer, err error) {
 	cc.Replicas = 0 // the stream's; see the comment at the top
-	cons, err := js.Consumer(ctx, stream, cc.Durable)
-	if errors.Is(err, jetstream.ErrConsumerNotFound) {
-		cons, err = js.CreateConsumer(ctx, stream, cc)
-		if !errors.Is(err, jetstream.ErrConsumerExists) {
-			return cons, err
-		}
-		// Created meanwhile by another process, differently: update it.
+	// Through Place, as EnsureJobsConsumer: a new raft group may answer
+	// after the API timeout.
+	err = Place(ctx, js.Conn(), 0, func() (err error) {
 		cons, err = js.Consumer(ctx, stream, cc.Durable)
-	}
-	if err != nil {
-		return nil, err
-	}
-	cc.Replicas = cons.CachedInfo().Config.Replicas
-	return js.UpdateConsumer(ctx, stream, cc)
+		if errors.Is(err, jetstream.ErrConsumerNotFound) {
+			cons, err = js.CreateConsumer(ctx, stream, cc)
+			if !errors.Is(err, jetstream.ErrConsumerExists) {
+				return err
+			}
+			// Created meanwhile by another process, differently: update it.
+			cons, err = js.Consumer(ctx, stream, cc.Durable)
+		}
+		if err != nil {
+			return err
+		}
+		up := cc
+		up.Replicas = cons.CachedInfo().Config.Replicas
+		cons, err = js.UpdateConsumer(ctx, stream, up)
+		return err
+	})
+	return cons, err
 }
 
 // placeWait bounds how long Place waits out offline peers.
@@ -355,6 +362,7 @@ const placeWait = 20 * time.Second
 // times out (a cluster still forming the new raft group answers after the
 // client's API timeout: f must be safe to repeat, as ensuring is). Any
 // other answer, and the same one after placeWait, is returned as it is.
+// Consumers pass asked 0: they take their stream's replicas.
 func Place(ctx context.Context, nc *nats.Conn, asked int, f func() error) error {
 	deadline := time.Now().Add(placeWait)
 	for {
