@@ -322,20 +322,7 @@ func EnsureJobsConsumer(ctx context.Context, js jetstream.JetStream, c Config, l
 		return nil, err
 	}
 	cc := jobsConsumerConfig(c, lane)
-	var cons jetstream.Consumer
-	// Through Place: on a stream just made with replicas, the consumer's
-	// raft group may answer after the API timeout (seen on a loaded host).
-	err := Place(ctx, js.Conn(), 0, func() (err error) {
-		cons, err = js.Consumer(ctx, JobsStream, cc.Durable)
-		if !errors.Is(err, jetstream.ErrConsumerNotFound) {
-			return err
-		}
-		cons, err = js.CreateConsumer(ctx, JobsStream, cc)
-		if errors.Is(err, jetstream.ErrConsumerExists) {
-			cons, err = js.Consumer(ctx, JobsStream, cc.Durable) // created meanwhile by another solverd
-		}
-		return err
-	})
+	cons, err := findOrCreate(ctx, js, JobsStream, cc)
 	if err != nil {
 		return nil, fmt.Errorf("ensure consumer %s on %s: %w", cc.Durable, JobsStream, err)
 	}

@@ -163,13 +163,7 @@ func EnsureSplitConsumer(ctx context.Context, js jetstream.JetStream, c Config) 
 	}
 	cc := jobsConsumerConfig(c, job.LaneHeavy)
 	cc.Durable, cc.Description, cc.FilterSubject = SplitConsumer, "solverd workers: subtree jobs of split searches", splitFilter
-	cons, err := js.Consumer(ctx, JobsStream, cc.Durable)
-	if errors.Is(err, jetstream.ErrConsumerNotFound) {
-		cons, err = js.CreateConsumer(ctx, JobsStream, cc)
-		if errors.Is(err, jetstream.ErrConsumerExists) {
-			cons, err = js.Consumer(ctx, JobsStream, cc.Durable)
-		}
-	}
+	cons, err := findOrCreate(ctx, js, JobsStream, cc)
 	if err != nil {
 		return nil, fmt.Errorf("ensure consumer %s on %s: %w", cc.Durable, JobsStream, err)
 	}
