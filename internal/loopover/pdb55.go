@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"unsafe"
 
+	"github.com/tessera-solver/tessera/internal/loopover/twophase"
 	"github.com/tessera-solver/tessera/internal/perm"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 )
@@ -43,14 +44,6 @@ type pat55 struct {
 	slots []slot55
 }
 
-// pattern55Cells are the goal cells of the pattern pieces in table index
-// order (twophase's patCells).
-var pattern55Cells = [7]uint8{0, 1, 2, 5, 6, 7, 10}
-
-// orient55 are the square's eight rotations and mirrors as matrices
-// (r, c) ↦ (m0·r + m1·c, m2·r + m3·c): identity and transpose first.
-var orient55 = [8][4]int{{1, 0, 0, 1}, {0, 1, 1, 0}, {1, 0, 0, -1}, {-1, 0, 0, 1}, {-1, 0, 0, -1}, {0, 1, -1, 0}, {0, -1, 1, 0}, {0, -1, -1, 0}}
-
 // newPat55 wraps a phase-1 table payload (six pieces: 25!/19! entries;
 // seven: 25!/18!), read through the first slots of the slot order (the 25
 // translations of each orientation in turn, identity and transpose first).
@@ -81,7 +74,7 @@ func newPat55(payload []byte, slots int) (*pat55, error) {
 	}
 	for j := 0; j < slots; j++ {
 		o, t := j/25, j%25
-		m := orient55[o]
+		m := twophase.Orientations[o]
 		var sl slot55
 		var inv [25]uint8
 		for x := 0; x < 25; x++ {
@@ -90,7 +83,7 @@ func newPat55(payload []byte, slots int) (*pat55, error) {
 			sl.cmap[x] = uint8(y)
 			inv[y] = uint8(x)
 		}
-		for i, g := range pattern55Cells[:k] {
+		for i, g := range twophase.PatternCells[:k] {
 			sl.pc[i] = inv[g]
 			sl.mask |= 1 << inv[g]
 		}
@@ -101,7 +94,7 @@ func newPat55(payload []byte, slots int) (*pat55, error) {
 
 // pat55Identity reads the pattern pieces where they are.
 var pat55Identity = func() (sl slot55) {
-	copy(sl.pc[:], pattern55Cells[:])
+	copy(sl.pc[:], twophase.PatternCells[:])
 	for x := range sl.cmap {
 		sl.cmap[x] = uint8(x)
 	}

@@ -40,10 +40,9 @@ var arm8Perm = perm.NewPartial(16, 8)
 // piece to the piece read in its place and cmap a cell to the cell read
 // (a symmetry σ: pmap = σ⁻¹, cmap = σ), one per distinct set of pieces read.
 var arm8Sym = func() (l [4]struct{ pmap, cmap [cells]uint8 }) {
-	ms := [8][4]int{{1, 0, 0, 1}, {0, 1, 1, 0}, {1, 0, 0, -1}, {-1, 0, 0, 1}, {-1, 0, 0, -1}, {0, 1, -1, 0}, {0, -1, 1, 0}, {0, -1, -1, 0}}
 	n := 0
 	var seen []uint32
-	for _, m := range ms {
+	for _, m := range Orientations {
 		var s [cells]uint8
 		for x := 0; x < cells; x++ {
 			r, c := x/side-1, x%side-1

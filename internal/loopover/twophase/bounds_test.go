@@ -164,8 +164,8 @@ func TestLookSymmetries(t *testing.T) {
 	check := func(name string, looks []lookup, k int) {
 		for j, lk := range looks {
 			for i := range k {
-				if got := lk.cmap[blockGoal[lk.sel[i]]]; got != patCells[i] {
-					t.Fatalf("%s lookup %d: piece %d's goal maps to %d, pattern cell %d", name, j, i, got, patCells[i])
+				if got := lk.cmap[blockGoal[lk.sel[i]]]; got != PatternCells[i] {
+					t.Fatalf("%s lookup %d: piece %d's goal maps to %d, pattern cell %d", name, j, i, got, PatternCells[i])
 				}
 			}
 			for m := range nMove {

@@ -42,10 +42,17 @@ const phase7Generator = 1
 // phase7Counts is the golden depth histogram of the seven-piece table.
 var phase7Counts = []int64{1, 12, 121, 1190, 11085, 96313, 771602, 5542127, 33871714, 161523439, 523516288, 932489705, 657276042, 106331470, 1296781, 110}
 
-// patCells are the goal cells of the pattern pieces in index order: the
-// top two rows of the 3×3 block, then its bottom-left cell (the first six
-// index the six-piece table, all seven the seven-piece one).
-var patCells = [7]uint8{0, 1, 2, 5, 6, 7, 10}
+// PatternCells are the goal cells of the phase-1 tables' pieces in index
+// order: the top two rows of the 3×3 block, then its bottom-left cell
+// (the first six index the six-piece table, all seven the seven-piece
+// one). The optimal 5×5 search reads the seven-piece table too.
+var PatternCells = [7]uint8{0, 1, 2, 5, 6, 7, 10}
+
+// Orientations are the square's eight rotations and mirrors as matrices
+// (r, c) ↦ (m0·r + m1·c, m2·r + m3·c), identity and transpose first: about
+// any centre, each maps the torus's shifts to shifts, so every table is
+// read through them.
+var Orientations = [8][4]int{{1, 0, 0, 1}, {0, 1, 1, 0}, {1, 0, 0, -1}, {-1, 0, 0, 1}, {-1, 0, 0, -1}, {0, 1, -1, 0}, {0, -1, 1, 0}, {0, -1, -1, 0}}
 
 // patSize is the number of entries of the table of the first k pattern
 // pieces, 25!/(25−k)!.
@@ -54,7 +61,7 @@ func patSize(k int) uint64 { return patPerm[k].Size() }
 // patPerm[k] ranks the cells of the first k pattern pieces: each cell's
 // rank among the cells still free, in mixed radix 25, 24, … (the phase-1
 // file's index order).
-var patPerm = func() (t [len(patCells) + 1]perm.Partial) {
+var patPerm = func() (t [len(PatternCells) + 1]perm.Partial) {
 	for k := 1; k < len(t); k++ {
 		t[k] = perm.NewPartial(cells, k)
 	}
@@ -96,7 +103,7 @@ func buildPhase(ctx context.Context, k int, progress func(done, total uint64)) (
 // maxDepth when it is not negative (the entries it has not reached then
 // hold maxDepth+1, so the table is still a bound).
 func buildPDB(ctx context.Context, k, maxDepth, workers int, progress func(done, total uint64)) ([]uint64, []int64, error) {
-	tb, err := bfs.Build(ctx, bfs.Spec{Size: patSize(k), Goals: []uint64{rank(patCells[:k])},
+	tb, err := bfs.Build(ctx, bfs.Spec{Size: patSize(k), Goals: []uint64{rank(PatternCells[:k])},
 		Workers: workers, MaxDepth: maxDepth, Progress: progress},
 		func() bfs.Walker { return &pdbWalker{k: k, pp: &patPerm[k]} })
 	if err != nil {

@@ -21,7 +21,7 @@ import (
 // pieces, keyed by the cells themselves, to depth maxDepth (−1: all).
 func naiveCounts(k, maxDepth int) (map[[7]uint8]int, []int64) {
 	var start [7]uint8
-	copy(start[:], patCells[:k])
+	copy(start[:], PatternCells[:k])
 	dist := map[[7]uint8]int{start: 0}
 	counts := []int64{1}
 	frontier := [][7]uint8{start}

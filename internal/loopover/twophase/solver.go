@@ -69,7 +69,7 @@ func NewTables(phase1, phase2, arm8 []byte) (*Solver, error) {
 			return nil, fmt.Errorf("loopover 5x5 two-phase: phase-1 table has %d bytes, want %d (six pieces) or %d (seven): %w",
 				len(phase1), (phase1Entries+1)/2, (phase7Entries+1)/2, puzzle.ErrMalformed)
 		}
-		if g := rank(patCells[:s.p1k]); nibble.At(phase1, g) != 0 {
+		if g := rank(PatternCells[:s.p1k]); nibble.At(phase1, g) != 0 {
 			return nil, fmt.Errorf("loopover 5x5 two-phase: phase-1 table does not hold 0 at the goal: %w", puzzle.ErrMalformed)
 		}
 	}
@@ -156,19 +156,18 @@ var p1Look = func() (l [4]lookup) {
 // different seven of the nine block pieces.
 var p7Look = func() (l [8]lookup) {
 	// (r, c) relative to G ↦ (m0·r + m1·c, m2·r + m3·c), modulo the side.
-	ms := [8][4]int{{1, 0, 0, 1}, {0, 1, 1, 0}, {1, 0, 0, -1}, {-1, 0, 0, 1}, {-1, 0, 0, -1}, {0, 1, -1, 0}, {0, -1, 1, 0}, {0, -1, -1, 0}}
 	sigma := func(m [4]int, x int) int {
 		r, c := x/side-1, x%side-1
 		return (1+m[0]*r+m[1]*c+2*side)%side*side + (1+m[2]*r+m[3]*c+2*side)%side
 	}
-	for k, m := range ms {
+	for k, m := range Orientations {
 		inv := map[int]int{}
 		for x := 0; x < cells; x++ {
 			y := sigma(m, x)
 			l[k].cmap[x] = uint8(y)
 			inv[y] = x
 		}
-		for i, p := range patCells {
+		for i, p := range PatternCells {
 			g := uint8(inv[int(p)])
 			for j, b := range blockGoal {
 				if b == g {
