@@ -166,6 +166,9 @@ type Results struct {
 // Producer tunes the producer.
 type Producer struct {
 	ChunkSize int `mapstructure:"chunk_size"` // states per job message; 0: chosen per puzzle
+	// Priority is the level a batch's jobs are published at: high, normal
+	// or low. Workers take higher levels first within each lane.
+	Priority string `mapstructure:"priority"`
 }
 
 // Default returns the configuration used when nothing overrides it.
@@ -176,6 +179,7 @@ func Default() Config {
 	c.NATS.AckWait = 30 * time.Second
 	c.NATS.Replicas = 1
 	c.Solver.Mode = "optimal"
+	c.Producer.Priority = "normal"
 	c.Solver.QuickWorkers = 1
 	c.Solver.Threads = 1
 	c.Solver.TablesDir = defaultTablesDir()
@@ -267,6 +271,7 @@ var keys = []key{
 	{"results.http_max_requests", "http-max-requests", "API requests results serve answers at once; more get 503 with Retry-After at once", func(c *Config) any { return &c.Results.HTTPMaxRequests }, kindPlain},
 	{"results.metrics_addr", "metrics-addr", "listen address of results run's /metrics and /healthz (empty: none); results.http_token guards /metrics", func(c *Config) any { return &c.Results.MetricsAddr }, kindPlain},
 	{"producer.chunk_size", "chunk-size", "states per job message (0: chosen per puzzle)", func(c *Config) any { return &c.Producer.ChunkSize }, kindPlain},
+	{"producer.priority", "priority", "high, normal or low: solvers take a lane's higher-priority jobs first (lower ones keep a small share)", func(c *Config) any { return &c.Producer.Priority }, kindPlain},
 }
 
 // emptyEnvKeys are the keys whose empty value means something (off) and so
@@ -740,6 +745,11 @@ func (c Config) validate(only map[string]bool) error {
 		bad("solver.metrics_addr", "want host:port, :port or empty (none), got %q", a)
 	}
 
+	switch c.Producer.Priority {
+	case "high", "normal", "low":
+	default:
+		bad("producer.priority", "want high, normal or low, got %q", c.Producer.Priority)
+	}
 	if c.Producer.ChunkSize < 0 {
 		bad("producer.chunk_size", "want 0 (automatic) or more, got %d", c.Producer.ChunkSize)
 	}

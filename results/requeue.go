@@ -102,7 +102,7 @@ func requeueCmd() *cobra.Command {
 				fmt.Fprintf(cmd.ErrOrStderr(), "results: batch %d is no longer cancelled\n", batch)
 			}
 			proto := job.Job{V: job.Version, BatchID: batch, Puzzle: b.Puzzle, Mode: string(mode),
-				Budget: job.NewBudget(cfg.Solver.MaxNodes, cfg.Solver.Timeout), Replace: true}
+				Budget: job.NewBudget(cfg.Solver.MaxNodes, cfg.Solver.Timeout), Replace: true, Priority: job.Priority(b.Priority)}
 			chunk := job.ChunkSize(spec, mode, cfg.Producer.ChunkSize, conn.NC.MaxPayload())
 			// Job ids carry the time of this requeue, so the server's
 			// duplicate window does not mistake them for the first run's.

@@ -13,7 +13,6 @@ import (
 
 	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/internal/cmdkit"
-	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/queue"
 )
 
@@ -159,9 +158,9 @@ func queueApplyCmd() *cobra.Command {
 					return err
 				}
 				fmt.Fprintf(c.OutOrStdout(), "replicas: %d for every stream, consumer and bucket\n", qc.Replicas)
-				for _, lane := range []job.Lane{job.LaneQuick, job.LaneHeavy} {
+				for _, name := range queue.JobsConsumers() {
 					fmt.Fprintf(c.OutOrStdout(), "consumer %s: max_deliver %d, ack wait %v, backoff %v\n",
-						queue.ConsumerOf(lane), qc.MaxDeliver, qc.AckWait, qc.BackOff)
+						name, qc.MaxDeliver, qc.AckWait, qc.BackOff)
 				}
 				return nil
 			})

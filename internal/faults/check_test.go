@@ -255,7 +255,7 @@ type counter struct {
 }
 
 var (
-	jobDeliveries    = counter{queue.JobsStream, []string{queue.JobsConsumer, queue.QuickConsumer}}
+	jobDeliveries    = counter{queue.JobsStream, queue.JobsConsumers()}
 	resultDeliveries = counter{queue.ResultsStream, []string{queue.ResultsConsumer}}
 )
 

@@ -66,6 +66,7 @@ var scenarios = []scenario{
 	{"cancel in flight, 2 x 24-puzzle", true, false, func(t *testing.T, s *suite) figure { return cancelInFlight(t, s, 2, 1) }},
 	{"pause 12 s", false, true, func(t *testing.T, s *suite) figure { return pauseBatch(t, s, 50000, 12*time.Second) }},
 	{"pause 6 s", true, false, func(t *testing.T, s *suite) figure { return pauseBatch(t, s, 20000, 6*time.Second) }},
+	{"priority: 200 high behind 3,000", false, true, func(t *testing.T, s *suite) figure { return priority(t, s, 200, 3000) }},
 }
 
 // TestFaults runs the scenarios one after another on one nats-server and
@@ -226,7 +227,7 @@ func splitKill(t *testing.T, s *suite) figure {
 	s.solverd(t, "solverd-b", 1, 0, tables)
 	s.writer(t, "results")
 	// The stream stores subtree jobs too: count their consumer's deliveries.
-	splitDeliveries := counter{queue.JobsStream, []string{queue.JobsConsumer, queue.QuickConsumer, queue.SplitConsumer}}
+	splitDeliveries := counter{queue.JobsStream, append(queue.JobsConsumers(), queue.SplitConsumer)}
 	jobs, res := s.read(t, splitDeliveries), s.read(t, resultDeliveries)
 	spec := puzzle.Spec{Kind: puzzle.Sliding, Rows: 4, Cols: 4}
 	var in bytes.Buffer

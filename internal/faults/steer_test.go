@@ -152,3 +152,38 @@ func pauseBatch(t *testing.T, s *suite, n int, hold time.Duration) figure {
 		note: fmt.Sprintf("paused at %d rows (`results pause` returned in %s); the last row came %s after it, then none for %s (%d jobs parked; the job ack wait is 2 s); "+
 			"unpaused: finished %s later; %s", last, dur(told), dur(stopped), dur(hold-stopped), parked[id], dur(took), statuses(tl))}
 }
+
+// priority measures a small high-priority batch of 15-puzzles alone, then
+// submitted behind a running normal batch many times its size: with
+// priorities it must finish in about the time it takes alone (asserted
+// generously: well under what waiting behind the normal batch would take).
+func priority(t *testing.T, s *suite, small, big int) figure {
+	ss := *s
+	ss.env = append(append([]string{}, s.env...), "TESSERA_SOLVER_TABLES_DIR="+s.tables663(t), "TESSERA_SOLVER_TABLES=15-pdb-663")
+	ss.solverd(t, "solverd", 2, 1)
+	ss.writer(t, "results")
+	jobs, res := ss.read(t, jobDeliveries), ss.read(t, resultDeliveries)
+	wait := func(seed int, prio string) (int64, time.Duration) {
+		t0 := time.Now()
+		out, _ := ss.run(t, nil, "producer", "--quiet", "--puzzle", "15", "--random", strconv.Itoa(small), "--seed", strconv.Itoa(seed), "--priority", prio, "--wait")
+		return batchID(t, out), time.Since(t0)
+	}
+	start := time.Now()
+	aloneID, alone := wait(11, "high")
+	bulk := ss.produce(t, nil, "--puzzle", "15", "--random", strconv.Itoa(big), "--seed", "12")
+	ss.waitDone(t, bulk, int64(small), 5*time.Minute)
+	highID, behind := wait(13, "high")
+	b := ss.progress(t, bulk)
+	if b.Done >= int64(big) {
+		t.Fatalf("the bulk batch finished before the high-priority one: the run proves nothing")
+	}
+	if limit := 3*alone + 5*time.Second; behind > limit {
+		t.Errorf("%d high-priority 15-puzzles took %v behind a running bulk batch, %v alone: want under %v", small, behind, alone, limit)
+	}
+	took := ss.waitFinished(t, start, 10*time.Minute, bulk)
+	tl := ss.check(t, aloneID, bulk, highID)
+	return figure{states: tl.states, rows: tl.rows, finish: took,
+		redelivered: ss.redelivered(t, jobDeliveries, jobs), resultsRe: ss.redelivered(t, resultDeliveries, res),
+		note: fmt.Sprintf("%d high-priority 15-puzzles (15-pdb-663, `producer --priority high --wait`) took %s alone and %s behind a running normal batch of %d (%d rows of it stored by then; it finished %s after the start); 2 general workers; %s",
+			small, dur(alone), dur(behind), big, b.Done, dur(took), statuses(tl))}
+}

@@ -453,7 +453,7 @@ func plain(s string) bool {
 }
 
 func appendJob(b []byte, j *Job) ([]byte, bool) {
-	if !plain(j.ID) || !plain(j.Puzzle) || !plain(j.Mode) || !plain(j.Goal) {
+	if !plain(j.ID) || !plain(j.Puzzle) || !plain(j.Mode) || !plain(j.Goal) || !plain(string(j.Priority)) {
 		return nil, false
 	}
 	str := func(s string) {
@@ -497,6 +497,10 @@ func appendJob(b []byte, j *Job) ([]byte, bool) {
 	}
 	if j.Split {
 		b = append(b, `,"split":true`...)
+	}
+	if j.Priority != "" {
+		b = append(b, `,"priority":`...)
+		str(string(j.Priority))
 	}
 	return append(b, '}'), true
 }
@@ -544,6 +548,11 @@ func (d *decoder) job() (Job, bool) {
 		case "split":
 			j.Split, ok = d.bool()
 			return 1 << 11, ok
+		case "priority":
+			var p string
+			p, ok = d.str()
+			j.Priority = Priority(p)
+			return 1 << 12, ok
 		}
 		return 0, false
 	})

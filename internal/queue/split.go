@@ -149,7 +149,7 @@ func EnsureSplitConsumer(ctx context.Context, js jetstream.JetStream, c Config) 
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	cc := jobsConsumerConfig(c, job.LaneHeavy)
+	cc := jobsConsumerConfig(c, job.LaneHeavy, job.PriorityNormal)
 	cc.Durable, cc.Description, cc.FilterSubject = SplitConsumer, "solverd workers: subtree jobs of split searches", splitFilter
 	cons, err := findOrCreate(ctx, js, JobsStream, cc)
 	if err != nil {

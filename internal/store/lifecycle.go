@@ -10,8 +10,10 @@ import (
 )
 
 // SetBatchSource records where batch's states come from and its jobs'
-// options (JSON objects; see migration 003), for `producer resume`.
-func (s *Store) SetBatchSource(ctx context.Context, batch int64, source, options any) error {
+// options (JSON objects; see migration 003), for `producer resume`, and
+// the priority its jobs are published at ("": normal), which every view
+// of the batch shows.
+func (s *Store) SetBatchSource(ctx context.Context, batch int64, source, options any, priority string) error {
 	src, err := json.Marshal(source)
 	if err != nil {
 		return fmt.Errorf("batch %d source: %w", batch, err)
@@ -21,7 +23,8 @@ func (s *Store) SetBatchSource(ctx context.Context, batch int64, source, options
 		return fmt.Errorf("batch %d options: %w", batch, err)
 	}
 	return s.exec(ctx, fmt.Sprintf("batch %d source", batch),
-		`UPDATE batches SET source = $2, options = $3 WHERE id = $1`, batch, src, opt)
+		`UPDATE batches SET source = $2, options = $3, priority = coalesce(nullif($4, ''), 'normal') WHERE id = $1`,
+		batch, src, opt, priority)
 }
 
 // SetEnqueued records that the server has stored the first n states of

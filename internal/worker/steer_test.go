@@ -2,7 +2,9 @@ package worker_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -196,4 +198,47 @@ func TestRefusedResultsAreHeld(t *testing.T) {
 		}
 	}
 	eventually(t, "jobs acked", func() bool { return e.streamMsgs(t, queue.JobsStream) == 0 })
+}
+
+// Within a lane a worker takes high-priority jobs first and low last, but
+// one pull in ten looks at normal first and one in ten at low first, so
+// the lower levels move even under a flood of higher work.
+func TestPriorityOrder(t *testing.T) {
+	e := newEnv(t, queue.DefaultConfig())
+	for _, p := range []job.Priority{job.PriorityLow, job.PriorityNormal, job.PriorityHigh} {
+		for i := range 20 {
+			j := mkJob(80, int64(i), string(p))
+			j.ID, j.Priority = fmt.Sprintf("80-%s-%d", p, i), p
+			e.publish(t, j)
+		}
+	}
+	var mu sync.Mutex
+	var order []string
+	e.start(t, worker.Options{Workers: 1, QuickWorkers: -1, Solve: func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result {
+		mu.Lock()
+		order = append(order, text)
+		mu.Unlock()
+		return echo(ctx, spec, text, opt)
+	}})
+	e.results(t, 60)
+	mu.Lock()
+	defer mu.Unlock()
+	count := func(in []string, p job.Priority) int {
+		n := 0
+		for _, s := range in {
+			if s == string(p) {
+				n++
+			}
+		}
+		return n
+	}
+	if h := count(order[:20], job.PriorityHigh); h < 16 {
+		t.Errorf("%d high-priority jobs among the first 20 taken, want at least 16: %v", h, order)
+	}
+	if l := count(order[:10], job.PriorityLow); l != 1 {
+		t.Errorf("%d low-priority jobs among the first 10 taken, want its share of 1: %v", l, order)
+	}
+	if n := count(order[:10], job.PriorityNormal); n != 1 {
+		t.Errorf("%d normal-priority jobs among the first 10 taken, want its share of 1: %v", n, order)
+	}
 }

@@ -190,27 +190,21 @@ func Run(ctx context.Context, js jetstream.JetStream, opts Options) error {
 	}
 	var cons lanes
 	err := setUp(ctx, opts.Log, "worker", func() error {
-		for i, lane := range laneOrder {
-			c, err := queue.EnsureJobsConsumer(ctx, js, *opts.Queue, lane)
-			if err != nil {
-				return err
-			}
-			cons[i] = c
-		}
-		if !opts.NoDeadLetters {
-			// Fail rather than run without anyone recording exhausted jobs.
-			if _, err := queue.EnsureDeadConsumer(ctx, js, *opts.Queue); err != nil {
-				return err
-			}
-		}
-		return nil
+		return cons.ensure(ctx, js, *opts.Queue)
 	})
+	if err == nil && !opts.NoDeadLetters {
+		err = setUp(ctx, opts.Log, "worker", func() error {
+			// Fail rather than run without anyone recording exhausted jobs.
+			_, err := queue.EnsureDeadConsumer(ctx, js, *opts.Queue)
+			return err
+		})
+	}
 	if err != nil {
 		return fmt.Errorf("worker: %w", err)
 	}
 	hard, hardStop := context.WithCancel(context.WithoutCancel(ctx))
 	defer hardStop()
-	r := &runner{opts: opts, js: js, cons: cons, cc: cons[heavy].CachedInfo().Config, log: opts.Log, hard: hard}
+	r := &runner{opts: opts, js: js, cons: cons, cc: cons[heavy][normal].CachedInfo().Config, log: opts.Log, hard: hard}
 	r.beats = newHeartbeats(r.cc)
 	if opts.Split != nil {
 		if r.splits, err = queue.OpenSplits(ctx, js, *opts.Queue); err != nil {
@@ -273,8 +267,9 @@ func Run(ctx context.Context, js jetstream.JetStream, opts Options) error {
 	return runErr
 }
 
-// lanes holds a worker's consumers, in laneOrder.
-type lanes [2]jetstream.Consumer
+// lanes holds a worker's consumers of whole jobs, by lane (laneOrder)
+// and priority (job.Priorities).
+type lanes [2][3]jetstream.Consumer
 
 // laneOrder is the order a worker looks for work in.
 var laneOrder = [2]job.Lane{job.LaneQuick, job.LaneHeavy}
@@ -282,14 +277,47 @@ var laneOrder = [2]job.Lane{job.LaneQuick, job.LaneHeavy}
 const (
 	quick = 0
 	heavy = 1
+
+	high   = 0
+	normal = 1
+	low    = 2
 )
+
+// ensure finds or creates every consumer of l (it is idempotent, so it
+// also puts back one that was deleted).
+func (l *lanes) ensure(ctx context.Context, js jetstream.JetStream, c queue.Config) error {
+	for i, lane := range laneOrder {
+		for p, prio := range job.Priorities() {
+			cons, err := queue.EnsureJobsConsumerAt(ctx, js, c, lane, prio)
+			if err != nil {
+				return err
+			}
+			l[i][p] = cons
+		}
+	}
+	return nil
+}
+
+// priorityOrder is the order in which a worker's n-th pull looks at the
+// priorities of a lane: high first, except one pull in ten that looks at
+// normal first and one in ten at low first, so that a flood of higher
+// work slows the lower levels down without stopping them.
+func priorityOrder(n uint64) [3]int {
+	switch n % 10 {
+	case 4:
+		return [3]int{normal, high, low}
+	case 9:
+		return [3]int{low, normal, high}
+	}
+	return [3]int{high, normal, low}
+}
 
 // loop is one worker: pull when idle, process, repeat until ctx is done.
 // A quickOnly worker takes quick jobs alone; the others take a quick job
 // when one is waiting and otherwise wait for a heavy one.
 func (r *runner) loop(ctx context.Context, id int, quickOnly bool) {
 	cons := r.cons
-	for ctx.Err() == nil {
+	for n := uint64(0); ctx.Err() == nil; n++ {
 		if r.blocked.Load() > 0 {
 			// Another worker's answers wait for NATS to take them.
 			select {
@@ -304,7 +332,7 @@ func (r *runner) loop(ctx context.Context, id int, quickOnly bool) {
 			// would strand the messages the server is sending until their
 			// ack wait passes. It ends within PollWait anyway.
 			var err error
-			msgs, err = r.pull(cons, quickOnly)
+			msgs, err = r.pull(&cons, quickOnly, priorityOrder(n))
 			if err != nil && r.hard.Err() != nil {
 				return backoff.Permanent(err)
 			}
@@ -314,10 +342,9 @@ func (r *runner) loop(ctx context.Context, id int, quickOnly bool) {
 			// A deleted consumer shows as "consumer deleted" or, for the
 			// next pull, "no responders": put it back (it is idempotent,
 			// so trying after any failure is harmless).
-			for i, lane := range laneOrder {
-				if c, cerr := queue.EnsureJobsConsumer(r.hard, r.js, *r.opts.Queue, lane); cerr == nil {
-					cons[i] = c
-				}
+			var again lanes
+			if again.ensure(r.hard, r.js, *r.opts.Queue) == nil {
+				cons = again
 			}
 		})
 		if err != nil {
@@ -355,24 +382,37 @@ func cancelReason(batch int64, at string) string {
 	return fmt.Sprintf("batch %d was cancelled at %s", batch, at)
 }
 
-// pull claims the next jobs: from the quick lane, waiting up to PollWait
-// when the worker is quickOnly, else at once; then, for the others, from
-// the heavy lane, waiting up to PollWait.
-func (r *runner) pull(cons lanes, quickOnly bool) ([]jetstream.Msg, error) {
-	if quickOnly {
-		return queue.Fetch(r.hard, cons[quick], r.opts.Batch, r.opts.PollWait)
+// pull claims the next jobs: what is ready in the quick lane, its
+// priorities in order; then, for a quickOnly worker, a wait of up to
+// PollWait on the quick lane's normal priority. The others take what is
+// ready of the subtree jobs and of the heavy lane's priorities in order,
+// and then wait up to PollWait on the heavy lane's normal priority (high
+// or low work arriving meanwhile waits at most PollWait).
+func (r *runner) pull(cons *lanes, quickOnly bool, order [3]int) ([]jetstream.Msg, error) {
+	ready := func(c jetstream.Consumer) ([]jetstream.Msg, error) {
+		return queue.FetchReady(r.hard, c, r.opts.Batch)
 	}
-	if msgs, err := queue.FetchReady(r.hard, cons[quick], r.opts.Batch); len(msgs) > 0 || err != nil {
-		return msgs, err
+	for _, p := range order {
+		if msgs, err := ready(cons[quick][p]); len(msgs) > 0 || err != nil {
+			return msgs, err
+		}
+	}
+	if quickOnly {
+		return queue.Fetch(r.hard, cons[quick][normal], r.opts.Batch, r.opts.PollWait)
 	}
 	if r.splitCons != nil {
 		// Subtree jobs before whole heavy jobs: they finish a state that
 		// has started, and each is short.
-		if msgs, err := queue.FetchReady(r.hard, r.splitCons, r.opts.Batch); len(msgs) > 0 || err != nil {
+		if msgs, err := ready(r.splitCons); len(msgs) > 0 || err != nil {
 			return msgs, err
 		}
 	}
-	return queue.Fetch(r.hard, cons[heavy], r.opts.Batch, r.opts.PollWait)
+	for _, p := range order {
+		if msgs, err := ready(cons[heavy][p]); len(msgs) > 0 || err != nil {
+			return msgs, err
+		}
+	}
+	return queue.Fetch(r.hard, cons[heavy][normal], r.opts.Batch, r.opts.PollWait)
 }
 
 // process handles one claimed job message to its end: acked, terminated or
