@@ -101,6 +101,7 @@ func startLocal(ctx context.Context, cfg config.Config, qcfg queue.Config, st *s
 	// log, since it ends with the process.
 	health := cmdkit.NewHealth()
 	health.Watch(cfg.NATS, nil).Follow(l.nc)
+	health.Started()
 	conn := l.conn
 	conn.Queue = qcfg
 	// The server and its store end with this process: consumer state in

@@ -53,8 +53,14 @@ func service(ctx context.Context, cfg config.Config, st *store.Store, log *slog.
 		log.Warn("connect to NATS failed; retrying", "err", err, "delay", delay)
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			// Told to stop while still waiting for NATS or setting up: a
+			// clean stop.
+			return nil
+		}
 		return fmt.Errorf("connect to NATS: %w", err)
 	}
+	health.Started()
 	context.AfterFunc(ctx, func() { _ = conn.NC.Drain() })
 	log.Info("consuming results", "nats", redact.URL(cfg.NATS.URL), "fetch_batch", cfg.Results.FetchBatch)
 	return cmdkit.RunWriter(ctx, src, deadSrc, st, m, cfg.Results, log)

@@ -98,6 +98,7 @@ func daemon(ctx context.Context, cfg config.Config, solver solverkit.Solver, hea
 		}
 		return err
 	}
+	health.Started()
 	err = serve(ctx, cfg, conn, solver, log, obs)
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		// Told to stop while still setting up (the workers ensure their

@@ -2,9 +2,11 @@ package cmdkit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/internal/metrics"
@@ -20,8 +22,9 @@ import (
 type Health struct {
 	Link *queue.Link
 
-	mu     sync.Mutex
-	checks []check
+	started atomic.Bool
+	mu      sync.Mutex
+	checks  []check
 }
 
 type check struct {
@@ -31,6 +34,13 @@ type check struct {
 
 // NewHealth returns a Health whose connection is not made yet.
 func NewHealth() *Health { return &Health{Link: queue.NewLink()} }
+
+// errStarting: the service has not set up its streams and consumers yet.
+var errStarting = errors.New("starting: setting up the streams and consumers")
+
+// Started marks the service set up (streams and consumers ensured, loops
+// running): until then it is not ready, connected or not.
+func (h *Health) Started() { h.started.Store(true) }
 
 // Require adds a readiness check, named for its failures (e.g.
 // "PostgreSQL"). A worker that knows whether it can take work beyond its
@@ -46,6 +56,9 @@ func (h *Health) Require(name string, f func(context.Context) error) {
 func (h *Health) Ready(ctx context.Context) error {
 	if err := h.Link.Ready(); err != nil {
 		return err
+	}
+	if !h.started.Load() {
+		return errStarting
 	}
 	h.mu.Lock()
 	checks := append([]check(nil), h.checks...)
