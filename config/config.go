@@ -141,11 +141,11 @@ type Solver struct {
 	// for every split-search walk and subtree job it does (nodes, CPU
 	// time): the makespan model's input (internal/splitplan).
 	SplitRecord string `mapstructure:"split_record"`
-	// MetricsAddr is where solverd run serves /metrics and /healthz
-	// ("": nowhere).
+	// MetricsAddr is where solverd run serves /metrics, /healthz and
+	// /readyz ("": nowhere).
 	MetricsAddr string `mapstructure:"metrics_addr"`
 	// MetricsToken, when set, is the bearer token solverd run's /metrics
-	// requires (secret; /healthz stays open).
+	// requires (secret; /healthz and /readyz stay open).
 	MetricsToken string `mapstructure:"metrics_token"`
 }
 
@@ -155,7 +155,7 @@ type Results struct {
 	FetchWait  time.Duration `mapstructure:"fetch_wait"`  // longest wait for a batch to fill
 	HTTPAddr   string        `mapstructure:"http_addr"`   // results serve
 	// HTTPToken, when set, is the bearer token results serve requires on
-	// every endpoint but /healthz (secret).
+	// every endpoint but /healthz and /readyz (secret).
 	HTTPToken string `mapstructure:"http_token"`
 	// HTTPWriterTokens ("NAME=TOKEN,...", secret) are the tokens that may
 	// write through results serve: served-state tracking (client=K, kept
@@ -164,8 +164,9 @@ type Results struct {
 	// HTTPMaxRequests caps the API requests results serve answers at once;
 	// the rest get 503 with Retry-After at once (the probes are not counted).
 	HTTPMaxRequests int `mapstructure:"http_max_requests"`
-	// MetricsAddr is where results run (the writer) serves /metrics and
-	// /healthz ("": nowhere); results.http_token guards its /metrics.
+	// MetricsAddr is where results run (the writer) serves /metrics,
+	// /healthz and /readyz ("": nowhere); results.http_token guards its
+	// /metrics.
 	MetricsAddr string `mapstructure:"metrics_addr"`
 }
 
@@ -268,15 +269,15 @@ var keys = []key{
 	{"solver.split_subtree_nodes", "split-subtree-nodes", "search nodes a split search's subtree job aims at (producer --split); smaller: more, shorter jobs, for a large fleet", func(c *Config) any { return &c.Solver.SplitSubtreeNodes }, kindPlain},
 	{"solver.split_window", "split-window", "subtree jobs of one split state out unanswered at a time", func(c *Config) any { return &c.Solver.SplitWindow }, kindPlain},
 	{"solver.split_record", "split-record", "file to append a line to for every split-search walk and subtree job this process does, with its nodes and CPU time, for planning a fleet (internal/splitplan; empty: none)", func(c *Config) any { return &c.Solver.SplitRecord }, kindPlain},
-	{"solver.metrics_addr", "metrics-addr", "listen address of solverd run's /metrics and /healthz (empty: none; 0.0.0.0:9464: every interface)", func(c *Config) any { return &c.Solver.MetricsAddr }, kindPlain},
+	{"solver.metrics_addr", "metrics-addr", "listen address of solverd run's /metrics, /healthz and /readyz (empty: none; 0.0.0.0:9464: every interface)", func(c *Config) any { return &c.Solver.MetricsAddr }, kindPlain},
 	{"solver.metrics_token", "metrics-token", "bearer token solverd run's /metrics requires (empty: none)" + secretUsage, func(c *Config) any { return &c.Solver.MetricsToken }, kindSecret},
 	{"results.fetch_batch", "fetch-batch", "result messages written per transaction, at most", func(c *Config) any { return &c.Results.FetchBatch }, kindPlain},
 	{"results.fetch_wait", "fetch-wait", "longest wait for a batch of results to fill", func(c *Config) any { return &c.Results.FetchWait }, kindPlain},
 	{"results.http_addr", "http-addr", "listen address of results serve (0.0.0.0:8080 or :8080: every interface)", func(c *Config) any { return &c.Results.HTTPAddr }, kindPlain},
-	{"results.http_token", "http-token", "bearer token results serve requires on every endpoint but /healthz (empty: none)" + secretUsage, func(c *Config) any { return &c.Results.HTTPToken }, kindSecret},
+	{"results.http_token", "http-token", "bearer token results serve requires on every endpoint but /healthz and /readyz (empty: none)" + secretUsage, func(c *Config) any { return &c.Results.HTTPToken }, kindSecret},
 	{"results.http_writer_tokens", "http-writer-tokens", "NAME=TOKEN pairs, comma separated: bearer tokens that may also write through results serve (client= tracking, kept apart per NAME; generate=true)" + secretUsage, func(c *Config) any { return &c.Results.HTTPWriterTokens }, kindSecret},
 	{"results.http_max_requests", "http-max-requests", "API requests results serve answers at once; more get 503 with Retry-After at once", func(c *Config) any { return &c.Results.HTTPMaxRequests }, kindPlain},
-	{"results.metrics_addr", "metrics-addr", "listen address of results run's /metrics and /healthz (empty: none); results.http_token guards /metrics", func(c *Config) any { return &c.Results.MetricsAddr }, kindPlain},
+	{"results.metrics_addr", "metrics-addr", "listen address of results run's /metrics, /healthz and /readyz (empty: none); results.http_token guards /metrics", func(c *Config) any { return &c.Results.MetricsAddr }, kindPlain},
 	{"producer.chunk_size", "chunk-size", "states per job message (0: chosen per puzzle)", func(c *Config) any { return &c.Producer.ChunkSize }, kindPlain},
 }
 
