@@ -129,10 +129,10 @@ func frozenLeader(t *testing.T, s *suite) figure {
 	return figure{states: tl.states, rows: tl.rows, finish: took,
 		redelivered: cs.redelivered(t, jobDeliveries, jobs), resultsRe: cs.redelivered(t, resultDeliveries, res),
 		note: fmt.Sprintf("leader %s of %s frozen (SIGSTOP) %s at %d 8-puzzle rows; clients on it: %s (%s); "+
-			"their longest stall %s (limit %s), the other clients' %s; longest time without a new row %s; "+
+			"their longest stall %s (limit %s), the other clients' (%s) %s; longest time without a new row %s; "+
 			"finished %s after the thaw; streams empty %s after the check; %s",
 			c.Node(victim).Name(), queue.JobsStream, dur(freezeFor), frozenAt, strings.Join(on, ", "), strings.Join(notReady, "; "),
-			dur(onStall), stallLimit, dur(offStall), dur(stall), dur(afterThaw), dur(tl.drained), statuses(tl))}
+			dur(onStall), stallLimit, strings.Join(off, ", "), dur(offStall), dur(stall), dur(afterThaw), dur(tl.drained), statuses(tl))}
 }
 
 func clientProcs(cs []client) []*proc {
