@@ -96,6 +96,12 @@ func startLocal(ctx context.Context, cfg config.Config, qcfg queue.Config, st *s
 	if l.conn, err = cmdkit.Adopt(l.nc, cfg.NATS); err != nil {
 		return nil, err
 	}
+	// The in-process connection's state for /readyz and
+	// tessera_nats_connected, as the daemons report theirs; nothing to
+	// log, since it ends with the process.
+	health := cmdkit.NewHealth()
+	health.Watch(cfg.NATS, nil).Follow(l.nc)
+	health.Started()
 	conn := l.conn
 	conn.Queue = qcfg
 	// The server and its store end with this process: consumer state in
@@ -106,7 +112,7 @@ func startLocal(ctx context.Context, cfg config.Config, qcfg queue.Config, st *s
 		return nil, err
 	}
 	var obs *metrics.Solver
-	obs, l.stopMetrics = solverkit.SolverMetrics(cfg.Solver, log)
+	obs, l.stopMetrics = solverkit.SolverMetrics(cfg.Solver, health, log)
 	l.workers = solverkit.WorkerOptions(cfg.Solver, conn.Queue, solve.New(l.tables.Registry()), log, obs)
 	// An idle worker's pull is not cut short when the batch is done:
 	// stopping waits for it. Here it costs an in-process round trip, so
@@ -115,8 +121,10 @@ func startLocal(ctx context.Context, cfg config.Config, qcfg queue.Config, st *s
 	l.loops = cmdkit.NewLoops(ctx, "local pipeline")
 	l.failed = l.loops.Failed()
 	l.loops.Go("solver workers", func(ctx context.Context) error { return worker.Run(ctx, conn.JS, l.workers) })
+	wm, stopWriterMetrics := cmdkit.WriterMetrics(cfg.Results, health, log)
 	l.loops.Go("results writer", func(ctx context.Context) error {
-		return cmdkit.RunWriter(ctx, src, deadSrc, st, cfg.Results, log)
+		defer stopWriterMetrics()
+		return cmdkit.RunWriter(ctx, src, deadSrc, st, wm, cfg.Results, log)
 	})
 	return l, nil
 }

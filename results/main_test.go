@@ -277,7 +277,7 @@ func TestRunConsumesResults(t *testing.T) {
 	}
 	// Issue 18: the writer's own /metrics (client_golang, beside the Go
 	// runtime and process collectors) counts what it wrote.
-	m := regexp.MustCompile(`serving /metrics and /healthz" addr=(\S+)`).FindStringSubmatch(stderr.String())
+	m := regexp.MustCompile(`serving /metrics, /healthz and /readyz" addr=(\S+)`).FindStringSubmatch(stderr.String())
 	if m == nil {
 		t.Fatalf("no metrics listener:\n%s", stderr.String())
 	}

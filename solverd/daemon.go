@@ -51,7 +51,10 @@ func runCmd() *cobra.Command {
 			logTables(log, loaded, cfg.Solver.TablesDir)
 			live := solve.NewLive(loaded)
 			defer func() { err = errors.Join(err, live.Close()) }()
-			obs, stopMetrics := solverkit.SolverMetrics(cfg.Solver, log)
+			// /readyz: connected to NATS (the connection's handlers keep
+			// health.Link); /healthz: this process serves.
+			health := cmdkit.NewHealth()
+			obs, stopMetrics := solverkit.SolverMetrics(cfg.Solver, health, log)
 			defer stopMetrics()
 			// The workers and the table watch (tables built or pushed after
 			// start serve the next jobs) run and stop as one.
@@ -61,7 +64,7 @@ func runCmd() *cobra.Command {
 				<-ctx.Done()
 				return nil
 			})
-			return errors.Join(daemon(loops.Context(), cfg, live, log, obs), loops.Stop())
+			return errors.Join(daemon(loops.Context(), cfg, live, health, log, obs), loops.Stop())
 		},
 	}
 	runKeys.Bind(c.Flags())
@@ -73,8 +76,8 @@ var runKeys = config.Uses("nats", "solver")
 
 // daemon connects (retrying while NATS is not up yet: a daemon may start
 // before its server), ensures the streams and runs the worker loop.
-func daemon(ctx context.Context, cfg config.Config, solver solverkit.Solver, log *slog.Logger, obs *metrics.Solver) error {
-	conn, err := cmdkit.Dial(ctx, cfg.NATS, "tessera-solverd", func(ctx context.Context, c *cmdkit.Conn) error {
+func daemon(ctx context.Context, cfg config.Config, solver solverkit.Solver, health *cmdkit.Health, log *slog.Logger, obs *metrics.Solver) error {
+	conn, err := cmdkit.Dial(ctx, cfg.NATS, "tessera-solverd", health.Watch(cfg.NATS, log), func(ctx context.Context, c *cmdkit.Conn) error {
 		if err := c.Ensure(ctx); err != nil {
 			return fmt.Errorf("ensure streams: %w", err)
 		}
@@ -95,6 +98,7 @@ func daemon(ctx context.Context, cfg config.Config, solver solverkit.Solver, log
 		}
 		return err
 	}
+	health.Started()
 	err = serve(ctx, cfg, conn, solver, log, obs)
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		// Told to stop while still setting up (the workers ensure their

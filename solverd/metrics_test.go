@@ -31,7 +31,7 @@ func TestRunServesMetrics(t *testing.T) {
 		done <- runContext(ctx, []string{"run", "--nats-url", url, "--workers", "1", "--metrics-addr", "127.0.0.1:0", "--tables", "none"},
 			strings.NewReader(""), &o, &e)
 	}()
-	addrRe := regexp.MustCompile(`serving /metrics and /healthz" addr=(\S+) auth="bearer token"`)
+	addrRe := regexp.MustCompile(`serving /metrics, /healthz and /readyz" addr=(\S+) auth="bearer token"`)
 	var addr string
 	for deadline := time.Now().Add(20 * time.Second); addr == ""; time.Sleep(10 * time.Millisecond) {
 		if m := addrRe.FindStringSubmatch(e.String()); m != nil {

@@ -1,7 +1,8 @@
 // Package metrics is tessera's Prometheus instrumentation: one private
 // registry per process (no global registration) carrying the Go runtime
 // and process collectors, the solver's and the results writer's metric
-// families, and an HTTP server for /metrics and /healthz.
+// families, the NATS connection's state, and an HTTP server for /metrics,
+// /healthz and /readyz.
 //
 // No label ever holds a secret: labels are puzzles, modes, statuses and
 // lanes, never URLs, states or error text.
@@ -14,6 +15,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -37,31 +39,40 @@ func Handler(reg prometheus.Gatherer) http.Handler {
 	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
 }
 
-// Server is a /metrics and /healthz listener.
+// Server is a /metrics, /healthz and /readyz listener.
 type Server struct {
 	srv    *http.Server
 	ln     net.Listener
 	served chan error
 }
 
+// probeTimeout bounds one readiness check.
+const probeTimeout = 2 * time.Second
+
 // Listen serves reg on addr: /metrics (requiring "Authorization: Bearer
-// token" when token is set) and /healthz (open; 200 "ok" when health
-// returns nil, else 503 with the error). It fails at once when addr
-// cannot be listened on.
-func Listen(addr, token string, reg prometheus.Gatherer, health func(context.Context) error, log *slog.Logger) (*Server, error) {
+// token" when token is set), /healthz (liveness: 200 "ok" while the
+// process serves) and /readyz (readiness: 200 "ok" when ready returns nil
+// within 2 s, else 503 with its error on one line); both probes are open.
+// A nil ready is always ready. It fails at once when addr cannot be
+// listened on.
+func Listen(addr, token string, reg prometheus.Gatherer, ready func(context.Context) error, log *slog.Logger) (*Server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", Handler(reg))
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), probeTimeout)
 		defer cancel()
 		w.Header().Set("Cache-Control", "no-store")
-		if health != nil {
-			if err := health(ctx); err != nil {
-				http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		if ready != nil {
+			if err := ready(ctx); err != nil {
+				http.Error(w, strings.Join(strings.Fields(err.Error()), " "), http.StatusServiceUnavailable)
 				return
 			}
 		}
@@ -69,7 +80,7 @@ func Listen(addr, token string, reg prometheus.Gatherer, health func(context.Con
 	})
 	s := &Server{
 		srv: &http.Server{
-			Handler:           httpauth.Bearer(token, mux, "/healthz"),
+			Handler:           httpauth.Bearer(token, mux, "/healthz", "/readyz"),
 			ReadHeaderTimeout: 5 * time.Second,
 			ReadTimeout:       10 * time.Second,
 			WriteTimeout:      30 * time.Second,
@@ -247,5 +258,28 @@ func (m *Writer) Transaction(rows, inserted int, d time.Duration, err error) {
 func (m *Writer) DeadLetters(n int) {
 	if n > 0 {
 		m.dead.Add(float64(n))
+	}
+}
+
+// Connected is the tessera_nats_connected gauge: 1 while the process's
+// NATS connection is up, 0 while it is down or not made yet.
+type Connected struct{ g prometheus.Gauge }
+
+// NewConnected registers tessera_nats_connected on reg, at 0.
+func NewConnected(reg prometheus.Registerer) *Connected {
+	g := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "tessera_nats_connected",
+		Help: "1 while this process's NATS connection is up, 0 while it is lost (reconnecting) or not made yet.",
+	})
+	reg.MustRegister(g)
+	return &Connected{g: g}
+}
+
+// Set records the connection up or down.
+func (c *Connected) Set(up bool) {
+	if up {
+		c.g.Set(1)
+	} else {
+		c.g.Set(0)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 
 	"github.com/tessera-solver/tessera/config"
+	"github.com/tessera-solver/tessera/internal/cmdkit"
 	"github.com/tessera-solver/tessera/internal/metrics"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
@@ -68,18 +69,24 @@ func Observe(obs *metrics.Solver, solveText worker.SolveFunc) worker.SolveFunc {
 	}
 }
 
-// SolverMetrics serves the solver's /metrics and /healthz on
+// SolverMetrics serves the solver's /metrics, /healthz and /readyz on
 // s.MetricsAddr when it is set and returns what counts for it, with the
-// func that stops the listener; nil and a no-op otherwise. A taken port
-// does not stop the solver: a host may run many solverd, each wanting
+// func that stops the listener; nil and a no-op otherwise. /readyz and
+// tessera_nats_connected follow h (nil: always ready, no gauge). A taken
+// port does not stop the solver: a host may run many solverd, each wanting
 // its own solver.metrics_addr.
-func SolverMetrics(s config.Solver, log *slog.Logger) (*metrics.Solver, func()) {
+func SolverMetrics(s config.Solver, h *cmdkit.Health, log *slog.Logger) (*metrics.Solver, func()) {
 	if s.MetricsAddr == "" {
 		return nil, func() {}
 	}
 	reg := metrics.NewRegistry()
 	obs := metrics.NewSolver(reg)
-	srv, err := metrics.Listen(s.MetricsAddr, s.MetricsToken, reg, nil, log)
+	var ready func(context.Context) error
+	if h != nil {
+		h.Measure(metrics.NewConnected(reg))
+		ready = h.Ready
+	}
+	srv, err := metrics.Listen(s.MetricsAddr, s.MetricsToken, reg, ready, log)
 	if err != nil {
 		log.Warn("no /metrics: give each solverd on a host its own solver.metrics_addr", "err", err)
 		return obs, func() {}
@@ -88,6 +95,6 @@ func SolverMetrics(s config.Solver, log *slog.Logger) (*metrics.Solver, func()) 
 	if s.MetricsToken != "" {
 		auth = "bearer token"
 	}
-	log.Info("serving /metrics and /healthz", "addr", srv.Addr(), "auth", auth)
+	log.Info("serving /metrics, /healthz and /readyz", "addr", srv.Addr(), "auth", auth)
 	return obs, func() { srv.Close() }
 }
