@@ -34,6 +34,10 @@ func serviceCmd() *cobra.Command {
 // start before either), then runs the writer (cmdkit.RunWriter, as
 // `producer --local` does) until ctx is cancelled.
 func service(ctx context.Context, cfg config.Config, st *store.Store, log *slog.Logger) error {
+	// This process's entry in the registry of workers (`solverd
+	// workers`); its last error is the last warning logged.
+	presence := cmdkit.NewPresence("results", []string{"results"}, 1, 0)
+	log = slog.New(presence.LogHandler(log.Handler()))
 	if err := retry(ctx, log, "migrate PostgreSQL", func() error { return st.Migrate(ctx) }); err != nil {
 		return err
 	}
@@ -49,7 +53,8 @@ func service(ctx context.Context, cfg config.Config, st *store.Store, log *slog.
 	if err != nil {
 		return fmt.Errorf("connect to NATS: %w", err)
 	}
-	context.AfterFunc(ctx, func() { _ = conn.NC.Drain() })
+	unregister := presence.Start(conn.JS, conn.Queue, log)
+	context.AfterFunc(ctx, func() { unregister(); _ = conn.NC.Drain() })
 	log.Info("consuming results", "nats", redact.URL(cfg.NATS.URL), "fetch_batch", cfg.Results.FetchBatch)
 	return cmdkit.RunWriter(ctx, src, deadSrc, st, cfg.Results, log)
 }
