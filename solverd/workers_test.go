@@ -4,13 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/natstest"
@@ -135,3 +138,83 @@ func TestWorkersListsRunningSolverd(t *testing.T) {
 	}
 	testenv.NoSecrets(t, "stderr", e.String())
 }
+
+// A solverd killed with SIGKILL cannot remove its entry: the bucket's TTL
+// does, within queue.WorkerTTL of its last refresh, on the pinned
+// nats-server and on Debian's 2.9.10 (when installed).
+func TestKilledWorkerDisappears(t *testing.T) {
+	servers := map[string]string{"pinned": natstest.Binary(t)}
+	if _, err := os.Stat(debianNATS); err == nil {
+		servers["2.9.10"] = debianNATS
+	}
+	for name, bin := range servers {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := natstest.StartProcessWith(t, bin)
+			cmd := exec.Command(os.Args[0])
+			cmd.Env = append(os.Environ(), helperEnv+"=run --nats-url "+srv.URL()+" --workers 1 --quick-workers 0 --tables none")
+			var stderr testenv.SyncBuffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+			nc := srv.Conn(t)
+			js, err := queue.New(nc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			listed := func() bool {
+				ws, err := queue.Workers(ctx, js)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, w := range ws {
+					if w.PID == cmd.Process.Pid {
+						return true
+					}
+				}
+				return false
+			}
+			for !listed() {
+				if ctx.Err() != nil {
+					t.Fatalf("the process never registered:\n%s", stderr.String())
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			// Kill it just after a refresh, so that its entry lives its
+			// whole TTL: the worst case.
+			kv, err := js.KeyValue(ctx, queue.WorkersBucket)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := kv.WatchAll(ctx, jetstream.UpdatesOnly())
+			if err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-w.Updates():
+			case <-ctx.Done():
+				t.Fatal("no refresh")
+			}
+			_ = w.Stop()
+			killed := time.Now()
+			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			for listed() {
+				if time.Since(killed) > 30*time.Second {
+					t.Fatalf("the entry of a process killed %v ago is still listed", time.Since(killed).Round(time.Millisecond))
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			t.Logf("nats-server %s: the entry of a killed solverd disappeared %v after SIGKILL (TTL %v)",
+				name, time.Since(killed).Round(10*time.Millisecond), queue.WorkerTTL)
+		})
+	}
+}
+
+// debianNATS is Debian's nats-server (2.9.10 on the development machines).
+const debianNATS = "/usr/sbin/nats-server"
