@@ -1,0 +1,2 @@
+-- Stand-in: take main's 008 when merging.
+SELECT 1;
