@@ -109,7 +109,10 @@ func (p *Presence) Failed(msg string) {
 		return
 	}
 	p.mu.Lock()
-	p.errMsg, p.errAt = redact.Text(msg), time.Now()
+	// Logs carry no secret by rule; a library's message may still hold
+	// a URL with its credentials, and the entry is readable by every
+	// client of the bucket.
+	p.errMsg, p.errAt = redact.Text(msg, redact.Secrets(msg)...), time.Now()
 	p.mu.Unlock()
 }
 
