@@ -56,7 +56,9 @@ func service(ctx context.Context, cfg config.Config, st *store.Store, log *slog.
 	unregister := presence.Start(conn.JS, conn.Queue, log)
 	context.AfterFunc(ctx, func() { unregister(); _ = conn.NC.Drain() })
 	log.Info("consuming results", "nats", redact.URL(cfg.NATS.URL), "fetch_batch", cfg.Results.FetchBatch)
-	return cmdkit.RunWriter(ctx, src, deadSrc, st, cfg.Results, log)
+	err = cmdkit.RunWriter(ctx, src, deadSrc, st, cfg.Results, log)
+	unregister() // returns once the entry is removed (or its removal failed)
+	return err
 }
 
 // retry is cmdkit.Retry giving up on settings NATS or PostgreSQL keeps
