@@ -101,13 +101,9 @@ func WorkerKey(role, host string, pid int, started time.Time) string {
 	return clean(role) + "." + clean(host) + "." + strconv.Itoa(pid) + "." + strconv.FormatInt(started.UnixMilli(), 36)
 }
 
-// EnsureWorkersBucket creates the registry bucket when it is missing
-// (`solverd queue apply`; every registering process creates it too).
-func EnsureWorkersBucket(ctx context.Context, js jetstream.JetStream, c Config) error {
-	_, err := workersKV(ctx, js, c)
-	return err
-}
-
+// workersKV opens the registry bucket, creating it at c's replicas when
+// it is missing (the first process to register does; `solverd queue
+// apply` scales it like the other buckets).
 func workersKV(ctx context.Context, js jetstream.JetStream, c Config) (jetstream.KeyValue, error) {
 	kv, err := js.KeyValue(ctx, WorkersBucket)
 	if errors.Is(err, jetstream.ErrBucketNotFound) {

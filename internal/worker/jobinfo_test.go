@@ -61,3 +61,37 @@ func TestOnJobAndAttempts(t *testing.T) {
 		}
 	}
 }
+
+// A split search's nodes are counted by the process that expanded them
+// (OnSplitNodes): over both processes at least the row's total (which
+// counts each answered subtree once), and the process that did not lay
+// out the state searched some of its subtrees.
+func TestSplitNodesCountedWhereSearched(t *testing.T) {
+	e := newEnv(t, fastConfig())
+	sv := solver555(t)
+	var nodes [2]atomic.Int64
+	for p := range 2 {
+		e.start(t, worker.Options{Workers: 1, Solve: sv.SolveText, Split: sv.Split, SubtreeNodes: 1024,
+			OnSplitNodes: func(puzzle string, n int64) {
+				if puzzle != "sliding:4x4" || n <= 0 {
+					t.Errorf("split nodes %d of %s", n, puzzle)
+				}
+				nodes[p].Add(n)
+			}})
+	}
+	states, opt := korfStates(1, 2)
+	for i, s := range states {
+		e.publish(t, splitJob(41, int64(i), s))
+	}
+	var rowNodes int64
+	for _, rs := range e.results(t, len(states)) {
+		r := rs.Results[0]
+		checkSplitRow(t, r, opt[r.State], sv)
+		rowNodes += r.Nodes
+	}
+	a, b := nodes[0].Load(), nodes[1].Load()
+	t.Logf("rows %d nodes; counted %d and %d on the two processes", rowNodes, a, b)
+	if a+b < rowNodes || a == 0 || b == 0 {
+		t.Fatalf("nodes counted %d + %d, rows' total %d: want every process's share, at least the rows'", a, b, rowNodes)
+	}
+}
