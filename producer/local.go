@@ -109,6 +109,7 @@ func startLocal(ctx context.Context, cfg config.Config, qcfg queue.Config, st *s
 	var obs *metrics.Solver
 	obs, l.stopMetrics = solverkit.SolverMetrics(cfg.Solver, log)
 	presence := solverkit.NewPresence("producer", cfg.Solver)
+	presence.SetTableSets(l.tables.Roles)
 	l.workers = solverkit.WorkerOptions(cfg.Solver, conn.Queue, solve.New(l.tables.Registry()), log, obs, presence)
 	l.unregister = presence.Start(conn.JS, conn.Queue, log)
 	// An idle worker's pull is not cut short when the batch is done:
