@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -162,9 +163,14 @@ func TestCommands(t *testing.T) {
 		t.Errorf("45 s without progress: %s, want stalled", got)
 	}
 	code, out, _ = cli(t, ctx, "batches", db)
-	row := regexp.MustCompile(fmt.Sprintf(`(?m)^%d +sliding:3x3 +optimal +\S+ +(\d+) +(\d+) +9 `, lagged)).FindStringSubmatch(out)
-	if code != 0 || row == nil || row[1] != "5" || row[2] != "5" {
-		t.Errorf("batches: enqueued and done of the lagged batch %v, want 5 5:\n%s", row, out)
+	// id puzzle mode prio state age enqueued done total, then one column
+	// per status (4 solved, 1 budget_exceeded), rows/s and ETA.
+	row := regexp.MustCompile(fmt.Sprintf(`(?m)^%d +sliding:3x3 +optimal +normal +\S+ +\S+ +(\d+) +(\d+) +9 +(\d+ +\d+ +\d+ +\d+ +\d+ +\d+) +[0-9.]+ +\S+$`, lagged)).FindStringSubmatch(out)
+	if code != 0 || row == nil || row[1] != "5" || row[2] != "5" || strings.Join(strings.Fields(row[3]), " ") != "4 1 0 0 0 0" {
+		t.Errorf("batches: enqueued, done and statuses of the lagged batch %q, want 5 5 and 4 1 0 0 0 0:\n%s", row, out)
+	}
+	if head := strings.Fields(strings.SplitN(out, "\n", 2)[0]); !slices.Equal(head[9:], []string{"solved", "budget", "invalid", "unsolvable", "failed", "cancelled", "rows/s", "eta"}) {
+		t.Errorf("batches header %q: want a column per status, then rows/s and eta", head)
 	}
 
 	// Errors: not found is 1, usage is 2.

@@ -148,7 +148,7 @@ func queueApplyCmd() *cobra.Command {
 				if err := queue.ApplyJobsConsumers(ctx, js, qc); err != nil {
 					return err
 				}
-				if err := queue.EnsureCancelledBucket(ctx, js, qc); err != nil {
+				if err := queue.EnsureControlBuckets(ctx, js, qc); err != nil {
 					return err
 				}
 				changed, err := queue.ApplyReplicas(ctx, js, qc, tablesBucketOf(cfg))

@@ -62,6 +62,10 @@ var scenarios = []scenario{
 	{"cluster: kill -9 the TESSERA_RESULTS leader", false, true, killLeader(queue.ResultsStream)},
 	{"cluster: rolling restart", false, true, rollingRestart},
 	{"split search, solver kill -9", true, true, splitKill},
+	{"cancel in flight, 4 x 24-puzzle", false, true, func(t *testing.T, s *suite) figure { return cancelInFlight(t, s, 4, 2) }},
+	{"cancel in flight, 2 x 24-puzzle", true, false, func(t *testing.T, s *suite) figure { return cancelInFlight(t, s, 2, 1) }},
+	{"pause 12 s", false, true, func(t *testing.T, s *suite) figure { return pauseBatch(t, s, 50000, 12*time.Second) }},
+	{"pause 6 s", true, false, func(t *testing.T, s *suite) figure { return pauseBatch(t, s, 20000, 6*time.Second) }},
 }
 
 // TestFaults runs the scenarios one after another on one nats-server and

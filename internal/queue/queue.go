@@ -194,8 +194,8 @@ func New(nc *nats.Conn) (jetstream.JetStream, error) {
 	return js, nil
 }
 
-// EnsureStreams creates or updates TESSERA_JOBS, TESSERA_RESULTS and
-// TESSERA_DEAD. It is idempotent; every process calls it at start. A new
+// EnsureStreams creates or updates TESSERA_JOBS, TESSERA_RESULTS,
+// TESSERA_DEAD and TESSERA_PARKED. It is idempotent; every process calls it at start. A new
 // stream gets c.Replicas; an existing one keeps its replica count
 // (ReplicaDrift reports a difference, ApplyReplicas changes it).
 func EnsureStreams(ctx context.Context, js jetstream.JetStream, c Config) error {
@@ -227,7 +227,7 @@ func EnsureStreams(ctx context.Context, js jetstream.JetStream, c Config) error 
 		MaxAge:      c.DeadMaxAge,
 		Duplicates:  min(c.DuplicateWindow, c.DeadMaxAge),
 		Replicas:    c.Replicas,
-	}}
+	}, parkedStreamConfig(c)}
 	for _, sc := range streams {
 		if err := Place(ctx, js.Conn(), sc.Replicas, func() error { return ensureStream(ctx, js, sc) }); err != nil {
 			return ReplicasError(js.Conn(), "stream "+sc.Name, sc.Replicas, err)

@@ -20,10 +20,14 @@ const (
 	StatusInvalid        Status = "invalid"
 	StatusUnsolvable     Status = "unsolvable"
 	StatusFailed         Status = "failed"
+	// StatusCancelled: its batch was cancelled (`results cancel`) before
+	// or while it was solved; the row keeps the nodes spent and the bound
+	// proved so far.
+	StatusCancelled Status = "cancelled"
 )
 
 // statuses is the one list of statuses, in the order reports show them.
-var statuses = [...]Status{StatusSolved, StatusBudgetExceeded, StatusInvalid, StatusUnsolvable, StatusFailed}
+var statuses = [...]Status{StatusSolved, StatusBudgetExceeded, StatusInvalid, StatusUnsolvable, StatusFailed, StatusCancelled}
 
 // Statuses is every status, in the order reports show them.
 func Statuses() []Status { return statuses[:] }

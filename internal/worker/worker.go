@@ -164,11 +164,16 @@ type runner struct {
 	cons lanes
 	cc   jetstream.ConsumerConfig
 	log  *slog.Logger
-	// cancelled is the live set of cancelled batches (nil when the server
-	// could not provide it: then nothing is cancelled).
-	cancelled *queue.Cancelled
-	hard      context.Context // cancelled at the drain deadline: solves stop, jobs are handed back
-	beats     *heartbeats
+	// cancelled and paused are the live sets of cancelled and paused
+	// batches (nil when the server could not provide them: then nothing is
+	// cancelled or paused).
+	cancelled, paused *queue.BatchSet
+	// blocked counts the workers holding answers that NATS will not take
+	// yet (a full store, a lost quorum): while any does, none pulls more
+	// work, so that an outage slows the fleet instead of failing jobs.
+	blocked atomic.Int32
+	hard    context.Context // cancelled at the drain deadline: solves stop, jobs are handed back
+	beats   *heartbeats
 	// splits and splitCons serve split searches (nil without Options.Split).
 	splits    *queue.Splits
 	splitCons jetstream.Consumer
@@ -223,7 +228,13 @@ func Run(ctx context.Context, js jetstream.JetStream, opts Options) error {
 	if r.cancelled, err = queue.WatchCancelled(hard, js, *opts.Queue); err != nil {
 		r.log.Warn("worker: cannot follow cancelled batches; their jobs will be solved", "err", err)
 	}
+	if r.paused, err = queue.WatchPaused(hard, js, *opts.Queue); err != nil {
+		r.log.Warn("worker: cannot follow paused batches; their jobs will be solved", "err", err)
+	}
 	go r.beats.run(hard)
+	unparked := make(chan struct{})
+	go func() { defer close(unparked); r.unparkLoop(ctx) }()
+	defer func() { <-unparked }()
 
 	var dead chan error
 	if !opts.NoDeadLetters {
@@ -284,6 +295,14 @@ const (
 func (r *runner) loop(ctx context.Context, id int, quickOnly bool) {
 	cons := r.cons
 	for ctx.Err() == nil {
+		if r.blocked.Load() > 0 {
+			// Another worker's answers wait for NATS to take them.
+			select {
+			case <-ctx.Done():
+			case <-time.After(blockedPoll):
+			}
+			continue
+		}
 		var msgs []jetstream.Msg
 		err := backoff.Retry(ctx, pullBackoff, func() error {
 			// The pull uses r.hard, not ctx: cancelling a pull in flight
@@ -332,9 +351,13 @@ func (r *runner) loop(ctx context.Context, id int, quickOnly bool) {
 // else "".
 func (r *runner) cancelledJob(j job.Job) string {
 	if at, ok := r.cancelled.At(j.BatchID); ok {
-		return fmt.Sprintf("batch %d was cancelled at %s", j.BatchID, at)
+		return cancelReason(j.BatchID, at)
 	}
 	return ""
+}
+
+func cancelReason(batch int64, at string) string {
+	return fmt.Sprintf("batch %d was cancelled at %s", batch, at)
 }
 
 // pull claims the next jobs: from the quick lane, waiting up to PollWait
@@ -384,29 +407,24 @@ func (r *runner) process(t *tracked) {
 	switch {
 	case d.dead != "":
 		r.log.Warn("worker: dead-lettering malformed job", "seq", meta.Sequence.Stream, "reason", d.dead)
-		ctx, cancel := context.WithTimeout(r.hard, publishTimeout)
-		defer cancel()
-		if err := queue.PublishDeadJob(ctx, r.js, m.Data(), m.Subject(), meta.Sequence.Stream, d.dead); err != nil {
-			r.retry(t, meta, err)
-			return
-		}
-		r.settle(t, m.Term)
+		r.patiently(t, "dead letter", func(ctx context.Context) error {
+			return queue.PublishDeadJob(ctx, r.js, m.Data(), m.Subject(), meta.Sequence.Stream, d.dead)
+		}, m.Term)
 		return
 	case d.invalid == "" && r.cancelledJob(d.job) != "":
 		// Every state of a cancelled batch still ends as a row, saying why.
-		if err := r.publish(uniform(d.job, result.StatusFailed, r.cancelledJob(d.job)), resultsID); err != nil {
-			r.retry(t, meta, err)
-			return
-		}
-		r.settle(t, m.Ack)
+		r.publishPatiently(t, uniform(d.job, result.StatusCancelled, r.cancelledJob(d.job)), resultsID, m.Ack)
+		return
+	case d.invalid == "" && r.pausedJob(d.job):
+		// Parked, not handed back: a Nak would spend a delivery each time a
+		// worker met the job, and a long pause would exhaust them.
+		r.patiently(t, "park", func(ctx context.Context) error {
+			return queue.Park(ctx, r.js, m, d.job.BatchID)
+		}, m.Ack)
 		return
 	case d.invalid != "":
 		r.log.Warn("worker: invalid job", "job", d.job.ID, "reason", d.invalid)
-		if err := r.publish(uniform(d.job, result.StatusInvalid, d.invalid), resultsID); err != nil {
-			r.retry(t, meta, err)
-			return
-		}
-		r.settle(t, m.Term)
+		r.publishPatiently(t, uniform(d.job, result.StatusInvalid, d.invalid), resultsID, m.Term)
 		return
 	}
 
@@ -420,21 +438,14 @@ func (r *runner) process(t *tracked) {
 		r.retry(t, meta, panicked)
 		return
 	}
-	if err := r.publish(res, resultsID); err != nil {
-		if r.last(meta) {
-			// The last delivery: record why, rather than let the job be
-			// exhausted and recorded as "crashed, hung or failed".
-			reason := fmt.Sprintf("job %s: results could not be published on delivery %d of %d: %v", d.job.ID, meta.NumDelivered, r.cc.MaxDeliver, err)
-			if ferr := r.publish(uniform(d.job, result.StatusFailed, reason), resultsID); ferr == nil {
-				r.log.Error("worker: job recorded failed", "job", d.job.ID, "err", err)
-				r.settle(t, m.Term)
-				return
-			}
-		}
-		r.retry(t, meta, err)
-		return
-	}
-	r.settle(t, m.Ack)
+	r.publishPatiently(t, res, resultsID, m.Ack)
+}
+
+// pausedJob reports whether j's batch is paused (and not cancelled: a
+// cancel answers its jobs at once).
+func (r *runner) pausedJob(j job.Job) bool {
+	_, ok := r.paused.At(j.BatchID)
+	return ok
 }
 
 // last reports whether this is the job's last delivery.
@@ -453,11 +464,20 @@ func (r *runner) solveAll(t *tracked, d decoded, meta *jetstream.MsgMetadata) (j
 		ctx, cancel = context.WithTimeout(ctx, r.opts.JobTimeout)
 	}
 	defer cancel()
+	// The batch's cancel ends the solves through their context; a split
+	// search follows the cancel through its record instead.
+	cctx, stopCancel := r.cancelled.Context(ctx, j.BatchID)
+	defer stopCancel()
 	t.beatFor(r.jobLimit(j, d.opt))
 	last := r.last(meta)
 	res := results(j)
 	res.Results = make([]result.Result, len(j.States))
 	for i, s := range j.States {
+		if cancelled(cctx) {
+			at, _ := r.cancelled.At(j.BatchID)
+			res.Results[i] = result.Result{Puzzle: res.Puzzle, State: s, Status: result.StatusCancelled, Error: cancelReason(j.BatchID, at)}
+			continue
+		}
 		var out result.Result
 		var err error
 		if j.Split && r.splits != nil && d.opt.Mode == result.ModeOptimal {
@@ -467,7 +487,13 @@ func (r *runner) solveAll(t *tracked, d decoded, meta *jetstream.MsgMetadata) (j
 			}
 		}
 		if !j.Split || r.splits == nil || d.opt.Mode != result.ModeOptimal || errors.Is(err, errNoSplit) {
-			out, err = r.solveOne(ctx, d.spec, s, d.opt)
+			out, err = r.solveOne(cctx, d.spec, s, d.opt)
+			if err == nil && out.Status == result.StatusBudgetExceeded && cancelled(cctx) {
+				// Stopped by the cancel, not by its budget: the row keeps
+				// the nodes spent and the bound proved.
+				at, _ := r.cancelled.At(j.BatchID)
+				out.Status, out.Error = result.StatusCancelled, cancelReason(j.BatchID, at)+fmt.Sprintf(" while it was solved (%d nodes spent)", out.Nodes)
+			}
 		}
 		if err != nil {
 			if !last {
@@ -514,6 +540,69 @@ func (r *runner) jobLimit(j job.Job, opt solve.Options) time.Duration {
 	// Slack for the work around the solves (parsing, verification, publish).
 	return lim + lim/10 + min(lim, time.Second)
 }
+
+// cancelled reports whether ctx was ended by its batch's cancel.
+func cancelled(ctx context.Context) bool {
+	return errors.Is(context.Cause(ctx), queue.ErrBatchCancelled)
+}
+
+// publishPatiently publishes res under id, then settles t with then.
+func (r *runner) publishPatiently(t *tracked, res job.Results, id string, then func() error) {
+	r.patiently(t, "results", func(context.Context) error { return r.publish(res, id) }, then)
+}
+
+// patiently runs f until it succeeds, then settles t with then. A failure
+// here is NATS's, not the job's (the server is down, has lost its quorum,
+// or its store is full): the job keeps its delivery count, its heartbeats
+// go on, and no worker of this process pulls more work until f succeeds,
+// so an outage never turns a solvable state into a failed row. Only the
+// drain deadline hands the job back.
+func (r *runner) patiently(t *tracked, what string, f func(context.Context) error, then func() error) {
+	err := f(r.hard)
+	if err == nil {
+		r.settle(t, then)
+		return
+	}
+	if queue.BadRequest(err) {
+		// Not an outage: the request itself is wrong, and only a later
+		// delivery (after a fix) can do better.
+		if meta, merr := t.msg.Metadata(); merr == nil {
+			r.retry(t, meta, err)
+			return
+		}
+	}
+	t.beatFor(0) // the answer is in hand: hold the job as long as it takes
+	r.blocked.Add(1)
+	defer r.blocked.Add(-1)
+	since := time.Now()
+	r.log.Warn("worker: NATS does not take the "+what+"; holding the job and pulling no more work until it does",
+		"subject", t.msg.Subject(), "err", err)
+	nextLog := since.Add(time.Minute)
+	for attempt := 1; ; attempt++ {
+		select {
+		case <-r.hard.Done():
+			r.settle(t, t.msg.Nak)
+			return
+		case <-time.After(holdBackoff.Delay(attempt)):
+		}
+		if err = f(r.hard); err == nil {
+			r.log.Info("worker: NATS took the "+what+" again", "subject", t.msg.Subject(), "after", time.Since(since).Round(time.Millisecond))
+			r.settle(t, then)
+			return
+		}
+		if now := time.Now(); now.After(nextLog) {
+			nextLog = now.Add(time.Minute)
+			r.log.Warn("worker: NATS still does not take the "+what, "subject", t.msg.Subject(), "for", now.Sub(since).Round(time.Second), "err", err)
+		}
+	}
+}
+
+// holdBackoff paces the attempts of patiently: from 100 ms up to 5 s.
+var holdBackoff = backoff.Policy{Min: 100 * time.Millisecond, Max: 5 * time.Second}
+
+// blockedPoll is how often an idle worker looks whether the answers that
+// NATS refused have gone through.
+const blockedPoll = 100 * time.Millisecond
 
 // publish publishes a job's results under id (queue.ResultsMsgID of the
 // job message); a result too large for a message is cut down by the queue
