@@ -42,6 +42,7 @@ type local struct {
 	// workers is the solver workers' wiring, as `solverd run` builds it.
 	workers     worker.Options
 	stopMetrics func()
+	unregister  func() // removes this process from the registry of workers
 }
 
 // localGC lets the collector run less often in a --local run, unless
@@ -113,7 +114,10 @@ func startLocal(ctx context.Context, cfg config.Config, qcfg queue.Config, st *s
 	}
 	var obs *metrics.Solver
 	obs, l.stopMetrics = solverkit.SolverMetrics(cfg.Solver, health, log)
-	l.workers = solverkit.WorkerOptions(cfg.Solver, conn.Queue, solve.New(l.tables.Registry()), log, obs)
+	presence := solverkit.NewPresence("producer", cfg.Solver)
+	presence.SetTableSets(l.tables.Roles)
+	l.workers = solverkit.WorkerOptions(cfg.Solver, conn.Queue, solve.New(l.tables.Registry()), log, obs, presence)
+	l.unregister = presence.Start(conn.JS, conn.Queue, log)
 	// An idle worker's pull is not cut short when the batch is done:
 	// stopping waits for it. Here it costs an in-process round trip, so
 	// the pipeline stops within 50 ms instead of 500.
@@ -137,6 +141,9 @@ func (l *local) stop() error {
 	}
 	if l.stopMetrics != nil {
 		l.stopMetrics()
+	}
+	if l.unregister != nil {
+		l.unregister()
 	}
 	if l.nc != nil {
 		l.nc.Close()

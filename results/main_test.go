@@ -300,8 +300,26 @@ func TestRunConsumesResults(t *testing.T) {
 			t.Errorf("/metrics lacks %q:\n%s", want, body)
 		}
 	}
+	// The writer is in the registry of workers while it runs, and leaves
+	// it when it stops.
+	writers := func() []queue.WorkerEntry {
+		ws, err := queue.Workers(context.Background(), js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ws
+	}
+	for ws := writers(); len(ws) != 1 || ws[0].Role != "results" || ws[0].PID != os.Getpid(); ws = writers() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the writer is not registered: %+v", ws)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	cancel()
 	waitExit(t, "run", exit, &stderr)
+	if ws := writers(); len(ws) != 0 {
+		t.Errorf("registered after a clean stop: %+v", ws)
+	}
 	p, _ := st.BatchProgress(context.Background(), id)
 	if p.Done != 5 || p.Solved != 4 || p.BudgetExceeded != 1 {
 		t.Errorf("progress %+v", p)

@@ -34,6 +34,10 @@ func serviceCmd() *cobra.Command {
 // start before either), then runs the writer (cmdkit.RunWriter, as
 // `producer --local` does) until ctx is cancelled.
 func service(ctx context.Context, cfg config.Config, st *store.Store, log *slog.Logger) error {
+	// This process's entry in the registry of workers (`solverd
+	// workers`); its last error is the last warning logged.
+	presence := cmdkit.NewPresence("results", []string{"results"}, 1, 0)
+	log = slog.New(presence.LogHandler(log.Handler()))
 	// /healthz from the start; /readyz once PostgreSQL answers and NATS
 	// is connected (the connection's handlers keep health.Link).
 	health := cmdkit.NewHealth()
@@ -61,9 +65,12 @@ func service(ctx context.Context, cfg config.Config, st *store.Store, log *slog.
 		return fmt.Errorf("connect to NATS: %w", err)
 	}
 	health.Started()
-	context.AfterFunc(ctx, func() { _ = conn.NC.Drain() })
+	unregister := presence.Start(conn.JS, conn.Queue, log)
+	context.AfterFunc(ctx, func() { unregister(); _ = conn.NC.Drain() })
 	log.Info("consuming results", "nats", redact.URL(cfg.NATS.URL), "fetch_batch", cfg.Results.FetchBatch)
-	return cmdkit.RunWriter(ctx, src, deadSrc, st, m, cfg.Results, log)
+	err = cmdkit.RunWriter(ctx, src, deadSrc, st, m, cfg.Results, log)
+	unregister() // returns once the entry is removed (or its removal failed)
+	return err
 }
 
 // retry is cmdkit.Retry giving up on settings NATS or PostgreSQL keeps

@@ -24,6 +24,8 @@ var examples = map[string]string{
   solverd queue apply --nats-url nats://n1:4222,nats://n2:4222,nats://n3:4222 --nats-replicas 3`,
 	"solverd queue status": `  solverd queue status
   solverd queue status --json | jq '.streams[] | {name, replicas, leader}'`,
+	"solverd workers": `  solverd workers
+  solverd workers --json | jq '.[] | {host, pid, role, jobs: (.jobs | length), nodes_per_second}'`,
 	"solverd tables": `  solverd tables build 15-pdb-78
   solverd tables list
   solverd tables push --tables-bucket tessera-tables`,

@@ -82,9 +82,11 @@ func TestRunServesMetrics(t *testing.T) {
 		`tessera_solver_solves_total{mode="optimal",puzzle="sliding:3x3",status="unsolvable"} 1`,
 		`tessera_solver_solve_seconds_count{mode="optimal",puzzle="sliding:3x3"} 3`,
 		`tessera_solver_nodes_total{mode="optimal",puzzle="sliding:3x3"}`,
-		`tessera_solver_jobs_total 1`,
-		`tessera_solver_jobs_in_flight 0`,
-		`tessera_solver_queue_lag_seconds_count 1`,
+		`tessera_solver_jobs_total{lane="quick"} 1`,
+		`tessera_solver_jobs_in_flight{lane="quick"} 0`,
+		`tessera_solver_queue_lag_seconds_count{lane="quick"} 1`,
+		`tessera_solver_redeliveries_total{lane="quick"} 0`,
+		`tessera_solver_workers{lanes="quick+heavy"} `,
 		`go_goroutines `, `go_memstats_alloc_bytes `, `process_resident_memory_bytes `, `process_cpu_seconds_total `,
 	}
 	var body string

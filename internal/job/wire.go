@@ -94,6 +94,10 @@ func appendResults(b []byte, r *Results) ([]byte, bool) {
 				b = append(b, `,"error":`...)
 				str(x.Error)
 			}
+			if x.Attempts != 0 {
+				b = append(b, `,"attempts":`...)
+				b = strconv.AppendInt(b, int64(x.Attempts), 10)
+			}
 			b = append(b, '}')
 			if !ok {
 				return nil, false
@@ -398,6 +402,10 @@ func (d *decoder) result(x *result.Result) bool {
 		case "error":
 			x.Error, ok = d.str()
 			return 1 << 10, ok
+		case "attempts":
+			v, ok = d.int()
+			x.Attempts = int(v)
+			return 1 << 11, ok
 		}
 		return 0, false
 	})

@@ -34,7 +34,7 @@ func randomResults(r *rand.Rand) Results {
 			rs.Results = append(rs.Results, result.Result{
 				Puzzle: text(), State: text(), Status: result.Status(text()), Moves: text(),
 				Length: r.IntN(100) - 1, Optimal: r.IntN(2) == 0, LowerBound: r.IntN(100), Nodes: r.Int64N(1 << 50),
-				ElapsedMS: floats[r.IntN(len(floats))], Solver: text(), Error: text(),
+				ElapsedMS: floats[r.IntN(len(floats))], Solver: text(), Error: text(), Attempts: r.IntN(3),
 			})
 		}
 	}

@@ -121,9 +121,11 @@ type Solver struct {
 	solves   *prometheus.CounterVec
 	nodes    *prometheus.CounterVec
 	seconds  *prometheus.HistogramVec
-	jobs     prometheus.Counter
-	inFlight prometheus.Gauge
-	lag      prometheus.Histogram
+	jobs     *prometheus.CounterVec
+	inFlight *prometheus.GaugeVec
+	lag      *prometheus.HistogramVec
+	redeliv  *prometheus.CounterVec
+	workers  *prometheus.GaugeVec
 	sets     *prometheus.GaugeVec
 	subtrees *prometheus.CounterVec
 }
@@ -135,23 +137,31 @@ func NewSolver(reg prometheus.Registerer) *Solver {
 			Name: "tessera_solver_solves_total", Help: "States answered, by puzzle, mode and status.",
 		}, []string{"puzzle", "mode", "status"}),
 		nodes: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "tessera_solver_nodes_total", Help: "Search nodes expanded, by puzzle and mode.",
+			Name: "tessera_solver_nodes_total",
+			Help: "Search nodes expanded by this process, by puzzle and mode (a split search's walks and subtrees where they were searched).",
 		}, []string{"puzzle", "mode"}),
 		seconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "tessera_solver_solve_seconds", Help: "Time to answer one state, by puzzle and mode.",
 			// 100 µs (an 8-puzzle from its table) to over an hour (a 24-puzzle).
 			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 12),
 		}, []string{"puzzle", "mode"}),
-		jobs: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "tessera_solver_jobs_total", Help: "Job messages claimed from TESSERA_JOBS.",
-		}),
-		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "tessera_solver_jobs_in_flight", Help: "Job messages being worked on now.",
-		}),
-		lag: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name: "tessera_solver_queue_lag_seconds", Help: "Age of a job message when a worker claimed it (publish to claim).",
+		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tessera_solver_jobs_total", Help: "Job messages claimed from TESSERA_JOBS, by lane (quick, heavy, split: subtree jobs).",
+		}, []string{"lane"}),
+		inFlight: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "tessera_solver_jobs_in_flight", Help: "Job messages being worked on now, by lane.",
+		}, []string{"lane"}),
+		lag: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "tessera_solver_queue_lag_seconds", Help: "Age of a job message when a worker claimed it (publish to claim), by lane.",
 			Buckets: prometheus.ExponentialBuckets(0.001, 4, 12),
-		}),
+		}, []string{"lane"}),
+		redeliv: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tessera_solver_redeliveries_total",
+			Help: "Job messages claimed on a second or later delivery (a worker died, a stop handed them back, or a retry), by lane.",
+		}, []string{"lane"}),
+		workers: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "tessera_solver_workers", Help: "Workers this process runs, by the lanes they take (quick+heavy, quick).",
+		}, []string{"lanes"}),
 		sets: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "tessera_solver_table_set_info",
 			Help: "1 for the table set serving each puzzle and mode now (set=\"none\": no set, the built-in search); it changes when tables arrive while running.",
@@ -161,7 +171,13 @@ func NewSolver(reg prometheus.Registerer) *Solver {
 			Help: "Subtree jobs of split searches: published by this process's coordinators, and answered (counted into their record) by its workers.",
 		}, []string{"event"}),
 	}
-	reg.MustRegister(m.solves, m.nodes, m.seconds, m.jobs, m.inFlight, m.lag, m.sets, m.subtrees)
+	reg.MustRegister(m.solves, m.nodes, m.seconds, m.jobs, m.inFlight, m.lag, m.redeliv, m.workers, m.sets, m.subtrees)
+	for _, lane := range []string{"quick", "heavy", "split"} {
+		// Shown at 0 from the start, so that a rate or an alert has a series.
+		m.jobs.WithLabelValues(lane)
+		m.redeliv.WithLabelValues(lane)
+		m.inFlight.WithLabelValues(lane)
+	}
 	return m
 }
 
@@ -179,28 +195,57 @@ func (m *Solver) Subtrees(event string, n int) {
 	m.subtrees.WithLabelValues(event).Add(float64(n))
 }
 
-// Solved records one answer.
+// Solved records one answer searched here, its nodes included.
 func (m *Solver) Solved(puzzle string, mode result.Mode, r result.Result) {
-	md := string(mode)
-	if md == "" {
-		md = string(result.ModeOptimal)
-	}
-	m.solves.WithLabelValues(puzzle, md, string(r.Status)).Inc()
+	md := modeLabel(mode)
+	m.SplitSolved(puzzle, mode, r)
 	if r.Nodes > 0 {
 		m.nodes.WithLabelValues(puzzle, md).Add(float64(r.Nodes))
 	}
+}
+
+// SplitSolved records the row of a split search, whose nodes were
+// counted where each walk and subtree was searched (SplitNodes).
+func (m *Solver) SplitSolved(puzzle string, mode result.Mode, r result.Result) {
+	md := modeLabel(mode)
+	m.solves.WithLabelValues(puzzle, md, string(r.Status)).Inc()
 	m.seconds.WithLabelValues(puzzle, md).Observe(r.ElapsedMS / 1000)
 }
 
-// JobClaimed records a job message published at published (the stream's
-// timestamp) and claimed now; call the returned func when it is done.
-func (m *Solver) JobClaimed(published time.Time) (done func()) {
-	m.jobs.Inc()
-	if !published.IsZero() {
-		m.lag.Observe(max(time.Since(published), 0).Seconds())
+// SplitNodes records nodes of a split search's walk or subtree searched
+// here (split searches are optimal).
+func (m *Solver) SplitNodes(puzzle string, nodes int64) {
+	m.nodes.WithLabelValues(puzzle, string(result.ModeOptimal)).Add(float64(nodes))
+}
+
+func modeLabel(mode result.Mode) string {
+	if mode == "" {
+		return string(result.ModeOptimal)
 	}
-	m.inFlight.Inc()
-	return m.inFlight.Dec
+	return string(mode)
+}
+
+// Workers records this process's configured workers: all takes both
+// lanes, quick the quick lane only.
+func (m *Solver) Workers(all, quick int) {
+	m.workers.WithLabelValues("quick+heavy").Set(float64(all))
+	m.workers.WithLabelValues("quick").Set(float64(quick))
+}
+
+// JobClaimed records a job message of lane published at published (the
+// stream's timestamp) and claimed now on its delivery-th delivery; call
+// the returned func when it is done.
+func (m *Solver) JobClaimed(lane string, published time.Time, delivery uint64) (done func()) {
+	m.jobs.WithLabelValues(lane).Inc()
+	if delivery > 1 {
+		m.redeliv.WithLabelValues(lane).Inc()
+	}
+	if !published.IsZero() {
+		m.lag.WithLabelValues(lane).Observe(max(time.Since(published), 0).Seconds())
+	}
+	g := m.inFlight.WithLabelValues(lane)
+	g.Inc()
+	return g.Dec
 }
 
 // Writer is what the results writer measures.

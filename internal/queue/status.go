@@ -90,15 +90,15 @@ func CollectStatus(ctx context.Context, js jetstream.JetStream, objectBuckets ..
 	for _, name := range replicaStreams(objectBuckets) {
 		ss := StreamStatus{Name: name, Kind: "stream"}
 		switch {
-		case name == BucketStream(CancelledBucket) || name == BucketStream(SplitBucket):
+		case name == BucketStream(CancelledBucket) || name == BucketStream(SplitBucket) || name == BucketStream(WorkersBucket):
 			ss.Kind = "kv"
 		case name != JobsStream && name != ResultsStream && name != DeadStream:
 			ss.Kind = "object store"
 		}
 		s, err := js.Stream(ctx, name)
 		if errors.Is(err, jetstream.ErrStreamNotFound) {
-			if ss.Kind == "object store" || name == BucketStream(SplitBucket) {
-				continue // the tables bucket is optional; the split bucket comes with the first split search
+			if ss.Kind == "object store" || name == BucketStream(SplitBucket) || name == BucketStream(WorkersBucket) {
+				continue // the tables bucket is optional; the split and workers buckets come with their first user
 			}
 			ss.Missing = true
 			st.Streams = append(st.Streams, ss)

@@ -101,4 +101,7 @@ type Result struct {
 	ElapsedMS  float64 `json:"elapsed_ms"`
 	Solver     string  `json:"solver"`
 	Error      string  `json:"error,omitempty"`
+	// Attempts is the delivery of the job message that produced the row
+	// (1: the first; 0: not known, stored as 1).
+	Attempts int `json:"attempts,omitempty"`
 }

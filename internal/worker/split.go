@@ -186,6 +186,7 @@ func (r *runner) lay(ctx context.Context, key string, rec job.SplitRecord, cells
 		return err
 	})
 	cpu := stop()
+	r.searched(spec, f.Walked)
 	if err == nil && ctx.Err() != nil {
 		err = fmt.Errorf("split %s: %w", key, ctx.Err()) // a layout cut short is not written
 	}
@@ -233,6 +234,7 @@ func (r *runner) frontier(ctx context.Context, rec job.SplitRecord, cells []uint
 		f.Subtrees, f.Walked = subs, f.Walked+walked
 		return err
 	})
+	r.searched(spec, f.Walked)
 	// Index -2: a holder's walk that lists the subtrees another laid out,
 	// to publish them (its nodes are not in the state's count).
 	r.opts.SplitRecord.line(job.SplitKey(rec.Batch, rec.Seq), rec.Iteration, rec.Bound, "walk", f.Depth, -2, f.Walked, stop(), false)
@@ -320,6 +322,7 @@ func (r *runner) answerSubtree(ctx context.Context, sj job.SubtreeJob, spec puzz
 		return err
 	})
 	cpu := stop()
+	r.searched(spec, out.Nodes)
 	if err != nil {
 		return false, err
 	}

@@ -84,10 +84,10 @@ type Options struct {
 	NoDeadLetters bool
 	// Log receives diagnostics about handled failures (default slog.Default()).
 	Log *slog.Logger
-	// OnJob, if set, is called when a worker takes up a claimed job message,
-	// with the time the stream stored it; the func it returns is called when
-	// the job is settled (metrics: queue lag, jobs in flight).
-	OnJob func(published time.Time) (done func())
+	// OnJob, if set, is called when a worker takes up a claimed job message
+	// (JobInfo); the func it returns is called when the job is settled
+	// (metrics: queue lag, jobs in flight; the registry of workers).
+	OnJob func(JobInfo) (done func())
 	// Split, when set, solves the optimal states of jobs marked split as
 	// split searches (split.go); nil solves them whole.
 	Split solve.SplitFunc
@@ -108,6 +108,11 @@ type Options struct {
 	// (Solve never sees those states), so that they are counted as any
 	// solved row is (metrics: tessera_solver_solves_total).
 	OnSplitRow func(puzzle string, mode result.Mode, r result.Result)
+	// OnSplitNodes, if set, is called with the nodes of each walk and
+	// subtree of a split search that this process searched (metrics count
+	// nodes where they were expanded; the row's total is the whole
+	// fleet's).
+	OnSplitNodes func(puzzle string, nodes int64)
 }
 
 func (o *Options) defaults() {
@@ -425,15 +430,19 @@ func (r *runner) process(t *tracked) {
 		r.log.Error("worker: message without JetStream metadata", "subject", m.Subject(), "err", err)
 		return
 	}
-	if r.opts.OnJob != nil {
-		defer r.opts.OnJob(meta.Timestamp)()
-	}
 	if r.splits != nil && isSubtree(m) {
+		if r.opts.OnJob != nil {
+			defer r.opts.OnJob(subtreeInfo(m, meta))()
+		}
 		r.processSubtree(r.hard, t)
 		return
 	}
 	d := decodeJob(m.Data(), r.opts.Ceiling)
 	d.opt.Threads = r.opts.Threads
+	if r.opts.OnJob != nil {
+		d.opt.Budget.Progress = new(atomic.Int64)
+		defer r.opts.OnJob(jobInfo(m, meta, d, d.opt.Budget.Progress))()
+	}
 	resultsID := queue.ResultsMsgID(d.job.ID, m.Data())
 	switch {
 	case d.dead != "":
@@ -538,6 +547,7 @@ func (r *runner) solveAll(t *tracked, d decoded, meta *jetstream.MsgMetadata) (j
 			out = result.Result{Puzzle: res.Puzzle, State: s, Status: result.StatusFailed, Solver: out.Solver,
 				Error: fmt.Sprintf("internal error: solver returned status %q", out.Status)}
 		}
+		out.Attempts = int(meta.NumDelivered)
 		res.Results[i] = out
 	}
 	return res, nil

@@ -6,6 +6,8 @@ package solverkit
 import (
 	"context"
 	"log/slog"
+	"runtime"
+	"time"
 
 	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/internal/cmdkit"
@@ -34,9 +36,11 @@ var (
 // WorkerOptions is the solver workers' wiring, the one constructor
 // `solverd run` and `producer --local` share: this host's worker counts,
 // its caps on every job's budget and its search threads, the streams'
-// settings, and the metrics when obs is not nil. worker.Run adds the
-// dead-letter handler and the stranded-jobs sweep.
-func WorkerOptions(s config.Solver, qc queue.Config, solver Solver, log *slog.Logger, obs *metrics.Solver) worker.Options {
+// settings, the metrics when obs is not nil, and the jobs in flight and
+// nodes in this process's entry of the registry of workers when p is not
+// nil (Presence). worker.Run adds the dead-letter handler and the
+// stranded-jobs sweep.
+func WorkerOptions(s config.Solver, qc queue.Config, solver Solver, log *slog.Logger, obs *metrics.Solver, p *cmdkit.Presence) worker.Options {
 	opts := worker.Options{
 		Workers:      s.Workers,
 		QuickWorkers: s.QuickWorkers,
@@ -51,13 +55,66 @@ func WorkerOptions(s config.Solver, qc queue.Config, solver Solver, log *slog.Lo
 		SubtreeWindow: s.SplitWindow,
 		Log:           log,
 	}
+	opts.Solve = exact(opts.Solve)
 	if obs != nil {
 		opts.Solve = Observe(obs, opts.Solve)
-		opts.OnJob = obs.JobClaimed
 		opts.OnSubtrees = obs.Subtrees
-		opts.OnSplitRow = obs.Solved
+		opts.OnSplitRow = obs.SplitSolved
+		obs.Workers(workersOrCores(s.Workers), s.QuickWorkers)
+	}
+	if obs != nil || p != nil {
+		opts.OnJob = func(j worker.JobInfo) func() {
+			done := func() {}
+			if obs != nil {
+				done = obs.JobClaimed(j.Lane, j.Published, j.Delivery)
+			}
+			end := p.Begin(queue.JobInFlight{Batch: j.Batch, FirstSeq: j.FirstSeq, States: j.States, Puzzle: j.Puzzle,
+				Lane: j.Lane, Delivery: int(j.Delivery), Started: time.Now()}, j.Progress)
+			return func() { end(); done() }
+		}
+		opts.OnSplitNodes = func(puzzle string, nodes int64) {
+			if obs != nil {
+				obs.SplitNodes(puzzle, nodes)
+			}
+			p.AddNodes(nodes)
+		}
 	}
 	return opts
+}
+
+// Lanes are the lanes solver workers take work from, as the registry of
+// workers lists them.
+var Lanes = []string{"quick", "heavy", "split"}
+
+// workersOrCores is the workers worker.Run starts for n (0: one per core
+// this process may use).
+func workersOrCores(n int) int {
+	if n > 0 {
+		return n
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// NewPresence is the registry entry of a process running solver workers
+// with s's counts.
+func NewPresence(role string, s config.Solver) *cmdkit.Presence {
+	return cmdkit.NewPresence(role, Lanes, workersOrCores(s.Workers), max(s.QuickWorkers, 0))
+}
+
+// exact makes a job's progress counter (search.Budget.Progress) exact at
+// the end of each solve: the searches add their nodes at checkpoints
+// only, and some algorithms have none; the result's count is the truth.
+func exact(solveText worker.SolveFunc) worker.SolveFunc {
+	return func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result {
+		p := opt.Budget.Progress
+		if p == nil {
+			return solveText(ctx, spec, text, opt)
+		}
+		before := p.Load()
+		r := solveText(ctx, spec, text, opt)
+		p.Add(r.Nodes - (p.Load() - before))
+		return r
+	}
 }
 
 // Observe counts every answer of solveText in obs.
