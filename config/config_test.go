@@ -124,7 +124,7 @@ func TestEveryKeyFromEnv(t *testing.T) {
 		"solver.split_subtree_nodes": "65536", "solver.split_window": "2", "solver.split_record": "/e/r.tsv",
 		"results.fetch_batch": "2", "results.fetch_wait": "2s",
 		"results.http_max_requests": "2", "results.http_writer_tokens": "w=0123456789abcdef",
-		"results.http_addr": ":2", "results.http_token": "t", "producer.chunk_size": "2",
+		"results.http_addr": ":2", "results.http_token": "t", "producer.chunk_size": "2", "producer.priority": "low",
 		"solver.metrics_addr": ":2", "solver.metrics_token": "t", "results.metrics_addr": "",
 	}
 	partner := map[string]string{

@@ -61,6 +61,8 @@ var scenarios = []scenario{
 	{"cluster: kill -9 the TESSERA_JOBS leader", false, true, killLeader(queue.JobsStream)},
 	{"cluster: kill -9 the TESSERA_RESULTS leader", false, true, killLeader(queue.ResultsStream)},
 	{"cluster: rolling restart", false, true, rollingRestart},
+	{"cluster: quorum loss 50 s", false, true, quorumLoss(50 * time.Second)},
+	{"cluster: kill -9 every node", false, true, clusterKill(2 * time.Second)},
 	{"cluster: frozen leader", false, true, frozenLeader},
 	{"split search, solver kill -9", true, true, splitKill},
 	{"cancel in flight, 4 x 24-puzzle", false, true, func(t *testing.T, s *suite) figure { return cancelInFlight(t, s, 4, 2) }},
