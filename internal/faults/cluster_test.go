@@ -330,9 +330,11 @@ func clusterKill(down time.Duration) func(t *testing.T, s *suite) figure {
 				c.Kill(i)
 			}
 			time.Sleep(down)
+			// All at once: a node alone cannot elect a meta leader.
 			for i := range c.N() {
-				c.Restart(i)
+				c.Node(i).Restart()
 			}
+			c.WaitMeta(time.Minute)
 			return fmt.Sprintf("all three nodes killed at %d 8-puzzle rows, restarted %s later", at, dur(down))
 		}, func(cs *suite, c *natstest.Cluster) {
 			for _, name := range []string{queue.JobsStream, queue.ResultsStream} {
