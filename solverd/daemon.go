@@ -101,8 +101,8 @@ func daemon(ctx context.Context, cfg config.Config, solver solverkit.Solver, hea
 		}
 		return err
 	}
-	health.Started()
-	err = serve(ctx, cfg, conn, solver, log, obs, p)
+	// Ready once the workers' consumers exist, not merely the streams.
+	err = serve(ctx, cfg, conn, solver, log, obs, p, health.Started)
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		// Told to stop while still setting up (the workers ensure their
 		// consumers): a clean stop too, not a failure to report.
@@ -111,9 +111,10 @@ func daemon(ctx context.Context, cfg config.Config, solver solverkit.Solver, hea
 	return err
 }
 
-// serve runs the workers on conn until ctx ends, then drains it. The
-// process stays registered (p) until its workers have drained.
-func serve(ctx context.Context, cfg config.Config, conn *cmdkit.Conn, solver solverkit.Solver, log *slog.Logger, obs *metrics.Solver, p *cmdkit.Presence) error {
+// serve runs the workers on conn until ctx ends, then drains it; ready is
+// called once they can take work. The process stays registered (p) until
+// its workers have drained.
+func serve(ctx context.Context, cfg config.Config, conn *cmdkit.Conn, solver solverkit.Solver, log *slog.Logger, obs *metrics.Solver, p *cmdkit.Presence, ready func()) error {
 	nc, js, qc := conn.NC, conn.JS, conn.Queue
 	defer nc.Close()
 	if drift, err := queue.JobsConsumerDrift(ctx, js, qc); err == nil && len(drift) > 0 {
@@ -128,6 +129,7 @@ func serve(ctx context.Context, cfg config.Config, conn *cmdkit.Conn, solver sol
 	log.Info("solving jobs", "nats", redact.URL(cfg.NATS.URL), "workers", workersOrCores(cfg.Solver.Workers), "quick_workers", cfg.Solver.QuickWorkers)
 	// The same wiring as producer --local's workers (solverkit.WorkerOptions).
 	opts := solverkit.WorkerOptions(cfg.Solver, qc, solver, log, obs, p)
+	opts.OnReady = ready
 	if path := cfg.Solver.SplitRecord; path != "" {
 		rec, closeRecord, err := worker.OpenSplitRecord(path)
 		if err != nil {

@@ -104,6 +104,9 @@ type Options struct {
 	// that this process published (event "published") or answered, its
 	// answer counted into the record ("answered"): metrics.
 	OnSubtrees func(event string, n int)
+	// OnReady, if set, is called once the consumers every worker pulls
+	// from exist: from then on the process can take work (readiness).
+	OnReady func()
 	// OnSplitRow, if set, is called with each row a split search made
 	// (Solve never sees those states), so that they are counted as any
 	// solved row is (metrics: tessera_solver_solves_total).
@@ -226,6 +229,9 @@ func Run(ctx context.Context, js jetstream.JetStream, opts Options) error {
 		r.log.Warn("worker: cannot follow paused batches; their jobs will be solved", "err", err)
 	}
 	go r.beats.run(hard)
+	if opts.OnReady != nil {
+		opts.OnReady()
+	}
 	unparked := make(chan struct{})
 	go func() { defer close(unparked); r.unparkLoop(ctx) }()
 	defer func() { <-unparked }()
