@@ -588,32 +588,9 @@ func starvation(t *testing.T, s *suite, heavyN, workers int, limit time.Duration
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	jobs, res := s.read(t, jobDeliveries), s.read(t, resultDeliveries)
-	var in strings.Builder
-	for _, inst := range instances.KorfFelner24()[:heavyN] {
-		for i, c := range inst.Cells {
-			if i > 0 {
-				in.WriteByte(' ')
-			}
-			in.WriteString(strconv.Itoa(int(c)))
-		}
-		in.WriteByte('\n')
-	}
 	start := time.Now()
-	heavy := s.produce(t, []byte(in.String()), "--puzzle", "24", "--file", "-")
-	// Wait until the heavy jobs hold every general worker.
-	deadline := time.Now().Add(time.Minute)
-	for {
-		c, err := s.js.Consumer(ctx, queue.JobsStream, queue.JobsConsumer)
-		if err == nil {
-			if ci, err := c.Info(ctx); err == nil && ci.NumAckPending >= min(workers, heavyN) {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the heavy jobs did not reach the %d general workers within a minute", workers)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	heavy := s.produce(t, korfFelner(heavyN), "--puzzle", "24", "--file", "-")
+	s.heavyBusy(ctx, t, min(workers, heavyN))
 	t0 := time.Now()
 	out, _ := s.run(t, nil, "producer", "--quiet", "--puzzle", "8", "--random", strconv.Itoa(quickN), "--seed", "4", "--wait")
 	quickTook := time.Since(t0)

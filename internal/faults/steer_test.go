@@ -24,19 +24,9 @@ func cancelInFlight(t *testing.T, s *suite, heavyN, workers int) figure {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	jobs, res := s.read(t, jobDeliveries), s.read(t, resultDeliveries)
-	var in strings.Builder
-	for _, inst := range instances.KorfFelner24()[:heavyN] {
-		for i, c := range inst.Cells {
-			if i > 0 {
-				in.WriteByte(' ')
-			}
-			in.WriteString(strconv.Itoa(int(c)))
-		}
-		in.WriteByte('\n')
-	}
 	start := time.Now()
-	heavy := s.produce(t, []byte(in.String()), "--puzzle", "24", "--file", "-", "--timeout", "2m")
-	s.heavyBusy(ctx, t, workers)
+	heavy := s.produce(t, korfFelner(heavyN), "--puzzle", "24", "--file", "-", "--timeout", "2m")
+	s.heavyBusy(ctx, t, min(workers, heavyN))
 	time.Sleep(time.Second) // the searches are well under way
 	t0 := time.Now()
 	s.run(t, nil, "results", "cancel", "--batch", strconv.FormatInt(heavy, 10))
@@ -67,6 +57,21 @@ func cancelInFlight(t *testing.T, s *suite, heavyN, workers int) figure {
 		note: fmt.Sprintf("%d Korf–Felner 24-puzzles (2 min budget each) on %d general workers, cancelled while %d ran: `results cancel` returned in %s, "+
 			"every row stored %s after it (%d stopped mid-search with their nodes); 20 15-puzzles enqueued next finished in %s; %s",
 			heavyN, workers, min(workers, heavyN), dur(told), dur(took), spent, dur(after), statuses(tl))}
+}
+
+// korfFelner is the first n Korf–Felner 24-puzzles, one per line.
+func korfFelner(n int) []byte {
+	var in strings.Builder
+	for _, inst := range instances.KorfFelner24()[:n] {
+		for i, c := range inst.Cells {
+			if i > 0 {
+				in.WriteByte(' ')
+			}
+			in.WriteString(strconv.Itoa(int(c)))
+		}
+		in.WriteByte('\n')
+	}
+	return []byte(in.String())
 }
 
 // heavyBusy waits until the heavy lane's consumer has n jobs in hand.
