@@ -293,6 +293,9 @@ var emptyEnvKeys = []string{"solver.metrics_addr", "results.metrics_addr"}
 // ConfigFlag names the flag holding the config file path.
 const ConfigFlag = "config"
 
+const configUsage = "config file (else " + EnvPrefix + "_CONFIG, else the first of ./" + DefaultFile +
+	", $XDG_CONFIG_HOME/tessera/" + DefaultFile + ", /etc/tessera/" + DefaultFile + " that exists)"
+
 // Keys returns every configuration key, sorted, e.g. "nats.url".
 func Keys() []string {
 	out := make([]string, len(keys))
@@ -319,7 +322,7 @@ func keyIndex(name string) int {
 // declare some of them itself (with the same name and a compatible type).
 func BindFlags(fs *pflag.FlagSet) {
 	if fs.Lookup(ConfigFlag) == nil {
-		fs.String(ConfigFlag, "", "config file (default ./"+DefaultFile+" when present; also "+EnvPrefix+"_CONFIG)")
+		fs.String(ConfigFlag, "", configUsage)
 	}
 	d := Default()
 	for _, k := range keys {
@@ -374,9 +377,9 @@ func bindFlag(fs *pflag.FlagSet, k key, d *Config) {
 // Load reads the configuration: defaults, then the config file, then
 // TESSERA_* variables, then the flags of fs that were set on the command
 // line (fs may be nil). The file is path; if path is empty, the --config
-// flag, then $TESSERA_CONFIG, then ./tessera.yaml when it exists. A key in
-// the file that tessera does not know is an error naming it. The result is
-// validated.
+// flag, then $TESSERA_CONFIG, then the first of SearchPath that exists. A
+// key in the file that tessera does not know is an error naming it and the
+// known key it most likely meant. The result is validated.
 func Load(path string, fs *pflag.FlagSet) (Config, error) {
 	return load(path, fs, nil)
 }
@@ -430,7 +433,7 @@ func (s Set) Has(key string) bool { return s.names[key] }
 // already has is kept, as BindFlags does).
 func (s Set) Bind(fs *pflag.FlagSet) {
 	if fs.Lookup(ConfigFlag) == nil {
-		fs.String(ConfigFlag, "", "config file (default ./"+DefaultFile+" when present; also "+EnvPrefix+"_CONFIG)")
+		fs.String(ConfigFlag, "", configUsage)
 	}
 	d := Default()
 	for _, k := range keys {
@@ -450,6 +453,13 @@ func (s Set) Load(fs *pflag.FlagSet) (Config, error) {
 }
 
 func load(path string, fs *pflag.FlagSet, only map[string]bool) (Config, error) {
+	c, _, _, err := loadFrom(path, fs, only)
+	return c, err
+}
+
+// loadFrom is load, also returning the viper instance it read and the
+// config file ("" when none), for Explain.
+func loadFrom(path string, fs *pflag.FlagSet, only map[string]bool) (Config, *viper.Viper, string, error) {
 	used := func(k key) bool { return only == nil || only[k.name] }
 	v := viper.New()
 	d := Default()
@@ -460,27 +470,16 @@ func load(path string, fs *pflag.FlagSet, only map[string]bool) (Config, error) 
 	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
 	v.AutomaticEnv()
 
-	if path == "" && fs != nil {
-		if f := fs.Lookup(ConfigFlag); f != nil && f.Changed {
-			path = f.Value.String()
-		}
-	}
 	if path == "" {
-		path = os.Getenv(EnvPrefix + "_CONFIG")
-	}
-	if path == "" {
-		if _, err := os.Stat(DefaultFile); err == nil {
-			path = DefaultFile
-		}
+		path, _ = File(fs)
 	}
 	if path != "" {
 		v.SetConfigFile(path)
 		if err := v.ReadInConfig(); err != nil {
-			return Config{}, fmt.Errorf("config file %s: %w", path, err)
+			return Config{}, nil, "", fmt.Errorf("config file %s: %w", path, err)
 		}
 		if unknown := unknownKeys(v.AllKeys()); len(unknown) > 0 {
-			return Config{}, fmt.Errorf("config file %s: unknown key %s (known keys: %s)",
-				path, strings.Join(quoteAll(unknown), ", "), strings.Join(Keys(), ", "))
+			return Config{}, nil, "", unknownKeyError(path, unknown)
 		}
 	}
 
@@ -491,7 +490,7 @@ func load(path string, fs *pflag.FlagSet, only map[string]bool) (Config, error) 
 			}
 			if f := fs.Lookup(k.flag); f != nil {
 				if err := v.BindPFlag(k.name, f); err != nil {
-					return Config{}, fmt.Errorf("config: bind flag --%s: %w", k.flag, err)
+					return Config{}, nil, "", fmt.Errorf("config: bind flag --%s: %w", k.flag, err)
 				}
 			}
 		}
@@ -516,32 +515,38 @@ func load(path string, fs *pflag.FlagSet, only map[string]bool) (Config, error) 
 	}
 
 	if err := secretFiles(v, fs, used); err != nil {
-		return Config{}, err
+		return Config{}, nil, "", err
 	}
 	if err := checkDurations(v); err != nil {
-		return Config{}, err
+		return Config{}, nil, "", err
 	}
 	var c Config
 	// UnmarshalExact is a second guard: a key that slipped past the check
 	// above (e.g. a scalar where a section belongs) still fails loudly.
 	// Its messages quote the values they could not decode: mask secrets.
 	if err := v.UnmarshalExact(&c); err != nil {
-		return Config{}, redact.Error(fmt.Errorf("config: %w", err), rawSecrets(v)...)
+		return Config{}, nil, "", redact.Error(fmt.Errorf("config: %w", err), rawSecrets(v)...)
 	}
 	if err := c.validate(only); err != nil {
-		return Config{}, err
+		if path == "" {
+			// A setting the user believes is in a file is often just in a
+			// file that was not found.
+			return Config{}, nil, "", fmt.Errorf("%w\n(no config file was read: none given with --%s or %s_CONFIG, and none found at %s)",
+				err, ConfigFlag, EnvPrefix, strings.Join(SearchPath(), ", "))
+		}
+		return Config{}, nil, "", err
 	}
 	if c.Database.PasswordFile != "" {
 		if c.Database.Password != "" {
-			return Config{}, &KeyError{Key: "database.password_file", Msg: "conflicts with database.password: set one"}
+			return Config{}, nil, "", &KeyError{Key: "database.password_file", Msg: "conflicts with database.password: set one"}
 		}
 		pw, err := readPasswordFile(c.Database.PasswordFile)
 		if err != nil {
-			return Config{}, &KeyError{Key: "database.password_file", Msg: err.Error()}
+			return Config{}, nil, "", &KeyError{Key: "database.password_file", Msg: err.Error()}
 		}
 		c.Database.Password = pw
 	}
-	return c, nil
+	return c, v, path, nil
 }
 
 // rawSecrets is every secret value v holds, as text, with the credentials
@@ -604,14 +609,6 @@ func unknownKeys(all []string) []string {
 		}
 	}
 	sort.Strings(out)
-	return out
-}
-
-func quoteAll(s []string) []string {
-	out := make([]string, len(s))
-	for i, x := range s {
-		out[i] = fmt.Sprintf("%q", x)
-	}
 	return out
 }
 

@@ -33,6 +33,11 @@ func clearEnv(t *testing.T) {
 	t.Setenv("TESSERA_CONFIG", "")
 	os.Unsetenv("TESSERA_CONFIG")
 	t.Chdir(t.TempDir()) // no ./tessera.yaml
+	// Nor the user's or the host's.
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	old := systemDir
+	systemDir = t.TempDir()
+	t.Cleanup(func() { systemDir = old })
 }
 
 func flags(t *testing.T, args ...string) *pflag.FlagSet {
@@ -505,4 +510,73 @@ func TestUsageHasNoBackquotes(t *testing.T) {
 			t.Errorf("--%s's help has a back quote: %q", f.Name, f.Usage)
 		}
 	})
+}
+
+// A config file is found where people put one: the working directory
+// first, then the user's configuration directory, then the host's; the
+// flag and TESSERA_CONFIG win over all three. Each source says what it is.
+func TestConfigFileSearch(t *testing.T) {
+	clearEnv(t)
+	if path, _ := File(nil); path != "" {
+		t.Fatalf("found %s in an empty search path", path)
+	}
+	if d := Describe(nil); !strings.Contains(d, "no config file found") || !strings.Contains(d, filepath.Join("tessera", DefaultFile)) {
+		t.Errorf("Describe with no file: %q", d)
+	}
+	put := func(dir, mode string) string {
+		t.Helper()
+		p := filepath.Join(dir, "tessera", DefaultFile)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("solver:\n  mode: "+mode+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	sys := put(systemDir, "fast")
+	if c, err := Load("", nil); err != nil || c.Solver.Mode != "fast" {
+		t.Fatalf("host's file: %+v %v", c.Solver, err)
+	}
+	user := put(os.Getenv("XDG_CONFIG_HOME"), "optimal")
+	if path, why := File(nil); path != user || why != "found" {
+		t.Errorf("File = %s (%s), want the user's %s before the host's %s", path, why, user, sys)
+	}
+	if err := os.WriteFile(DefaultFile, []byte("solver:\n  mode: fast\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if path, _ := File(nil); path != DefaultFile {
+		t.Errorf("File = %s, want ./%s first", path, DefaultFile)
+	}
+	t.Setenv("TESSERA_CONFIG", sys)
+	if path, why := File(nil); path != sys || why != "TESSERA_CONFIG" {
+		t.Errorf("File = %s (%s), want TESSERA_CONFIG's", path, why)
+	}
+	fs := flags(t, "--config", user)
+	if path, why := File(fs); path != user || why != "--config" {
+		t.Errorf("File = %s (%s), want the flag's", path, why)
+	}
+	if d := Describe(fs); d != "config file "+user+" (from --config)" {
+		t.Errorf("Describe = %q", d)
+	}
+}
+
+// A mistyped key names the key that was meant; a validation error with no
+// file read says so, since the setting is often in a file not found.
+func TestConfigMistakesExplained(t *testing.T) {
+	clearEnv(t)
+	f := writeFile(t, "t.yaml", "solver:\n  timout: 5s\n")
+	_, err := Load(f, nil)
+	if err == nil || !strings.Contains(err.Error(), `"solver.timout" (did you mean solver.timeout?)`) || strings.Contains(err.Error(), "known keys") {
+		t.Errorf("typo: %v", err)
+	}
+	f = writeFile(t, "u.yaml", "bogus:\n  thing: 1\n")
+	if _, err := Load(f, nil); err == nil || !strings.Contains(err.Error(), "known keys: ") {
+		t.Errorf("no near key: %v", err)
+	}
+	t.Setenv("TESSERA_NATS_PASSWORD", "s3cret")
+	_, err = Load("", nil)
+	if err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "no config file was read") || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("invalid without a file: %v", err)
+	}
 }

@@ -24,7 +24,9 @@ func serviceCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withStore(cmd, func(cfg config.Config, st *store.Store) error {
-				return service(cmd.Context(), cfg, st, logger(cmd.ErrOrStderr()))
+				log := logger(cmd.ErrOrStderr())
+				log.Info(config.Describe(cmd.Flags()))
+				return service(cmd.Context(), cfg, st, log)
 			})
 		},
 	}, runKeys)

@@ -45,6 +45,7 @@ func serveCmd() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withStore(cmd, func(cfg config.Config, st *store.Store) error {
+				logger(cmd.ErrOrStderr()).Info(config.Describe(cmd.Flags()))
 				writers, err := httpauth.ParseWriters(cfg.Results.HTTPWriterTokens)
 				if err != nil {
 					return usagef("results.http_writer_tokens: %v", err)

@@ -413,3 +413,38 @@ func TestSolveNamesMissingOptionalTable(t *testing.T) {
 		t.Errorf("an 8-puzzle, yet:\n%s", stderr)
 	}
 }
+
+// config show names the file it read and each key's source, the file's,
+// a variable's and a flag's over the default's.
+func TestConfigShow(t *testing.T) {
+	testenv.ClearConfigEnv(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "tessera.yaml")
+	if err := os.WriteFile(file, []byte("solver:\n  mode: fast\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TESSERA_CONFIG", file)
+	t.Setenv("TESSERA_SOLVER_THREADS", "2")
+	code, out, stderr := solverd(t, "", "config", "show", "--workers", "3")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"# config file " + file + " (from TESSERA_CONFIG)", "file " + file,
+		"env TESSERA_SOLVER_THREADS", "flag --workers", "producer.priority"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("config show lacks %q:\n%s", want, out)
+		}
+	}
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 0:
+		case f[0] == "solver.mode" && (f[1] != "fast" || f[2] != "file"):
+			t.Errorf("solver.mode: %q", line)
+		case f[0] == "solver.threads" && f[1] != "2":
+			t.Errorf("solver.threads: %q", line)
+		case f[0] == "nats.url" && f[len(f)-1] != "default":
+			t.Errorf("nats.url: %q", line)
+		}
+	}
+}

@@ -46,6 +46,7 @@ func runCmd() *cobra.Command {
 			// workers`); its last error is the last warning logged.
 			presence := solverkit.NewPresence("solverd", cfg.Solver)
 			log := slog.New(presence.LogHandler(slog.NewTextHandler(c.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelInfo})))
+			log.Info(config.Describe(c.Flags()))
 			startupPull(ctx, cfg, log)
 			loaded, _, err := loadTables(cfg.Solver, "", func(s string) { log.Info(s) })
 			if err != nil {

@@ -26,6 +26,9 @@ var examples = map[string]string{
   solverd queue status --json | jq '.streams[] | {name, replicas, leader}'`,
 	"solverd workers": `  solverd workers
   solverd workers --json | jq '.[] | {host, pid, role, jobs: (.jobs | length), nodes_per_second}'`,
+	"solverd config": `  solverd config show`,
+	"solverd config show": `  solverd config show                      # every key: value and source (default, file, env, flag)
+  solverd config show --json | jq '.keys[] | select(.source != "default")'`,
 	"solverd tables": `  solverd tables build 15-pdb-78
   solverd tables list
   solverd tables push --tables-bucket tessera-tables`,

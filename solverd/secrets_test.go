@@ -107,6 +107,9 @@ func TestNoSecretsInOutput(t *testing.T) {
 		{name: "queue status, wrong token", args: []string{"queue", "status", "--json", "--nats-url=" + userinfo(tokens.ClientURL(), tok+"x")}, want: "Authorization Violation"},
 		{name: "queue status, token key", env: map[string]string{"TESSERA_NATS_TOKEN": tok}, args: []string{"queue", "status", "--nats-url=" + tokens.ClientURL()}, want: "server: a single NATS server"},
 		{name: "queue status --json, password in URL", args: []string{"queue", "status", "--json", "--nats-url=" + userinfo(users.ClientURL(), "alice:"+pw)}, want: `"streams"`},
+		{name: "config show", env: map[string]string{"TESSERA_NATS_USER": "alice", "TESSERA_NATS_PASSWORD": pw, "TESSERA_DATABASE_PASSWORD": testenv.DBPassword,
+			"TESSERA_RESULTS_HTTP_TOKEN": testenv.HTTPToken}, args: []string{"config", "show", "--metrics-token=" + testenv.HTTPToken}, want: "env TESSERA_NATS_PASSWORD"},
+		{name: "config show --json, password in URL", args: []string{"config", "show", "--json", "--nats-url=nats://alice:" + pw + "@" + dead}, want: `"flag --nats-url"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
