@@ -56,7 +56,7 @@ func TestCancelStopsRunningSolve(t *testing.T) {
 		t.Errorf("the cancelled job's rows came %v after the cancel, want within 2 s", took)
 	}
 	for i, x := range r.Results {
-		if x.Status != result.StatusCancelled || !strings.Contains(x.Error, "batch 41 was cancelled") {
+		if x.Status != result.StatusCancelled || !strings.Contains(x.Error, "batch 41 was cancelled") || x.Attempts != 1 {
 			t.Errorf("row %d: %+v, want cancelled", i, x)
 		}
 	}

@@ -553,7 +553,6 @@ func (r *runner) solveAll(t *tracked, d decoded, meta *jetstream.MsgMetadata) (j
 			out = result.Result{Puzzle: res.Puzzle, State: s, Status: result.StatusFailed, Solver: out.Solver,
 				Error: fmt.Sprintf("internal error: solver returned status %q", out.Status)}
 		}
-		out.Attempts = int(meta.NumDelivered)
 		res.Results[i] = out
 	}
 	return res, nil
@@ -593,7 +592,13 @@ func cancelled(ctx context.Context) bool {
 }
 
 // publishPatiently publishes res under id, then settles t with then.
+// Every row keeps the delivery that answered it (its attempts).
 func (r *runner) publishPatiently(t *tracked, res job.Results, id string, then func() error) {
+	if meta, err := t.msg.Metadata(); err == nil {
+		for i := range res.Results {
+			res.Results[i].Attempts = int(meta.NumDelivered)
+		}
+	}
 	r.patiently(t, "results", func(context.Context) error { return r.publish(res, id) }, then)
 }
 
