@@ -95,6 +95,10 @@ func follow(ctx context.Context, st batchReader, batch, total int64, quiet bool,
 		switch {
 		case got && b.Done != lastDone:
 			lastDone, since, told = b.Done, time.Now(), false
+		case got && b.PausedAt != nil && !told && time.Since(since) >= stallNote:
+			told = true
+			fmt.Fprintf(stderr, "\nproducer: batch %d is paused (since %s): its jobs wait until `results unpause --batch %d`\n",
+				batch, b.PausedAt.Local().Format(time.TimeOnly), batch)
 		case idle != nil && !told && time.Since(since) >= stallNote:
 			told = true
 			if why := idle(ctx); why != "" {
