@@ -55,6 +55,10 @@ type NATS struct {
 	// and bucket tessera creates (1 for a single server, 3 in production).
 	// Existing streams keep theirs: only `solverd queue apply` changes it.
 	Replicas int `mapstructure:"replicas"`
+	// MaxBytes is the byte limit of each of TESSERA_JOBS, TESSERA_RESULTS
+	// and TESSERA_DEAD (0: none); a full stream refuses new messages.
+	// Existing streams keep theirs: only `solverd queue apply` changes it.
+	MaxBytes int64 `mapstructure:"max_bytes"`
 
 	NATSAuth `mapstructure:",squash"`
 }
@@ -175,6 +179,7 @@ func Default() Config {
 	c.NATS.MaxDeliver = 5
 	c.NATS.AckWait = 30 * time.Second
 	c.NATS.Replicas = 1
+	c.NATS.MaxBytes = 1 << 30
 	c.Solver.Mode = "optimal"
 	c.Solver.QuickWorkers = 1
 	c.Solver.Threads = 1
@@ -232,6 +237,7 @@ var keys = []key{
 	{"nats.max_deliver", "nats-max-deliver", "deliveries of a job before it is recorded as failed", func(c *Config) any { return &c.NATS.MaxDeliver }, kindPlain},
 	{"nats.ack_wait", "nats-ack-wait", "time a consumer has to acknowledge a message", func(c *Config) any { return &c.NATS.AckWait }, kindPlain},
 	{"nats.replicas", "nats-replicas", "servers of a NATS cluster that keep each stream and bucket tessera creates (1 to 5; existing ones change only through solverd queue apply)", func(c *Config) any { return &c.NATS.Replicas }, kindPlain},
+	{"nats.max_bytes", "nats-max-bytes", "byte limit of each of the jobs, results and dead-letter streams (0: none); a full stream refuses new messages (existing streams change only through solverd queue apply)", func(c *Config) any { return &c.NATS.MaxBytes }, kindPlain},
 	{"nats.user", "nats-user", "NATS user name (with nats.password)", func(c *Config) any { return &c.NATS.User }, kindPlain},
 	{"nats.password", "nats-password", "NATS password" + secretUsage, func(c *Config) any { return &c.NATS.Password }, kindSecret},
 	{"nats.token", "nats-token", "NATS authentication token" + secretUsage, func(c *Config) any { return &c.NATS.Token }, kindSecret},
@@ -677,6 +683,9 @@ func (c Config) validate(only map[string]bool) error {
 	}
 	if c.NATS.AckWait <= 0 {
 		bad("nats.ack_wait", "want a positive duration, got %s", c.NATS.AckWait)
+	}
+	if c.NATS.MaxBytes < 0 {
+		bad("nats.max_bytes", "want 0 (no limit) or a positive number of bytes, got %d", c.NATS.MaxBytes)
 	}
 	// JetStream keeps at most five replicas of a stream.
 	if c.NATS.Replicas < 1 || c.NATS.Replicas > 5 {
