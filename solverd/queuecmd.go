@@ -172,6 +172,11 @@ func printStatus(w io.Writer, st queue.Status) {
 			followers(s.Peers), s.Messages, s.Bytes, limit, s.FirstSeq, s.LastSeq, stranded)
 	}
 	tw.Flush()
+	for _, s := range st.Streams {
+		if s.Error != "" && s.Replicas != 0 {
+			fmt.Fprintf(w, "%s: %s\n", s.Name, s.Error)
+		}
+	}
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CONSUMER\tREPLICAS\tLEADER\tFOLLOWERS\tPENDING\tACK PENDING\tREDELIVERED\tWAITING\tACK FLOOR\tDELIVERED")

@@ -88,7 +88,10 @@ func TestQueueStatusSingle(t *testing.T) {
 }
 
 // On a three-node cluster at three replicas: each stream and consumer
-// names a running leader and two current followers; the table shows them.
+// names a running leader and two current followers, and --check says
+// "ok"; after a follower's kill -9, status shows it offline within 10 s
+// (the leader alone calls it current for about 10 s and offline only
+// minutes later) and --check exits 1 naming it, each call bounded.
 func TestQueueStatusCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a three-node nats-server cluster (skipped with -short)")
@@ -97,10 +100,12 @@ func TestQueueStatusCluster(t *testing.T) {
 	if code, out, stderr := solverd(t, "", "queue", "apply", "--nats-url", cl.URLs(), "--nats-replicas", "3"); code != exitOK {
 		t.Fatalf("queue apply: exit %d\n%s%s", code, out, stderr)
 	}
-	cl.WaitStreamCurrent(t, queue.JobsStream, time.Minute)
+	for _, name := range []string{queue.JobsStream, queue.ResultsStream, queue.DeadStream, queue.BucketStream(queue.CancelledBucket)} {
+		cl.WaitStreamCurrent(t, name, time.Minute)
+	}
 	st := statusJSON(t, cl.URLs())
-	if !strings.Contains(st.Server, "NATS cluster C") {
-		t.Errorf("server %q", st.Server)
+	if !strings.Contains(st.Server, "NATS cluster C (3 servers)") || len(queue.Answering(st.Servers)) != 3 {
+		t.Errorf("server %q, servers %+v: want 3, counted by name", st.Server, st.Servers)
 	}
 	jobs := streamOf(t, st, queue.JobsStream)
 	if want := cl.Node(cl.StreamLeader(t, queue.JobsStream)).Name(); jobs.Leader != want {
@@ -117,31 +122,58 @@ func TestQueueStatusCluster(t *testing.T) {
 			t.Errorf("consumer %s: replicas %d, leader %q", c.Name, c.Replicas, c.Leader)
 		}
 	}
-	code, out, stderr := solverd(t, "", "queue", "status", "--nats-url", cl.URLs())
-	if code != exitOK || !strings.Contains(out, jobs.Leader) || !strings.Contains(out, "current") {
+	monitors := make([]string, cl.N())
+	for i := range monitors {
+		monitors[i] = cl.Node(i).MonitorURL()
+	}
+	code, out, stderr := solverd(t, "", "queue", "status", "--nats-url", cl.URLs(), "--monitor-url", strings.Join(monitors, ","))
+	if code != exitOK || !strings.Contains(out, jobs.Leader) || !strings.Contains(out, "current") || !strings.Contains(out, "COPY") {
 		t.Fatalf("queue status: exit %d\n%s%s", code, out, stderr)
 	}
-	// A follower killed shows as not current (offline once the leader
-	// gives up on it), while the stream keeps its leader.
+	t.Logf("\n%s", out)
+	code, out, stderr = solverd(t, "", "queue", "status", "--check", "--nats-url", cl.URLs(), "--monitor-url", strings.Join(monitors, ","))
+	if code != exitOK || !strings.HasPrefix(out, "ok: NATS cluster C (3 servers)") || strings.Count(out, "\n") != 1 || stderr != "" {
+		t.Fatalf("queue status --check on a healthy cluster: exit %d\nstdout %q\nstderr %q", code, out, stderr)
+	}
+
 	leader := cl.StreamLeader(t, queue.JobsStream)
 	victim := (leader + 1) % 3
+	name := cl.Node(victim).Name()
 	cl.Kill(victim)
-	deadline := time.Now().Add(45 * time.Second)
+	killed := time.Now()
+	var slowest time.Duration
 	for {
-		st := statusJSON(t, cl.URL(leader))
+		start := time.Now()
+		st := statusJSON(t, cl.URLs())
+		slowest = max(slowest, time.Since(start))
 		jobs := streamOf(t, st, queue.JobsStream)
 		down := false
 		for _, p := range jobs.Peers {
-			down = down || p.Name == cl.Node(victim).Name() && (p.Offline || !p.Current)
+			down = down || p.Name == name && p.Offline
 		}
-		if down && jobs.Leader != "" && jobs.Error == "" {
-			break
+		if down && jobs.Leader != "" {
+			break // the consumers it leads may still be electing: jobs.Error says so
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after killing %s, %s still shows %+v", cl.Node(victim).Name(), queue.JobsStream, jobs)
+		if time.Since(killed) > 10*time.Second {
+			t.Fatalf("%v after killing %s, %s still shows %+v", time.Since(killed), name, queue.JobsStream, jobs)
 		}
-		time.Sleep(500 * time.Millisecond)
+		time.Sleep(250 * time.Millisecond)
 	}
-	_, out, _ = solverd(t, "", "queue", "status", "--nats-url", cl.URL(leader))
+	t.Logf("%s shown offline %v after its kill -9; slowest status call %v", name, time.Since(killed).Round(10*time.Millisecond), slowest)
+	code, out, stderr = solverd(t, "", "queue", "status", "--nats-url", cl.URLs())
+	if code != exitOK || !strings.Contains(out, name+" offline") || !strings.Contains(out, "(3 servers, 1 not answering: "+name+")") {
+		t.Errorf("queue status after the kill: exit %d\n%s%s", code, out, stderr)
+	}
 	t.Logf("\n%s", out)
+	start := time.Now()
+	code, out, stderr = solverd(t, "", "queue", "status", "--check", "--nats-url", cl.URLs())
+	if code != exitRejected || out != "" || !strings.Contains(stderr, "stream TESSERA_JOBS: replica on "+name+" offline") ||
+		!strings.Contains(stderr, "server at "+cl.URL(victim)+" did not answer") {
+		t.Errorf("queue status --check after the kill: exit %d\nstdout %q\nstderr %s", code, out, stderr)
+	}
+	// Bounded: each request waits at most --timeout (3 s), all at once.
+	if d := time.Since(start); d > 12*time.Second {
+		t.Errorf("queue status --check took %v with one node down", d)
+	}
+	t.Logf("--check:\n%s", stderr)
 }

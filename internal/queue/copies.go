@@ -21,8 +21,9 @@ import (
 // job messages 150 s after its leader had deleted them: only such a
 // per-server read shows it.
 
-// jszStreams is the part of /jsz?accounts=true&streams=true read here;
-// the field names are the same on 2.9 and 2.15.
+// jszStreams is the part of /jsz?accounts=true&streams=true read here,
+// with the server's name from /varz (/jsz has only its id); the field
+// names are the same on 2.9 and 2.15.
 type jszStreams struct {
 	Name     string `json:"server_name"`
 	Accounts []struct {
@@ -81,22 +82,30 @@ func readJsz(ctx context.Context, base string, timeout time.Duration) (jszStream
 	var z jszStreams
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/jsz?accounts=true&streams=true", nil)
+	if err := getJSON(ctx, base, "/jsz?accounts=true&streams=true", &z); err != nil {
+		return z, err
+	}
+	return z, getJSON(ctx, base, "/varz", &z) // only server_name is read from it
+}
+
+// getJSON decodes the monitoring endpoint base's path into v.
+func getJSON(ctx context.Context, base, path string, v any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
 	if err != nil {
-		return z, fmt.Errorf("monitoring endpoint %s: %w", redact.URL(base), err)
+		return fmt.Errorf("monitoring endpoint %s: %w", redact.URL(base), err)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return z, redact.Error(fmt.Errorf("monitoring endpoint %s: %w", redact.URL(base), err), redact.Secrets(base)...)
+		return redact.Error(fmt.Errorf("monitoring endpoint %s: %w", redact.URL(base), err), redact.Secrets(base)...)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return z, fmt.Errorf("monitoring endpoint %s: %s", redact.URL(base), resp.Status)
+		return fmt.Errorf("monitoring endpoint %s: GET %s: %s", redact.URL(base), path, resp.Status)
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&z); err != nil {
-		return z, fmt.Errorf("monitoring endpoint %s: %w", redact.URL(base), err)
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		return fmt.Errorf("monitoring endpoint %s: GET %s: %w", redact.URL(base), path, err)
 	}
-	return z, nil
+	return nil
 }
 
 // compareCopies marks, of a stream's copies, those that disagree with the

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"net"
 	"net/url"
 	"slices"
 	"strings"
@@ -116,6 +117,13 @@ func ProbeServers(ctx context.Context, nc *nats.Conn, timeout time.Duration) []S
 // probe connects once to u with o's credentials and TLS settings, no
 // reconnects and none of o's handlers.
 func probe(o nats.Options, u string, timeout time.Duration) (*nats.Conn, error) {
+	// nats.go reports any failure to dial as "no servers available":
+	// the dial's own error says more (refused, timed out, no such host).
+	c, err := net.DialTimeout("tcp", hostPort(u), timeout)
+	if err != nil {
+		return nil, err
+	}
+	c.Close()
 	o.Url, o.Servers = u, nil
 	o.NoRandomize, o.AllowReconnect, o.MaxReconnect, o.RetryOnFailedConnect = true, false, 0, false
 	o.Timeout = timeout

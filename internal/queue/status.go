@@ -235,8 +235,10 @@ func streamStatus(ctx context.Context, js jetstream.JetStream, name string, time
 	ss.Leader, ss.Peers = cluster(info.Cluster)
 	ss.Messages, ss.Bytes, ss.MaxBytes = info.State.Msgs, info.State.Bytes, max(info.Config.MaxBytes, 0)
 	ss.FirstSeq, ss.LastSeq, ss.Deleted = info.State.FirstSeq, info.State.LastSeq, info.State.NumDeleted
+	var infos []*jetstream.ConsumerInfo
 	l := s.ListConsumers(rctx)
 	for ci := range l.Info() {
+		infos = append(infos, ci)
 		if ci.Config.Durable == "" {
 			continue // a bucket watcher's ephemeral consumer
 		}
@@ -246,15 +248,22 @@ func streamStatus(ctx context.Context, js jetstream.JetStream, name string, time
 		cs.Leader, cs.Peers = cluster(ci.Cluster)
 		ss.Consumer = append(ss.Consumer, cs)
 	}
-	if err := l.Err(); err != nil {
-		ss.Error = "consumers: " + noAnswer(err, timeout)
+	listErr := l.Err()
+	if listErr != nil {
+		ss.Error = "consumers: " + noAnswer(listErr, timeout)
 	}
 	if name == JobsStream || name == ResultsStream {
+		if listErr != nil {
+			// Without every consumer's ack floor nothing can be called
+			// stranded.
+			ss.Stranded, ss.StrandedError = -1, "consumers not listed"
+			return ss
+		}
 		// Reading below the ack floor is one request per message there
 		// (none when healthy): a bound of its own.
-		sctx, cancel := context.WithTimeout(ctx, 4*timeout)
+		sctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		rep, err := BelowAckFloor(sctx, js, name)
+		rep, err := belowAckFloor(sctx, s, infos)
 		ss.Stranded = len(rep.Msgs)
 		for _, m := range rep.Msgs {
 			ss.stranded = append(ss.stranded, m.Sequence)
