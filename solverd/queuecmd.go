@@ -96,7 +96,11 @@ func queueStatusCmd() *cobra.Command {
 						fmt.Fprintln(c.ErrOrStderr(), p)
 					}
 					if len(problems) > 0 {
-						return fmt.Errorf("queue status --check: %d problems (%s)", len(problems), st.Server)
+						noun := "problems"
+						if len(problems) == 1 {
+							noun = "problem"
+						}
+						return fmt.Errorf("queue status --check: %d %s (%s)", len(problems), noun, st.Server)
 					}
 					fmt.Fprintf(c.OutOrStdout(), "ok: %s, %d streams\n", st.Server, len(st.Streams))
 					return nil

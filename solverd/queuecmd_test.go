@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -85,6 +86,50 @@ func TestQueueStatusSingle(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "STREAM") || !strings.Contains(out, queue.JobsStream+"/solverd") {
 		t.Fatalf("queue status: exit %d\n%s%s", code, out, stderr)
 	}
+	code, out, stderr = solverd(t, "", "queue", "status", "--check", "--nats-url", p.URL())
+	if code != exitOK || out != "ok: a single NATS server (not a cluster), 4 streams\n" || stderr != "" {
+		t.Fatalf("queue status --check: exit %d\nstdout %q\nstderr %q", code, out, stderr)
+	}
+}
+
+// A stream filled to its byte limit refuses the next publish with an error
+// queue.IsStoreFull recognises, and --check names it.
+func TestQueueStatusFullStream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a nats-server process (skipped with -short)")
+	}
+	p := natstest.StartProcess(t)
+	code, out, stderr := solverd(t, "", "queue", "status", "--check", "--nats-url", p.URL())
+	if code != exitRejected || !strings.Contains(stderr, "stream TESSERA_JOBS: missing (run `solverd queue apply`)") {
+		t.Fatalf("--check before the streams exist: exit %d\nstdout %q\nstderr %q", code, out, stderr)
+	}
+	if code, out, stderr := solverd(t, "", "queue", "apply", "--nats-url", p.URL(), "--nats-max-bytes", "65536"); code != exitOK {
+		t.Fatalf("queue apply: exit %d\n%s%s", code, out, stderr)
+	}
+	js, err := queue.New(p.Conn(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	state := strings.Repeat("1 2 3 4/5 6 7 8/9 10 11 12/13 14 0 15,", 20)
+	for i := 0; ; i++ {
+		j := job.Job{V: job.Version, ID: fmt.Sprintf("8-%d", i), BatchID: 8, Puzzle: "15", FirstSeq: int64(i), States: []string{state}, Mode: "optimal"}
+		err := queue.PublishJob(ctx, js, j)
+		if err == nil {
+			continue
+		}
+		if !queue.IsStoreFull(err) {
+			t.Fatalf("job %d: %v: want a full stream", i, err)
+		}
+		break
+	}
+	code, out, stderr = solverd(t, "", "queue", "status", "--check", "--nats-url", p.URL())
+	if code != exitRejected || out != "" || !strings.Contains(stderr, "stream TESSERA_JOBS: ") || !strings.Contains(stderr, "byte limit used") ||
+		strings.Contains(stderr, "TESSERA_RESULTS") {
+		t.Fatalf("--check on a full stream: exit %d\nstdout %q\nstderr %q", code, out, stderr)
+	}
+	t.Logf("--check:\n%s", stderr)
 }
 
 // On a three-node cluster at three replicas: each stream and consumer

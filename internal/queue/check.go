@@ -62,13 +62,14 @@ func (st Status) Problems(l CheckLimits) []string {
 		case s.Error != "":
 			add("%s: %s", what, s.Error)
 		}
-		if s.Leader == "" {
+		// A single server's assets have no cluster and so no leader.
+		if s.Leader == "" && s.Replicas > 1 {
 			add("%s: no leader", what)
 		}
 		peers(what, s.Peers)
 		for _, c := range s.Consumer {
 			cw := "consumer " + s.Name + "/" + c.Name
-			if c.Leader == "" {
+			if c.Leader == "" && c.Replicas > 1 {
 				add("%s: no leader", cw)
 			}
 			peers(cw, c.Peers)
