@@ -25,7 +25,7 @@ func TestProblems(t *testing.T) {
 		MonitorErrors: []string{"monitoring endpoint http://c:8222: connection refused"},
 		Streams: []StreamStatus{
 			{Name: JobsStream, Kind: "stream", Replicas: 3, Leader: "n0", Bytes: 95, MaxBytes: 100, Stranded: 2, Messages: 0, LastSeq: 40,
-				Peers: []PeerStatus{{Name: "n1", Lag: 5000}, {Name: "n2", Offline: true, NoAnswer: true}},
+				Peers:    []PeerStatus{{Name: "n1", Lag: 5000}, {Name: "n2", Offline: true, NoAnswer: true}},
 				Consumer: []ConsumerStatus{{Name: "solverd", Replicas: 3}},
 				Copies:   []StreamCopy{{Server: "n1", Messages: 1565, LastSeq: 40, Disagrees: true}}},
 			{Name: ResultsStream, Kind: "stream", Error: "no answer within 3s (no leader, or its server is down)"},
