@@ -183,3 +183,22 @@ func TestMaxBytesBeyondStore(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// The in-process server's limit fits its store.
+func TestFitMaxBytes(t *testing.T) {
+	s, nc, err := StartEmbedded(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { nc.Close(); s.Shutdown(); s.WaitForShutdown() }()
+	store := s.JetStreamConfig().MaxStore
+	if got := FitMaxBytes(s, 1<<20); got != 1<<20 {
+		t.Errorf("1 MiB in a store of %d: %d", store, got)
+	}
+	if got := FitMaxBytes(s, store); got != store/4 {
+		t.Errorf("the whole store %d: %d, want a quarter", store, got)
+	}
+	if got := FitMaxBytes(s, 0); got != 0 {
+		t.Errorf("no limit: %d", got)
+	}
+}
