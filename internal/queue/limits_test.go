@@ -57,14 +57,24 @@ func TestStreamFullRefusesPublish(t *testing.T) {
 			t.Fatalf("after %d jobs: %v: want a refusal IsStoreFull recognises", stored, full)
 		}
 		t.Logf("%s after %d jobs: %v", bin, stored, full)
+		// The Publisher waits out a full stream, saying so, until its
+		// context ends.
+		pctx, pcancel := context.WithCancel(ctx)
+		defer pcancel()
 		p := NewPublisher(js, 4)
-		err = p.Publish(ctx, job.Job{ID: "9-async", BatchID: 9, Puzzle: "15", States: []string{state}, Mode: "optimal"})
+		told := false
+		p.OnFull = func(full bool) {
+			told = told || full
+			pcancel()
+		}
+		err = p.Publish(pctx, job.Job{ID: "9-async", BatchID: 9, Puzzle: "15", States: []string{state}, Mode: "optimal"})
 		if err == nil {
-			err = p.Flush(ctx)
+			err = p.Flush(pctx)
 		}
-		if !IsStoreFull(err) {
-			t.Fatalf("asynchronous publish to the full stream: %v: want IsStoreFull", err)
+		if !told || !IsStoreFull(err) || !errors.Is(err, context.Canceled) {
+			t.Fatalf("asynchronous publish to the full stream: told %v, %v: want OnFull(true) and IsStoreFull", told, err)
 		}
+		t.Logf("asynchronous: %v", err)
 		info, err := s.Info(ctx)
 		if err != nil {
 			t.Fatal(err)

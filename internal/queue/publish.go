@@ -353,7 +353,7 @@ func (p *Publisher) waitOldest(ctx context.Context) error {
 			in.tries-- // not the job's fault: it is sent again as often as it takes
 			in.fulls++
 			if !backoff.Sleep(ctx, fullBackoff.Delay(in.fulls)) {
-				return fmt.Errorf("publish job %s: %s full, gave up waiting: %w", id, JobsStream, ctx.Err())
+				return fmt.Errorf("publish job %s: %s %w; gave up waiting: %w", id, JobsStream, ErrStoreFull, ctx.Err())
 			}
 			return p.send(in)
 		}
