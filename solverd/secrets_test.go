@@ -107,6 +107,14 @@ func TestNoSecretsInOutput(t *testing.T) {
 		{name: "queue status, wrong token", args: []string{"queue", "status", "--json", "--nats-url=" + userinfo(tokens.ClientURL(), tok+"x")}, want: "Authorization Violation"},
 		{name: "queue status, token key", env: map[string]string{"TESSERA_NATS_TOKEN": tok}, args: []string{"queue", "status", "--nats-url=" + tokens.ClientURL()}, want: "server: a single NATS server"},
 		{name: "queue status --json, password in URL", args: []string{"queue", "status", "--json", "--nats-url=" + userinfo(users.ClientURL(), "alice:"+pw)}, want: `"streams"`},
+		// Every URL is asked which server answers there; the one that
+		// does not is named, its password masked; so is a monitoring
+		// endpoint's.
+		{name: "queue status --check, a listed URL and a monitoring endpoint down", args: []string{"queue", "status", "--check",
+			"--nats-url=" + userinfo(users.ClientURL(), "alice:"+pw) + ",nats://alice:" + pw + "@" + dead,
+			"--monitor-url=http://bob:" + pw + "@" + dead}, want: "server at nats://" + dead + " did not answer"},
+		{name: "queue status, token and a URL down", args: []string{"queue", "status", "--json",
+			"--nats-url=" + userinfo(tokens.ClientURL(), tok) + ",nats://" + tok + "@" + dead, "--monitor-url=http://" + dead}, want: `"error"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
