@@ -73,3 +73,20 @@ func TestConfirm(t *testing.T) {
 		t.Errorf("confirmed %+v: want 1 stranded (seq 5), n1 disagreeing, n2 not", got)
 	}
 }
+
+// A follower's copy at its leader's last sequence with other messages
+// disagrees; one behind is lag; the leader's own copy agrees by definition.
+func TestCompareCopies(t *testing.T) {
+	ss := StreamStatus{Name: JobsStream, Leader: "n0", Messages: 0, LastSeq: 9000}
+	got := compareCopies([]StreamCopy{
+		{Server: "n0", Messages: 0, LastSeq: 9000},
+		{Server: "n1", Messages: 1565, LastSeq: 9000},
+		{Server: "n2", Messages: 40, LastSeq: 8960},
+	}, ss)
+	if !got[0].Leader || got[0].Disagrees || !got[1].Disagrees || got[1].Leader || got[2].Disagrees {
+		t.Errorf("copies %+v: want n0 the leader, n1 disagreeing, n2 behind only", got)
+	}
+	if got := compareCopies([]StreamCopy{{Server: "n1", Messages: 5, LastSeq: 0}}, StreamStatus{Error: "no answer"}); got[0].Disagrees {
+		t.Errorf("a stream that did not answer has nothing to compare with: %+v", got)
+	}
+}
