@@ -198,7 +198,8 @@ func CollectStatus(ctx context.Context, js jetstream.JetStream, o StatusOptions)
 		st.Missing = append(st.Missing, n)
 	}
 	slices.Sort(st.Missing)
-	st.Server = describe(nc, len(answering)+len(st.Missing))
+	// At least the server of nc itself, should no probe have answered.
+	st.Server = describe(nc, max(1, len(answering)+len(st.Missing)))
 	if clustered(nc) && len(st.Missing) > 0 {
 		st.Server = fmt.Sprintf("NATS cluster %s (%d servers, %d not answering: %s)", nc.ConnectedClusterName(),
 			len(answering)+len(st.Missing), len(st.Missing), strings.Join(st.Missing, ", "))
