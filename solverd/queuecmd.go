@@ -53,7 +53,7 @@ func queueStatusCmd() *cobra.Command {
 			"(docs/ARCHITECTURE.md lists the fields).\n\n" +
 			"--check prints one line, \"ok\", and exits 0 when nothing is wrong; otherwise it names each problem on\n" +
 			"stderr and exits 1: a stream missing or not answering, a stream or consumer without a leader, a replica\n" +
-			"offline or more than --max-lag operations behind, messages stranded (seen twice, a moment apart), a\n" +
+			"offline, more than --max-lag operations behind or unheard of for --max-unseen, messages stranded (seen twice, a moment apart), a\n" +
 			"stream at --full-at percent of its byte limit, a server's copy disagreeing with its leader's, a listed\n" +
 			"server or monitoring endpoint not answering. For cron and alerting, as `nats server check jetstream`.",
 		Args: nArgs(0),
@@ -118,6 +118,7 @@ func queueStatusCmd() *cobra.Command {
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object instead of tables")
 	c.Flags().BoolVar(&check, "check", false, "print \"ok\" and exit 0 when healthy, else name each problem on stderr and exit 1")
 	c.Flags().Uint64Var(&limits.MaxLag, "max-lag", limits.MaxLag, "with --check: operations a replica may be behind its leader")
+	c.Flags().DurationVar(&limits.Unseen, "max-unseen", limits.Unseen, "with --check: how long a replica's leader may not hear from it")
 	c.Flags().Float64Var(&fullPercent, "full-at", fullPercent, "with --check: percent of its byte limit at which a stream is reported near full")
 	c.Flags().DurationVar(&timeout, "timeout", queue.DefaultStatusTimeout, "how long each request (a server, a stream, a monitoring endpoint) is waited for")
 	c.Flags().StringVar(&monitor, "monitor-url", "", "the servers' monitoring endpoints, comma separated (http://nats-1:8222,...), to compare each server's copy of a stream")

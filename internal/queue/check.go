@@ -2,6 +2,7 @@ package queue
 
 import (
 	"fmt"
+	"time"
 )
 
 // CheckLimits are the thresholds of Status.Problems (`solverd queue
@@ -13,17 +14,27 @@ type CheckLimits struct {
 	// FullAt: a stream holding this share of its byte limit (0 to 1) is
 	// near it.
 	FullAt float64
+	// Unseen: a follower its leader has not heard from for this long
+	// (while its server answers clients: cut off from the cluster) is a
+	// problem.
+	Unseen time.Duration
 }
 
 // DefaultCheckLimits: a follower 1,000 operations behind (a healthy one
 // under load is a few behind; one catching up after a restart, thousands),
 // and a stream at 90 % of its byte limit.
-func DefaultCheckLimits() CheckLimits { return CheckLimits{MaxLag: 1000, FullAt: 0.9} }
+// Unseen at 10 s: the leader hears from a follower every second or two
+// (measured idle on 2.15.2 and 2.9.10), and the server itself stops
+// calling a follower current after 10 s.
+func DefaultCheckLimits() CheckLimits {
+	return CheckLimits{MaxLag: 1000, FullAt: 0.9, Unseen: 10 * time.Second}
+}
 
 // Problems lists what is wrong in st, one line each naming the stream,
 // consumer or server: a tessera stream missing or not answering; a stream
 // or consumer without a leader; a replica offline (or whose server no
-// known URL answers) or lagging past l.MaxLag; messages stranded below an
+// known URL answers), lagging past l.MaxLag or not heard from by its
+// leader for l.Unseen; messages stranded below an
 // ack floor; a stream near its byte limit; a server's copy of a stream
 // disagreeing with its leader's; a listed URL or a monitoring endpoint
 // that did not answer. Empty when healthy.
@@ -47,6 +58,9 @@ func (st Status) Problems(l CheckLimits) []string {
 				add("%s: replica on %s offline", what, p.Name)
 			case p.Lag > l.MaxLag:
 				add("%s: replica on %s lags %d operations behind its leader (more than %d)", what, p.Name, p.Lag, l.MaxLag)
+			case !p.Current && time.Duration(p.ActiveMS)*time.Millisecond > l.Unseen:
+				add("%s: replica on %s not current, last heard from %v ago", what, p.Name,
+					(time.Duration(p.ActiveMS) * time.Millisecond).Round(time.Second))
 			}
 		}
 	}

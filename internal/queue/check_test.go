@@ -31,7 +31,7 @@ func TestProblems(t *testing.T) {
 			{Name: ResultsStream, Kind: "stream", Error: "no answer within 3s (no leader, or its server is down)"},
 			{Name: DeadStream, Kind: "stream", Missing: true},
 			{Name: BucketStream(CancelledBucket), Kind: "kv", Replicas: 3, Stranded: -1, StrandedError: "boom",
-				Peers: []PeerStatus{{Name: "n2", Offline: true}}},
+				Peers: []PeerStatus{{Name: "n2", Offline: true}, {Name: "n3", ActiveMS: 12000}, {Name: "n4", ActiveMS: 3000}}},
 		},
 	}
 	got := sick.Problems(DefaultCheckLimits())
@@ -49,13 +49,14 @@ func TestProblems(t *testing.T) {
 		"kv KV_tessera-cancelled: no leader",
 		"kv KV_tessera-cancelled: replica on n2 offline",
 		"kv KV_tessera-cancelled: stranded messages not read: boom",
+		"kv KV_tessera-cancelled: replica on n3 not current, last heard from 12s ago",
 	} {
 		if !slices.ContainsFunc(got, func(p string) bool { return strings.HasPrefix(p, want) }) {
 			t.Errorf("no problem %q in\n%s", want, strings.Join(got, "\n"))
 		}
 	}
-	if len(got) != 13 {
-		t.Errorf("%d problems, want 13:\n%s", len(got), strings.Join(got, "\n"))
+	if len(got) != 14 {
+		t.Errorf("%d problems, want 14:\n%s", len(got), strings.Join(got, "\n"))
 	}
 }
 
