@@ -53,9 +53,10 @@ func queueStatusCmd() *cobra.Command {
 			"(docs/ARCHITECTURE.md lists the fields).\n\n" +
 			"--check prints one line, \"ok\", and exits 0 when nothing is wrong; otherwise it names each problem on\n" +
 			"stderr and exits 1: a stream missing or not answering, a stream or consumer without a leader, a replica\n" +
-			"offline, more than --max-lag operations behind or unheard of for --max-unseen, messages stranded (seen twice, a moment apart), a\n" +
-			"stream at --full-at percent of its byte limit, a server's copy disagreeing with its leader's, a listed\n" +
-			"server or monitoring endpoint not answering. For cron and alerting, as `nats server check jetstream`.",
+			"offline, more than --max-lag operations behind or unheard of for --max-unseen, messages stranded (seen\n" +
+			"twice, a moment apart), a stream at --full-at percent of its byte limit, a server's copy disagreeing\n" +
+			"with its leader's, a listed server or monitoring endpoint not answering. For cron and alerting, as\n" +
+			"`nats server check jetstream`.",
 		Args: nArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			if fullPercent <= 0 || fullPercent > 100 {
