@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -221,4 +222,51 @@ func TestQueueStatusCluster(t *testing.T) {
 		t.Errorf("queue status --check took %v with one node down", d)
 	}
 	t.Logf("--check:\n%s", stderr)
+
+	// Back: --check says ok again once every replica has caught up. Then
+	// the leader of TESSERA_JOBS killed: its successor lists it as "not
+	// current, lag N", last seen never; status shows it offline.
+	cl.Restart(victim)
+	for _, name := range []string{queue.JobsStream, queue.ResultsStream, queue.DeadStream, queue.BucketStream(queue.CancelledBucket)} {
+		cl.WaitStreamCurrent(t, name, time.Minute)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		code, out, stderr = solverd(t, "", "queue", "status", "--check", "--nats-url", cl.URLs())
+		if code == exitOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("--check a minute after %s came back: exit %d\n%s%s", name, code, out, stderr)
+		}
+		time.Sleep(time.Second)
+	}
+	leader = cl.StreamLeader(t, queue.JobsStream)
+	name = cl.Node(leader).Name()
+	cl.Kill(leader)
+	killed = time.Now()
+	var shown time.Duration
+	for {
+		st := statusJSON(t, cl.URLs())
+		if shown == 0 && slices.Contains(st.Missing, name) && strings.Contains(st.Server, "1 not answering: "+name) {
+			shown = time.Since(killed)
+		}
+		jobs := streamOf(t, st, queue.JobsStream)
+		down := false
+		for _, p := range jobs.Peers {
+			down = down || p.Name == name && p.Offline
+		}
+		if shown > 0 && down && jobs.Leader != "" && jobs.Leader != name {
+			break
+		}
+		if shown == 0 && time.Since(killed) > 10*time.Second {
+			t.Fatalf("%v after killing the leader %s, status does not show it down: %s", time.Since(killed), name, st.Server)
+		}
+		if time.Since(killed) > 30*time.Second {
+			t.Fatalf("%v after killing the leader %s, %s shows %+v", time.Since(killed), name, queue.JobsStream, jobs)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	t.Logf("leader %s shown not answering %v after its kill -9; %s under a new leader, with %s offline, after %v",
+		name, shown.Round(10*time.Millisecond), queue.JobsStream, name, time.Since(killed).Round(10*time.Millisecond))
 }
