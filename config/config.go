@@ -59,6 +59,12 @@ type NATS struct {
 	// and TESSERA_DEAD (0: none); a full stream refuses new messages.
 	// Existing streams keep theirs: only `solverd queue apply` changes it.
 	MaxBytes int64 `mapstructure:"max_bytes"`
+	// PingInterval and MaxPingsOut are how a client notices a server that
+	// froze (a dead one closes the connection at once): more than
+	// MaxPingsOut pings unanswered, one every PingInterval, and it
+	// reconnects, to another server of the list when there is one.
+	PingInterval time.Duration `mapstructure:"ping_interval"`
+	MaxPingsOut  int           `mapstructure:"max_pings_out"`
 
 	NATSAuth `mapstructure:",squash"`
 }
@@ -139,11 +145,11 @@ type Solver struct {
 	// for every split-search walk and subtree job it does (nodes, CPU
 	// time): the makespan model's input (internal/splitplan).
 	SplitRecord string `mapstructure:"split_record"`
-	// MetricsAddr is where solverd run serves /metrics and /healthz
-	// ("": nowhere).
+	// MetricsAddr is where solverd run serves /metrics, /healthz and
+	// /readyz ("": nowhere).
 	MetricsAddr string `mapstructure:"metrics_addr"`
 	// MetricsToken, when set, is the bearer token solverd run's /metrics
-	// requires (secret; /healthz stays open).
+	// requires (secret; /healthz and /readyz stay open).
 	MetricsToken string `mapstructure:"metrics_token"`
 }
 
@@ -153,7 +159,7 @@ type Results struct {
 	FetchWait  time.Duration `mapstructure:"fetch_wait"`  // longest wait for a batch to fill
 	HTTPAddr   string        `mapstructure:"http_addr"`   // results serve
 	// HTTPToken, when set, is the bearer token results serve requires on
-	// every endpoint but /healthz (secret).
+	// every endpoint but /healthz and /readyz (secret).
 	HTTPToken string `mapstructure:"http_token"`
 	// HTTPWriterTokens ("NAME=TOKEN,...", secret) are the tokens that may
 	// write through results serve: served-state tracking (client=K, kept
@@ -162,14 +168,18 @@ type Results struct {
 	// HTTPMaxRequests caps the API requests results serve answers at once;
 	// the rest get 503 with Retry-After at once (the probes are not counted).
 	HTTPMaxRequests int `mapstructure:"http_max_requests"`
-	// MetricsAddr is where results run (the writer) serves /metrics and
-	// /healthz ("": nowhere); results.http_token guards its /metrics.
+	// MetricsAddr is where results run (the writer) serves /metrics,
+	// /healthz and /readyz ("": nowhere); results.http_token guards its
+	// /metrics.
 	MetricsAddr string `mapstructure:"metrics_addr"`
 }
 
 // Producer tunes the producer.
 type Producer struct {
 	ChunkSize int `mapstructure:"chunk_size"` // states per job message; 0: chosen per puzzle
+	// Priority is the level a batch's jobs are published at: high, normal
+	// or low. Workers take higher levels first within each lane.
+	Priority string `mapstructure:"priority"`
 }
 
 // Default returns the configuration used when nothing overrides it.
@@ -180,7 +190,11 @@ func Default() Config {
 	c.NATS.AckWait = 30 * time.Second
 	c.NATS.Replicas = 1
 	c.NATS.MaxBytes = 1 << 30
+	// A frozen server is noticed 6 to 8 s after it stops answering.
+	c.NATS.PingInterval = 2 * time.Second
+	c.NATS.MaxPingsOut = 3
 	c.Solver.Mode = "optimal"
+	c.Producer.Priority = "normal"
 	c.Solver.QuickWorkers = 1
 	c.Solver.Threads = 1
 	c.Solver.TablesDir = defaultTablesDir()
@@ -238,6 +252,8 @@ var keys = []key{
 	{"nats.ack_wait", "nats-ack-wait", "time a consumer has to acknowledge a message", func(c *Config) any { return &c.NATS.AckWait }, kindPlain},
 	{"nats.replicas", "nats-replicas", "servers of a NATS cluster that keep each stream and bucket tessera creates (1 to 5; existing ones change only through solverd queue apply)", func(c *Config) any { return &c.NATS.Replicas }, kindPlain},
 	{"nats.max_bytes", "nats-max-bytes", "byte limit of each of the jobs, results and dead-letter streams (0: none); a full stream refuses new messages (existing streams change only through solverd queue apply)", func(c *Config) any { return &c.NATS.MaxBytes }, kindPlain},
+	{"nats.ping_interval", "nats-ping-interval", "how often a client pings its NATS server to notice one that froze", func(c *Config) any { return &c.NATS.PingInterval }, kindPlain},
+	{"nats.max_pings_out", "nats-max-pings-out", "unanswered pings after which a client drops its server and reconnects (a frozen server is noticed after max_pings_out to max_pings_out+1 ping intervals)", func(c *Config) any { return &c.NATS.MaxPingsOut }, kindPlain},
 	{"nats.user", "nats-user", "NATS user name (with nats.password)", func(c *Config) any { return &c.NATS.User }, kindPlain},
 	{"nats.password", "nats-password", "NATS password" + secretUsage, func(c *Config) any { return &c.NATS.Password }, kindSecret},
 	{"nats.token", "nats-token", "NATS authentication token" + secretUsage, func(c *Config) any { return &c.NATS.Token }, kindSecret},
@@ -263,16 +279,17 @@ var keys = []key{
 	{"solver.split_subtree_nodes", "split-subtree-nodes", "search nodes a split search's subtree job aims at (producer --split); smaller: more, shorter jobs, for a large fleet", func(c *Config) any { return &c.Solver.SplitSubtreeNodes }, kindPlain},
 	{"solver.split_window", "split-window", "subtree jobs of one split state out unanswered at a time", func(c *Config) any { return &c.Solver.SplitWindow }, kindPlain},
 	{"solver.split_record", "split-record", "file to append a line to for every split-search walk and subtree job this process does, with its nodes and CPU time, for planning a fleet (internal/splitplan; empty: none)", func(c *Config) any { return &c.Solver.SplitRecord }, kindPlain},
-	{"solver.metrics_addr", "metrics-addr", "listen address of solverd run's /metrics and /healthz (empty: none; 0.0.0.0:9464: every interface)", func(c *Config) any { return &c.Solver.MetricsAddr }, kindPlain},
+	{"solver.metrics_addr", "metrics-addr", "listen address of solverd run's /metrics, /healthz and /readyz (empty: none; 0.0.0.0:9464: every interface)", func(c *Config) any { return &c.Solver.MetricsAddr }, kindPlain},
 	{"solver.metrics_token", "metrics-token", "bearer token solverd run's /metrics requires (empty: none)" + secretUsage, func(c *Config) any { return &c.Solver.MetricsToken }, kindSecret},
 	{"results.fetch_batch", "fetch-batch", "result messages written per transaction, at most", func(c *Config) any { return &c.Results.FetchBatch }, kindPlain},
 	{"results.fetch_wait", "fetch-wait", "longest wait for a batch of results to fill", func(c *Config) any { return &c.Results.FetchWait }, kindPlain},
 	{"results.http_addr", "http-addr", "listen address of results serve (0.0.0.0:8080 or :8080: every interface)", func(c *Config) any { return &c.Results.HTTPAddr }, kindPlain},
-	{"results.http_token", "http-token", "bearer token results serve requires on every endpoint but /healthz (empty: none)" + secretUsage, func(c *Config) any { return &c.Results.HTTPToken }, kindSecret},
+	{"results.http_token", "http-token", "bearer token results serve requires on every endpoint but /healthz and /readyz (empty: none)" + secretUsage, func(c *Config) any { return &c.Results.HTTPToken }, kindSecret},
 	{"results.http_writer_tokens", "http-writer-tokens", "NAME=TOKEN pairs, comma separated: bearer tokens that may also write through results serve (client= tracking, kept apart per NAME; generate=true)" + secretUsage, func(c *Config) any { return &c.Results.HTTPWriterTokens }, kindSecret},
 	{"results.http_max_requests", "http-max-requests", "API requests results serve answers at once; more get 503 with Retry-After at once", func(c *Config) any { return &c.Results.HTTPMaxRequests }, kindPlain},
-	{"results.metrics_addr", "metrics-addr", "listen address of results run's /metrics and /healthz (empty: none); results.http_token guards /metrics", func(c *Config) any { return &c.Results.MetricsAddr }, kindPlain},
+	{"results.metrics_addr", "metrics-addr", "listen address of results run's /metrics, /healthz and /readyz (empty: none); results.http_token guards /metrics", func(c *Config) any { return &c.Results.MetricsAddr }, kindPlain},
 	{"producer.chunk_size", "chunk-size", "states per job message (0: chosen per puzzle)", func(c *Config) any { return &c.Producer.ChunkSize }, kindPlain},
+	{"producer.priority", "priority", "high, normal or low: solvers take a lane's higher-priority jobs first (lower ones keep a small share)", func(c *Config) any { return &c.Producer.Priority }, kindPlain},
 }
 
 // emptyEnvKeys are the keys whose empty value means something (off) and so
@@ -687,6 +704,12 @@ func (c Config) validate(only map[string]bool) error {
 	if c.NATS.MaxBytes < 0 {
 		bad("nats.max_bytes", "want 0 (no limit) or a positive number of bytes, got %d", c.NATS.MaxBytes)
 	}
+	if c.NATS.PingInterval <= 0 {
+		bad("nats.ping_interval", "want a positive duration, got %s", c.NATS.PingInterval)
+	}
+	if c.NATS.MaxPingsOut < 1 {
+		bad("nats.max_pings_out", "want at least 1, got %d", c.NATS.MaxPingsOut)
+	}
 	// JetStream keeps at most five replicas of a stream.
 	if c.NATS.Replicas < 1 || c.NATS.Replicas > 5 {
 		bad("nats.replicas", "want 1 to 5, got %d", c.NATS.Replicas)
@@ -749,6 +772,11 @@ func (c Config) validate(only map[string]bool) error {
 		bad("solver.metrics_addr", "want host:port, :port or empty (none), got %q", a)
 	}
 
+	switch c.Producer.Priority {
+	case "high", "normal", "low":
+	default:
+		bad("producer.priority", "want high, normal or low, got %q", c.Producer.Priority)
+	}
 	if c.Producer.ChunkSize < 0 {
 		bad("producer.chunk_size", "want 0 (automatic) or more, got %d", c.Producer.ChunkSize)
 	}

@@ -115,6 +115,7 @@ func TestEveryKeyFromEnv(t *testing.T) {
 	values := map[string]string{
 		"nats.url":         "nats://e:1",
 		"nats.max_deliver": "2", "nats.ack_wait": "2s", "nats.replicas": "3", "nats.max_bytes": "4096", "database.url": "postgres://e/d",
+		"nats.ping_interval": "5s", "nats.max_pings_out": "2",
 		"nats.user": "u", "nats.password": "p", "nats.token": "t", "nats.nkey_file": file, "nats.creds_file": file,
 		"nats.tls_ca_file": file, "nats.tls_cert_file": file, "nats.tls_key_file": file,
 		"database.password": "p", "database.password_file": file,
@@ -123,7 +124,7 @@ func TestEveryKeyFromEnv(t *testing.T) {
 		"solver.split_subtree_nodes": "65536", "solver.split_window": "2", "solver.split_record": "/e/r.tsv",
 		"results.fetch_batch": "2", "results.fetch_wait": "2s",
 		"results.http_max_requests": "2", "results.http_writer_tokens": "w=0123456789abcdef",
-		"results.http_addr": ":2", "results.http_token": "t", "producer.chunk_size": "2",
+		"results.http_addr": ":2", "results.http_token": "t", "producer.chunk_size": "2", "producer.priority": "low",
 		"solver.metrics_addr": ":2", "solver.metrics_token": "t", "results.metrics_addr": "",
 	}
 	partner := map[string]string{
@@ -284,6 +285,8 @@ func TestValidate(t *testing.T) {
 		{"nats url a number", func(c *Config) { c.NATS.URL = "5" }, "nats.url: 5 is a number"}, // YAML url: 5, retried for ever
 		{"max deliver", func(c *Config) { c.NATS.MaxDeliver = 0 }, "nats.max_deliver:"},
 		{"ack wait", func(c *Config) { c.NATS.AckWait = 0 }, "nats.ack_wait:"},
+		{"ping interval", func(c *Config) { c.NATS.PingInterval = 0 }, "nats.ping_interval:"},
+		{"max pings out", func(c *Config) { c.NATS.MaxPingsOut = 0 }, "nats.max_pings_out: want at least 1, got 0"},
 		{"replicas zero", func(c *Config) { c.NATS.Replicas = 0 }, "nats.replicas: want 1 to 5, got 0"},
 		{"replicas six", func(c *Config) { c.NATS.Replicas = 6 }, "nats.replicas: want 1 to 5, got 6"},
 		{"max bytes negative", func(c *Config) { c.NATS.MaxBytes = -1 }, "nats.max_bytes: want 0 (no limit) or a positive number of bytes, got -1"},
@@ -481,7 +484,7 @@ func TestSet(t *testing.T) {
 	if _, err := set.Load(fs); err == nil || !strings.Contains(err.Error(), "database.url") {
 		t.Errorf("a used key was not validated: %v", err)
 	}
-	if got := Uses("nats").With("solver.mode").Names(); len(got) != 14 || !slices.Contains(got, "solver.mode") {
+	if got := Uses("nats").With("solver.mode").Names(); len(got) != 16 || !slices.Contains(got, "solver.mode") {
 		t.Errorf("Names = %v", got)
 	}
 	defer func() {

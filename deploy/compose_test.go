@@ -42,7 +42,8 @@ func loadEnv(t *testing.T, env map[string]string) *types.Project {
 
 // Issue 18: the tables volume is read-only where the comment says so
 // (solverd), read-write only for the one-shot service that builds tables;
-// every tessera service but the one-shots has a healthcheck on /healthz.
+// every tessera service but the one-shots has a healthcheck on /readyz
+// (able to take work: compose restarts nothing on it).
 func TestCompose(t *testing.T) {
 	p := load(t)
 	svc := func(name string) types.ServiceConfig {
@@ -75,8 +76,8 @@ func TestCompose(t *testing.T) {
 			t.Errorf("%s has no healthcheck", name)
 			continue
 		}
-		if test := strings.Join(hc.Test, " "); !strings.Contains(test, "/dev/tcp/127.0.0.1/"+port) || !strings.Contains(test, "/healthz") {
-			t.Errorf("%s healthcheck %q does not probe /healthz on %s", name, test, port)
+		if test := strings.Join(hc.Test, " "); !strings.Contains(test, "/dev/tcp/127.0.0.1/"+port) || !strings.Contains(test, "/readyz") {
+			t.Errorf("%s healthcheck %q does not probe /readyz on %s", name, test, port)
 		}
 	}
 	// The containers' services answer inside the network; only the HTTP

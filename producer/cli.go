@@ -107,7 +107,7 @@ aborts before anything is enqueued instead.`,
 var producerKeys = config.Uses("nats", "database", "solver.workers", "solver.quick_workers", "solver.mode",
 	"solver.max_nodes", "solver.timeout", "solver.threads", "solver.tables_dir", "solver.tables", "solver.tables_private",
 	"solver.split_subtree_nodes", "solver.split_window", "solver.metrics_addr", "solver.metrics_token",
-	"results.fetch_batch", "results.fetch_wait", "producer.chunk_size")
+	"results.fetch_batch", "results.fetch_wait", "producer.chunk_size", "producer.priority")
 
 // errBadLines: --strict found lines that are not solvable states.
 var errBadLines = errors.New("bad lines in the input (--strict): nothing enqueued")
@@ -181,14 +181,15 @@ func produce(ctx context.Context, f flags, seedSet bool, cfg config.Config, stdi
 	}
 	fmt.Fprintf(stdout, "batch %d\n", batch)
 	opts := optionsRecord{Mode: cfg.Solver.Mode, Budget: job.NewBudget(cfg.Solver.MaxNodes, cfg.Solver.Timeout), Goal: goal,
-		Chunk: job.ChunkSize(spec, result.Mode(cfg.Solver.Mode), cfg.Producer.ChunkSize, nc.MaxPayload()), Split: f.split}
+		Chunk: job.ChunkSize(spec, result.Mode(cfg.Solver.Mode), cfg.Producer.ChunkSize, nc.MaxPayload()), Split: f.split,
+		Priority: job.Priority(cfg.Producer.Priority)}
 	if f.split {
 		opts.Chunk = 1 // a split state is one coordinator's job: never two in a message
 	}
 	if rec.File == "-" {
 		rec.File = "" // stdin cannot be read again: the batch cannot be resumed
 	}
-	if err := st.SetBatchSource(ctx, batch, rec, opts); err != nil {
+	if err := st.SetBatchSource(ctx, batch, rec, opts, string(opts.Priority)); err != nil {
 		return err
 	}
 	return enqueueAndFollow(ctx, f, st, js, nc, pipeline, spec, batch, src, file, opts, 0, stdout, stderr)
@@ -265,7 +266,7 @@ func enqueueAndFollow(ctx context.Context, f flags, st *store.Store, js jetstrea
 	spec puzzle.Spec, batch int64, src states, file *corpus, opts optionsRecord, from int64, stdout, stderr io.Writer) error {
 	b := batchJobs{
 		batch: batch, puzzle: spec.String(), mode: opts.Mode, budget: opts.Budget,
-		goal: opts.Goal, chunk: opts.Chunk, from: from, split: opts.Split,
+		goal: opts.Goal, chunk: opts.Chunk, from: from, split: opts.Split, prio: opts.Priority,
 	}
 	b.maxBytes = int(nc.MaxPayload()) - jobOverhead
 	b.oversize = func(seq int64, text string) (string, error) {

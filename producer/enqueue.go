@@ -21,6 +21,7 @@ type batchJobs struct {
 	chunk  int
 	goal   string // swap boards: explicit target, "" for the standard one
 	split  bool   // every state a split search (producer --split)
+	prio   job.Priority
 	// maxBytes bounds the states of one job message, in JSON bytes (0: no
 	// bound): the server refuses a message over its max payload, and one
 	// refused job used to fail the whole enqueue.
@@ -82,7 +83,7 @@ func enqueue(ctx context.Context, js jetstream.JetStream, b batchJobs, src state
 		j := job.Job{
 			V: job.Version, ID: fmt.Sprintf("%d-%d", b.batch, first), BatchID: b.batch, Puzzle: b.puzzle,
 			FirstSeq: first, States: buf, Mode: b.mode, Budget: b.budget, Goal: b.goal,
-			Split: b.split,
+			Split: b.split, Priority: b.prio,
 		}
 		ends = append(ends, first+int64(len(buf)))
 		if err := p.Publish(ctx, j); err != nil {

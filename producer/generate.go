@@ -96,7 +96,8 @@ func generate(ctx context.Context, f flags, seedSet bool, cfg config.Config, spe
 		}
 	}
 	opts := optionsRecord{Mode: string(result.ModeOptimal), Budget: job.NewBudget(cfg.Solver.MaxNodes, cfg.Solver.Timeout),
-		Chunk: job.ChunkSize(spec, result.ModeOptimal, cfg.Producer.ChunkSize, e.nc.MaxPayload())}
+		Chunk:    job.ChunkSize(spec, result.ModeOptimal, cfg.Producer.ChunkSize, e.nc.MaxPayload()),
+		Priority: job.Priority(cfg.Producer.Priority)}
 	quiet := f
 	quiet.wait, quiet.quiet = true, true
 	start := time.Now()
@@ -121,7 +122,7 @@ func generate(ctx context.Context, f flags, seedSet bool, cfg config.Config, spe
 		if err != nil {
 			return err
 		}
-		if err := e.st.SetBatchSource(ctx, batch, sourceRecord{Generated: g.method}, opts); err != nil {
+		if err := e.st.SetBatchSource(ctx, batch, sourceRecord{Generated: g.method}, opts, string(opts.Priority)); err != nil {
 			return err
 		}
 		if err := enqueueAndFollow(ctx, quiet, e.st, e.js, e.nc, e.pipeline, spec, batch, textStates(cands), nil, opts, 0, io.Discard, io.Discard); err != nil {

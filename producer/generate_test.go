@@ -9,6 +9,7 @@ import (
 
 	"github.com/tessera-solver/tessera/internal/fulltable"
 	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/store"
 	"github.com/tessera-solver/tessera/internal/store/storetest"
 	"github.com/tessera-solver/tessera/tables/catalog"
 )
@@ -62,11 +63,29 @@ func TestGenerateTargetLength(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr := runProducer(t, "--local", "-q", "--puzzle", "8", "--target-length", "25", "--count", "40", "--seed", "1", "--database-url", url)
+	// A generation backend's request: high priority, stored with the batch.
+	code, stdout, stderr := runProducer(t, "--local", "-q", "--puzzle", "8", "--target-length", "25", "--count", "40", "--seed", "1", "--priority", "high", "--database-url", url)
 	if code != exitOK || !strings.Contains(stderr, "(table)") {
 		t.Fatalf("table: exit %d\n%s", code, stderr)
 	}
 	genOut(t, spec, stdout, 25, 40, tb)
+	st, err := store.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs, err := st.Batches(context.Background(), 10)
+	st.Close()
+	if err != nil || len(bs) == 0 {
+		t.Fatalf("batches: %v %v", bs, err)
+	}
+	for _, b := range bs {
+		if b.Priority != "high" {
+			t.Errorf("batch %d has priority %q, want high", b.ID, b.Priority)
+		}
+	}
+	if code, _, stderr := runProducer(t, "--puzzle", "8", "--random", "3", "--priority", "urgent", "--database-url", url); code != exitUsage || !strings.Contains(stderr, "producer.priority") {
+		t.Errorf("--priority urgent: exit %d %s", code, stderr)
+	}
 
 	// Uniform sampling where the length is common; the 40 of length 25
 	// already stored do not count toward length 22.

@@ -89,3 +89,48 @@ func TestIdleReason(t *testing.T) {
 		t.Errorf("results and no writer: %q", why)
 	}
 }
+
+// With solverd processes registered but none pulling (cut off from
+// JetStream, failing), the reason says how many are registered and what
+// they are doing instead of asking for one to be started.
+func TestIdleReasonRegistered(t *testing.T) {
+	_, nc := natstest.Server(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	js, err := queue.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qc := queue.DefaultConfig()
+	if err := queue.EnsureStreams(ctx, js, qc); err != nil {
+		t.Fatal(err)
+	}
+	j := job.Job{V: job.Version, ID: "1-0", BatchID: 1, Puzzle: "sliding:3x3", States: []string{"1 2 3/4 5 6/7 8 0"}, Mode: "optimal"}
+	if err := queue.PublishJob(ctx, js, j); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	for i, host := range []string{"a", "b"} {
+		reg, err := queue.Register(ctx, js, qc, queue.WorkerKey("solverd", host, 10+i, now))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := queue.WorkerEntry{Role: "solverd", Host: host, PID: 10 + i, Started: now, Updated: now}
+		if host == "b" {
+			e.LastError, e.LastErrorAt = "worker: pull failed: nats: no responders available for request", now
+		}
+		if err := reg.Put(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	why := idleReason(ctx, js)
+	for _, want := range []string{"1 jobs wait in TESSERA_JOBS", "2 solverd are registered", "a pid 10: 0 jobs in flight, no error logged",
+		`b pid 11: 0 jobs in flight, last error "worker: pull failed: nats: no responders`, "solverd workers"} {
+		if !strings.Contains(why, want) {
+			t.Errorf("reason lacks %q: %s", want, why)
+		}
+	}
+	if strings.Contains(why, "start `solverd run`") {
+		t.Errorf("asks for a solverd while two are registered: %s", why)
+	}
+}

@@ -42,6 +42,7 @@ type local struct {
 	// workers is the solver workers' wiring, as `solverd run` builds it.
 	workers     worker.Options
 	stopMetrics func()
+	unregister  func() // removes this process from the registry of workers
 }
 
 // localGC lets the collector run less often in a --local run, unless
@@ -96,6 +97,12 @@ func startLocal(ctx context.Context, cfg config.Config, qcfg queue.Config, st *s
 	if l.conn, err = cmdkit.Adopt(l.nc, cfg.NATS); err != nil {
 		return nil, err
 	}
+	// The in-process connection's state for /readyz and
+	// tessera_nats_connected, as the daemons report theirs; nothing to
+	// log, since it ends with the process.
+	health := cmdkit.NewHealth()
+	health.Watch(cfg.NATS, nil).Follow(l.nc)
+	health.Started()
 	conn := l.conn
 	conn.Queue = qcfg
 	conn.Queue.MaxBytes = queue.FitMaxBytes(l.srv, qcfg.MaxBytes)
@@ -107,8 +114,11 @@ func startLocal(ctx context.Context, cfg config.Config, qcfg queue.Config, st *s
 		return nil, err
 	}
 	var obs *metrics.Solver
-	obs, l.stopMetrics = solverkit.SolverMetrics(cfg.Solver, log)
-	l.workers = solverkit.WorkerOptions(cfg.Solver, conn.Queue, solve.New(l.tables.Registry()), log, obs)
+	obs, l.stopMetrics = solverkit.SolverMetrics(cfg.Solver, health, log)
+	presence := solverkit.NewPresence("producer", cfg.Solver)
+	presence.SetTableSets(l.tables.Roles)
+	l.workers = solverkit.WorkerOptions(cfg.Solver, conn.Queue, solve.New(l.tables.Registry()), log, obs, presence)
+	l.unregister = presence.Start(conn.JS, conn.Queue, log)
 	// An idle worker's pull is not cut short when the batch is done:
 	// stopping waits for it. Here it costs an in-process round trip, so
 	// the pipeline stops within 50 ms instead of 500.
@@ -116,8 +126,10 @@ func startLocal(ctx context.Context, cfg config.Config, qcfg queue.Config, st *s
 	l.loops = cmdkit.NewLoops(ctx, "local pipeline")
 	l.failed = l.loops.Failed()
 	l.loops.Go("solver workers", func(ctx context.Context) error { return worker.Run(ctx, conn.JS, l.workers) })
+	wm, stopWriterMetrics := cmdkit.WriterMetrics(cfg.Results, health, log)
 	l.loops.Go("results writer", func(ctx context.Context) error {
-		return cmdkit.RunWriter(ctx, src, deadSrc, st, cfg.Results, log)
+		defer stopWriterMetrics()
+		return cmdkit.RunWriter(ctx, src, deadSrc, st, wm, cfg.Results, log)
 	})
 	return l, nil
 }
@@ -130,6 +142,9 @@ func (l *local) stop() error {
 	}
 	if l.stopMetrics != nil {
 		l.stopMetrics()
+	}
+	if l.unregister != nil {
+		l.unregister()
 	}
 	if l.nc != nil {
 		l.nc.Close()

@@ -42,6 +42,9 @@ type optionsRecord struct {
 	Goal  string `json:"goal,omitempty"`
 	Chunk int    `json:"chunk"`
 	Split bool   `json:"split,omitempty"` // producer --split
+	// Priority is the level the jobs are published at ("": normal, as
+	// for batches recorded before priorities).
+	Priority job.Priority `json:"priority,omitempty"`
 }
 
 // open opens the states of the source. A file's lines that are not

@@ -36,7 +36,7 @@ func TestResumeInterruptedBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.SetBatchSource(ctx, batch, sourceRecord{Random: total, Seed: seed}, optionsRecord{Mode: "optimal", Chunk: 100}); err != nil {
+	if err := st.SetBatchSource(ctx, batch, sourceRecord{Random: total, Seed: seed}, optionsRecord{Mode: "optimal", Chunk: 100}, ""); err != nil {
 		t.Fatal(err)
 	}
 	// The dead run's rows: the first 500 states, as the same seed makes them.
@@ -165,7 +165,7 @@ func randomBatch(t *testing.T, st *store.Store) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.SetBatchSource(ctx, batch, sourceRecord{Random: 1000, Seed: 9}, optionsRecord{Mode: "optimal", Chunk: 100}); err != nil {
+	if err := st.SetBatchSource(ctx, batch, sourceRecord{Random: 1000, Seed: 9}, optionsRecord{Mode: "optimal", Chunk: 100}, ""); err != nil {
 		t.Fatal(err)
 	}
 	return batch

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tessera-solver/tessera/config"
+	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/store"
 )
 
@@ -42,8 +43,15 @@ func batchesCmd() *cobra.Command {
 							store.Batch
 							State           string      `json:"state"`
 							EnqueuedAtLeast int64       `json:"enqueued_at_least"`
+							AgeS            float64     `json:"age_s"`
+							RowsPerS        float64     `json:"rows_per_s"`
+							ETAS            *float64    `json:"eta_s"`            // null when not running or unknown
 							Splits          []splitView `json:"splits,omitempty"` // producer --split
-						}{Batch: b, State: b.State(now), EnqueuedAtLeast: b.EnqueuedAtLeast()}
+						}{Batch: b, State: b.State(now), EnqueuedAtLeast: b.EnqueuedAtLeast(),
+							AgeS: now.Sub(b.CreatedAt).Seconds(), RowsPerS: b.Rate(now)}
+						if d, ok := b.ETA(now); ok {
+							v.ETAS = ptr(d.Seconds())
+						}
 						for _, r := range splits[b.ID] {
 							v.Splits = append(v.Splits, newSplitView(r))
 						}
@@ -53,21 +61,31 @@ func batchesCmd() *cobra.Command {
 					}
 					return nil
 				}
-				fmt.Fprintf(out, "%-6s %-14s %-7s %-9s %10s %10s %10s %8s %8s %s\n", "id", "puzzle", "mode", "state", "enqueued", "done", "total", "solved", "other", "finished")
+				fmt.Fprintf(out, "%-5s %-14s %-7s %-6s %-9s %7s %9s %9s %9s", "id", "puzzle", "mode", "prio", "state", "age", "enqueued", "done", "total")
+				for _, s := range result.Statuses() {
+					fmt.Fprintf(out, " %*s", statusWidth(s), statusHead(s))
+				}
+				fmt.Fprintf(out, " %9s %8s\n", "rows/s", "eta")
 				stalled := 0
 				for _, b := range bs {
-					total, fin := "?", "-"
+					total := "?"
 					if b.Total >= 0 {
 						total = fmt.Sprint(b.Total)
-					}
-					if b.FinishedAt != nil {
-						fin = b.FinishedAt.Format(time.RFC3339)
 					}
 					state := b.State(now)
 					if state == "stalled" {
 						stalled++
 					}
-					fmt.Fprintf(out, "%-6d %-14s %-7s %-9s %10d %10d %10s %8d %8d %s\n", b.ID, b.Puzzle, b.Mode, state, b.EnqueuedAtLeast(), b.Done, total, b.Solved, b.Done-b.Solved, fin)
+					eta := "-"
+					if d, ok := b.ETA(now); ok {
+						eta = shortDuration(d)
+					}
+					fmt.Fprintf(out, "%-5d %-14s %-7s %-6s %-9s %7s %9d %9d %9s", b.ID, b.Puzzle, b.Mode, b.Priority, state,
+						shortDuration(now.Sub(b.CreatedAt)), b.EnqueuedAtLeast(), b.Done, total)
+					for i, s := range result.Statuses() {
+						fmt.Fprintf(out, " %*d", statusWidth(s), b.ByStatus()[i])
+					}
+					fmt.Fprintf(out, " %9.1f %8s\n", b.Rate(now), eta)
 					for _, r := range splits[b.ID] {
 						subs, end, took := splitText(r)
 						if end == "running" {
@@ -87,3 +105,29 @@ func batchesCmd() *cobra.Command {
 	c.Flags().BoolVar(&asJSON, "json", false, "one JSON object per batch")
 	return keyed(c, cancelKeys) // NATS: the split searches' progress
 }
+
+// statusHead is a status's column heading in `results batches`.
+func statusHead(s result.Status) string {
+	if s == result.StatusBudgetExceeded {
+		return "budget"
+	}
+	return string(s)
+}
+
+func statusWidth(s result.Status) int { return max(len(statusHead(s)), 7) }
+
+// shortDuration is d to the second, in its two largest units.
+func shortDuration(d time.Duration) string {
+	d = d.Round(time.Second)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -30,7 +30,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	runCmd := serviceCmd()
 	root.RunE = runCmd.RunE
 	keyed(root, runKeys)
-	root.AddCommand(runCmd, migrateCmd(), distCmd(), exportCmd(), batchesCmd(), requeueCmd(), cancelCmd(), splitsCmd(), deadCmd(), exactCmd(), serveCmd())
+	root.AddCommand(runCmd, migrateCmd(), distCmd(), exportCmd(), batchesCmd(), requeueCmd(), cancelCmd(), pauseCmd(), unpauseCmd(), splitsCmd(), deadCmd(), exactCmd(), serveCmd())
 	cmdkit.SetExamples(root, examples)
 	return cmdkit.Execute(ctx, root, args, nil, stdout, stderr)
 }

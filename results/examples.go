@@ -21,7 +21,10 @@ var examples = map[string]string{
 	"results batches": `  results batches
   results batches --limit 100 --json`,
 	"results cancel":  `  results cancel --batch 3`,
-	"results requeue": `  results requeue --batch 3 --timeout 10m`,
+	"results pause":   `  results pause --batch 3     # a bulk batch makes way for an urgent one`,
+	"results unpause": `  results unpause --batch 3`,
+	"results requeue": `  results requeue --batch 3 --timeout 10m
+  results requeue --batch 3 --status cancelled --timeout 5m   # solve a cancelled batch after all`,
 	"results dead": `  results dead --batch 3
   results dead --limit 20 --json`,
 	"results exact": `  solverd bfs -p sliding:2x4 | results exact -p sliding:2x4`,

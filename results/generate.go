@@ -155,7 +155,7 @@ func (g *sampler) Generate(ctx context.Context, spec puzzle.Spec, length, missin
 	if err != nil {
 		return 0, 0, err
 	}
-	if err := g.st.SetBatchSource(ctx, batch, map[string]string{"generated": "sample"}, map[string]any{"mode": "optimal"}); err != nil {
+	if err := g.st.SetBatchSource(ctx, batch, map[string]string{"generated": "sample"}, map[string]any{"mode": "optimal"}, ""); err != nil {
 		return 0, 0, err
 	}
 	chunk := job.ChunkSize(spec, result.ModeOptimal, 0, g.maxPayload)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -162,9 +163,14 @@ func TestCommands(t *testing.T) {
 		t.Errorf("45 s without progress: %s, want stalled", got)
 	}
 	code, out, _ = cli(t, ctx, "batches", db)
-	row := regexp.MustCompile(fmt.Sprintf(`(?m)^%d +sliding:3x3 +optimal +\S+ +(\d+) +(\d+) +9 `, lagged)).FindStringSubmatch(out)
-	if code != 0 || row == nil || row[1] != "5" || row[2] != "5" {
-		t.Errorf("batches: enqueued and done of the lagged batch %v, want 5 5:\n%s", row, out)
+	// id puzzle mode prio state age enqueued done total, then one column
+	// per status (4 solved, 1 budget_exceeded), rows/s and ETA.
+	row := regexp.MustCompile(fmt.Sprintf(`(?m)^%d +sliding:3x3 +optimal +normal +\S+ +\S+ +(\d+) +(\d+) +9 +(\d+ +\d+ +\d+ +\d+ +\d+ +\d+) +[0-9.]+ +\S+$`, lagged)).FindStringSubmatch(out)
+	if code != 0 || row == nil || row[1] != "5" || row[2] != "5" || strings.Join(strings.Fields(row[3]), " ") != "4 1 0 0 0 0" {
+		t.Errorf("batches: enqueued, done and statuses of the lagged batch %q, want 5 5 and 4 1 0 0 0 0:\n%s", row, out)
+	}
+	if head := strings.Fields(strings.SplitN(out, "\n", 2)[0]); !slices.Equal(head[9:], []string{"solved", "budget", "invalid", "unsolvable", "failed", "cancelled", "rows/s", "eta"}) {
+		t.Errorf("batches header %q: want a column per status, then rows/s and eta", head)
 	}
 
 	// Errors: not found is 1, usage is 2.
@@ -271,7 +277,7 @@ func TestRunConsumesResults(t *testing.T) {
 	}
 	// Issue 18: the writer's own /metrics (client_golang, beside the Go
 	// runtime and process collectors) counts what it wrote.
-	m := regexp.MustCompile(`serving /metrics and /healthz" addr=(\S+)`).FindStringSubmatch(stderr.String())
+	m := regexp.MustCompile(`serving /metrics, /healthz and /readyz" addr=(\S+)`).FindStringSubmatch(stderr.String())
 	if m == nil {
 		t.Fatalf("no metrics listener:\n%s", stderr.String())
 	}
@@ -294,8 +300,26 @@ func TestRunConsumesResults(t *testing.T) {
 			t.Errorf("/metrics lacks %q:\n%s", want, body)
 		}
 	}
+	// The writer is in the registry of workers while it runs, and leaves
+	// it when it stops.
+	writers := func() []queue.WorkerEntry {
+		ws, err := queue.Workers(context.Background(), js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ws
+	}
+	for ws := writers(); len(ws) != 1 || ws[0].Role != "results" || ws[0].PID != os.Getpid(); ws = writers() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the writer is not registered: %+v", ws)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	cancel()
 	waitExit(t, "run", exit, &stderr)
+	if ws := writers(); len(ws) != 0 {
+		t.Errorf("registered after a clean stop: %+v", ws)
+	}
 	p, _ := st.BatchProgress(context.Background(), id)
 	if p.Done != 5 || p.Solved != 4 || p.BudgetExceeded != 1 {
 		t.Errorf("progress %+v", p)

@@ -15,14 +15,15 @@ import (
 	"github.com/tessera-solver/tessera/internal/result"
 )
 
-// requeueable are the statuses a bigger budget can improve.
-var requeueable = []result.Status{result.StatusBudgetExceeded, result.StatusFailed}
+// requeueable are the statuses a bigger budget can improve; cancelled
+// only when asked for by name (it takes the cancel off the batch).
+var requeueable = []result.Status{result.StatusBudgetExceeded, result.StatusFailed, result.StatusCancelled}
 
 func requeueCmd() *cobra.Command {
 	var batch int64
 	var statuses string
 	c := &cobra.Command{
-		Use:   "requeue --batch B [--status budget_exceeded,failed] (--timeout D | --budget-nodes N)",
+		Use:   "requeue --batch B [--status budget_exceeded,failed,cancelled] (--timeout D | --budget-nodes N)",
 		Short: "Solve a batch's unsolved states again with a bigger budget; better answers replace their rows",
 		Long: "requeue publishes the batch's states with the given statuses (budget_exceeded and failed by\n" +
 			"default) as new jobs with the budget given by --timeout and/or --budget-nodes (per state). As the\n" +
@@ -30,8 +31,9 @@ func requeueCmd() *cobra.Command {
 			"which beats failed; a shorter or proved-optimal solution, or a higher proved bound, beats a\n" +
 			"worse one of its kind) and moves the distance counts and batch counters with it, so they stay\n" +
 			"exact. An answer that is no better leaves the row as it was. Jobs go to the lane their budget\n" +
-			"puts them in (docs/PIPELINE-store.md, \"Budgets and lanes\"). A cancelled batch is refused:\n" +
-			"its jobs are answered as failed without being solved.",
+			"puts them in (docs/PIPELINE-store.md, \"Budgets and lanes\"). A cancelled batch's jobs are answered\n" +
+			"without being solved, so it is refused unless --status names cancelled: that takes the cancel off\n" +
+			"the batch and solves its cancelled states (and any other status named) again.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !cmd.Flags().Changed("batch") {
@@ -41,7 +43,7 @@ func requeueCmd() *cobra.Command {
 			for _, f := range strings.Split(statuses, ",") {
 				st := result.Status(strings.TrimSpace(f))
 				if !slices.Contains(requeueable, st) {
-					return usagef("--status: %q cannot improve with more budget; give budget_exceeded and/or failed", st)
+					return usagef("--status: %q cannot improve with more budget; give budget_exceeded, failed and/or cancelled", st)
 				}
 				want = append(want, st)
 			}
@@ -58,14 +60,13 @@ func requeueCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if b.CancelledAt != nil {
-				// Solvers answer every job of a cancelled batch as failed
-				// without solving it, so the requeued jobs would change no
-				// row (issue 29: it printed "requeued 1613 states" and did
-				// nothing).
-				return fmt.Errorf("batch %d was cancelled at %s: its jobs are answered as failed without being solved, so a requeue would change nothing; "+
-					"to solve its states, export them (results export --batch %d --status %s --format jsonl) and enqueue them as a new batch",
-					batch, b.CancelledAt.UTC().Format(time.RFC3339), batch, statuses)
+			uncancel := b.CancelledAt != nil && slices.Contains(want, result.StatusCancelled)
+			if b.CancelledAt != nil && !uncancel {
+				// Solvers answer every job of a cancelled batch without
+				// solving it, so the requeued jobs would change no row.
+				return fmt.Errorf("batch %d was cancelled at %s: its jobs are answered as cancelled without being solved, so a requeue would change nothing; "+
+					"add cancelled to --status to take the cancel off the batch and solve them",
+					batch, b.CancelledAt.UTC().Format(time.RFC3339))
 			}
 			spec, err := puzzle.ParseSpec(b.Puzzle)
 			if err != nil {
@@ -89,8 +90,19 @@ func requeueCmd() *cobra.Command {
 			if err := conn.Ensure(ctx); err != nil {
 				return err
 			}
+			if uncancel {
+				// NATS first: a batch unmarked in PostgreSQL but still
+				// cancelled for the solvers would answer the new jobs unsolved.
+				if err := queue.UncancelBatch(ctx, js, conn.Queue, batch); err != nil {
+					return err
+				}
+				if _, err := st.UncancelBatch(ctx, batch); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "results: batch %d is no longer cancelled\n", batch)
+			}
 			proto := job.Job{V: job.Version, BatchID: batch, Puzzle: b.Puzzle, Mode: string(mode),
-				Budget: job.NewBudget(cfg.Solver.MaxNodes, cfg.Solver.Timeout), Replace: true}
+				Budget: job.NewBudget(cfg.Solver.MaxNodes, cfg.Solver.Timeout), Replace: true, Priority: job.Priority(b.Priority)}
 			chunk := job.ChunkSize(spec, mode, cfg.Producer.ChunkSize, conn.NC.MaxPayload())
 			// Job ids carry the time of this requeue, so the server's
 			// duplicate window does not mistake them for the first run's.

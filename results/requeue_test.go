@@ -102,8 +102,9 @@ func TestRequeueReplacesBetter(t *testing.T) {
 	}
 }
 
-// A cancelled batch's queued jobs are answered as failed rows giving the
-// reason, so the batch still finishes with one row per state.
+// A cancelled batch's queued jobs are answered as cancelled rows giving
+// the reason, so the batch still finishes with one row per state; a
+// requeue that names cancelled takes the cancel off and solves them.
 func TestCancelBatch(t *testing.T) {
 	p := startPipeline(t)
 	ctx, st, db, natsURL := p.ctx, p.st, p.db, p.natsURL
@@ -121,7 +122,7 @@ func TestCancelBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := p.until(t, id, store.Batch.Finished)
-	if b.Failed != 3 || b.Solved != 0 || b.State(time.Now()) != "cancelled" {
+	if b.Cancelled != 3 || b.Solved != 0 || b.State(time.Now()) != "cancelled" {
 		t.Fatalf("cancelled batch: %+v (%s)", b, b.State(time.Now()))
 	}
 	var rows strings.Builder
@@ -133,6 +134,61 @@ func TestCancelBatch(t *testing.T) {
 	}
 	if code, _, e := cli(t, ctx, "batches", db); code != exitOK {
 		t.Fatalf("batches: %d %s", code, e)
+	}
+	if code, _, e := cli(t, ctx, "requeue", "--batch", fmt.Sprint(id), "--timeout", "10s", db, natsURL); code == exitOK || !strings.Contains(e, "add cancelled to --status") {
+		t.Fatalf("requeue of a cancelled batch without --status cancelled: %d %s", code, e)
+	}
+	if code, out, e := cli(t, ctx, "requeue", "--batch", fmt.Sprint(id), "--status", "cancelled", "--timeout", "10s", db, natsURL); code != exitOK || !strings.Contains(out, "requeued 3 states") {
+		t.Fatalf("requeue --status cancelled: %d %q %s", code, out, e)
+	}
+	b = p.until(t, id, func(b store.Batch) bool { return b.Solved == 3 })
+	if b.Solved != 3 || b.Cancelled != 0 || b.Done != 3 || b.CancelledAt != nil {
+		t.Fatalf("after requeue --status cancelled: %+v", b)
+	}
+}
+
+// A paused batch's jobs wait (parked) while other work goes on, and are
+// all solved once after unpause; `results batches` shows the pause.
+func TestPauseBatch(t *testing.T) {
+	p := startPipeline(t)
+	ctx, st, db, natsURL := p.ctx, p.st, p.db, p.natsURL
+	id, err := st.CreateBatch(ctx, "8", "optimal", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.run(t)
+	if code, out, e := cli(t, ctx, "pause", "--batch", fmt.Sprint(id), db, natsURL); code != exitOK || !strings.Contains(out, "paused") {
+		t.Fatalf("pause: %d %q %s", code, out, e)
+	}
+	if b, _ := st.BatchProgress(ctx, id); b.State(time.Now()) != "paused" {
+		t.Fatalf("state after pause: %s", b.State(time.Now()))
+	}
+	time.Sleep(200 * time.Millisecond) // the solvers hear of it in milliseconds
+	for i, s := range []string{"1 2 3/4 5 6/7 0 8", "1 2 3/4 5 6/0 7 8", "1 2 3/4 5 0/7 8 6"} {
+		j := job.Job{V: job.Version, ID: fmt.Sprintf("%d-%d", id, i), BatchID: id, Puzzle: "8", Mode: "optimal", FirstSeq: int64(i), States: []string{s}}
+		if err := queue.PublishJob(ctx, p.js, j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other, err := st.CreateBatch(ctx, "8", "optimal", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := queue.PublishJob(ctx, p.js, job.Job{V: job.Version, ID: fmt.Sprintf("%d-0", other), BatchID: other, Puzzle: "8", Mode: "optimal", States: []string{"1 2 3/4 5 6/7 0 8"}}); err != nil {
+		t.Fatal(err)
+	}
+	if b := p.until(t, other, store.Batch.Finished); !b.Finished() {
+		t.Fatalf("another batch did not finish while one was paused: %+v", b)
+	}
+	if b, _ := st.BatchProgress(ctx, id); b.Done != 0 {
+		t.Fatalf("a paused batch got %d rows", b.Done)
+	}
+	if code, out, e := cli(t, ctx, "unpause", "--batch", fmt.Sprint(id), db, natsURL); code != exitOK || !strings.Contains(out, "unpaused") {
+		t.Fatalf("unpause: %d %q %s", code, out, e)
+	}
+	b := p.until(t, id, store.Batch.Finished)
+	if b.Solved != 3 || b.Done != 3 || b.PausedAt != nil {
+		t.Fatalf("after unpause: %+v", b)
 	}
 }
 

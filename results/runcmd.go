@@ -34,24 +34,43 @@ func serviceCmd() *cobra.Command {
 // start before either), then runs the writer (cmdkit.RunWriter, as
 // `producer --local` does) until ctx is cancelled.
 func service(ctx context.Context, cfg config.Config, st *store.Store, log *slog.Logger) error {
+	// This process's entry in the registry of workers (`solverd
+	// workers`); its last error is the last warning logged.
+	presence := cmdkit.NewPresence("results", []string{"results"}, 1, 0)
+	log = slog.New(presence.LogHandler(log.Handler()))
+	// /healthz from the start; /readyz once PostgreSQL answers and NATS
+	// is connected (the connection's handlers keep health.Link).
+	health := cmdkit.NewHealth()
+	health.Require("PostgreSQL", st.Ping)
+	m, stopMetrics := cmdkit.WriterMetrics(cfg.Results, health, log)
+	defer stopMetrics()
 	if err := retry(ctx, log, "migrate PostgreSQL", func() error { return st.Migrate(ctx) }); err != nil {
 		return err
 	}
 	log.Info("schema up to date")
 
 	var src, deadSrc ingest.Source
-	conn, err := cmdkit.Dial(ctx, cfg.NATS, "tessera-results", func(ctx context.Context, c *cmdkit.Conn) (err error) {
+	conn, err := cmdkit.Dial(ctx, cfg.NATS, "tessera-results", health.Watch(cfg.NATS, log), func(ctx context.Context, c *cmdkit.Conn) (err error) {
 		src, deadSrc, err = c.WriterSources(ctx, log)
 		return err
 	}, func(delay time.Duration, err error) {
 		log.Warn("connect to NATS failed; retrying", "err", err, "delay", delay)
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			// Told to stop while still waiting for NATS or setting up: a
+			// clean stop.
+			return nil
+		}
 		return fmt.Errorf("connect to NATS: %w", err)
 	}
-	context.AfterFunc(ctx, func() { _ = conn.NC.Drain() })
+	health.Started()
+	unregister := presence.Start(conn.JS, conn.Queue, log)
+	context.AfterFunc(ctx, func() { unregister(); _ = conn.NC.Drain() })
 	log.Info("consuming results", "nats", redact.URL(cfg.NATS.URL), "fetch_batch", cfg.Results.FetchBatch)
-	return cmdkit.RunWriter(ctx, src, deadSrc, st, cfg.Results, log)
+	err = cmdkit.RunWriter(ctx, src, deadSrc, st, m, cfg.Results, log)
+	unregister() // returns once the entry is removed (or its removal failed)
+	return err
 }
 
 // retry is cmdkit.Retry giving up on settings NATS or PostgreSQL keeps

@@ -16,6 +16,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/cmdkit"
 	"github.com/tessera-solver/tessera/internal/httpapi"
 	"github.com/tessera-solver/tessera/internal/httpauth"
+	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/store"
 )
 
@@ -26,7 +27,7 @@ func serveCmd() *cobra.Command {
 		Short: "Serve /healthz, /metrics, a JSON API and a status page on results.http_addr until SIGTERM",
 		Long: "Migrates the schema (retrying until PostgreSQL answers; requests but /healthz get 503 meanwhile),\n" +
 			"then serves on --http-addr (results.http_addr, default 127.0.0.1:8080, this host only):\n" +
-			"  GET /healthz (liveness), /readyz (PostgreSQL answers), /metrics (Prometheus),\n" +
+			"  GET /healthz (liveness), /readyz (PostgreSQL answers; with --generate, NATS too), /metrics (Prometheus),\n" +
 			"  /api/batches[?limit=N&puzzle=P&state=S], /api/batches/{id},\n" +
 			"  /api/batches/{id}/distribution, /api/batches/{id}/rows|dead?format=csv|jsonl (downloads),\n" +
 			"  /api/puzzles/{puzzle}/distribution,\n" +
@@ -53,7 +54,9 @@ func serveCmd() *cobra.Command {
 				defer splits.Close()
 				opts := []httpapi.Option{httpapi.WithMaxInFlight(cfg.Results.HTTPMaxRequests), httpapi.WithSplits(splits)}
 				if generate {
-					conn, err := cmdkit.Connect(cfg.NATS, "tessera-results-serve")
+					// Enqueuing needs NATS: /readyz follows this connection.
+					link := queue.NewLink()
+					conn, err := cmdkit.ConnectWatched(cfg.NATS, "tessera-results-serve", cmdkit.Watch(cfg.NATS, logger(cmd.ErrOrStderr()), link))
 					if err != nil {
 						return err
 					}
@@ -61,7 +64,7 @@ func serveCmd() *cobra.Command {
 					if err := conn.Ensure(cmd.Context()); err != nil {
 						return err
 					}
-					opts = append(opts, httpapi.WithGenerator(newSampler(cmd.Context(), st, conn.JS, conn.Queue, conn.NC.MaxPayload(), logger(cmd.ErrOrStderr()), uint64(time.Now().UnixNano()))))
+					opts = append(opts, httpapi.WithNATS(link), httpapi.WithGenerator(newSampler(cmd.Context(), st, conn.JS, conn.Queue, conn.NC.MaxPayload(), logger(cmd.ErrOrStderr()), uint64(time.Now().UnixNano()))))
 				}
 				return serve(cmd.Context(), cfg.Results.HTTPAddr, cfg.Results.HTTPToken, writers, st, logger(cmd.ErrOrStderr()), opts...)
 			})

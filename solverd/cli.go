@@ -45,7 +45,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		Short: "Solve sliding-tile, Loopover and swap puzzles; run the JetStream solver daemon",
 	}
 	// Every command, in the order of `solverd --help`.
-	root.AddCommand(solveCmd(), verifyCmd(), bfsCmd(), scrambleCmd(), runCmd(), queueCmd(), tablesCmd())
+	root.AddCommand(solveCmd(), verifyCmd(), bfsCmd(), scrambleCmd(), runCmd(), queueCmd(), tablesCmd(), workersCmd())
 	cmdkit.SetExamples(root, examples)
 	// errRejected: the command has printed what it rejected.
 	return cmdkit.Execute(ctx, root, args, stdin, stdout, stderr, errRejected)

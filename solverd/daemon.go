@@ -42,7 +42,10 @@ func runCmd() *cobra.Command {
 			}
 			ctx, stop := cmdkit.OnSignal(c.Context())
 			defer stop()
-			log := slog.New(slog.NewTextHandler(c.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelInfo}))
+			// This process's entry in the registry of workers (`solverd
+			// workers`); its last error is the last warning logged.
+			presence := solverkit.NewPresence("solverd", cfg.Solver)
+			log := slog.New(presence.LogHandler(slog.NewTextHandler(c.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelInfo})))
 			startupPull(ctx, cfg, log)
 			loaded, _, err := loadTables(cfg.Solver, "", func(s string) { log.Info(s) })
 			if err != nil {
@@ -51,17 +54,20 @@ func runCmd() *cobra.Command {
 			logTables(log, loaded, cfg.Solver.TablesDir)
 			live := solve.NewLive(loaded)
 			defer func() { err = errors.Join(err, live.Close()) }()
-			obs, stopMetrics := solverkit.SolverMetrics(cfg.Solver, log)
+			// /readyz: connected to NATS (the connection's handlers keep
+			// health.Link); /healthz: this process serves.
+			health := cmdkit.NewHealth()
+			obs, stopMetrics := solverkit.SolverMetrics(cfg.Solver, health, log)
 			defer stopMetrics()
 			// The workers and the table watch (tables built or pushed after
 			// start serve the next jobs) run and stop as one.
 			loops := cmdkit.NewLoops(ctx, "solverd run")
 			loops.Go("table watch", func(ctx context.Context) error {
-				defer watchTables(ctx, cfg, live, log, obs)()
+				defer watchTables(ctx, cfg, live, log, obs, presence)()
 				<-ctx.Done()
 				return nil
 			})
-			return errors.Join(daemon(loops.Context(), cfg, live, log, obs), loops.Stop())
+			return errors.Join(daemon(loops.Context(), cfg, live, health, log, obs, presence), loops.Stop())
 		},
 	}
 	runKeys.Bind(c.Flags())
@@ -73,8 +79,8 @@ var runKeys = config.Uses("nats", "solver")
 
 // daemon connects (retrying while NATS is not up yet: a daemon may start
 // before its server), ensures the streams and runs the worker loop.
-func daemon(ctx context.Context, cfg config.Config, solver solverkit.Solver, log *slog.Logger, obs *metrics.Solver) error {
-	conn, err := cmdkit.Dial(ctx, cfg.NATS, "tessera-solverd", func(ctx context.Context, c *cmdkit.Conn) error {
+func daemon(ctx context.Context, cfg config.Config, solver solverkit.Solver, health *cmdkit.Health, log *slog.Logger, obs *metrics.Solver, p *cmdkit.Presence) error {
+	conn, err := cmdkit.Dial(ctx, cfg.NATS, "tessera-solverd", health.Watch(cfg.NATS, log), func(ctx context.Context, c *cmdkit.Conn) error {
 		if err := c.Ensure(ctx); err != nil {
 			return fmt.Errorf("ensure streams: %w", err)
 		}
@@ -95,7 +101,8 @@ func daemon(ctx context.Context, cfg config.Config, solver solverkit.Solver, log
 		}
 		return err
 	}
-	err = serve(ctx, cfg, conn, solver, log, obs)
+	health.Started()
+	err = serve(ctx, cfg, conn, solver, log, obs, p)
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		// Told to stop while still setting up (the workers ensure their
 		// consumers): a clean stop too, not a failure to report.
@@ -104,8 +111,9 @@ func daemon(ctx context.Context, cfg config.Config, solver solverkit.Solver, log
 	return err
 }
 
-// serve runs the workers on conn until ctx ends, then drains it.
-func serve(ctx context.Context, cfg config.Config, conn *cmdkit.Conn, solver solverkit.Solver, log *slog.Logger, obs *metrics.Solver) error {
+// serve runs the workers on conn until ctx ends, then drains it. The
+// process stays registered (p) until its workers have drained.
+func serve(ctx context.Context, cfg config.Config, conn *cmdkit.Conn, solver solverkit.Solver, log *slog.Logger, obs *metrics.Solver, p *cmdkit.Presence) error {
 	nc, js, qc := conn.NC, conn.JS, conn.Queue
 	defer nc.Close()
 	if drift, err := queue.JobsConsumerDrift(ctx, js, qc); err == nil && len(drift) > 0 {
@@ -129,7 +137,7 @@ func serve(ctx context.Context, cfg config.Config, conn *cmdkit.Conn, solver sol
 	}
 	log.Info("solving jobs", "nats", redact.URL(cfg.NATS.URL), "workers", workersOrCores(cfg.Solver.Workers), "quick_workers", cfg.Solver.QuickWorkers)
 	// The same wiring as producer --local's workers (solverkit.WorkerOptions).
-	opts := solverkit.WorkerOptions(cfg.Solver, qc, solver, log, obs)
+	opts := solverkit.WorkerOptions(cfg.Solver, qc, solver, log, obs, p)
 	if path := cfg.Solver.SplitRecord; path != "" {
 		rec, closeRecord, err := worker.OpenSplitRecord(path)
 		if err != nil {
@@ -139,7 +147,9 @@ func serve(ctx context.Context, cfg config.Config, conn *cmdkit.Conn, solver sol
 		opts.SplitRecord = rec
 		log.Info("recording split-search work", "file", path)
 	}
+	unregister := p.Start(js, qc, log)
 	err := worker.Run(ctx, js, opts)
+	unregister()
 	if derr := nc.Drain(); derr != nil && err == nil {
 		err = fmt.Errorf("drain NATS connection: %w", derr)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/tessera-solver/tessera/config"
+	"github.com/tessera-solver/tessera/internal/cmdkit"
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/natstest"
 	"github.com/tessera-solver/tessera/internal/puzzle"
@@ -35,7 +36,7 @@ func TestDaemonSolvesAndDrains(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		done <- daemon(ctx, cfg, solve.New(solve.NewRegistry(solve.Builtin()...)), slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+		done <- daemon(ctx, cfg, solve.New(solve.NewRegistry(solve.Builtin()...)), cmdkit.NewHealth(), slog.New(slog.NewTextHandler(io.Discard, nil)), nil, nil)
 	}()
 
 	js, err := queue.New(nc)
@@ -114,7 +115,7 @@ func TestDaemonWaitsForNATS(t *testing.T) {
 	cfg.NATS.URL = "nats://127.0.0.1:1" // nothing listens there
 	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
 	defer cancel()
-	if err := daemon(ctx, cfg, solve.New(solve.NewRegistry(solve.Builtin()...)), slog.New(slog.NewTextHandler(io.Discard, nil)), nil); err != nil {
+	if err := daemon(ctx, cfg, solve.New(solve.NewRegistry(solve.Builtin()...)), cmdkit.NewHealth(), slog.New(slog.NewTextHandler(io.Discard, nil)), nil, nil); err != nil {
 		t.Errorf("daemon stopped while retrying: %v", err)
 	}
 }
@@ -154,7 +155,7 @@ func TestRunKeepsAppliedReplicas(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		done <- daemon(ctx, cfg, solve.New(solve.NewRegistry(solve.Builtin()...)), slog.New(slog.NewTextHandler(&logs, nil)), nil)
+		done <- daemon(ctx, cfg, solve.New(solve.NewRegistry(solve.Builtin()...)), cmdkit.NewHealth(), slog.New(slog.NewTextHandler(&logs, nil)), nil, nil)
 	}()
 	js, err := queue.New(cl.Conn(t))
 	if err != nil {

@@ -25,6 +25,8 @@ var examples = map[string]string{
 	"solverd queue status": `  solverd queue status
   solverd queue status --json | jq '.streams[] | {name, replicas, leader}'
   solverd queue status --check --monitor-url http://n1:8222,http://n2:8222,http://n3:8222   # cron: exit 1 names each problem`,
+	"solverd workers": `  solverd workers
+  solverd workers --json | jq '.[] | {host, pid, role, jobs: (.jobs | length), nodes_per_second}'`,
 	"solverd tables": `  solverd tables build 15-pdb-78
   solverd tables list
   solverd tables push --tables-bucket tessera-tables`,

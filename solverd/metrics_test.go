@@ -31,7 +31,7 @@ func TestRunServesMetrics(t *testing.T) {
 		done <- runContext(ctx, []string{"run", "--nats-url", url, "--workers", "1", "--metrics-addr", "127.0.0.1:0", "--tables", "none"},
 			strings.NewReader(""), &o, &e)
 	}()
-	addrRe := regexp.MustCompile(`serving /metrics and /healthz" addr=(\S+) auth="bearer token"`)
+	addrRe := regexp.MustCompile(`serving /metrics, /healthz and /readyz" addr=(\S+) auth="bearer token"`)
 	var addr string
 	for deadline := time.Now().Add(20 * time.Second); addr == ""; time.Sleep(10 * time.Millisecond) {
 		if m := addrRe.FindStringSubmatch(e.String()); m != nil {
@@ -82,9 +82,11 @@ func TestRunServesMetrics(t *testing.T) {
 		`tessera_solver_solves_total{mode="optimal",puzzle="sliding:3x3",status="unsolvable"} 1`,
 		`tessera_solver_solve_seconds_count{mode="optimal",puzzle="sliding:3x3"} 3`,
 		`tessera_solver_nodes_total{mode="optimal",puzzle="sliding:3x3"}`,
-		`tessera_solver_jobs_total 1`,
-		`tessera_solver_jobs_in_flight 0`,
-		`tessera_solver_queue_lag_seconds_count 1`,
+		`tessera_solver_jobs_total{lane="quick"} 1`,
+		`tessera_solver_jobs_in_flight{lane="quick"} 0`,
+		`tessera_solver_queue_lag_seconds_count{lane="quick"} 1`,
+		`tessera_solver_redeliveries_total{lane="quick"} 0`,
+		`tessera_solver_workers{lanes="quick+heavy"} `,
 		// The streams' sizes against their limits (nats.max_bytes's default).
 		`tessera_stream_bytes{stream="TESSERA_JOBS"} `, `tessera_stream_bytes{stream="TESSERA_RESULTS"} `,
 		`tessera_stream_max_bytes{stream="TESSERA_JOBS"} 1.073741824e+09`,

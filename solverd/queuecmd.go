@@ -15,7 +15,6 @@ import (
 
 	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/internal/cmdkit"
-	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/queue"
 )
 
@@ -269,7 +268,7 @@ func queueApplyCmd() *cobra.Command {
 				if err := queue.ApplyJobsConsumers(ctx, js, qc); err != nil {
 					return err
 				}
-				if err := queue.EnsureCancelledBucket(ctx, js, qc); err != nil {
+				if err := queue.EnsureControlBuckets(ctx, js, qc); err != nil {
 					return err
 				}
 				// A stream holding more than the new limit keeps its own
@@ -286,9 +285,9 @@ func queueApplyCmd() *cobra.Command {
 					return errors.Join(err, limitErr)
 				}
 				fmt.Fprintf(c.OutOrStdout(), "replicas: %d for every stream, consumer and bucket\n", qc.Replicas)
-				for _, lane := range []job.Lane{job.LaneQuick, job.LaneHeavy} {
+				for _, name := range queue.JobsConsumers() {
 					fmt.Fprintf(c.OutOrStdout(), "consumer %s: max_deliver %d, ack wait %v, backoff %v\n",
-						queue.ConsumerOf(lane), qc.MaxDeliver, qc.AckWait, qc.BackOff)
+						name, qc.MaxDeliver, qc.AckWait, qc.BackOff)
 				}
 				return limitErr
 			})

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tessera-solver/tessera/config"
+	"github.com/tessera-solver/tessera/internal/cmdkit"
 	"github.com/tessera-solver/tessera/internal/metrics"
 	"github.com/tessera-solver/tessera/internal/solve"
 	"github.com/tessera-solver/tessera/internal/tablestore"
@@ -22,8 +23,10 @@ import (
 // watchTables starts the tableWatch of solverd run, which rescans every
 // solver.tables_rescan (0: it only records the sets in use in obs), and
 // returns what stops it and waits until it has.
-func watchTables(ctx context.Context, cfg config.Config, live *solve.Live, log *slog.Logger, obs *metrics.Solver) (stop func()) {
+func watchTables(ctx context.Context, cfg config.Config, live *solve.Live, log *slog.Logger, obs *metrics.Solver, p *cmdkit.Presence) (stop func()) {
 	w := newTableWatch(cfg.Solver.TablesDir, cfg.Solver.Tables, cfg.Solver.TablesPrivate, live, log, obs)
+	w.presence = p
+	w.record(live.Loaded())
 	if cfg.Solver.TablesRescan <= 0 {
 		return func() {}
 	}
@@ -62,7 +65,8 @@ type tableWatch struct {
 	private   bool
 	live      *solve.Live
 	log       *slog.Logger
-	obs       *metrics.Solver // nil: no metrics
+	obs       *metrics.Solver  // nil: no metrics
+	presence  *cmdkit.Presence // nil: not registered
 
 	// The bucket side (open nil: no bucket). pullWant is the files to
 	// pull (nil: every table in the bucket).
@@ -180,14 +184,17 @@ func setOf(l *solve.Loaded, role string) string {
 }
 
 func (w *tableWatch) record(l *solve.Loaded) {
-	if w.obs == nil {
+	if w.obs == nil && w.presence == nil {
 		return
 	}
 	roles := map[string]string{}
 	for _, r := range w.roles {
 		roles[r] = setOf(l, r)
 	}
-	w.obs.TableSets(roles)
+	if w.obs != nil {
+		w.obs.TableSets(roles)
+	}
+	w.presence.SetTableSets(roles)
 }
 
 // key names the sets of l and the version of each of their files: a set

@@ -106,7 +106,7 @@ func TestRunPicksUpTablesBuiltWhileRunning(t *testing.T) {
 		done <- runContext(ctx, []string{"run", "--nats-url", url, "--workers", "1", "--metrics-addr", "127.0.0.1:0",
 			"--tables-dir", dir, "--tables-rescan", "50ms"}, strings.NewReader(""), &o, &e)
 	}()
-	addrRe := regexp.MustCompile(`serving /metrics and /healthz" addr=(\S+)`)
+	addrRe := regexp.MustCompile(`serving /metrics, /healthz and /readyz" addr=(\S+)`)
 	var addr string
 	waitFor(t, "the metrics listener", 20*time.Second, func() bool {
 		m := addrRe.FindStringSubmatch(e.String())

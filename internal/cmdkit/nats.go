@@ -2,6 +2,7 @@ package cmdkit
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -29,10 +30,23 @@ type Conn struct {
 	Queue queue.Config
 }
 
-// Connect connects to c.URL as name with the config's auth and opens
-// JetStream; it ensures nothing (see Ensure).
+// Watch is the connection-health settings of c (nats.ping_interval,
+// nats.max_pings_out), with the connection's events logged to log and its
+// state kept in link; either may be nil.
+func Watch(c config.NATS, log *slog.Logger, link *queue.Link) queue.Watch {
+	return queue.Watch{PingInterval: c.PingInterval, MaxPingsOut: c.MaxPingsOut, Log: log, Link: link}
+}
+
+// Connect connects to c.URL as name with the config's auth and
+// connection-health settings, logging nothing, and opens JetStream; it
+// ensures nothing (see Ensure).
 func Connect(c config.NATS, name string) (*Conn, error) {
-	nc, err := queue.Connect(c.URL, name, queue.Auth(c.NATSAuth))
+	return ConnectWatched(c, name, Watch(c, nil, nil))
+}
+
+// ConnectWatched is Connect with w's log and link (Watch, Health.Watch).
+func ConnectWatched(c config.NATS, name string, w queue.Watch) (*Conn, error) {
+	nc, err := queue.ConnectWatched(c.URL, name, queue.Auth(c.NATSAuth), w)
 	if err != nil {
 		return nil, err
 	}
@@ -64,12 +78,13 @@ func (c *Conn) Close() { c.NC.Close() }
 // server, or while a cluster re-elects. It gives up when ctx ends and on
 // settings NATS keeps refusing (queue.Refusals: credentials, CA, URL), so
 // that a supervisor sees the failure; retrying hears of every attempt
-// that failed, with the wait before the next.
-func Dial(ctx context.Context, c config.NATS, name string, setup func(context.Context, *Conn) error, retrying func(delay time.Duration, err error)) (*Conn, error) {
+// that failed, with the wait before the next. The connection logs its
+// events and keeps its state as w says (Health.Watch).
+func Dial(ctx context.Context, c config.NATS, name string, w queue.Watch, setup func(context.Context, *Conn) error, retrying func(delay time.Duration, err error)) (*Conn, error) {
 	refusals := queue.Refusals()
 	var conn *Conn
 	err := backoff.Retry(ctx, StartBackoff, func() error {
-		cn, err := Connect(c, name)
+		cn, err := ConnectWatched(c, name, w)
 		if err == nil {
 			if err = setup(ctx, cn); err != nil {
 				cn.Close()

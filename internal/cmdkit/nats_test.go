@@ -21,7 +21,7 @@ func TestDialRetriesSetup(t *testing.T) {
 	c := config.Default().NATS
 	c.URL = url
 	tries, retried := 0, 0
-	conn, err := Dial(context.Background(), c, "test", func(ctx context.Context, cn *Conn) error {
+	conn, err := Dial(context.Background(), c, "test", queue.Watch{}, func(ctx context.Context, cn *Conn) error {
 		if tries++; tries < 3 {
 			return errors.New("not yet")
 		}
@@ -50,7 +50,7 @@ func TestDialGivesUp(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	ready := func(context.Context, *Conn) error { return nil }
-	_, err := Dial(ctx, c, "test", ready, func(time.Duration, error) {})
+	_, err := Dial(ctx, c, "test", queue.Watch{}, ready, func(time.Duration, error) {})
 	if err == nil || ctx.Err() != nil || !strings.Contains(err.Error(), "refused 3 times") || strings.Contains(err.Error(), "wrong-pw-91") {
 		t.Errorf("refused settings: %v", err)
 	}
@@ -60,7 +60,7 @@ func TestDialGivesUp(t *testing.T) {
 	ctx, cancel = context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	retried := 0
-	if _, err := Dial(ctx, c, "test", ready, func(time.Duration, error) { retried++ }); err == nil || ctx.Err() == nil || retried == 0 {
+	if _, err := Dial(ctx, c, "test", queue.Watch{}, ready, func(time.Duration, error) { retried++ }); err == nil || ctx.Err() == nil || retried == 0 {
 		t.Errorf("unreachable: %v after %d retries, ctx %v", err, retried, ctx.Err())
 	}
 }

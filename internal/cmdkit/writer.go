@@ -52,21 +52,39 @@ func (c *Conn) WriterSources(ctx context.Context, log *slog.Logger) (results, de
 	}), deadSrc, nil
 }
 
+// WriterMetrics serves the writer's /metrics, /healthz and /readyz on
+// r.MetricsAddr when it is set and returns what counts for it, with the
+// func that stops the listener; nil and a no-op otherwise. /readyz and
+// tessera_nats_connected follow h (nil: always ready, no gauge). A taken
+// port does not stop the writer (several may run on a host).
+func WriterMetrics(r config.Results, h *Health, log *slog.Logger) (*metrics.Writer, func()) {
+	if r.MetricsAddr == "" {
+		return nil, func() {}
+	}
+	reg := metrics.NewRegistry()
+	m := metrics.NewWriter(reg)
+	var ready func(context.Context) error
+	if h != nil {
+		h.Measure(metrics.NewConnected(reg))
+		ready = h.Ready
+	}
+	srv, err := metrics.Listen(r.MetricsAddr, r.HTTPToken, reg, ready, log)
+	if err != nil {
+		log.Warn("no /metrics: give each results run on a host its own results.metrics_addr", "err", err)
+		return m, func() {}
+	}
+	log.Info("serving /metrics, /healthz and /readyz", "addr", srv.Addr())
+	return m, func() { srv.Close() }
+}
+
 // RunWriter is the results writer until ctx ends: the ingest loop into
-// st, the dead-letter recorder beside it, /metrics on r.MetricsAddr when
-// set, and a progress line every 10 s while the totals change.
-func RunWriter(ctx context.Context, src, deadSrc ingest.Source, st *store.Store, r config.Results, log *slog.Logger) error {
+// st, the dead-letter recorder beside it, every write counted in m when it
+// is not nil (WriterMetrics), and a progress line every 10 s while the
+// totals change.
+func RunWriter(ctx context.Context, src, deadSrc ingest.Source, st *store.Store, m *metrics.Writer, r config.Results, log *slog.Logger) error {
 	var sink ingest.Sink = st
-	if r.MetricsAddr != "" {
-		reg := metrics.NewRegistry()
-		sink = measuredSink{st, metrics.NewWriter(reg)}
-		// A taken port does not stop the writer (several may run on a host).
-		if srv, err := metrics.Listen(r.MetricsAddr, r.HTTPToken, reg, st.Ping, log); err != nil {
-			log.Warn("no /metrics: give each results run on a host its own results.metrics_addr", "err", err)
-		} else {
-			defer srv.Close()
-			log.Info("serving /metrics and /healthz", "addr", srv.Addr())
-		}
+	if m != nil {
+		sink = measuredSink{st, m}
 	}
 	in := ingest.New(src, sink, ingest.Options{FetchBatch: r.FetchBatch, FetchWait: r.FetchWait, Logger: log})
 	// The loops stop together: the dead-letter recorder failing ends the

@@ -116,7 +116,7 @@ func (s *suite) checkBatch(ctx context.Context, t *testing.T, id int64, tl *tall
 			if r.Moves == nil || r.Length == nil {
 				t.Errorf("batch %d seq %d: solved without moves", id, r.Seq)
 			}
-		case result.StatusInvalid, result.StatusUnsolvable, result.StatusFailed:
+		case result.StatusInvalid, result.StatusUnsolvable, result.StatusFailed, result.StatusCancelled:
 			if r.Error == nil || strings.TrimSpace(*r.Error) == "" {
 				t.Errorf("batch %d seq %d: %s row without a reason", id, r.Seq, r.Status)
 			}
@@ -255,7 +255,7 @@ type counter struct {
 }
 
 var (
-	jobDeliveries    = counter{queue.JobsStream, []string{queue.JobsConsumer, queue.QuickConsumer}}
+	jobDeliveries    = counter{queue.JobsStream, queue.JobsConsumers()}
 	resultDeliveries = counter{queue.ResultsStream, []string{queue.ResultsConsumer}}
 )
 

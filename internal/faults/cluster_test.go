@@ -290,3 +290,54 @@ func (s *suite) watchStall(batches ...int64) func() time.Duration {
 		return <-result
 	}
 }
+
+// quorumLoss: two of the three nodes killed with -9 mid-batch and left
+// down for `down`: no stream has a quorum, so nothing can be published or
+// acknowledged. Both come back on their stores. The daemons must wait it
+// out, and no state may end failed for it (an outage never spends a
+// job's deliveries into a failed row).
+func quorumLoss(down time.Duration) func(t *testing.T, s *suite) figure {
+	return func(t *testing.T, s *suite) figure {
+		return clusterRun(t, s, clusterEights/4, func(cs *suite, c *natstest.Cluster, batch int64) string {
+			leader := c.StreamLeader(t, queue.JobsStream)
+			victims := []int{leader, (leader + 1) % c.N()}
+			at := cs.progress(t, batch).Done
+			for _, v := range victims {
+				c.Kill(v)
+			}
+			time.Sleep(down)
+			during := cs.progress(t, batch).Done - at
+			for _, v := range victims {
+				c.Restart(v)
+			}
+			return fmt.Sprintf("%s and %s killed at %d 8-puzzle rows and left down %s (no quorum; %d rows stored meanwhile, from results already on their way)",
+				c.Node(victims[0]).Name(), c.Node(victims[1]).Name(), at, dur(down), during)
+		}, func(cs *suite, c *natstest.Cluster) {
+			for _, name := range []string{queue.JobsStream, queue.ResultsStream} {
+				c.WaitStreamCurrent(t, name, time.Minute)
+			}
+		})
+	}
+}
+
+// clusterKill: every node killed with -9 at once mid-batch, restarted on
+// its store `down` later, as a power cut would.
+func clusterKill(down time.Duration) func(t *testing.T, s *suite) figure {
+	return func(t *testing.T, s *suite) figure {
+		return clusterRun(t, s, clusterEights/4, func(cs *suite, c *natstest.Cluster, batch int64) string {
+			at := cs.progress(t, batch).Done
+			for i := range c.N() {
+				c.Kill(i)
+			}
+			time.Sleep(down)
+			for i := range c.N() {
+				c.Restart(i)
+			}
+			return fmt.Sprintf("all three nodes killed at %d 8-puzzle rows, restarted %s later", at, dur(down))
+		}, func(cs *suite, c *natstest.Cluster) {
+			for _, name := range []string{queue.JobsStream, queue.ResultsStream} {
+				c.WaitStreamCurrent(t, name, time.Minute)
+			}
+		})
+	}
+}

@@ -62,7 +62,15 @@ var scenarios = []scenario{
 	{"cluster: kill -9 the TESSERA_JOBS leader", false, true, killLeader(queue.JobsStream)},
 	{"cluster: kill -9 the TESSERA_RESULTS leader", false, true, killLeader(queue.ResultsStream)},
 	{"cluster: rolling restart", false, true, rollingRestart},
+	{"cluster: quorum loss 50 s", false, true, quorumLoss(50 * time.Second)},
+	{"cluster: kill -9 every node", false, true, clusterKill(2 * time.Second)},
+	{"cluster: frozen leader", false, true, frozenLeader},
 	{"split search, solver kill -9", true, true, splitKill},
+	{"cancel in flight, 4 x 24-puzzle", false, true, func(t *testing.T, s *suite) figure { return cancelInFlight(t, s, 4, 2) }},
+	{"cancel in flight, 2 x 24-puzzle", true, false, func(t *testing.T, s *suite) figure { return cancelInFlight(t, s, 2, 1) }},
+	{"pause 12 s", false, true, func(t *testing.T, s *suite) figure { return pauseBatch(t, s, 50000, 12*time.Second) }},
+	{"pause 6 s", true, false, func(t *testing.T, s *suite) figure { return pauseBatch(t, s, 20000, 6*time.Second) }},
+	{"priority: 200 high behind 3,000", false, true, func(t *testing.T, s *suite) figure { return priority(t, s, 200, 3000) }},
 }
 
 // TestFaults runs the scenarios one after another on one nats-server and
@@ -223,7 +231,7 @@ func splitKill(t *testing.T, s *suite) figure {
 	s.solverd(t, "solverd-b", 1, 0, tables)
 	s.writer(t, "results")
 	// The stream stores subtree jobs too: count their consumer's deliveries.
-	splitDeliveries := counter{queue.JobsStream, []string{queue.JobsConsumer, queue.QuickConsumer, queue.SplitConsumer}}
+	splitDeliveries := counter{queue.JobsStream, append(queue.JobsConsumers(), queue.SplitConsumer)}
 	jobs, res := s.read(t, splitDeliveries), s.read(t, resultDeliveries)
 	spec := puzzle.Spec{Kind: puzzle.Sliding, Rows: 4, Cols: 4}
 	var in bytes.Buffer

@@ -8,7 +8,8 @@
 //
 //	GET /healthz                          200 "ok" while the process serves (liveness: no database work)
 //	GET /readyz                           200 "ok" when PostgreSQL accepts a new connection and answers
-//	                                      within 2 s, else 503 and why (readiness; load.go)
+//	                                      within 2 s and, WithNATS, NATS is connected; else 503 and
+//	                                      why (readiness; load.go)
 //	GET /metrics                          Prometheus text format
 //	GET /api/batches?limit=N[&puzzle=P][&state=S]  newest batches first, with progress (default 20, at most 1000)
 //	GET /api/batches/{id}                 one batch (404 if missing)
@@ -80,6 +81,7 @@ type server struct {
 	maxInFlight int          // API requests at once (load.go)
 	starting    func() error // non-nil error: not ready yet (load.go)
 	ready       readiness
+	nats        NATSLink // nil: /readyz asks the database only
 }
 
 // Generator enqueues candidates for scrambles that are not stored yet
@@ -122,6 +124,9 @@ func New(st *store.Store, log *slog.Logger, opts ...Option) http.Handler {
 	}
 	reg := metrics.NewRegistry()
 	reg.MustRegister(dbCollector{st: st, log: log})
+	if s.nats != nil {
+		s.nats.OnChange(metrics.NewConnected(reg).Set)
+	}
 	lim := &limit{slots: make(chan struct{}, s.maxInFlight), s: s,
 		shed: prometheus.NewCounter(prometheus.CounterOpts{Name: "tessera_http_shed_total", Help: "API requests answered 503 at once because results.http_max_requests were in flight."})}
 	reg.MustRegister(lim.shed, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tessera_http_in_flight", Help: "API requests being served."},

@@ -58,6 +58,17 @@ func WithStarting(starting func() error) Option {
 	return func(s *server) { s.starting = starting }
 }
 
+// NATSLink is the state of a NATS connection the server needs to take
+// work (queue.Link): results serve --generate enqueues on it.
+type NATSLink interface {
+	Ready() error
+	OnChange(func(connected bool))
+}
+
+// WithNATS makes /readyz require link connected, beside the database, and
+// exports its state as tessera_nats_connected.
+func WithNATS(link NATSLink) Option { return func(s *server) { s.nats = link } }
+
 func (s *server) healthz(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
@@ -71,6 +82,13 @@ func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		fmt.Fprintln(w, err)
 		return
+	}
+	if s.nats != nil {
+		if err := s.nats.Ready(); err != nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintln(w, err)
+			return
+		}
 	}
 	if err := s.ready.check(r.Context(), s.st.Ready); err != nil {
 		s.errs.log(slog.LevelWarn, "readiness check failed", "err", err)

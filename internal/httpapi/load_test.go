@@ -12,7 +12,9 @@ import (
 
 	"github.com/tessera-solver/tessera/internal/httpapi"
 	"github.com/tessera-solver/tessera/internal/httpauth"
+	"github.com/tessera-solver/tessera/internal/natstest"
 	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/store/storetest"
 )
 
@@ -106,5 +108,48 @@ func TestStarting(t *testing.T) {
 		if code, _, body := get(t, srv, path); code != want || (want == 503 && !strings.Contains(body, "migrating")) {
 			t.Errorf("GET %s while starting: %d %q, want %d", path, code, body, want)
 		}
+	}
+}
+
+// WithNATS (results serve --generate): /readyz also requires the NATS
+// connection, and tessera_nats_connected follows it; /healthz stays 200.
+func TestReadyzFollowsNATS(t *testing.T) {
+	t.Parallel()
+	st := storetest.NewStore(t)
+	ns := natstest.Start(t)
+	link := queue.NewLink()
+	nc, err := queue.ConnectWatched(ns.ClientURL(), t.Name(), queue.Auth{}, queue.Watch{Link: link})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	srv := httptest.NewServer(httpapi.New(st, nil, httpapi.WithNATS(link)))
+	t.Cleanup(srv.Close)
+	if code, _, body := get(t, srv, "/readyz"); code != 200 {
+		t.Fatalf("/readyz connected: %d %q", code, body)
+	}
+	if _, _, body := get(t, srv, "/metrics"); !strings.Contains(body, "\ntessera_nats_connected 1\n") {
+		t.Errorf("/metrics lacks tessera_nats_connected 1:\n%s", body)
+	}
+	ns.Shutdown()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		code, _, body := get(t, srv, "/readyz")
+		if code == 503 {
+			if !strings.HasPrefix(body, "not connected to NATS") {
+				t.Errorf("/readyz without NATS: %q", body)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/readyz still %d %q 10 s after the server stopped", code, body)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, _, body := get(t, srv, "/metrics"); !strings.Contains(body, "\ntessera_nats_connected 0\n") {
+		t.Errorf("/metrics lacks tessera_nats_connected 0:\n%s", body)
+	}
+	if code, _, _ := get(t, srv, "/healthz"); code != 200 {
+		t.Errorf("/healthz without NATS: %d, want 200", code)
 	}
 }

@@ -35,6 +35,10 @@ type Job struct {
 	// Split asks for each state to be solved as a split search (issue 27):
 	// its IDA* iterations cut into subtree jobs that any solverd takes.
 	Split bool `json:"split,omitempty"`
+	// Priority is the level the job is published at (high, normal or low;
+	// "" is normal): it picks the job's subject, so a solverd never reads
+	// it, but a requeue keeps its batch's.
+	Priority Priority `json:"priority,omitempty"`
 }
 
 // Budget is a per-state budget as a job asks for it and a batch stores it

@@ -1,6 +1,8 @@
 package job
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"time"
 
@@ -18,6 +20,35 @@ const (
 	LaneQuick Lane = "quick"
 	LaneHeavy Lane = "heavy"
 )
+
+// Priority is the order in which workers take the jobs of one lane: high
+// first, low last, each on subjects and consumers of its own, with a
+// small share of pulls that look at the lower levels first so that they
+// never starve (internal/worker).
+type Priority string
+
+const (
+	PriorityHigh   Priority = "high"
+	PriorityNormal Priority = "normal"
+	PriorityLow    Priority = "low"
+)
+
+// Priorities is every priority, highest first.
+func Priorities() []Priority { return []Priority{PriorityHigh, PriorityNormal, PriorityLow} }
+
+// ErrBadPriority is returned by ParsePriority for anything but the three.
+var ErrBadPriority = errors.New("unknown priority")
+
+// ParsePriority reads high, normal or low ("" means normal).
+func ParsePriority(s string) (Priority, error) {
+	switch p := Priority(s); p {
+	case PriorityHigh, PriorityNormal, PriorityLow:
+		return p, nil
+	case "":
+		return PriorityNormal, nil
+	}
+	return "", fmt.Errorf("priority %q: want high, normal or low: %w", s, ErrBadPriority)
+}
 
 // QuickLimit is the largest per-state time budget of a quick job: a job
 // that may take longer per state goes to the heavy lane, so a quick

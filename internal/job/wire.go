@@ -94,6 +94,10 @@ func appendResults(b []byte, r *Results) ([]byte, bool) {
 				b = append(b, `,"error":`...)
 				str(x.Error)
 			}
+			if x.Attempts != 0 {
+				b = append(b, `,"attempts":`...)
+				b = strconv.AppendInt(b, int64(x.Attempts), 10)
+			}
 			b = append(b, '}')
 			if !ok {
 				return nil, false
@@ -398,6 +402,10 @@ func (d *decoder) result(x *result.Result) bool {
 		case "error":
 			x.Error, ok = d.str()
 			return 1 << 10, ok
+		case "attempts":
+			v, ok = d.int()
+			x.Attempts = int(v)
+			return 1 << 11, ok
 		}
 		return 0, false
 	})
@@ -453,7 +461,7 @@ func plain(s string) bool {
 }
 
 func appendJob(b []byte, j *Job) ([]byte, bool) {
-	if !plain(j.ID) || !plain(j.Puzzle) || !plain(j.Mode) || !plain(j.Goal) {
+	if !plain(j.ID) || !plain(j.Puzzle) || !plain(j.Mode) || !plain(j.Goal) || !plain(string(j.Priority)) {
 		return nil, false
 	}
 	str := func(s string) {
@@ -497,6 +505,10 @@ func appendJob(b []byte, j *Job) ([]byte, bool) {
 	}
 	if j.Split {
 		b = append(b, `,"split":true`...)
+	}
+	if j.Priority != "" {
+		b = append(b, `,"priority":`...)
+		str(string(j.Priority))
 	}
 	return append(b, '}'), true
 }
@@ -544,6 +556,11 @@ func (d *decoder) job() (Job, bool) {
 		case "split":
 			j.Split, ok = d.bool()
 			return 1 << 11, ok
+		case "priority":
+			var p string
+			p, ok = d.str()
+			j.Priority = Priority(p)
+			return 1 << 12, ok
 		}
 		return 0, false
 	})

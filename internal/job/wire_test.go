@@ -34,7 +34,7 @@ func randomResults(r *rand.Rand) Results {
 			rs.Results = append(rs.Results, result.Result{
 				Puzzle: text(), State: text(), Status: result.Status(text()), Moves: text(),
 				Length: r.IntN(100) - 1, Optimal: r.IntN(2) == 0, LowerBound: r.IntN(100), Nodes: r.Int64N(1 << 50),
-				ElapsedMS: floats[r.IntN(len(floats))], Solver: text(), Error: text(),
+				ElapsedMS: floats[r.IntN(len(floats))], Solver: text(), Error: text(), Attempts: r.IntN(3),
 			})
 		}
 	}
@@ -141,6 +141,9 @@ func randomJob(r *rand.Rand) Job {
 	}
 	j := Job{V: r.IntN(3), ID: text(), BatchID: r.Int64N(1 << 40), Puzzle: text(), FirstSeq: r.Int64N(1<<41) - 1<<40, Mode: text(),
 		Replace: r.IntN(4) == 0, Split: r.IntN(4) == 0}
+	if r.IntN(3) == 0 {
+		j.Priority = Priority(text())
+	}
 	if r.IntN(2) == 0 {
 		j.MaxNodes = r.Int64N(1<<40) - 5
 	}

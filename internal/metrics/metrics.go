@@ -1,7 +1,8 @@
 // Package metrics is tessera's Prometheus instrumentation: one private
 // registry per process (no global registration) carrying the Go runtime
 // and process collectors, the solver's and the results writer's metric
-// families, and an HTTP server for /metrics and /healthz.
+// families, the NATS connection's state, and an HTTP server for /metrics,
+// /healthz and /readyz.
 //
 // No label ever holds a secret: labels are puzzles, modes, statuses and
 // lanes, never URLs, states or error text.
@@ -14,6 +15,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -37,31 +39,40 @@ func Handler(reg prometheus.Gatherer) http.Handler {
 	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
 }
 
-// Server is a /metrics and /healthz listener.
+// Server is a /metrics, /healthz and /readyz listener.
 type Server struct {
 	srv    *http.Server
 	ln     net.Listener
 	served chan error
 }
 
+// probeTimeout bounds one readiness check.
+const probeTimeout = 2 * time.Second
+
 // Listen serves reg on addr: /metrics (requiring "Authorization: Bearer
-// token" when token is set) and /healthz (open; 200 "ok" when health
-// returns nil, else 503 with the error). It fails at once when addr
-// cannot be listened on.
-func Listen(addr, token string, reg prometheus.Gatherer, health func(context.Context) error, log *slog.Logger) (*Server, error) {
+// token" when token is set), /healthz (liveness: 200 "ok" while the
+// process serves) and /readyz (readiness: 200 "ok" when ready returns nil
+// within 2 s, else 503 with its error on one line); both probes are open.
+// A nil ready is always ready. It fails at once when addr cannot be
+// listened on.
+func Listen(addr, token string, reg prometheus.Gatherer, ready func(context.Context) error, log *slog.Logger) (*Server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", Handler(reg))
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), probeTimeout)
 		defer cancel()
 		w.Header().Set("Cache-Control", "no-store")
-		if health != nil {
-			if err := health(ctx); err != nil {
-				http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		if ready != nil {
+			if err := ready(ctx); err != nil {
+				http.Error(w, strings.Join(strings.Fields(err.Error()), " "), http.StatusServiceUnavailable)
 				return
 			}
 		}
@@ -69,7 +80,7 @@ func Listen(addr, token string, reg prometheus.Gatherer, health func(context.Con
 	})
 	s := &Server{
 		srv: &http.Server{
-			Handler:           httpauth.Bearer(token, mux, "/healthz"),
+			Handler:           httpauth.Bearer(token, mux, "/healthz", "/readyz"),
 			ReadHeaderTimeout: 5 * time.Second,
 			ReadTimeout:       10 * time.Second,
 			WriteTimeout:      30 * time.Second,
@@ -110,9 +121,11 @@ type Solver struct {
 	solves   *prometheus.CounterVec
 	nodes    *prometheus.CounterVec
 	seconds  *prometheus.HistogramVec
-	jobs     prometheus.Counter
-	inFlight prometheus.Gauge
-	lag      prometheus.Histogram
+	jobs     *prometheus.CounterVec
+	inFlight *prometheus.GaugeVec
+	lag      *prometheus.HistogramVec
+	redeliv  *prometheus.CounterVec
+	workers  *prometheus.GaugeVec
 	sets     *prometheus.GaugeVec
 	subtrees *prometheus.CounterVec
 	reg      prometheus.Registerer // for collectors wired once connected (WatchStreams)
@@ -126,23 +139,31 @@ func NewSolver(reg prometheus.Registerer) *Solver {
 			Name: "tessera_solver_solves_total", Help: "States answered, by puzzle, mode and status.",
 		}, []string{"puzzle", "mode", "status"}),
 		nodes: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "tessera_solver_nodes_total", Help: "Search nodes expanded, by puzzle and mode.",
+			Name: "tessera_solver_nodes_total",
+			Help: "Search nodes expanded by this process, by puzzle and mode (a split search's walks and subtrees where they were searched).",
 		}, []string{"puzzle", "mode"}),
 		seconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "tessera_solver_solve_seconds", Help: "Time to answer one state, by puzzle and mode.",
 			// 100 µs (an 8-puzzle from its table) to over an hour (a 24-puzzle).
 			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 12),
 		}, []string{"puzzle", "mode"}),
-		jobs: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "tessera_solver_jobs_total", Help: "Job messages claimed from TESSERA_JOBS.",
-		}),
-		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "tessera_solver_jobs_in_flight", Help: "Job messages being worked on now.",
-		}),
-		lag: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name: "tessera_solver_queue_lag_seconds", Help: "Age of a job message when a worker claimed it (publish to claim).",
+		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tessera_solver_jobs_total", Help: "Job messages claimed from TESSERA_JOBS, by lane (quick, heavy, split: subtree jobs).",
+		}, []string{"lane"}),
+		inFlight: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "tessera_solver_jobs_in_flight", Help: "Job messages being worked on now, by lane.",
+		}, []string{"lane"}),
+		lag: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "tessera_solver_queue_lag_seconds", Help: "Age of a job message when a worker claimed it (publish to claim), by lane.",
 			Buckets: prometheus.ExponentialBuckets(0.001, 4, 12),
-		}),
+		}, []string{"lane"}),
+		redeliv: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tessera_solver_redeliveries_total",
+			Help: "Job messages claimed on a second or later delivery (a worker died, a stop handed them back, or a retry), by lane.",
+		}, []string{"lane"}),
+		workers: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "tessera_solver_workers", Help: "Workers this process runs, by the lanes they take (quick+heavy, quick).",
+		}, []string{"lanes"}),
 		sets: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "tessera_solver_table_set_info",
 			Help: "1 for the table set serving each puzzle and mode now (set=\"none\": no set, the built-in search); it changes when tables arrive while running.",
@@ -152,7 +173,13 @@ func NewSolver(reg prometheus.Registerer) *Solver {
 			Help: "Subtree jobs of split searches: published by this process's coordinators, and answered (counted into their record) by its workers.",
 		}, []string{"event"}),
 	}
-	reg.MustRegister(m.solves, m.nodes, m.seconds, m.jobs, m.inFlight, m.lag, m.sets, m.subtrees)
+	reg.MustRegister(m.solves, m.nodes, m.seconds, m.jobs, m.inFlight, m.lag, m.redeliv, m.workers, m.sets, m.subtrees)
+	for _, lane := range []string{"quick", "heavy", "split"} {
+		// Shown at 0 from the start, so that a rate or an alert has a series.
+		m.jobs.WithLabelValues(lane)
+		m.redeliv.WithLabelValues(lane)
+		m.inFlight.WithLabelValues(lane)
+	}
 	return m
 }
 
@@ -170,28 +197,57 @@ func (m *Solver) Subtrees(event string, n int) {
 	m.subtrees.WithLabelValues(event).Add(float64(n))
 }
 
-// Solved records one answer.
+// Solved records one answer searched here, its nodes included.
 func (m *Solver) Solved(puzzle string, mode result.Mode, r result.Result) {
-	md := string(mode)
-	if md == "" {
-		md = string(result.ModeOptimal)
-	}
-	m.solves.WithLabelValues(puzzle, md, string(r.Status)).Inc()
+	md := modeLabel(mode)
+	m.SplitSolved(puzzle, mode, r)
 	if r.Nodes > 0 {
 		m.nodes.WithLabelValues(puzzle, md).Add(float64(r.Nodes))
 	}
+}
+
+// SplitSolved records the row of a split search, whose nodes were
+// counted where each walk and subtree was searched (SplitNodes).
+func (m *Solver) SplitSolved(puzzle string, mode result.Mode, r result.Result) {
+	md := modeLabel(mode)
+	m.solves.WithLabelValues(puzzle, md, string(r.Status)).Inc()
 	m.seconds.WithLabelValues(puzzle, md).Observe(r.ElapsedMS / 1000)
 }
 
-// JobClaimed records a job message published at published (the stream's
-// timestamp) and claimed now; call the returned func when it is done.
-func (m *Solver) JobClaimed(published time.Time) (done func()) {
-	m.jobs.Inc()
-	if !published.IsZero() {
-		m.lag.Observe(max(time.Since(published), 0).Seconds())
+// SplitNodes records nodes of a split search's walk or subtree searched
+// here (split searches are optimal).
+func (m *Solver) SplitNodes(puzzle string, nodes int64) {
+	m.nodes.WithLabelValues(puzzle, string(result.ModeOptimal)).Add(float64(nodes))
+}
+
+func modeLabel(mode result.Mode) string {
+	if mode == "" {
+		return string(result.ModeOptimal)
 	}
-	m.inFlight.Inc()
-	return m.inFlight.Dec
+	return string(mode)
+}
+
+// Workers records this process's configured workers: all takes both
+// lanes, quick the quick lane only.
+func (m *Solver) Workers(all, quick int) {
+	m.workers.WithLabelValues("quick+heavy").Set(float64(all))
+	m.workers.WithLabelValues("quick").Set(float64(quick))
+}
+
+// JobClaimed records a job message of lane published at published (the
+// stream's timestamp) and claimed now on its delivery-th delivery; call
+// the returned func when it is done.
+func (m *Solver) JobClaimed(lane string, published time.Time, delivery uint64) (done func()) {
+	m.jobs.WithLabelValues(lane).Inc()
+	if delivery > 1 {
+		m.redeliv.WithLabelValues(lane).Inc()
+	}
+	if !published.IsZero() {
+		m.lag.WithLabelValues(lane).Observe(max(time.Since(published), 0).Seconds())
+	}
+	g := m.inFlight.WithLabelValues(lane)
+	g.Inc()
+	return g.Dec
 }
 
 // Writer is what the results writer measures.
@@ -249,5 +305,28 @@ func (m *Writer) Transaction(rows, inserted int, d time.Duration, err error) {
 func (m *Writer) DeadLetters(n int) {
 	if n > 0 {
 		m.dead.Add(float64(n))
+	}
+}
+
+// Connected is the tessera_nats_connected gauge: 1 while the process's
+// NATS connection is up, 0 while it is down or not made yet.
+type Connected struct{ g prometheus.Gauge }
+
+// NewConnected registers tessera_nats_connected on reg, at 0.
+func NewConnected(reg prometheus.Registerer) *Connected {
+	g := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "tessera_nats_connected",
+		Help: "1 while this process's NATS connection is up, 0 while it is lost (reconnecting) or not made yet.",
+	})
+	reg.MustRegister(g)
+	return &Connected{g: g}
+}
+
+// Set records the connection up or down.
+func (c *Connected) Set(up bool) {
+	if up {
+		c.g.Set(1)
+	} else {
+		c.g.Set(0)
 	}
 }

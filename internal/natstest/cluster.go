@@ -124,6 +124,12 @@ func (c *Cluster) URLs() string {
 // Kill kills node i with SIGKILL.
 func (c *Cluster) Kill(i int) { c.nodes[i].Kill() }
 
+// Freeze stops node i with SIGSTOP (Process.Freeze); Thaw resumes it.
+func (c *Cluster) Freeze(i int) { c.nodes[i].Freeze() }
+
+// Thaw resumes node i after Freeze.
+func (c *Cluster) Thaw(i int) { c.nodes[i].Thaw() }
+
 // Stop shuts node i down gracefully.
 func (c *Cluster) Stop(i int) { c.nodes[i].Stop() }
 

@@ -232,6 +232,24 @@ func (p *Process) Kill() { p.signal(syscall.SIGKILL, 0) }
 // it after 30 s.
 func (p *Process) Stop() { p.signal(syscall.SIGTERM, 30*time.Second) }
 
+// Freeze stops the process (SIGSTOP) without closing anything: its
+// connections stay open and its peers' and clients' packets are queued
+// by the kernel unanswered, as on a hung host. Thaw resumes it; Kill and
+// the test's end still end a frozen process.
+func (p *Process) Freeze() { p.send(syscall.SIGSTOP) }
+
+// Thaw resumes a frozen process (SIGCONT).
+func (p *Process) Thaw() { p.send(syscall.SIGCONT) }
+
+func (p *Process) send(sig syscall.Signal) {
+	p.mu.Lock()
+	cmd := p.cmd
+	p.mu.Unlock()
+	if cmd != nil {
+		_ = cmd.Process.Signal(sig)
+	}
+}
+
 func (p *Process) signal(sig syscall.Signal, grace time.Duration) {
 	p.mu.Lock()
 	cmd, done := p.cmd, p.done

@@ -2,7 +2,6 @@ package queue
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/nats-io/nats.go"
 
@@ -70,14 +69,24 @@ func (a Auth) secrets(url string) []string {
 
 // Connect dials a NATS server by URL (one, or a comma-separated list) with
 // auth and settings suited to a daemon: named connection, unlimited
-// reconnects. Its errors show the URL redacted and never a secret, even
-// when nats.go quotes the raw URL (url.Parse errors do).
+// reconnects, pings that notice a frozen server within seconds (Watch's
+// defaults), and no log. Its errors show the URL redacted and never a
+// secret, even when nats.go quotes the raw URL (url.Parse errors do).
 func Connect(url, name string, auth Auth) (*nats.Conn, error) {
+	return ConnectWatched(url, name, auth, Watch{})
+}
+
+// ConnectWatched is Connect with w's ping settings, its log of connection
+// events and its Link following the connection.
+func ConnectWatched(url, name string, auth Auth, w Watch) (*nats.Conn, error) {
 	opts, err := auth.options()
 	if err == nil {
-		opts = append(opts, nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second))
+		h := w.handlers(auth.secrets(url))
+		opts = append(opts, nats.Name(name))
+		opts = append(opts, w.options(h)...)
 		var nc *nats.Conn
 		if nc, err = nats.Connect(url, opts...); err == nil {
+			h.made(nc)
 			return nc, nil
 		}
 	}

@@ -41,7 +41,11 @@ func EncodeJob(j job.Job) (subject string, data []byte, err error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("encode job %s: %w", j.ID, err)
 	}
-	return JobSubject(spec, job.LaneOf(spec, mode, j.Timeout())), data, nil
+	prio, err := job.ParsePriority(string(j.Priority))
+	if err != nil {
+		return "", nil, fmt.Errorf("encode job %s: %w", j.ID, err)
+	}
+	return JobSubject(spec, job.LaneOf(spec, mode, j.Timeout()), prio), data, nil
 }
 
 // ErrDuplicate: the server dropped a job because a job with the same id

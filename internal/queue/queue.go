@@ -204,8 +204,8 @@ func New(nc *nats.Conn) (jetstream.JetStream, error) {
 	return js, nil
 }
 
-// EnsureStreams creates or updates TESSERA_JOBS, TESSERA_RESULTS and
-// TESSERA_DEAD. It is idempotent; every process calls it at start. A new
+// EnsureStreams creates or updates TESSERA_JOBS, TESSERA_RESULTS,
+// TESSERA_DEAD and TESSERA_PARKED. It is idempotent; every process calls it at start. A new
 // stream gets c.Replicas; an existing one keeps its replica count
 // (ReplicaDrift reports a difference, ApplyReplicas changes it).
 func EnsureStreams(ctx context.Context, js jetstream.JetStream, c Config) error {
@@ -243,7 +243,7 @@ func EnsureStreams(ctx context.Context, js jetstream.JetStream, c Config) error 
 		Replicas:    c.Replicas,
 		MaxBytes:    c.maxBytes(),
 		Discard:     jetstream.DiscardNew,
-	}}
+	}, parkedStreamConfig(c)}
 	for _, sc := range streams {
 		if err := Place(ctx, js.Conn(), sc.Replicas, func() error { return ensureStream(ctx, js, sc) }); err != nil {
 			return bytesError(sc, ReplicasError(js.Conn(), "stream "+sc.Name, sc.Replicas, err))
@@ -283,28 +283,53 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, sc jetstream.Stre
 	return err
 }
 
-// Filters of the two job consumers.
+// Filters of the two job consumers of normal priority.
 const (
 	heavyFilter = "tessera.jobs.*.*"
 	quickFilter = "tessera.jobs.quick.*.*"
 )
 
-// ConsumerOf is the durable consumer of a lane's jobs.
-func ConsumerOf(lane job.Lane) string {
+// ConsumerOf is the durable consumer of a lane's jobs at prio: solverd and
+// solverd-quick at normal priority (the names jobs had before priorities),
+// solverd-<prio> and solverd-quick-<prio> at the others.
+func ConsumerOf(lane job.Lane, prio job.Priority) string {
+	name := JobsConsumer
 	if lane == job.LaneQuick {
-		return QuickConsumer
+		name = QuickConsumer
 	}
-	return JobsConsumer
+	if prio != job.PriorityNormal && prio != "" {
+		name += "-" + string(prio)
+	}
+	return name
 }
 
-// jobsConsumerConfig is the configuration of a lane's consumer under c.
-func jobsConsumerConfig(c Config, lane job.Lane) jetstream.ConsumerConfig {
-	name, filter, about := JobsConsumer, heavyFilter, "solverd workers: heavy lane"
+// JobsConsumers is every consumer of whole jobs, each lane at each
+// priority (not the split consumer).
+func JobsConsumers() []string {
+	var out []string
+	for _, lane := range []job.Lane{job.LaneQuick, job.LaneHeavy} {
+		for _, p := range job.Priorities() {
+			out = append(out, ConsumerOf(lane, p))
+		}
+	}
+	return out
+}
+
+// jobsConsumerConfig is the configuration of the consumer of a lane's jobs
+// at prio under c. Normal priority keeps the subjects jobs had before
+// priorities (4 and 5 tokens); high and low add two tokens
+// (tessera.jobs.<prio>.<lane>.<kind>.<RxC>), so no filter overlaps another.
+func jobsConsumerConfig(c Config, lane job.Lane, prio job.Priority) jetstream.ConsumerConfig {
+	filter, about := heavyFilter, "solverd workers: heavy lane"
 	if lane == job.LaneQuick {
-		name, filter, about = QuickConsumer, quickFilter, "solverd workers: quick lane"
+		filter, about = quickFilter, "solverd workers: quick lane"
+	}
+	if prio != job.PriorityNormal && prio != "" {
+		filter = "tessera.jobs." + string(prio) + "." + string(lane) + ".*.*"
+		about += ", " + string(prio) + " priority"
 	}
 	cc := jetstream.ConsumerConfig{
-		Durable:       name,
+		Durable:       ConsumerOf(lane, prio),
 		Description:   about,
 		FilterSubject: filter,
 		AckPolicy:     jetstream.AckExplicitPolicy,
@@ -331,13 +356,18 @@ func jobsConsumerConfig(c Config, lane job.Lane) jetstream.ConsumerConfig {
 // (ApplyJobsConsumers does that, on purpose; JobsConsumerDrift says what
 // differs).
 func EnsureJobsConsumer(ctx context.Context, js jetstream.JetStream, c Config, lane job.Lane) (jetstream.Consumer, error) {
+	return EnsureJobsConsumerAt(ctx, js, c, lane, job.PriorityNormal)
+}
+
+// EnsureJobsConsumerAt is EnsureJobsConsumer for the jobs of lane at prio.
+func EnsureJobsConsumerAt(ctx context.Context, js jetstream.JetStream, c Config, lane job.Lane, prio job.Priority) (jetstream.Consumer, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
 	if err := migratePreLanes(ctx, js, c); err != nil {
 		return nil, err
 	}
-	cc := jobsConsumerConfig(c, lane)
+	cc := jobsConsumerConfig(c, lane, prio)
 	cons, err := findOrCreate(ctx, js, JobsStream, cc)
 	if err != nil {
 		return nil, fmt.Errorf("ensure consumer %s on %s: %w", cc.Durable, JobsStream, err)
@@ -360,7 +390,7 @@ func migratePreLanes(ctx context.Context, js jetstream.JetStream, c Config) erro
 		err = js.DeleteConsumer(ctx, JobsStream, JobsConsumer)
 	}
 	if err == nil || errors.Is(err, jetstream.ErrConsumerNotFound) {
-		_, err = js.CreateConsumer(ctx, JobsStream, jobsConsumerConfig(c, job.LaneHeavy))
+		_, err = js.CreateConsumer(ctx, JobsStream, jobsConsumerConfig(c, job.LaneHeavy, job.PriorityNormal))
 		if errors.Is(err, jetstream.ErrConsumerExists) {
 			err = nil // recreated meanwhile by another solverd
 		}
@@ -371,7 +401,7 @@ func migratePreLanes(ctx context.Context, js jetstream.JetStream, c Config) erro
 	return nil
 }
 
-// ApplyJobsConsumers creates or updates both lanes' consumers with c's
+// ApplyJobsConsumers creates or updates every lane's consumers with c's
 // settings: the one deliberate way to change what every solverd shares
 // (`solverd queue apply`).
 func ApplyJobsConsumers(ctx context.Context, js jetstream.JetStream, c Config) error {
@@ -379,12 +409,14 @@ func ApplyJobsConsumers(ctx context.Context, js jetstream.JetStream, c Config) e
 		return err
 	}
 	for _, lane := range []job.Lane{job.LaneQuick, job.LaneHeavy} {
-		if _, err := EnsureJobsConsumer(ctx, js, c, lane); err != nil { // creates, or migrates a pre-lanes consumer
-			return err
-		}
-		cc := jobsConsumerConfig(c, lane)
-		if _, err := ensureConsumer(ctx, js, JobsStream, cc); err != nil {
-			return fmt.Errorf("apply settings to consumer %s on %s: %w", cc.Durable, JobsStream, err)
+		for _, prio := range job.Priorities() {
+			if _, err := EnsureJobsConsumerAt(ctx, js, c, lane, prio); err != nil { // creates, or migrates a pre-lanes consumer
+				return err
+			}
+			cc := jobsConsumerConfig(c, lane, prio)
+			if _, err := ensureConsumer(ctx, js, JobsStream, cc); err != nil {
+				return fmt.Errorf("apply settings to consumer %s on %s: %w", cc.Durable, JobsStream, err)
+			}
 		}
 	}
 	return nil
@@ -396,24 +428,26 @@ func ApplyJobsConsumers(ctx context.Context, js jetstream.JetStream, c Config) e
 func JobsConsumerDrift(ctx context.Context, js jetstream.JetStream, c Config) ([]string, error) {
 	var out []string
 	for _, lane := range []job.Lane{job.LaneQuick, job.LaneHeavy} {
-		want := jobsConsumerConfig(c, lane)
-		cons, err := js.Consumer(ctx, JobsStream, want.Durable)
-		if errors.Is(err, jetstream.ErrConsumerNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("consumer %s on %s: %w", want.Durable, JobsStream, err)
-		}
-		have := cons.CachedInfo().Config
-		diff := func(name string, h, w any) {
-			if fmt.Sprint(h) != fmt.Sprint(w) {
-				out = append(out, fmt.Sprintf("%s %s: %v on the server, %v here", want.Durable, name, h, w))
+		for _, prio := range job.Priorities() {
+			want := jobsConsumerConfig(c, lane, prio)
+			cons, err := js.Consumer(ctx, JobsStream, want.Durable)
+			if errors.Is(err, jetstream.ErrConsumerNotFound) {
+				continue
 			}
+			if err != nil {
+				return nil, fmt.Errorf("consumer %s on %s: %w", want.Durable, JobsStream, err)
+			}
+			have := cons.CachedInfo().Config
+			diff := func(name string, h, w any) {
+				if fmt.Sprint(h) != fmt.Sprint(w) {
+					out = append(out, fmt.Sprintf("%s %s: %v on the server, %v here", want.Durable, name, h, w))
+				}
+			}
+			diff("max_deliver", have.MaxDeliver, want.MaxDeliver)
+			diff("ack_wait", have.AckWait, want.AckWait)
+			diff("backoff", have.BackOff, want.BackOff)
+			diff("max_ack_pending", have.MaxAckPending, want.MaxAckPending)
 		}
-		diff("max_deliver", have.MaxDeliver, want.MaxDeliver)
-		diff("ack_wait", have.AckWait, want.AckWait)
-		diff("backoff", have.BackOff, want.BackOff)
-		diff("max_ack_pending", have.MaxAckPending, want.MaxAckPending)
 	}
 	return out, nil
 }
@@ -489,14 +523,19 @@ func EnsureDeadCopiesConsumer(ctx context.Context, js jetstream.JetStream, c Con
 	return cons, nil
 }
 
-// JobSubject is the subject of a job for spec in lane:
+// JobSubject is the subject of a job for spec in lane at prio:
 // tessera.jobs.<kind>.<rows>x<cols> (heavy) or
-// tessera.jobs.quick.<kind>.<rows>x<cols> (quick).
-func JobSubject(spec puzzle.Spec, lane job.Lane) string {
-	if lane == job.LaneQuick {
-		return "tessera.jobs.quick." + spec.Kind.String() + "." + dims(spec)
+// tessera.jobs.quick.<kind>.<rows>x<cols> (quick) at normal priority, and
+// tessera.jobs.<prio>.<lane>.<kind>.<rows>x<cols> at high or low.
+func JobSubject(spec puzzle.Spec, lane job.Lane, prio job.Priority) string {
+	tail := spec.Kind.String() + "." + dims(spec)
+	switch {
+	case prio != job.PriorityNormal && prio != "":
+		return "tessera.jobs." + string(prio) + "." + string(lane) + "." + tail
+	case lane == job.LaneQuick:
+		return "tessera.jobs.quick." + tail
 	}
-	return "tessera.jobs." + spec.Kind.String() + "." + dims(spec)
+	return "tessera.jobs." + tail
 }
 
 // ResultsSubject is the subject of the results of a job for the puzzle

@@ -128,10 +128,24 @@ func TestAckDeadline(t *testing.T) {
 }
 
 func TestSubjects(t *testing.T) {
-	if got := queue.JobSubject(puzzle.Spec{Kind: puzzle.Loopover, Rows: 4, Cols: 5}, job.LaneHeavy); got != "tessera.jobs.loopover.4x5" {
+	lo45 := puzzle.Spec{Kind: puzzle.Loopover, Rows: 4, Cols: 5}
+	for _, tc := range []struct {
+		lane job.Lane
+		prio job.Priority
+		want string
+	}{
+		{job.LaneHeavy, job.PriorityHigh, "tessera.jobs.high.heavy.loopover.4x5"},
+		{job.LaneQuick, job.PriorityLow, "tessera.jobs.low.quick.loopover.4x5"},
+		{job.LaneQuick, "", "tessera.jobs.quick.loopover.4x5"},
+	} {
+		if got := queue.JobSubject(lo45, tc.lane, tc.prio); got != tc.want {
+			t.Errorf("JobSubject(%s, %s) = %s, want %s", tc.lane, tc.prio, got, tc.want)
+		}
+	}
+	if got := queue.JobSubject(lo45, job.LaneHeavy, job.PriorityNormal); got != "tessera.jobs.loopover.4x5" {
 		t.Errorf("JobSubject: %s", got)
 	}
-	if got := queue.JobSubject(puzzle.Spec{Kind: puzzle.Loopover, Rows: 4, Cols: 5}, job.LaneQuick); got != "tessera.jobs.quick.loopover.4x5" {
+	if got := queue.JobSubject(lo45, job.LaneQuick, job.PriorityNormal); got != "tessera.jobs.quick.loopover.4x5" {
 		t.Errorf("JobSubject: %s", got)
 	}
 	if got := queue.ResultsSubject("15"); got != "tessera.results.sliding.4x4" {

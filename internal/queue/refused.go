@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nkeys"
 
 	"github.com/tessera-solver/tessera/internal/backoff"
@@ -48,4 +49,12 @@ func Refused(err error) bool {
 // warning forever.
 func Refusals() *backoff.Refusals {
 	return &backoff.Refusals{Refused: Refused, Hint: "check the NATS URL, credentials and TLS settings"}
+}
+
+// BadRequest reports whether err is JetStream refusing a request as
+// malformed (an API error of code 400): sending it again cannot succeed,
+// unlike a full stream, a lost quorum or a dead connection.
+func BadRequest(err error) bool {
+	var api *jetstream.APIError
+	return errors.As(err, &api) && api.Code == 400
 }

@@ -109,10 +109,13 @@ func BucketStream(bucket string) string { return "KV_" + bucket }
 func ObjectStoreStream(bucket string) string { return "OBJ_" + bucket }
 
 // replicaStreams are the streams whose replicas tessera owns: its three
-// streams, the cancel bucket's, and the given object-store buckets'.
+// streams, the control buckets', the workers bucket's, and the given
+// object-store buckets'.
 func replicaStreams(objectBuckets []string) []string {
-	// The split bucket exists once a split search ran (producer --split).
-	names := []string{JobsStream, ResultsStream, DeadStream, BucketStream(CancelledBucket), BucketStream(SplitBucket)}
+	// The split bucket exists once a split search ran (producer --split),
+	// the workers bucket once a process registered.
+	names := []string{JobsStream, ResultsStream, DeadStream, ParkedStream,
+		BucketStream(CancelledBucket), BucketStream(PausedBucket), BucketStream(SplitBucket), BucketStream(WorkersBucket)}
 	for _, b := range objectBuckets {
 		if b != "" {
 			names = append(names, ObjectStoreStream(b))

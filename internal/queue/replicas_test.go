@@ -41,7 +41,7 @@ func ensureAll(t *testing.T, ctx context.Context, js jetstream.JetStream, c Conf
 	if _, err := EnsureDeadCopiesConsumer(ctx, js, c); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cancelledKV(ctx, js, c); err != nil {
+	if err := EnsureControlBuckets(ctx, js, c); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -92,7 +92,7 @@ func clusterJS(t *testing.T) (*natstest.Cluster, context.Context, jetstream.JetS
 	return cl, ctx, js
 }
 
-var tesseraStreams = []string{JobsStream, ResultsStream, DeadStream, BucketStream(CancelledBucket)}
+var tesseraStreams = []string{JobsStream, ResultsStream, DeadStream, ParkedStream, BucketStream(CancelledBucket), BucketStream(PausedBucket)}
 
 // An operator's R3 streams survive every process started with the default
 // of one replica: streams, consumers and buckets stay at three, and the

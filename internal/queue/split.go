@@ -52,22 +52,10 @@ type Splits struct {
 // OpenSplits opens the split bucket, creating it at c's replicas when it
 // is missing.
 func OpenSplits(ctx context.Context, js jetstream.JetStream, c Config) (*Splits, error) {
-	kv, err := js.KeyValue(ctx, SplitBucket)
-	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		err = Place(ctx, js.Conn(), c.Replicas, func() (err error) {
-			kv, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: SplitBucket,
-				Description: "split searches: one coordination record per state", Replicas: max(c.Replicas, 1)})
-			return err
-		})
-		if errors.Is(err, jetstream.ErrBucketExists) {
-			kv, err = js.KeyValue(ctx, SplitBucket)
-		} else if err == nil {
-			err = CheckReplicas(ctx, js, BucketStream(SplitBucket), "bucket "+SplitBucket, c.Replicas)
-		}
-		err = ReplicasError(js.Conn(), "bucket "+SplitBucket, c.Replicas, err)
-	}
+	kv, err := openKV(ctx, js, c, jetstream.KeyValueConfig{Bucket: SplitBucket,
+		Description: "split searches: one coordination record per state"})
 	if err != nil {
-		return nil, fmt.Errorf("bucket %s: %w", SplitBucket, err)
+		return nil, err
 	}
 	return &Splits{js: js, kv: kv}, nil
 }
@@ -161,7 +149,7 @@ func EnsureSplitConsumer(ctx context.Context, js jetstream.JetStream, c Config) 
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	cc := jobsConsumerConfig(c, job.LaneHeavy)
+	cc := jobsConsumerConfig(c, job.LaneHeavy, job.PriorityNormal)
 	cc.Durable, cc.Description, cc.FilterSubject = SplitConsumer, "solverd workers: subtree jobs of split searches", splitFilter
 	cons, err := findOrCreate(ctx, js, JobsStream, cc)
 	if err != nil {

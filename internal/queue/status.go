@@ -35,8 +35,8 @@ type Status struct {
 // StreamStatus is one stream.
 type StreamStatus struct {
 	Name string `json:"name"`
-	// Kind is "stream", "kv" (the cancel and split buckets) or "object
-	// store" (the tables bucket).
+	// Kind is "stream", "kv" (the control, split and workers buckets)
+	// or "object store" (the tables bucket).
 	Kind string `json:"kind"`
 	// Missing: the stream does not exist (yet); nothing else is set.
 	Missing bool `json:"missing,omitempty"`
@@ -212,17 +212,17 @@ func CollectStatus(ctx context.Context, js jetstream.JetStream, o StatusOptions)
 func streamStatus(ctx context.Context, js jetstream.JetStream, name string, timeout time.Duration) *StreamStatus {
 	ss := &StreamStatus{Name: name, Kind: "stream"}
 	switch {
-	case name == BucketStream(CancelledBucket) || name == BucketStream(SplitBucket):
+	case strings.HasPrefix(name, BucketStream("")):
 		ss.Kind = "kv"
-	case name != JobsStream && name != ResultsStream && name != DeadStream:
+	case strings.HasPrefix(name, ObjectStoreStream("")):
 		ss.Kind = "object store"
 	}
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	s, err := js.Stream(rctx, name)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
-		if ss.Kind == "object store" || name == BucketStream(SplitBucket) {
-			return nil // the tables bucket is optional; the split bucket comes with the first split search
+		if ss.Kind == "object store" || name == BucketStream(SplitBucket) || name == BucketStream(WorkersBucket) {
+			return nil // the tables bucket is optional; the split and workers buckets come with their first user
 		}
 		ss.Missing = true
 		return ss

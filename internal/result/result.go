@@ -20,10 +20,14 @@ const (
 	StatusInvalid        Status = "invalid"
 	StatusUnsolvable     Status = "unsolvable"
 	StatusFailed         Status = "failed"
+	// StatusCancelled: its batch was cancelled (`results cancel`) before
+	// or while it was solved; the row keeps the nodes spent and the bound
+	// proved so far.
+	StatusCancelled Status = "cancelled"
 )
 
 // statuses is the one list of statuses, in the order reports show them.
-var statuses = [...]Status{StatusSolved, StatusBudgetExceeded, StatusInvalid, StatusUnsolvable, StatusFailed}
+var statuses = [...]Status{StatusSolved, StatusBudgetExceeded, StatusInvalid, StatusUnsolvable, StatusFailed, StatusCancelled}
 
 // Statuses is every status, in the order reports show them.
 func Statuses() []Status { return statuses[:] }
@@ -97,4 +101,7 @@ type Result struct {
 	ElapsedMS  float64 `json:"elapsed_ms"`
 	Solver     string  `json:"solver"`
 	Error      string  `json:"error,omitempty"`
+	// Attempts is the delivery of the job message that produced the row
+	// (1: the first; 0: not known, stored as 1).
+	Attempts int `json:"attempts,omitempty"`
 }

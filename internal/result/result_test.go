@@ -22,7 +22,7 @@ func TestStatusesAndCounts(t *testing.T) {
 			t.Errorf("count of %s = %d, want %d", s, c[i], i+1)
 		}
 	}
-	if got, want := StatusNames(), "solved, budget_exceeded, invalid, unsolvable, failed"; got != want {
+	if got, want := StatusNames(), "solved, budget_exceeded, invalid, unsolvable, failed, cancelled"; got != want {
 		t.Errorf("StatusNames() = %q, want %q", got, want)
 	}
 	if len(c) != len(Statuses()) {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 )
 
@@ -32,6 +33,12 @@ type Budget struct {
 	Origin   Origin
 	Deadline time.Time
 	Ctx      context.Context
+	// Progress, when set, receives the nodes expanded so far, added at
+	// each checkpoint of every Gate under this budget (a parallel
+	// search's workers too): what an observer reads while the search runs
+	// (the registry of workers' "nodes so far"). It lags the search by up
+	// to CheckEvery nodes per gate and is never read by the search.
+	Progress *atomic.Int64
 }
 
 // Origin is whose decision a budget is. The zero value is OriginChosen:
@@ -162,6 +169,7 @@ type Gate struct {
 	b        Budget
 	sh       *Shared // a parallel worker's: nil alone
 	reported int64   // Nodes added to sh.Nodes so far
+	shown    int64   // Nodes added to b.Progress so far
 }
 
 // NewGate is the gate of a search alone under b, armed for the first
@@ -190,6 +198,10 @@ func (g *Gate) Visit() bool {
 //
 //go:noinline
 func (g *Gate) expired() bool {
+	if p := g.b.Progress; p != nil {
+		p.Add(g.Nodes - g.shown)
+		g.shown = g.Nodes
+	}
 	var out bool
 	if g.sh != nil {
 		out = g.sh.Report(g.b, g.Nodes, &g.reported)

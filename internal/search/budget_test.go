@@ -2,6 +2,8 @@ package search
 
 import (
 	"context"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -137,5 +139,47 @@ func TestGrant(t *testing.T) {
 				t.Errorf("%s: fast mode did not keep its default: %d nodes, deadline %v from now", c.name, f.MaxNodes, f.Deadline.Sub(start))
 			}
 		}
+	}
+}
+
+// A budget's Progress receives the nodes of every gate under it at each
+// checkpoint, a parallel iteration's workers included, and lags each gate
+// by less than CheckEvery nodes.
+func TestProgress(t *testing.T) {
+	var p atomic.Int64
+	b := Budget{Progress: &p}.Start(context.Background())
+	g := NewGate(b)
+	const alone = 5*CheckEvery + 17
+	for range alone {
+		if g.Visit() {
+			t.Fatal("an unlimited gate stopped")
+		}
+	}
+	if got := p.Load(); got > alone || got <= alone-CheckEvery {
+		t.Fatalf("progress after %d nodes alone: %d", alone, got)
+	}
+	var sh Shared
+	const each, workers = 3*CheckEvery + 5, 3
+	var wg sync.WaitGroup
+	for range workers {
+		w := g.Worker(&sh)
+		wg.Go(func() {
+			for range each {
+				w.Visit()
+			}
+		})
+	}
+	wg.Wait()
+	want := int64(alone + workers*each)
+	if got := p.Load(); got > want || got <= want-(workers+1)*CheckEvery {
+		t.Fatalf("progress after %d nodes over %d workers and the gate alone: %d", want, workers, got)
+	}
+	// Without a Progress the gate counts as it always does.
+	g2 := NewGate(Budget{})
+	for range alone {
+		g2.Visit()
+	}
+	if g2.Nodes != alone {
+		t.Fatalf("nodes %d, want %d", g2.Nodes, alone)
 	}
 }

@@ -42,7 +42,7 @@ func appendCopyRows(buf []byte, batch []job.Results) []byte {
 
 // appendCopyRow appends one tuple: what resultRows.Values gave pgx before
 // (moves and length only for solved rows, optimal only when solved, an
-// empty error as NULL).
+// empty error as NULL), and the delivery attempt.
 func appendCopyRow(buf []byte, rs *job.Results, r *result.Result, seq int64) []byte {
 	solved := r.Status == result.StatusSolved
 	buf = binary.BigEndian.AppendUint16(buf, uint16(len(stagingColumns)))
@@ -74,7 +74,8 @@ func appendCopyRow(buf []byte, rs *job.Results, r *result.Result, seq int64) []b
 	} else {
 		buf = copyNull(buf)
 	}
-	return buf
+	// A message from a solverd that does not say (0) is a first delivery.
+	return copyInt32(buf, int32(max(r.Attempts, 1)))
 }
 
 func copyNull(buf []byte) []byte { return binary.BigEndian.AppendUint32(buf, math.MaxUint32) } // length -1

@@ -22,20 +22,20 @@ func TestRowsAsWritten(t *testing.T) {
 			{Puzzle: p8, State: "8 1 3/4 0 2/7 6 5", Status: result.StatusSolved, Moves: "U L D", Length: 3,
 				Optimal: true, LowerBound: 3, Nodes: 3, ElapsedMS: 0.125, Solver: "bfs-table"},
 			{State: "état ☃ 😀", Status: result.StatusSolved, Moves: "", Length: 0, Nodes: 1 << 40,
-				ElapsedMS: 1e-7, Solver: "", Error: "a note, kept"}, // the message's puzzle; not optimal
+				ElapsedMS: 1e-7, Solver: "", Error: "a note, kept", Attempts: 2}, // the message's puzzle; not optimal
 			{Puzzle: p8, State: "1 2 3", Status: result.StatusBudgetExceeded, Moves: "ignored", Length: 9,
 				Optimal: true, LowerBound: 2147483647, Nodes: -1, ElapsedMS: 12345.5, Solver: "ida*",
 				Error: "budget: \"quoted\" \\ back\tslash\nline"},
-			{Puzzle: p8, State: "x", Status: result.StatusFailed, Error: ""},
+			{Puzzle: p8, State: "x", Status: result.StatusFailed, Error: "", Attempts: 3},
 		}
 		return rs
 	}
 	want := func(batch, seq int64) []string {
 		return []string{
-			fmt.Sprintf("%d|%d|sliding:3x3|8 1 3/4 0 2/7 6 5|U L D|3|t|3|3|0.125|bfs-table|solved|<null>", batch, seq),
-			fmt.Sprintf("%d|%d|sliding:3x3|état ☃ 😀||0|f|0|1099511627776|1e-07||solved|a note, kept", batch, seq+1),
-			fmt.Sprintf("%d|%d|sliding:3x3|1 2 3|<null>|<null>|f|2147483647|-1|12345.5|ida*|budget_exceeded|budget: \"quoted\" \\ back\tslash\nline", batch, seq+2),
-			fmt.Sprintf("%d|%d|sliding:3x3|x|<null>|<null>|f|0|0|0||failed|<null>", batch, seq+3),
+			fmt.Sprintf("%d|%d|sliding:3x3|8 1 3/4 0 2/7 6 5|U L D|3|t|3|3|0.125|bfs-table|solved|<null>|1", batch, seq),
+			fmt.Sprintf("%d|%d|sliding:3x3|état ☃ 😀||0|f|0|1099511627776|1e-07||solved|a note, kept|2", batch, seq+1),
+			fmt.Sprintf("%d|%d|sliding:3x3|1 2 3|<null>|<null>|f|2147483647|-1|12345.5|ida*|budget_exceeded|budget: \"quoted\" \\ back\tslash\nline|1", batch, seq+2),
+			fmt.Sprintf("%d|%d|sliding:3x3|x|<null>|<null>|f|0|0|0||failed|<null>|3", batch, seq+3),
 		}
 	}
 	direct := mustBatch(t, s, 0)
@@ -55,7 +55,7 @@ func TestRowsAsWritten(t *testing.T) {
 		batch, seq int64
 	}{{direct, 0}, {staged, 1}} {
 		got, err := s.QueryStrings(ctx, `SELECT concat_ws('|', batch_id, seq, puzzle, state, coalesce(moves, '<null>'),
-			coalesce(length::text, '<null>'), optimal, lower_bound, nodes, solve_ms, solver, status, coalesce(error, '<null>'))
+			coalesce(length::text, '<null>'), optimal, lower_bound, nodes, solve_ms, solver, status, coalesce(error, '<null>'), attempts)
 			FROM solutions WHERE batch_id = $1 AND seq >= $2 ORDER BY seq`, c.batch, c.seq)
 		if err != nil {
 			t.Fatal(err)

@@ -10,8 +10,10 @@ import (
 )
 
 // SetBatchSource records where batch's states come from and its jobs'
-// options (JSON objects; see migration 003), for `producer resume`.
-func (s *Store) SetBatchSource(ctx context.Context, batch int64, source, options any) error {
+// options (JSON objects; see migration 003), for `producer resume`, and
+// the priority its jobs are published at ("": normal), which every view
+// of the batch shows.
+func (s *Store) SetBatchSource(ctx context.Context, batch int64, source, options any, priority string) error {
 	src, err := json.Marshal(source)
 	if err != nil {
 		return fmt.Errorf("batch %d source: %w", batch, err)
@@ -21,7 +23,8 @@ func (s *Store) SetBatchSource(ctx context.Context, batch int64, source, options
 		return fmt.Errorf("batch %d options: %w", batch, err)
 	}
 	return s.exec(ctx, fmt.Sprintf("batch %d source", batch),
-		`UPDATE batches SET source = $2, options = $3 WHERE id = $1`, batch, src, opt)
+		`UPDATE batches SET source = $2, options = $3, priority = coalesce(nullif($4, ''), 'normal') WHERE id = $1`,
+		batch, src, opt, priority)
 }
 
 // SetEnqueued records that the server has stored the first n states of
@@ -58,19 +61,48 @@ func (s *Store) BatchSource(ctx context.Context, batch int64, source, options an
 // ErrNoSource: the batch does not record where its states came from.
 var ErrNoSource = errors.New("the batch does not record its source (made before schema version 3)")
 
-// CancelBatch marks batch cancelled (the solvers answer its remaining
-// states as failed). It returns false when the batch had finished or was
+// CancelBatch marks batch cancelled (the solvers stop its running solves
+// and answer its remaining states as cancelled). It returns false when the batch had finished or was
 // cancelled already.
 func (s *Store) CancelBatch(ctx context.Context, batch int64) (bool, error) {
+	// A cancel ends a pause: the parked jobs go back to be answered.
+	return s.markBatch(ctx, "cancel", batch, `UPDATE batches SET cancelled_at = now(), paused_at = NULL, updated_at = now()
+		WHERE id = $1 AND finished_at IS NULL AND cancelled_at IS NULL`)
+}
+
+// UncancelBatch takes the cancel off batch (a requeue of its cancelled
+// states that the user asked for). It returns false when the batch was
+// not cancelled.
+func (s *Store) UncancelBatch(ctx context.Context, batch int64) (bool, error) {
+	return s.markBatch(ctx, "uncancel", batch, `UPDATE batches SET cancelled_at = NULL, updated_at = now()
+		WHERE id = $1 AND cancelled_at IS NOT NULL`)
+}
+
+// PauseBatch marks batch paused. It returns false when the batch had
+// finished, was cancelled or was paused already.
+func (s *Store) PauseBatch(ctx context.Context, batch int64) (bool, error) {
+	return s.markBatch(ctx, "pause", batch, `UPDATE batches SET paused_at = now(), updated_at = now()
+		WHERE id = $1 AND finished_at IS NULL AND cancelled_at IS NULL AND paused_at IS NULL`)
+}
+
+// UnpauseBatch takes the pause off batch. It returns false when the batch
+// was not paused.
+func (s *Store) UnpauseBatch(ctx context.Context, batch int64) (bool, error) {
+	return s.markBatch(ctx, "unpause", batch, `UPDATE batches SET paused_at = NULL, updated_at = now()
+		WHERE id = $1 AND paused_at IS NOT NULL`)
+}
+
+// markBatch runs sql, an update of batch $1, and reports whether it
+// changed the row; ErrNotFound when there is no such batch.
+func (s *Store) markBatch(ctx context.Context, what string, batch int64, sql string) (bool, error) {
 	var n int64
 	err := s.pool.withConn(ctx, func(c *pgx.Conn) error {
-		tag, err := c.Exec(ctx, `UPDATE batches SET cancelled_at = now(), updated_at = now()
-			WHERE id = $1 AND finished_at IS NULL AND cancelled_at IS NULL`, batch)
+		tag, err := c.Exec(ctx, sql, batch)
 		n = tag.RowsAffected()
 		return err
 	})
 	if err != nil {
-		return false, fmt.Errorf("cancel batch %d: %w", batch, err)
+		return false, fmt.Errorf("%s batch %d: %w", what, batch, err)
 	}
 	if n == 0 {
 		if _, err := s.BatchProgress(ctx, batch); err != nil {

@@ -132,19 +132,22 @@ type Solution struct {
 	Status     string    `json:"status"`
 	Error      *string   `json:"error"`
 	SolvedAt   time.Time `json:"solved_at"`
+	// Attempts is the delivery of the job message that produced the row
+	// (1: the first).
+	Attempts int `json:"attempts"`
 }
 
 // SolutionColumns are the columns of solutions, in export order; they are
 // the CSV header and the JSONL keys.
 var SolutionColumns = []string{"batch_id", "seq", "puzzle", "state", "moves", "length", "optimal",
-	"lower_bound", "nodes", "solve_ms", "solver", "status", "error", "solved_at"}
+	"lower_bound", "nodes", "solve_ms", "solver", "status", "error", "solved_at", "attempts"}
 
 const solutionSelect = `SELECT batch_id, seq, puzzle, state, moves, length, optimal,
-	lower_bound, nodes, solve_ms, solver, status, error, solved_at FROM solutions `
+	lower_bound, nodes, solve_ms, solver, status, error, solved_at, attempts FROM solutions `
 
 func scanSolution(row pgx.Row, s *Solution) error {
 	return row.Scan(&s.BatchID, &s.Seq, &s.Puzzle, &s.State, &s.Moves, &s.Length, &s.Optimal,
-		&s.LowerBound, &s.Nodes, &s.SolveMS, &s.Solver, &s.Status, &s.Error, &s.SolvedAt)
+		&s.LowerBound, &s.Nodes, &s.SolveMS, &s.Solver, &s.Status, &s.Error, &s.SolvedAt, &s.Attempts)
 }
 
 // collectSolutions reads every row of a solutionSelect query, closing rows.
@@ -328,4 +331,5 @@ func csvRecord(s *Solution, rec []string) {
 		rec[12] = *s.Error
 	}
 	rec[13] = s.SolvedAt.UTC().Format(time.RFC3339Nano)
+	rec[14] = strconv.Itoa(s.Attempts)
 }

@@ -12,14 +12,14 @@ import (
 
 // Replacing results (job.Results.Replace, from `results requeue`) overwrite
 // a stored row only with a better answer: proved optimal beats solved,
-// which beats budget_exceeded, which beats failed; within a class a shorter
+// which beats budget_exceeded, which beats failed, which beats cancelled; within a class a shorter
 // solution or a higher proved bound wins. The distance counts and the
 // batch counters move with the row, so they stay exact.
 
 // answerRank orders answers, best last; answerKey breaks ties in a class.
 const (
 	answerRank = `(CASE WHEN %[1]sstatus = 'solved' AND %[1]soptimal THEN 3 WHEN %[1]sstatus = 'solved' THEN 2
-	                     WHEN %[1]sstatus = 'budget_exceeded' THEN 1 ELSE 0 END)`
+	                     WHEN %[1]sstatus = 'budget_exceeded' THEN 1 WHEN %[1]sstatus = 'cancelled' THEN -1 ELSE 0 END)`
 	answerKey = `(CASE WHEN %[1]sstatus = 'solved' THEN -%[1]slength ELSE %[1]slower_bound END)`
 )
 

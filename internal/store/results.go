@@ -76,7 +76,7 @@ func checkText(s string) error {
 
 // stagingColumns are copied into the per-transaction staging table.
 var stagingColumns = []string{"batch_id", "seq", "puzzle", "state", "moves", "length", "optimal",
-	"lower_bound", "nodes", "solve_ms", "solver", "status", "error"}
+	"lower_bound", "nodes", "solve_ms", "solver", "status", "error", "attempts"}
 
 // createTemp makes a per-transaction table of stagingColumns. ON COMMIT
 // DROP: the table lives for one transaction, so concurrent writers (each
@@ -85,7 +85,7 @@ func createTemp(name string) string {
 	return `CREATE TEMP TABLE ` + name + ` (
     batch_id bigint, seq bigint, puzzle text, state text, moves text, length integer,
     optimal boolean, lower_bound integer, nodes bigint, solve_ms double precision,
-    solver text, status text, error text
+    solver text, status text, error text, attempts integer
 ) ON COMMIT DROP`
 }
 
@@ -97,9 +97,9 @@ func createTemp(name string) string {
 var insertFromStaging = `
 WITH ins AS (
     INSERT INTO solutions (batch_id, seq, puzzle, state, moves, length, optimal,
-                           lower_bound, nodes, solve_ms, solver, status, error)
+                           lower_bound, nodes, solve_ms, solver, status, error, attempts)
     SELECT batch_id, seq, puzzle, state, moves, length, optimal,
-           lower_bound, nodes, solve_ms, solver, status, error
+           lower_bound, nodes, solve_ms, solver, status, error, attempts
     FROM tessera_staging
     ORDER BY batch_id, seq
     ON CONFLICT (batch_id, seq) DO NOTHING

@@ -12,7 +12,7 @@ import (
 
 // ByStatus returns the batch's counters in the order of result.Statuses.
 func (b Batch) ByStatus() []int64 {
-	return []int64{b.Solved, b.BudgetExceeded, b.Invalid, b.Unsolvable, b.Failed}
+	return []int64{b.Solved, b.BudgetExceeded, b.Invalid, b.Unsolvable, b.Failed, b.Cancelled}
 }
 
 // PuzzleTotals sums the counters of every batch of one puzzle.
@@ -25,11 +25,12 @@ type PuzzleTotals struct {
 	Invalid        int64  `json:"invalid"`
 	Unsolvable     int64  `json:"unsolvable"`
 	Failed         int64  `json:"failed"`
+	Cancelled      int64  `json:"cancelled"`
 }
 
 // ByStatus returns the summed counters in the order of result.Statuses.
 func (t PuzzleTotals) ByStatus() []int64 {
-	return []int64{t.Solved, t.BudgetExceeded, t.Invalid, t.Unsolvable, t.Failed}
+	return []int64{t.Solved, t.BudgetExceeded, t.Invalid, t.Unsolvable, t.Failed, t.Cancelled}
 }
 
 // Totals sums the batch counters per puzzle, ordered by puzzle. It reads
@@ -43,7 +44,7 @@ func (s *Store) Totals(ctx context.Context) ([]PuzzleTotals, error) {
 			SELECT puzzle, count(*), count(finished_at),
 			       coalesce(sum(solved), 0)::bigint, coalesce(sum(budget_exceeded), 0)::bigint,
 			       coalesce(sum(invalid), 0)::bigint, coalesce(sum(unsolvable), 0)::bigint,
-			       coalesce(sum(failed), 0)::bigint
+			       coalesce(sum(failed), 0)::bigint, coalesce(sum(cancelled), 0)::bigint
 			FROM batches GROUP BY puzzle ORDER BY puzzle`)
 		if err != nil {
 			return err
@@ -64,12 +65,13 @@ type BatchFilter struct {
 }
 
 // BatchStates are the values of Batch.State, in lifecycle order.
-var BatchStates = []string{"enqueuing", "stalled", "running", "finished", "cancelled"}
+var BatchStates = []string{"enqueuing", "stalled", "running", "paused", "finished", "cancelled"}
 
 // stateSQL is Batch.State in SQL, with the stall threshold in seconds as
 // parameter $1; TestFindBatchesState holds the two to the same answers.
 const stateSQL = `CASE WHEN cancelled_at IS NOT NULL THEN 'cancelled'
 	WHEN finished_at IS NOT NULL THEN 'finished'
+	WHEN paused_at IS NOT NULL THEN 'paused'
 	WHEN total IS NULL OR enqueued < total THEN
 		CASE WHEN now() - coalesce(updated_at, created_at) > make_interval(secs => $1) THEN 'stalled' ELSE 'enqueuing' END
 	ELSE 'running' END`

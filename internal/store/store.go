@@ -209,6 +209,7 @@ type Batch struct {
 	Invalid        int64      `json:"invalid"`
 	Unsolvable     int64      `json:"unsolvable"`
 	Failed         int64      `json:"failed"`
+	Cancelled      int64      `json:"cancelled"`
 	Done           int64      `json:"done"` // rows stored, all statuses
 	// Enqueued is how many states (a prefix of the batch) the server has
 	// stored as jobs, as the producer last recorded it: where `producer
@@ -218,6 +219,8 @@ type Batch struct {
 	Enqueued    int64      `json:"enqueued"`
 	UpdatedAt   *time.Time `json:"updated_at"` // last jobs enqueued or rows stored
 	CancelledAt *time.Time `json:"cancelled_at"`
+	PausedAt    *time.Time `json:"paused_at"` // set while `results pause` holds the batch
+	Priority    string     `json:"priority"`  // high, normal or low (producer --priority)
 }
 
 // StallAfter is how long a batch whose enqueue is unfinished may go
@@ -234,7 +237,7 @@ const StallAfter = 30 * time.Second
 // leaves it there: issue 29 saw done 17,025 above enqueued 15,483).
 func (b Batch) EnqueuedAtLeast() int64 { return max(b.Enqueued, b.Done) }
 
-// State is where the batch stands: "cancelled", "finished", "stalled"
+// State is where the batch stands: "cancelled", "finished", "paused", "stalled"
 // (its enqueue stopped short of the total and nothing moved for
 // StallAfter), "enqueuing" or "running".
 func (b Batch) State(now time.Time) string {
@@ -247,6 +250,8 @@ func (b Batch) State(now time.Time) string {
 		return "cancelled"
 	case b.FinishedAt != nil:
 		return "finished"
+	case b.PausedAt != nil:
+		return "paused"
 	case b.Total < 0 || b.Enqueued < b.Total:
 		if now.Sub(last) > StallAfter {
 			return "stalled"
@@ -254,6 +259,34 @@ func (b Batch) State(now time.Time) string {
 		return "enqueuing"
 	}
 	return "running"
+}
+
+// Rate is the batch's rows per second so far: the rows stored over the
+// time from its creation to its last progress (to now while it runs).
+func (b Batch) Rate(now time.Time) float64 {
+	end := now
+	if b.FinishedAt != nil {
+		end = *b.FinishedAt
+	} else if b.CancelledAt != nil || b.PausedAt != nil {
+		if b.UpdatedAt != nil {
+			end = *b.UpdatedAt
+		}
+	}
+	secs := end.Sub(b.CreatedAt).Seconds()
+	if b.Done == 0 || secs <= 0 {
+		return 0
+	}
+	return float64(b.Done) / secs
+}
+
+// ETA is how long the batch's remaining rows take at Rate; false when that
+// is unknown (no total, no rate yet) or the batch is not running.
+func (b Batch) ETA(now time.Time) (time.Duration, bool) {
+	r := b.Rate(now)
+	if b.FinishedAt != nil || b.CancelledAt != nil || b.PausedAt != nil || b.Total < 0 || r <= 0 {
+		return 0, false
+	}
+	return time.Duration(float64(b.Total-b.Done) / r * float64(time.Second)).Round(time.Second), true
 }
 
 // Finished reports whether every state of the batch has a row.
@@ -314,12 +347,14 @@ func (s *Store) SetBatchTotal(ctx context.Context, id, total int64) error {
 }
 
 const batchColumns = `id, puzzle, mode, coalesce(total, -1), created_at, finished_at,
-	solved, budget_exceeded, invalid, unsolvable, failed, done, enqueued, updated_at, cancelled_at`
+	solved, budget_exceeded, invalid, unsolvable, failed, cancelled, done, enqueued, updated_at, cancelled_at,
+	paused_at, priority`
 
 func scanBatch(row pgx.Row) (Batch, error) {
 	var b Batch
 	err := row.Scan(&b.ID, &b.Puzzle, &b.Mode, &b.Total, &b.CreatedAt, &b.FinishedAt,
-		&b.Solved, &b.BudgetExceeded, &b.Invalid, &b.Unsolvable, &b.Failed, &b.Done, &b.Enqueued, &b.UpdatedAt, &b.CancelledAt)
+		&b.Solved, &b.BudgetExceeded, &b.Invalid, &b.Unsolvable, &b.Failed, &b.Cancelled, &b.Done, &b.Enqueued, &b.UpdatedAt, &b.CancelledAt,
+		&b.PausedAt, &b.Priority)
 	return b, err
 }
 

@@ -390,7 +390,9 @@ func TestRejected(t *testing.T) {
 func TestExport(t *testing.T) {
 	t.Parallel()
 	s, ctx, id := oneBatch(t, 4)
-	if _, err := s.InsertResults(ctx, []job.Results{res(id, 2, -1, -2), res(id, 0, 0, 2)}); err != nil {
+	redelivered := res(id, 0, 0, 2)
+	redelivered.Results[1].Attempts = 4 // made on the job's fourth delivery
+	if _, err := s.InsertResults(ctx, []job.Results{res(id, 2, -1, -2), redelivered}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -426,6 +428,9 @@ func TestExport(t *testing.T) {
 	}
 	if _, err := time.Parse(time.RFC3339Nano, recs[1][col["solved_at"]]); err != nil {
 		t.Errorf("solved_at: %v", err)
+	}
+	if a1, a2 := recs[1][col["attempts"]], recs[2][col["attempts"]]; a1 != "1" || a2 != "4" {
+		t.Errorf("attempts %s and %s, want 1 (first delivery) and 4", a1, a2)
 	}
 
 	buf.Reset()

@@ -3,11 +3,16 @@
 package testenv
 
 import (
+	"io"
+	"math"
 	"net"
+	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // MainWithoutTables runs m with the tables directory pointed at an empty
@@ -154,4 +159,48 @@ func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// Probe gets http://addr+path and returns the status and body; 0 and the
+// error's text when nothing answered.
+func Probe(addr, path string) (int, string) {
+	c := http.Client{Timeout: 5 * time.Second}
+	resp, err := c.Get("http://" + addr + path)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// WaitProbe probes path on addr every 20 ms until it answers want, and
+// returns how long that took; it fails t, with the last answer, after
+// within.
+func WaitProbe(t testing.TB, addr, path string, want int, within time.Duration) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for {
+		code, body := Probe(addr, path)
+		if code == want {
+			return time.Since(start)
+		}
+		if time.Since(start) > within {
+			t.Fatalf("%s answered %d %q for %v, want %d", path, code, body, within, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Gauge is the value of the sample named name (with its labels, if any)
+// in a Prometheus text exposition, or NaN when absent.
+func Gauge(exposition, name string) float64 {
+	for _, l := range strings.Split(exposition, "\n") {
+		if rest, ok := strings.CutPrefix(l, name+" "); ok {
+			if v, err := strconv.ParseFloat(strings.TrimSpace(rest), 64); err == nil {
+				return v
+			}
+		}
+	}
+	return math.NaN()
 }

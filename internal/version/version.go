@@ -63,3 +63,37 @@ func format(name string, bi *debug.BuildInfo, ok bool) string {
 	}
 	return fmt.Sprintf("%s %s\n  revision   %s\n  go         %s\n  tables     format %d\n", name, mod, rev, goVersion, tables.FormatVersion)
 }
+
+// Short is the version on one line, for the registry of workers: the
+// module version and the first 12 digits of the revision, "+dirty" when
+// the tree was modified (e.g. "(devel) a7ebc78f01b2+dirty").
+func Short() string {
+	bi, ok := debug.ReadBuildInfo()
+	return short(bi, ok)
+}
+
+func short(bi *debug.BuildInfo, ok bool) string {
+	mod, rev, dirty := "(unknown)", revision, false
+	if ok {
+		mod = bi.Main.Version
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	out := mod
+	if rev != "" {
+		out += " " + rev
+	}
+	if dirty {
+		out += "+dirty"
+	}
+	return out
+}

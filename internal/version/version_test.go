@@ -21,3 +21,15 @@ func TestFormat(t *testing.T) {
 		t.Errorf("no build info: %q", got)
 	}
 }
+
+func TestShort(t *testing.T) {
+	bi := &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}, Settings: []debug.BuildSetting{
+		{Key: "vcs.revision", Value: "a7ebc78f00112233"}, {Key: "vcs.modified", Value: "true"},
+	}}
+	if got, want := short(bi, true), "v1.2.3 a7ebc78f0011+dirty"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := short(nil, false); got != "(unknown)" {
+		t.Errorf("no build info: %q", got)
+	}
+}

@@ -124,6 +124,9 @@ func recordOne(ctx context.Context, js jetstream.JetStream, jobs jetstream.Strea
 	} else {
 		reason := fmt.Sprintf("job %s gave up after %d deliveries: its workers crashed, hung or failed each time", d.job.ID, adv.Deliveries)
 		res := uniform(d.job, result.StatusFailed, reason)
+		for i := range res.Results {
+			res.Results[i].Attempts = int(adv.Deliveries)
+		}
 		storable(&res)
 		// Same msg id as the worker's results: whichever comes first is kept.
 		if err := queue.PublishResultsID(ctx, js, res, queue.ResultsMsgID(d.job.ID, raw.Data)); err != nil {

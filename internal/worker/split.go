@@ -186,6 +186,7 @@ func (r *runner) lay(ctx context.Context, key string, rec job.SplitRecord, cells
 		return err
 	})
 	cpu := stop()
+	r.searched(spec, f.Walked)
 	if err == nil && ctx.Err() != nil {
 		err = fmt.Errorf("split %s: %w", key, ctx.Err()) // a layout cut short is not written
 	}
@@ -233,6 +234,7 @@ func (r *runner) frontier(ctx context.Context, rec job.SplitRecord, cells []uint
 		f.Subtrees, f.Walked = subs, f.Walked+walked
 		return err
 	})
+	r.searched(spec, f.Walked)
 	// Index -2: a holder's walk that lists the subtrees another laid out,
 	// to publish them (its nodes are not in the state's count).
 	r.opts.SplitRecord.line(job.SplitKey(rec.Batch, rec.Seq), rec.Iteration, rec.Bound, "walk", f.Depth, -2, f.Walked, stop(), false)
@@ -310,9 +312,8 @@ func (r *runner) answerSubtree(ctx context.Context, sj job.SubtreeJob, spec puzz
 	if _, ok := r.cancelled.At(rec.Batch); ok {
 		return true, nil // the coordinator ends the record
 	}
-	bctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	stopCancelled := r.followCancel(bctx, rec.Batch, cancel)
+	// The batch's cancel stops the search at its next checkpoint.
+	bctx, stopCancelled := r.cancelled.Context(ctx, rec.Batch)
 	defer stopCancelled()
 	var out search.Subtree
 	stop := cpuClock()
@@ -321,6 +322,7 @@ func (r *runner) answerSubtree(ctx context.Context, sj job.SubtreeJob, spec puzz
 		return err
 	})
 	cpu := stop()
+	r.searched(spec, out.Nodes)
 	if err != nil {
 		return false, err
 	}
@@ -388,33 +390,6 @@ func (r *runner) splitBudget(ctx context.Context, rec job.SplitRecord) search.Bu
 		b.MaxNodes = max(rec.MaxNodes-rec.Nodes, 1)
 	}
 	return b
-}
-
-// followCancel cancels a subtree's search (cancel) within a second of
-// its batch being cancelled; the func it returns stops following.
-func (r *runner) followCancel(ctx context.Context, batch int64, cancel func()) func() {
-	if r.cancelled == nil {
-		return func() {}
-	}
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(time.Second / 4)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if _, ok := r.cancelled.At(batch); ok {
-					cancel()
-					return
-				}
-			}
-		}
-	}()
-	return func() { close(done) }
 }
 
 // helpOrWait answers one waiting subtree job, of any state, or else waits
@@ -506,7 +481,7 @@ func (r *runner) splitResult(rec job.SplitRecord, st puzzle.State, name string) 
 		res.Status = result.StatusBudgetExceeded
 		res.Error = fmt.Sprintf("%v after %d nodes; the optimal length is at least %d", search.ErrBudgetExceeded, rec.Nodes, rec.Lower)
 	case job.EndCancelled:
-		res.Status, res.Error = result.StatusFailed, fmt.Sprintf("batch %d was cancelled during its split search", rec.Batch)
+		res.Status, res.Error = result.StatusCancelled, fmt.Sprintf("batch %d was cancelled during its split search", rec.Batch)
 	default:
 		res.Status, res.Error = result.StatusFailed, rec.Error
 	}

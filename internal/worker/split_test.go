@@ -345,7 +345,7 @@ func TestSplitCancelled(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := e.results(t, 1)[0].Results[0]
-	if took := time.Since(at); r.Status != result.StatusFailed || !strings.Contains(r.Error, "cancelled") || took > 5*time.Second {
+	if took := time.Since(at); r.Status != result.StatusCancelled || !strings.Contains(r.Error, "cancelled") || took > 5*time.Second {
 		t.Fatalf("after %v: %+v", took, r)
 	}
 	eventually(t, "no job left", func() bool { return e.streamMsgs(t, queue.JobsStream) == 0 })

@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -83,10 +84,10 @@ type Options struct {
 	NoDeadLetters bool
 	// Log receives diagnostics about handled failures (default slog.Default()).
 	Log *slog.Logger
-	// OnJob, if set, is called when a worker takes up a claimed job message,
-	// with the time the stream stored it; the func it returns is called when
-	// the job is settled (metrics: queue lag, jobs in flight).
-	OnJob func(published time.Time) (done func())
+	// OnJob, if set, is called when a worker takes up a claimed job message
+	// (JobInfo); the func it returns is called when the job is settled
+	// (metrics: queue lag, jobs in flight; the registry of workers).
+	OnJob func(JobInfo) (done func())
 	// Split, when set, solves the optimal states of jobs marked split as
 	// split searches (split.go); nil solves them whole.
 	Split solve.SplitFunc
@@ -107,6 +108,11 @@ type Options struct {
 	// (Solve never sees those states), so that they are counted as any
 	// solved row is (metrics: tessera_solver_solves_total).
 	OnSplitRow func(puzzle string, mode result.Mode, r result.Result)
+	// OnSplitNodes, if set, is called with the nodes of each walk and
+	// subtree of a split search that this process searched (metrics count
+	// nodes where they were expanded; the row's total is the whole
+	// fleet's).
+	OnSplitNodes func(puzzle string, nodes int64)
 }
 
 func (o *Options) defaults() {
@@ -158,11 +164,16 @@ type runner struct {
 	cons lanes
 	cc   jetstream.ConsumerConfig
 	log  *slog.Logger
-	// cancelled is the live set of cancelled batches (nil when the server
-	// could not provide it: then nothing is cancelled).
-	cancelled *queue.Cancelled
-	hard      context.Context // cancelled at the drain deadline: solves stop, jobs are handed back
-	beats     *heartbeats
+	// cancelled and paused are the live sets of cancelled and paused
+	// batches (nil when the server could not provide them: then nothing is
+	// cancelled or paused).
+	cancelled, paused *queue.BatchSet
+	// blocked counts the workers holding answers that NATS will not take
+	// yet (a full store, a lost quorum): while any does, none pulls more
+	// work, so that an outage slows the fleet instead of failing jobs.
+	blocked atomic.Int32
+	hard    context.Context // cancelled at the drain deadline: solves stop, jobs are handed back
+	beats   *heartbeats
 	// splits and splitCons serve split searches (nil without Options.Split).
 	splits    *queue.Splits
 	splitCons jetstream.Consumer
@@ -184,27 +195,21 @@ func Run(ctx context.Context, js jetstream.JetStream, opts Options) error {
 	}
 	var cons lanes
 	err := setUp(ctx, opts.Log, "worker", func() error {
-		for i, lane := range laneOrder {
-			c, err := queue.EnsureJobsConsumer(ctx, js, *opts.Queue, lane)
-			if err != nil {
-				return err
-			}
-			cons[i] = c
-		}
-		if !opts.NoDeadLetters {
-			// Fail rather than run without anyone recording exhausted jobs.
-			if _, err := queue.EnsureDeadConsumer(ctx, js, *opts.Queue); err != nil {
-				return err
-			}
-		}
-		return nil
+		return cons.ensure(ctx, js, *opts.Queue)
 	})
+	if err == nil && !opts.NoDeadLetters {
+		err = setUp(ctx, opts.Log, "worker", func() error {
+			// Fail rather than run without anyone recording exhausted jobs.
+			_, err := queue.EnsureDeadConsumer(ctx, js, *opts.Queue)
+			return err
+		})
+	}
 	if err != nil {
 		return fmt.Errorf("worker: %w", err)
 	}
 	hard, hardStop := context.WithCancel(context.WithoutCancel(ctx))
 	defer hardStop()
-	r := &runner{opts: opts, js: js, cons: cons, cc: cons[heavy].CachedInfo().Config, log: opts.Log, hard: hard}
+	r := &runner{opts: opts, js: js, cons: cons, cc: cons[heavy][normal].CachedInfo().Config, log: opts.Log, hard: hard}
 	r.beats = newHeartbeats(r.cc)
 	if opts.Split != nil {
 		if r.splits, err = queue.OpenSplits(ctx, js, *opts.Queue); err != nil {
@@ -217,7 +222,13 @@ func Run(ctx context.Context, js jetstream.JetStream, opts Options) error {
 	if r.cancelled, err = queue.WatchCancelled(hard, js, *opts.Queue); err != nil {
 		r.log.Warn("worker: cannot follow cancelled batches; their jobs will be solved", "err", err)
 	}
+	if r.paused, err = queue.WatchPaused(hard, js, *opts.Queue); err != nil {
+		r.log.Warn("worker: cannot follow paused batches; their jobs will be solved", "err", err)
+	}
 	go r.beats.run(hard)
+	unparked := make(chan struct{})
+	go func() { defer close(unparked); r.unparkLoop(ctx) }()
+	defer func() { <-unparked }()
 
 	var dead chan error
 	if !opts.NoDeadLetters {
@@ -261,8 +272,9 @@ func Run(ctx context.Context, js jetstream.JetStream, opts Options) error {
 	return runErr
 }
 
-// lanes holds a worker's consumers, in laneOrder.
-type lanes [2]jetstream.Consumer
+// lanes holds a worker's consumers of whole jobs, by lane (laneOrder)
+// and priority (job.Priorities).
+type lanes [2][3]jetstream.Consumer
 
 // laneOrder is the order a worker looks for work in.
 var laneOrder = [2]job.Lane{job.LaneQuick, job.LaneHeavy}
@@ -270,21 +282,62 @@ var laneOrder = [2]job.Lane{job.LaneQuick, job.LaneHeavy}
 const (
 	quick = 0
 	heavy = 1
+
+	high   = 0
+	normal = 1
+	low    = 2
 )
+
+// ensure finds or creates every consumer of l (it is idempotent, so it
+// also puts back one that was deleted).
+func (l *lanes) ensure(ctx context.Context, js jetstream.JetStream, c queue.Config) error {
+	for i, lane := range laneOrder {
+		for p, prio := range job.Priorities() {
+			cons, err := queue.EnsureJobsConsumerAt(ctx, js, c, lane, prio)
+			if err != nil {
+				return err
+			}
+			l[i][p] = cons
+		}
+	}
+	return nil
+}
+
+// priorityOrder is the order in which a worker's n-th pull looks at the
+// priorities of a lane: high first, except one pull in ten that looks at
+// normal first and one in ten at low first, so that a flood of higher
+// work slows the lower levels down without stopping them.
+func priorityOrder(n uint64) [3]int {
+	switch n % 10 {
+	case 4:
+		return [3]int{normal, high, low}
+	case 9:
+		return [3]int{low, normal, high}
+	}
+	return [3]int{high, normal, low}
+}
 
 // loop is one worker: pull when idle, process, repeat until ctx is done.
 // A quickOnly worker takes quick jobs alone; the others take a quick job
 // when one is waiting and otherwise wait for a heavy one.
 func (r *runner) loop(ctx context.Context, id int, quickOnly bool) {
 	cons := r.cons
-	for ctx.Err() == nil {
+	for n := uint64(0); ctx.Err() == nil; n++ {
+		if r.blocked.Load() > 0 {
+			// Another worker's answers wait for NATS to take them.
+			select {
+			case <-ctx.Done():
+			case <-time.After(blockedPoll):
+			}
+			continue
+		}
 		var msgs []jetstream.Msg
 		err := backoff.Retry(ctx, pullBackoff, func() error {
 			// The pull uses r.hard, not ctx: cancelling a pull in flight
 			// would strand the messages the server is sending until their
 			// ack wait passes. It ends within PollWait anyway.
 			var err error
-			msgs, err = r.pull(cons, quickOnly)
+			msgs, err = r.pull(&cons, quickOnly, priorityOrder(n))
 			if err != nil && r.hard.Err() != nil {
 				return backoff.Permanent(err)
 			}
@@ -294,10 +347,9 @@ func (r *runner) loop(ctx context.Context, id int, quickOnly bool) {
 			// A deleted consumer shows as "consumer deleted" or, for the
 			// next pull, "no responders": put it back (it is idempotent,
 			// so trying after any failure is harmless).
-			for i, lane := range laneOrder {
-				if c, cerr := queue.EnsureJobsConsumer(r.hard, r.js, *r.opts.Queue, lane); cerr == nil {
-					cons[i] = c
-				}
+			var again lanes
+			if again.ensure(r.hard, r.js, *r.opts.Queue) == nil {
+				cons = again
 			}
 		})
 		if err != nil {
@@ -326,29 +378,46 @@ func (r *runner) loop(ctx context.Context, id int, quickOnly bool) {
 // else "".
 func (r *runner) cancelledJob(j job.Job) string {
 	if at, ok := r.cancelled.At(j.BatchID); ok {
-		return fmt.Sprintf("batch %d was cancelled at %s", j.BatchID, at)
+		return cancelReason(j.BatchID, at)
 	}
 	return ""
 }
 
-// pull claims the next jobs: from the quick lane, waiting up to PollWait
-// when the worker is quickOnly, else at once; then, for the others, from
-// the heavy lane, waiting up to PollWait.
-func (r *runner) pull(cons lanes, quickOnly bool) ([]jetstream.Msg, error) {
-	if quickOnly {
-		return queue.Fetch(r.hard, cons[quick], r.opts.Batch, r.opts.PollWait)
+func cancelReason(batch int64, at string) string {
+	return fmt.Sprintf("batch %d was cancelled at %s", batch, at)
+}
+
+// pull claims the next jobs: what is ready in the quick lane, its
+// priorities in order; then, for a quickOnly worker, a wait of up to
+// PollWait on the quick lane's normal priority. The others take what is
+// ready of the subtree jobs and of the heavy lane's priorities in order,
+// and then wait up to PollWait on the heavy lane's normal priority (high
+// or low work arriving meanwhile waits at most PollWait).
+func (r *runner) pull(cons *lanes, quickOnly bool, order [3]int) ([]jetstream.Msg, error) {
+	ready := func(c jetstream.Consumer) ([]jetstream.Msg, error) {
+		return queue.FetchReady(r.hard, c, r.opts.Batch)
 	}
-	if msgs, err := queue.FetchReady(r.hard, cons[quick], r.opts.Batch); len(msgs) > 0 || err != nil {
-		return msgs, err
+	for _, p := range order {
+		if msgs, err := ready(cons[quick][p]); len(msgs) > 0 || err != nil {
+			return msgs, err
+		}
+	}
+	if quickOnly {
+		return queue.Fetch(r.hard, cons[quick][normal], r.opts.Batch, r.opts.PollWait)
 	}
 	if r.splitCons != nil {
 		// Subtree jobs before whole heavy jobs: they finish a state that
 		// has started, and each is short.
-		if msgs, err := queue.FetchReady(r.hard, r.splitCons, r.opts.Batch); len(msgs) > 0 || err != nil {
+		if msgs, err := ready(r.splitCons); len(msgs) > 0 || err != nil {
 			return msgs, err
 		}
 	}
-	return queue.Fetch(r.hard, cons[heavy], r.opts.Batch, r.opts.PollWait)
+	for _, p := range order {
+		if msgs, err := ready(cons[heavy][p]); len(msgs) > 0 || err != nil {
+			return msgs, err
+		}
+	}
+	return queue.Fetch(r.hard, cons[heavy][normal], r.opts.Batch, r.opts.PollWait)
 }
 
 // process handles one claimed job message to its end: acked, terminated or
@@ -361,42 +430,41 @@ func (r *runner) process(t *tracked) {
 		r.log.Error("worker: message without JetStream metadata", "subject", m.Subject(), "err", err)
 		return
 	}
-	if r.opts.OnJob != nil {
-		defer r.opts.OnJob(meta.Timestamp)()
-	}
 	if r.splits != nil && isSubtree(m) {
+		if r.opts.OnJob != nil {
+			defer r.opts.OnJob(subtreeInfo(m, meta))()
+		}
 		r.processSubtree(r.hard, t)
 		return
 	}
 	d := decodeJob(m.Data(), r.opts.Ceiling)
 	d.opt.Threads = r.opts.Threads
+	if r.opts.OnJob != nil {
+		d.opt.Budget.Progress = new(atomic.Int64)
+		defer r.opts.OnJob(jobInfo(m, meta, d, d.opt.Budget.Progress))()
+	}
 	resultsID := queue.ResultsMsgID(d.job.ID, m.Data())
 	switch {
 	case d.dead != "":
 		r.log.Warn("worker: dead-lettering malformed job", "seq", meta.Sequence.Stream, "reason", d.dead)
-		ctx, cancel := context.WithTimeout(r.hard, publishTimeout)
-		defer cancel()
-		if err := queue.PublishDeadJob(ctx, r.js, m.Data(), m.Subject(), meta.Sequence.Stream, d.dead); err != nil {
-			r.retry(t, meta, err)
-			return
-		}
-		r.settle(t, m.Term)
+		r.patiently(t, "dead letter", func(ctx context.Context) error {
+			return queue.PublishDeadJob(ctx, r.js, m.Data(), m.Subject(), meta.Sequence.Stream, d.dead)
+		}, m.Term)
 		return
 	case d.invalid == "" && r.cancelledJob(d.job) != "":
 		// Every state of a cancelled batch still ends as a row, saying why.
-		if err := r.publish(uniform(d.job, result.StatusFailed, r.cancelledJob(d.job)), resultsID); err != nil {
-			r.retry(t, meta, err)
-			return
-		}
-		r.settle(t, m.Ack)
+		r.publishPatiently(t, uniform(d.job, result.StatusCancelled, r.cancelledJob(d.job)), resultsID, m.Ack)
+		return
+	case d.invalid == "" && r.pausedJob(d.job):
+		// Parked, not handed back: a Nak would spend a delivery each time a
+		// worker met the job, and a long pause would exhaust them.
+		r.patiently(t, "park", func(ctx context.Context) error {
+			return queue.Park(ctx, r.js, m, d.job.BatchID)
+		}, m.Ack)
 		return
 	case d.invalid != "":
 		r.log.Warn("worker: invalid job", "job", d.job.ID, "reason", d.invalid)
-		if err := r.publish(uniform(d.job, result.StatusInvalid, d.invalid), resultsID); err != nil {
-			r.retry(t, meta, err)
-			return
-		}
-		r.settle(t, m.Term)
+		r.publishPatiently(t, uniform(d.job, result.StatusInvalid, d.invalid), resultsID, m.Term)
 		return
 	}
 
@@ -410,21 +478,14 @@ func (r *runner) process(t *tracked) {
 		r.retry(t, meta, panicked)
 		return
 	}
-	if err := r.publish(res, resultsID); err != nil {
-		if r.last(meta) {
-			// The last delivery: record why, rather than let the job be
-			// exhausted and recorded as "crashed, hung or failed".
-			reason := fmt.Sprintf("job %s: results could not be published on delivery %d of %d: %v", d.job.ID, meta.NumDelivered, r.cc.MaxDeliver, err)
-			if ferr := r.publish(uniform(d.job, result.StatusFailed, reason), resultsID); ferr == nil {
-				r.log.Error("worker: job recorded failed", "job", d.job.ID, "err", err)
-				r.settle(t, m.Term)
-				return
-			}
-		}
-		r.retry(t, meta, err)
-		return
-	}
-	r.settle(t, m.Ack)
+	r.publishPatiently(t, res, resultsID, m.Ack)
+}
+
+// pausedJob reports whether j's batch is paused (and not cancelled: a
+// cancel answers its jobs at once).
+func (r *runner) pausedJob(j job.Job) bool {
+	_, ok := r.paused.At(j.BatchID)
+	return ok
 }
 
 // last reports whether this is the job's last delivery.
@@ -443,11 +504,20 @@ func (r *runner) solveAll(t *tracked, d decoded, meta *jetstream.MsgMetadata) (j
 		ctx, cancel = context.WithTimeout(ctx, r.opts.JobTimeout)
 	}
 	defer cancel()
+	// The batch's cancel ends the solves through their context; a split
+	// search follows the cancel through its record instead.
+	cctx, stopCancel := r.cancelled.Context(ctx, j.BatchID)
+	defer stopCancel()
 	t.beatFor(r.jobLimit(j, d.opt))
 	last := r.last(meta)
 	res := results(j)
 	res.Results = make([]result.Result, len(j.States))
 	for i, s := range j.States {
+		if cancelled(cctx) {
+			at, _ := r.cancelled.At(j.BatchID)
+			res.Results[i] = result.Result{Puzzle: res.Puzzle, State: s, Status: result.StatusCancelled, Error: cancelReason(j.BatchID, at)}
+			continue
+		}
 		var out result.Result
 		var err error
 		if j.Split && r.splits != nil && d.opt.Mode == result.ModeOptimal {
@@ -457,7 +527,13 @@ func (r *runner) solveAll(t *tracked, d decoded, meta *jetstream.MsgMetadata) (j
 			}
 		}
 		if !j.Split || r.splits == nil || d.opt.Mode != result.ModeOptimal || errors.Is(err, errNoSplit) {
-			out, err = r.solveOne(ctx, d.spec, s, d.opt)
+			out, err = r.solveOne(cctx, d.spec, s, d.opt)
+			if err == nil && out.Status == result.StatusBudgetExceeded && cancelled(cctx) {
+				// Stopped by the cancel, not by its budget: the row keeps
+				// the nodes spent and the bound proved.
+				at, _ := r.cancelled.At(j.BatchID)
+				out.Status, out.Error = result.StatusCancelled, cancelReason(j.BatchID, at)+fmt.Sprintf(" while it was solved (%d nodes spent)", out.Nodes)
+			}
 		}
 		if err != nil {
 			if !last {
@@ -471,6 +547,7 @@ func (r *runner) solveAll(t *tracked, d decoded, meta *jetstream.MsgMetadata) (j
 			out = result.Result{Puzzle: res.Puzzle, State: s, Status: result.StatusFailed, Solver: out.Solver,
 				Error: fmt.Sprintf("internal error: solver returned status %q", out.Status)}
 		}
+		out.Attempts = int(meta.NumDelivered)
 		res.Results[i] = out
 	}
 	return res, nil
@@ -503,6 +580,69 @@ func (r *runner) jobLimit(j job.Job, opt solve.Options) time.Duration {
 	// Slack for the work around the solves (parsing, verification, publish).
 	return lim + lim/10 + min(lim, time.Second)
 }
+
+// cancelled reports whether ctx was ended by its batch's cancel.
+func cancelled(ctx context.Context) bool {
+	return errors.Is(context.Cause(ctx), queue.ErrBatchCancelled)
+}
+
+// publishPatiently publishes res under id, then settles t with then.
+func (r *runner) publishPatiently(t *tracked, res job.Results, id string, then func() error) {
+	r.patiently(t, "results", func(context.Context) error { return r.publish(res, id) }, then)
+}
+
+// patiently runs f until it succeeds, then settles t with then. A failure
+// here is NATS's, not the job's (the server is down, has lost its quorum,
+// or its store is full): the job keeps its delivery count, its heartbeats
+// go on, and no worker of this process pulls more work until f succeeds,
+// so an outage never turns a solvable state into a failed row. Only the
+// drain deadline hands the job back.
+func (r *runner) patiently(t *tracked, what string, f func(context.Context) error, then func() error) {
+	err := f(r.hard)
+	if err == nil {
+		r.settle(t, then)
+		return
+	}
+	if queue.BadRequest(err) {
+		// Not an outage: the request itself is wrong, and only a later
+		// delivery (after a fix) can do better.
+		if meta, merr := t.msg.Metadata(); merr == nil {
+			r.retry(t, meta, err)
+			return
+		}
+	}
+	t.beatFor(0) // the answer is in hand: hold the job as long as it takes
+	r.blocked.Add(1)
+	defer r.blocked.Add(-1)
+	since := time.Now()
+	r.log.Warn("worker: NATS does not take the "+what+"; holding the job and pulling no more work until it does",
+		"subject", t.msg.Subject(), "err", err)
+	nextLog := since.Add(time.Minute)
+	for attempt := 1; ; attempt++ {
+		select {
+		case <-r.hard.Done():
+			r.settle(t, t.msg.Nak)
+			return
+		case <-time.After(holdBackoff.Delay(attempt)):
+		}
+		if err = f(r.hard); err == nil {
+			r.log.Info("worker: NATS took the "+what+" again", "subject", t.msg.Subject(), "after", time.Since(since).Round(time.Millisecond))
+			r.settle(t, then)
+			return
+		}
+		if now := time.Now(); now.After(nextLog) {
+			nextLog = now.Add(time.Minute)
+			r.log.Warn("worker: NATS still does not take the "+what, "subject", t.msg.Subject(), "for", now.Sub(since).Round(time.Second), "err", err)
+		}
+	}
+}
+
+// holdBackoff paces the attempts of patiently: from 100 ms up to 5 s.
+var holdBackoff = backoff.Policy{Min: 100 * time.Millisecond, Max: 5 * time.Second}
+
+// blockedPoll is how often an idle worker looks whether the answers that
+// NATS refused have gone through.
+const blockedPoll = 100 * time.Millisecond
 
 // publish publishes a job's results under id (queue.ResultsMsgID of the
 // job message); a result too large for a message is cut down by the queue

@@ -6,8 +6,11 @@ package solverkit
 import (
 	"context"
 	"log/slog"
+	"runtime"
+	"time"
 
 	"github.com/tessera-solver/tessera/config"
+	"github.com/tessera-solver/tessera/internal/cmdkit"
 	"github.com/tessera-solver/tessera/internal/metrics"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
@@ -33,9 +36,11 @@ var (
 // WorkerOptions is the solver workers' wiring, the one constructor
 // `solverd run` and `producer --local` share: this host's worker counts,
 // its caps on every job's budget and its search threads, the streams'
-// settings, and the metrics when obs is not nil. worker.Run adds the
-// dead-letter handler and the stranded-jobs sweep.
-func WorkerOptions(s config.Solver, qc queue.Config, solver Solver, log *slog.Logger, obs *metrics.Solver) worker.Options {
+// settings, the metrics when obs is not nil, and the jobs in flight and
+// nodes in this process's entry of the registry of workers when p is not
+// nil (Presence). worker.Run adds the dead-letter handler and the
+// stranded-jobs sweep.
+func WorkerOptions(s config.Solver, qc queue.Config, solver Solver, log *slog.Logger, obs *metrics.Solver, p *cmdkit.Presence) worker.Options {
 	opts := worker.Options{
 		Workers:      s.Workers,
 		QuickWorkers: s.QuickWorkers,
@@ -50,13 +55,66 @@ func WorkerOptions(s config.Solver, qc queue.Config, solver Solver, log *slog.Lo
 		SubtreeWindow: s.SplitWindow,
 		Log:           log,
 	}
+	opts.Solve = exact(opts.Solve)
 	if obs != nil {
 		opts.Solve = Observe(obs, opts.Solve)
-		opts.OnJob = obs.JobClaimed
 		opts.OnSubtrees = obs.Subtrees
-		opts.OnSplitRow = obs.Solved
+		opts.OnSplitRow = obs.SplitSolved
+		obs.Workers(workersOrCores(s.Workers), s.QuickWorkers)
+	}
+	if obs != nil || p != nil {
+		opts.OnJob = func(j worker.JobInfo) func() {
+			done := func() {}
+			if obs != nil {
+				done = obs.JobClaimed(j.Lane, j.Published, j.Delivery)
+			}
+			end := p.Begin(queue.JobInFlight{Batch: j.Batch, FirstSeq: j.FirstSeq, States: j.States, Puzzle: j.Puzzle,
+				Lane: j.Lane, Delivery: int(j.Delivery), Started: time.Now()}, j.Progress)
+			return func() { end(); done() }
+		}
+		opts.OnSplitNodes = func(puzzle string, nodes int64) {
+			if obs != nil {
+				obs.SplitNodes(puzzle, nodes)
+			}
+			p.AddNodes(nodes)
+		}
 	}
 	return opts
+}
+
+// Lanes are the lanes solver workers take work from, as the registry of
+// workers lists them.
+var Lanes = []string{"quick", "heavy", "split"}
+
+// workersOrCores is the workers worker.Run starts for n (0: one per core
+// this process may use).
+func workersOrCores(n int) int {
+	if n > 0 {
+		return n
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// NewPresence is the registry entry of a process running solver workers
+// with s's counts.
+func NewPresence(role string, s config.Solver) *cmdkit.Presence {
+	return cmdkit.NewPresence(role, Lanes, workersOrCores(s.Workers), max(s.QuickWorkers, 0))
+}
+
+// exact makes a job's progress counter (search.Budget.Progress) exact at
+// the end of each solve: the searches add their nodes at checkpoints
+// only, and some algorithms have none; the result's count is the truth.
+func exact(solveText worker.SolveFunc) worker.SolveFunc {
+	return func(ctx context.Context, spec puzzle.Spec, text string, opt solve.Options) result.Result {
+		p := opt.Budget.Progress
+		if p == nil {
+			return solveText(ctx, spec, text, opt)
+		}
+		before := p.Load()
+		r := solveText(ctx, spec, text, opt)
+		p.Add(r.Nodes - (p.Load() - before))
+		return r
+	}
 }
 
 // Observe counts every answer of solveText in obs.
@@ -68,18 +126,24 @@ func Observe(obs *metrics.Solver, solveText worker.SolveFunc) worker.SolveFunc {
 	}
 }
 
-// SolverMetrics serves the solver's /metrics and /healthz on
+// SolverMetrics serves the solver's /metrics, /healthz and /readyz on
 // s.MetricsAddr when it is set and returns what counts for it, with the
-// func that stops the listener; nil and a no-op otherwise. A taken port
-// does not stop the solver: a host may run many solverd, each wanting
+// func that stops the listener; nil and a no-op otherwise. /readyz and
+// tessera_nats_connected follow h (nil: always ready, no gauge). A taken
+// port does not stop the solver: a host may run many solverd, each wanting
 // its own solver.metrics_addr.
-func SolverMetrics(s config.Solver, log *slog.Logger) (*metrics.Solver, func()) {
+func SolverMetrics(s config.Solver, h *cmdkit.Health, log *slog.Logger) (*metrics.Solver, func()) {
 	if s.MetricsAddr == "" {
 		return nil, func() {}
 	}
 	reg := metrics.NewRegistry()
 	obs := metrics.NewSolver(reg)
-	srv, err := metrics.Listen(s.MetricsAddr, s.MetricsToken, reg, nil, log)
+	var ready func(context.Context) error
+	if h != nil {
+		h.Measure(metrics.NewConnected(reg))
+		ready = h.Ready
+	}
+	srv, err := metrics.Listen(s.MetricsAddr, s.MetricsToken, reg, ready, log)
 	if err != nil {
 		log.Warn("no /metrics: give each solverd on a host its own solver.metrics_addr", "err", err)
 		return obs, func() {}
@@ -88,6 +152,6 @@ func SolverMetrics(s config.Solver, log *slog.Logger) (*metrics.Solver, func()) 
 	if s.MetricsToken != "" {
 		auth = "bearer token"
 	}
-	log.Info("serving /metrics and /healthz", "addr", srv.Addr(), "auth", auth)
+	log.Info("serving /metrics, /healthz and /readyz", "addr", srv.Addr(), "auth", auth)
 	return obs, func() { srv.Close() }
 }
