@@ -55,6 +55,10 @@ type NATS struct {
 	// and bucket tessera creates (1 for a single server, 3 in production).
 	// Existing streams keep theirs: only `solverd queue apply` changes it.
 	Replicas int `mapstructure:"replicas"`
+	// MaxBytes is the byte limit of each of TESSERA_JOBS, TESSERA_RESULTS
+	// and TESSERA_DEAD (0: none); a full stream refuses new messages.
+	// Existing streams keep theirs: only `solverd queue apply` changes it.
+	MaxBytes int64 `mapstructure:"max_bytes"`
 	// PingInterval and MaxPingsOut are how a client notices a server that
 	// froze (a dead one closes the connection at once): more than
 	// MaxPingsOut pings unanswered, one every PingInterval, and it
@@ -185,6 +189,7 @@ func Default() Config {
 	c.NATS.MaxDeliver = 5
 	c.NATS.AckWait = 30 * time.Second
 	c.NATS.Replicas = 1
+	c.NATS.MaxBytes = 1 << 30
 	// A frozen server is noticed 6 to 8 s after it stops answering.
 	c.NATS.PingInterval = 2 * time.Second
 	c.NATS.MaxPingsOut = 3
@@ -246,6 +251,7 @@ var keys = []key{
 	{"nats.max_deliver", "nats-max-deliver", "deliveries of a job before it is recorded as failed", func(c *Config) any { return &c.NATS.MaxDeliver }, kindPlain},
 	{"nats.ack_wait", "nats-ack-wait", "time a consumer has to acknowledge a message", func(c *Config) any { return &c.NATS.AckWait }, kindPlain},
 	{"nats.replicas", "nats-replicas", "servers of a NATS cluster that keep each stream and bucket tessera creates (1 to 5; existing ones change only through solverd queue apply)", func(c *Config) any { return &c.NATS.Replicas }, kindPlain},
+	{"nats.max_bytes", "nats-max-bytes", "byte limit of each of the jobs, results and dead-letter streams (0: none); a full stream refuses new messages (existing streams change only through solverd queue apply)", func(c *Config) any { return &c.NATS.MaxBytes }, kindPlain},
 	{"nats.ping_interval", "nats-ping-interval", "how often a client pings its NATS server to notice one that froze", func(c *Config) any { return &c.NATS.PingInterval }, kindPlain},
 	{"nats.max_pings_out", "nats-max-pings-out", "unanswered pings after which a client drops its server and reconnects (a frozen server is noticed after max_pings_out to max_pings_out+1 ping intervals)", func(c *Config) any { return &c.NATS.MaxPingsOut }, kindPlain},
 	{"nats.user", "nats-user", "NATS user name (with nats.password)", func(c *Config) any { return &c.NATS.User }, kindPlain},
@@ -691,6 +697,9 @@ func (c Config) validate(only map[string]bool) error {
 	}
 	if c.NATS.AckWait <= 0 {
 		bad("nats.ack_wait", "want a positive duration, got %s", c.NATS.AckWait)
+	}
+	if c.NATS.MaxBytes < 0 {
+		bad("nats.max_bytes", "want 0 (no limit) or a positive number of bytes, got %d", c.NATS.MaxBytes)
 	}
 	if c.NATS.PingInterval <= 0 {
 		bad("nats.ping_interval", "want a positive duration, got %s", c.NATS.PingInterval)

@@ -119,7 +119,7 @@ func TestEveryKeyFromEnv(t *testing.T) {
 	file := writeFile(t, "f", "pw\n")
 	values := map[string]string{
 		"nats.url":         "nats://e:1",
-		"nats.max_deliver": "2", "nats.ack_wait": "2s", "nats.replicas": "3", "database.url": "postgres://e/d",
+		"nats.max_deliver": "2", "nats.ack_wait": "2s", "nats.replicas": "3", "nats.max_bytes": "4096", "database.url": "postgres://e/d",
 		"nats.ping_interval": "5s", "nats.max_pings_out": "2",
 		"nats.user": "u", "nats.password": "p", "nats.token": "t", "nats.nkey_file": file, "nats.creds_file": file,
 		"nats.tls_ca_file": file, "nats.tls_cert_file": file, "nats.tls_key_file": file,
@@ -294,6 +294,7 @@ func TestValidate(t *testing.T) {
 		{"max pings out", func(c *Config) { c.NATS.MaxPingsOut = 0 }, "nats.max_pings_out: want at least 1, got 0"},
 		{"replicas zero", func(c *Config) { c.NATS.Replicas = 0 }, "nats.replicas: want 1 to 5, got 0"},
 		{"replicas six", func(c *Config) { c.NATS.Replicas = 6 }, "nats.replicas: want 1 to 5, got 6"},
+		{"max bytes negative", func(c *Config) { c.NATS.MaxBytes = -1 }, "nats.max_bytes: want 0 (no limit) or a positive number of bytes, got -1"},
 		{"db scheme", func(c *Config) { c.Database.URL = "mysql://x/y" }, "database.url:"},
 		{"fetch batch", func(c *Config) { c.Results.FetchBatch = 0 }, "results.fetch_batch:"},
 		{"fetch wait", func(c *Config) { c.Results.FetchWait = 0 }, "results.fetch_wait:"},
@@ -488,7 +489,7 @@ func TestSet(t *testing.T) {
 	if _, err := set.Load(fs); err == nil || !strings.Contains(err.Error(), "database.url") {
 		t.Errorf("a used key was not validated: %v", err)
 	}
-	if got := Uses("nats").With("solver.mode").Names(); len(got) != 15 || !slices.Contains(got, "solver.mode") {
+	if got := Uses("nats").With("solver.mode").Names(); len(got) != 16 || !slices.Contains(got, "solver.mode") {
 		t.Errorf("Names = %v", got)
 	}
 	defer func() {

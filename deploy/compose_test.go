@@ -319,3 +319,23 @@ func TestComposeCluster(t *testing.T) {
 		}
 	}
 }
+
+// Every nats-server image runs the version go.mod pins, the one the test
+// and fault suites run: the minimum docs/DEPLOY.md names (2.9.10 kept on a
+// restarted follower messages its leader had deleted).
+func TestComposeNATSVersion(t *testing.T) {
+	p := load(t)
+	want := "nats:" + server.VERSION
+	n := 0
+	for _, s := range p.Services {
+		if strings.HasPrefix(s.Image, "nats:") {
+			n++
+			if s.Image != want {
+				t.Errorf("%s runs %s, want %s (go.mod's nats-server)", s.Name, s.Image, want)
+			}
+		}
+	}
+	if n != 4 {
+		t.Errorf("%d nats services, want 4 (one, and the cluster profile's three)", n)
+	}
+}

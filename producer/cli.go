@@ -293,6 +293,7 @@ func enqueueAndFollow(ctx context.Context, f flags, st *store.Store, js jetstrea
 			_ = st.SetEnqueued(ctx, batch, upTo)
 		}
 	}
+	b.onFull = (&fullNotice{w: stderr}).onFull
 	start := time.Now()
 	bar := newBar(f.quiet, stderr, src.total, "enqueue")
 	n, err := enqueue(ctx, js, b, src, 256, bar.Add)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -37,6 +38,9 @@ type batchJobs struct {
 	// onStored sees, after each job the server stored, the sequence number
 	// before which every state is stored (jobs are acknowledged in order).
 	onStored func(upTo int64)
+	// onFull hears when TESSERA_JOBS starts and stops refusing jobs for
+	// being full (queue.Publisher.OnFull); enqueue waits meanwhile.
+	onFull func(full bool)
 }
 
 // jobOverhead is room kept in a job message for its other fields and headers.
@@ -66,6 +70,7 @@ func enqueue(ctx context.Context, js jetstream.JetStream, b batchJobs, src state
 		}
 	}
 	p.OnDuplicate = b.onDuplicate
+	p.OnFull = b.onFull
 	var (
 		seq   int64
 		first int64
@@ -141,6 +146,26 @@ func enqueue(ctx context.Context, js jetstream.JetStream, b batchJobs, src state
 		return seq, fmt.Errorf("enqueue batch %d: %w", b.batch, err)
 	}
 	return seq, nil
+}
+
+// fullNotice tells the operator that TESSERA_JOBS is full and the
+// producer waits, in one line, repeated at most every fullEvery while the
+// stream keeps filling up (it fills again each time the solvers have
+// taken a few jobs).
+type fullNotice struct {
+	w    io.Writer
+	last time.Time
+}
+
+// fullEvery spaces the repetitions of the full-stream line.
+const fullEvery = 30 * time.Second
+
+func (n *fullNotice) onFull(full bool) {
+	if !full || !n.last.IsZero() && time.Since(n.last) < fullEvery {
+		return
+	}
+	n.last = time.Now()
+	fmt.Fprintf(n.w, "producer: %s is full (its byte limit, nats.max_bytes): waiting for the solvers to take jobs\n", queue.JobsStream)
 }
 
 // pollEvery is how often --wait reads the batch's progress.

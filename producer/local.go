@@ -105,6 +105,7 @@ func startLocal(ctx context.Context, cfg config.Config, qcfg queue.Config, st *s
 	health.Started()
 	conn := l.conn
 	conn.Queue = qcfg
+	conn.Queue.MaxBytes = queue.FitMaxBytes(l.srv, qcfg.MaxBytes)
 	// The server and its store end with this process: consumer state in
 	// files would only cost writes.
 	conn.Queue.MemoryConsumers = true

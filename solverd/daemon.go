@@ -127,6 +127,16 @@ func serve(ctx context.Context, cfg config.Config, conn *cmdkit.Conn, solver sol
 	if drift, err := queue.ReplicaDrift(ctx, js, qc, cfg.Solver.TablesBucket); err == nil && len(drift) > 0 {
 		log.Warn(queue.ReplicaDriftWarning, "differences", drift)
 	}
+	if err := obs.WatchStreams(func(ctx context.Context) ([]metrics.StreamSize, error) {
+		sizes, err := queue.StreamSizes(ctx, js)
+		out := make([]metrics.StreamSize, len(sizes))
+		for i, s := range sizes {
+			out[i] = metrics.StreamSize(s)
+		}
+		return out, err
+	}); err != nil {
+		log.Warn("no stream size metrics", "err", err)
+	}
 	log.Info("solving jobs", "nats", redact.URL(cfg.NATS.URL), "workers", workersOrCores(cfg.Solver.Workers), "quick_workers", cfg.Solver.QuickWorkers)
 	// The same wiring as producer --local's workers (solverkit.WorkerOptions).
 	opts := solverkit.WorkerOptions(cfg.Solver, qc, solver, log, obs, p)

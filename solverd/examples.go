@@ -23,7 +23,8 @@ var examples = map[string]string{
   solverd queue apply --nats-max-deliver 5 --nats-ack-wait 1m
   solverd queue apply --nats-url nats://n1:4222,nats://n2:4222,nats://n3:4222 --nats-replicas 3`,
 	"solverd queue status": `  solverd queue status
-  solverd queue status --json | jq '.streams[] | {name, replicas, leader}'`,
+  solverd queue status --json | jq '.streams[] | {name, replicas, leader}'
+  solverd queue status --check --monitor-url http://n1:8222,http://n2:8222,http://n3:8222   # cron: exit 1 names each problem`,
 	"solverd workers": `  solverd workers
   solverd workers --json | jq '.[] | {host, pid, role, jobs: (.jobs | length), nodes_per_second}'`,
 	"solverd config": `  solverd config show`,

@@ -87,6 +87,10 @@ func TestRunServesMetrics(t *testing.T) {
 		`tessera_solver_queue_lag_seconds_count{lane="quick"} 1`,
 		`tessera_solver_redeliveries_total{lane="quick"} 0`,
 		`tessera_solver_workers{lanes="quick+heavy"} `,
+		// The streams' sizes against their limits (nats.max_bytes's default).
+		`tessera_stream_bytes{stream="TESSERA_JOBS"} `, `tessera_stream_bytes{stream="TESSERA_RESULTS"} `,
+		`tessera_stream_max_bytes{stream="TESSERA_JOBS"} 1.073741824e+09`,
+		`tessera_stream_max_bytes{stream="TESSERA_DEAD"} 1.073741824e+09`,
 		`go_goroutines `, `go_memstats_alloc_bytes `, `process_resident_memory_bytes `, `process_cpu_seconds_total `,
 	}
 	var body string

@@ -110,6 +110,14 @@ func TestNoSecretsInOutput(t *testing.T) {
 		{name: "config show", env: map[string]string{"TESSERA_NATS_USER": "alice", "TESSERA_NATS_PASSWORD": pw, "TESSERA_DATABASE_PASSWORD": testenv.DBPassword,
 			"TESSERA_RESULTS_HTTP_TOKEN": testenv.HTTPToken}, args: []string{"config", "show", "--metrics-token=" + testenv.HTTPToken}, want: "env TESSERA_NATS_PASSWORD"},
 		{name: "config show --json, password in URL", args: []string{"config", "show", "--json", "--nats-url=nats://alice:" + pw + "@" + dead}, want: `"flag --nats-url"`},
+		// Every URL is asked which server answers there; the one that
+		// does not is named, its password masked; so is a monitoring
+		// endpoint's.
+		{name: "queue status --check, a listed URL and a monitoring endpoint down", args: []string{"queue", "status", "--check",
+			"--nats-url=" + userinfo(users.ClientURL(), "alice:"+pw) + ",nats://alice:" + pw + "@" + dead,
+			"--monitor-url=http://bob:" + pw + "@" + dead}, want: "server at nats://" + dead + " did not answer"},
+		{name: "queue status, token and a URL down", args: []string{"queue", "status", "--json",
+			"--nats-url=" + userinfo(tokens.ClientURL(), tok) + ",nats://" + tok + "@" + dead, "--monitor-url=http://" + dead}, want: `"error"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

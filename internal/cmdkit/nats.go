@@ -18,6 +18,7 @@ import (
 func QueueConfig(c config.NATS) queue.Config {
 	qc := queue.WithDeliveries(c.MaxDeliver, c.AckWait)
 	qc.Replicas = c.Replicas
+	qc.MaxBytes = c.MaxBytes
 	return qc
 }
 

@@ -56,6 +56,7 @@ var scenarios = []scenario{
 	{"starvation, 4 x 24-puzzle", false, true, func(t *testing.T, s *suite) figure { return starvation(t, s, 4, 2, 30*time.Second, 1000) }},
 	{"starvation, 2 x 24-puzzle", true, false, func(t *testing.T, s *suite) figure { return starvation(t, s, 2, 1, 6*time.Second, 1000) }},
 	{"NATS kill -9", false, true, natsKill},
+	{"full store, writers late", false, true, fullStore},
 	// Issue 26: a three-node cluster of its own per scenario (cluster_test.go).
 	{"cluster: no fault", false, true, clusterBaseline},
 	{"cluster: kill -9 the TESSERA_JOBS leader", false, true, killLeader(queue.JobsStream)},
@@ -625,4 +626,72 @@ func statuses(tl tally) string {
 		parts = append(parts, fmt.Sprintf("%s %d", k, tl.byStatus[k]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// fullStoreLimit is the byte limit of the streams in fullStore: a few
+// thousand results, far below what the batch produces.
+const fullStoreLimit = 2 << 20
+
+// fullStore: the streams at a small byte limit (nats.max_bytes, set with
+// `solverd queue apply`), two solvers, 50,000 8-puzzles and no writer for
+// the first 40 s after TESSERA_RESULTS is full. The producer waits while
+// TESSERA_JOBS is full; the solvers must hold their results (not spend
+// the jobs' deliveries) until the writer comes. Every state must end
+// solved, none failed, nothing lost. The limits go back to the default
+// afterwards, for the next scenarios.
+func fullStore(t *testing.T, s *suite) figure {
+	s.run(t, nil, "solverd", "queue", "apply", "--nats-max-bytes", strconv.Itoa(fullStoreLimit))
+	defer s.run(t, nil, "solverd", "queue", "apply")
+	solvers := []*proc{s.solverd(t, "full-solverd-a", 1, 1), s.solverd(t, "full-solverd-b", 1, 1)}
+	jobs, res := s.read(t, jobDeliveries), s.read(t, resultDeliveries)
+	start := time.Now()
+	// The producer waits while TESSERA_JOBS is full: run it alongside.
+	producer := startProc(t, s.root, "full-producer", s.env, filepath.Join(s.bin, "producer"),
+		"--quiet", "--puzzle", "8", "--random", "50000", "--seed", "37", "--chunk-size", "10")
+	t.Cleanup(func() {
+		if !producer.exited() {
+			producer.kill()
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	var fullAt time.Duration
+	for {
+		st, err := s.js.Stream(ctx, queue.ResultsStream)
+		if err == nil && st.CachedInfo().State.Bytes >= fullStoreLimit*9/10 {
+			fullAt = time.Since(start)
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("%s never filled to its limit of %d bytes (err %v)", queue.ResultsStream, fullStoreLimit, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(40 * time.Second)
+	late := s.writer(t, "full-results")
+	<-producer.done
+	if producer.err != nil {
+		t.Fatalf("producer: %v\n%s", producer.err, producer.tail())
+	}
+	id := batchID(t, readFile(t, producer.log))
+	took := s.waitFinished(t, start, 10*time.Minute, id)
+	mustRun(t, append(solvers, late)...)
+	tl := s.check(t, id)
+	if n := tl.byStatus["solved"]; n != tl.states {
+		t.Errorf("%d of %d states solved (%s): a full store must never fail a state", n, tl.states, statuses(tl))
+	}
+	said := strings.Contains(readFile(t, producer.log), "TESSERA_JOBS is full")
+	return figure{states: tl.states, rows: tl.rows, finish: took,
+		redelivered: s.redelivered(t, jobDeliveries, jobs), resultsRe: s.redelivered(t, resultDeliveries, res),
+		note: fmt.Sprintf("streams at %d MiB; TESSERA_RESULTS full %s after the start, writer started 40 s later; producer said it waited: %v; %s",
+			fullStoreLimit>>20, dur(fullAt), said, statuses(tl))}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

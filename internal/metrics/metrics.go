@@ -128,11 +128,13 @@ type Solver struct {
 	workers  *prometheus.GaugeVec
 	sets     *prometheus.GaugeVec
 	subtrees *prometheus.CounterVec
+	reg      prometheus.Registerer // for collectors wired once connected (WatchStreams)
 }
 
 // NewSolver registers the solver's families on reg.
 func NewSolver(reg prometheus.Registerer) *Solver {
 	m := &Solver{
+		reg: reg,
 		solves: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "tessera_solver_solves_total", Help: "States answered, by puzzle, mode and status.",
 		}, []string{"puzzle", "mode", "status"}),

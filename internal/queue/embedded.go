@@ -75,3 +75,18 @@ func StartServer(o ServerOptions) (*server.Server, *nats.Conn, error) {
 func StartEmbedded(storeDir string) (*server.Server, *nats.Conn, error) {
 	return StartServer(ServerOptions{StoreDir: storeDir, Name: "tessera-embedded"})
 }
+
+// FitMaxBytes is want (nats.max_bytes), lowered to a quarter of s's
+// JetStream store when that is less: the in-process server of --local
+// takes its store from the free disk, and the three limited streams and
+// the headroom must fit in it (docs/DEPLOY.md's rule), or creating them
+// would fail on a small disk. 0 (no limit) stays 0.
+func FitMaxBytes(s *server.Server, want int64) int64 {
+	if want <= 0 || s == nil {
+		return want
+	}
+	if c := s.JetStreamConfig(); c != nil && c.MaxStore > 0 {
+		return min(want, c.MaxStore/4)
+	}
+	return want
+}

@@ -235,8 +235,15 @@ type Publisher struct {
 	// publish. (A duplicate on a retry is this Publisher's own earlier
 	// attempt, and is not reported.)
 	OnDuplicate func(jobID string, states int, storedSeq uint64)
+	// OnFull, when set, is called with true when the server first refuses
+	// a job because TESSERA_JOBS is full (IsStoreFull), and with false at
+	// the next job stored after that: the Publisher waits out a full
+	// stream, publishing again with growing delays for as long as ctx
+	// lasts, and says so through OnFull once each way.
+	OnFull func(full bool)
 
 	acked, dups int64
+	full        bool
 }
 
 type inflight struct {
@@ -244,6 +251,7 @@ type inflight struct {
 	msg    *nats.Msg
 	states int
 	tries  int
+	fulls  int // refusals for a full stream, which tries does not count
 }
 
 // publishTries is how many times one job is published before the
@@ -252,6 +260,10 @@ const publishTries = 5
 
 // publishBackoff paces the republishing of a job: 100 ms more per try.
 var publishBackoff = backoff.Policy{Min: 100 * time.Millisecond, Max: 5 * time.Second, Linear: true}
+
+// fullBackoff paces the republishing of a job refused by a full stream:
+// the solvers free room at their pace, so the wait grows to 5 s.
+var fullBackoff = backoff.Policy{Min: 250 * time.Millisecond, Max: 5 * time.Second}
 
 // NewPublisher returns a Publisher keeping at most window publishes in
 // flight (256 when window < 1).
@@ -315,6 +327,12 @@ func (p *Publisher) waitOldest(ctx context.Context) error {
 	select {
 	case ack := <-in.f.Ok():
 		p.acked++
+		if p.full {
+			p.full = false
+			if p.OnFull != nil {
+				p.OnFull(false)
+			}
+		}
 		if ack.Duplicate {
 			p.dups++
 			if in.tries == 1 && p.OnDuplicate != nil {
@@ -329,6 +347,20 @@ func (p *Publisher) waitOldest(ctx context.Context) error {
 		return nil
 	case err := <-in.f.Err():
 		id := in.msg.Header.Get(jetstream.MsgIDHeader)
+		if IsStoreFull(err) {
+			if !p.full {
+				p.full = true
+				if p.OnFull != nil {
+					p.OnFull(true)
+				}
+			}
+			in.tries-- // not the job's fault: it is sent again as often as it takes
+			in.fulls++
+			if !backoff.Sleep(ctx, fullBackoff.Delay(in.fulls)) {
+				return fmt.Errorf("publish job %s: %s %w; gave up waiting: %w", id, JobsStream, ErrStoreFull, ctx.Err())
+			}
+			return p.send(in)
+		}
 		if in.tries >= publishTries {
 			return fmt.Errorf("publish job %s: gave up after %d tries: %w", id, in.tries, err)
 		}

@@ -97,6 +97,13 @@ type Config struct {
 	// Replicas of every stream and bucket tessera creates (1 for a single
 	// server). Existing ones keep theirs: see replicas.go.
 	Replicas int
+	// MaxBytes is the byte limit of each of TESSERA_JOBS, TESSERA_RESULTS
+	// and TESSERA_DEAD (0: none), with discard-new: a full stream refuses
+	// a publish (IsStoreFull) rather than drop what it holds, and the
+	// server's store keeps room for what has no limit of its own (raft
+	// logs, consumer state, buckets). Like Replicas, a new stream gets
+	// it and an existing one keeps its own until `solverd queue apply`.
+	MaxBytes int64
 	// MemoryConsumers keeps the state of the consumers tessera creates in
 	// the server's memory instead of files (the streams stay on file):
 	// for producer --local's throw-away in-process server, whose file
@@ -119,6 +126,7 @@ func DefaultConfig() Config {
 		ResultsMaxAckPending: 10000,
 		DeadMaxAge:           30 * 24 * time.Hour,
 		Replicas:             1,
+		MaxBytes:             DefaultMaxBytes,
 	}
 }
 
@@ -161,6 +169,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("queue: dead-letter max age must be positive, got %v", c.DeadMaxAge)
 	case c.Replicas < 1:
 		return fmt.Errorf("queue: replicas must be at least 1, got %d", c.Replicas)
+	case c.MaxBytes < 0:
+		return fmt.Errorf("queue: max bytes must be 0 (no limit) or positive, got %d", c.MaxBytes)
 	}
 	for i, d := range c.BackOff {
 		if d <= 0 {
@@ -210,6 +220,8 @@ func EnsureStreams(ctx context.Context, js jetstream.JetStream, c Config) error 
 		Storage:     jetstream.FileStorage,
 		Duplicates:  c.DuplicateWindow,
 		Replicas:    c.Replicas,
+		MaxBytes:    c.maxBytes(),
+		Discard:     jetstream.DiscardNew,
 	}, {
 		Name:        ResultsStream,
 		Description: "tessera results: one message per solved job, consumed by the results writer",
@@ -218,6 +230,8 @@ func EnsureStreams(ctx context.Context, js jetstream.JetStream, c Config) error 
 		Storage:     jetstream.FileStorage,
 		Duplicates:  c.DuplicateWindow,
 		Replicas:    c.Replicas,
+		MaxBytes:    c.maxBytes(),
+		Discard:     jetstream.DiscardNew,
 	}, {
 		Name:        DeadStream,
 		Description: "tessera dead letters: exhausted-delivery advisories and undecodable jobs",
@@ -227,10 +241,12 @@ func EnsureStreams(ctx context.Context, js jetstream.JetStream, c Config) error 
 		MaxAge:      c.DeadMaxAge,
 		Duplicates:  min(c.DuplicateWindow, c.DeadMaxAge),
 		Replicas:    c.Replicas,
+		MaxBytes:    c.maxBytes(),
+		Discard:     jetstream.DiscardNew,
 	}, parkedStreamConfig(c)}
 	for _, sc := range streams {
 		if err := Place(ctx, js.Conn(), sc.Replicas, func() error { return ensureStream(ctx, js, sc) }); err != nil {
-			return ReplicasError(js.Conn(), "stream "+sc.Name, sc.Replicas, err)
+			return bytesError(sc, ReplicasError(js.Conn(), "stream "+sc.Name, sc.Replicas, err))
 		}
 	}
 	return nil
@@ -257,7 +273,7 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, sc jetstream.Stre
 		return err
 	}
 	have := s.CachedInfo().Config
-	sc.Replicas = have.Replicas
+	sc.Replicas, sc.MaxBytes, sc.Discard = have.Replicas, have.MaxBytes, have.Discard
 	if slices.Equal(have.Subjects, sc.Subjects) && have.Retention == sc.Retention && have.Storage == sc.Storage &&
 		have.Duplicates == sc.Duplicates && have.MaxAge == sc.MaxAge &&
 		have.Description == sc.Description {

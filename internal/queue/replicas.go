@@ -72,27 +72,33 @@ func CheckReplicas(ctx context.Context, js jetstream.JetStream, stream, what str
 }
 
 func notPlaceable(nc *nats.Conn, what string, asked int, detail string) error {
+	n := 1
+	if clustered(nc) {
+		n = serverCount(nc)
+	}
 	return fmt.Errorf("%s: %d replicas asked but %s cannot place them: set nats.replicas to at most %s (%w: %s)",
-		what, asked, deployment(nc), maxReplicas(nc), ErrReplicas, detail)
+		what, asked, describe(nc, n), maxReplicas(nc, n), ErrReplicas, detail)
 }
 
 // clustered says whether nc's server is part of a cluster.
 func clustered(nc *nats.Conn) bool { return nc != nil && nc.ConnectedClusterName() != "" }
 
-// deployment describes the server side as the client sees it.
-func deployment(nc *nats.Conn) string {
+// describe is the server side as the client sees it, with n servers
+// answering (counted by name: a cluster advertises each server under
+// several URLs).
+func describe(nc *nats.Conn, n int) string {
 	if !clustered(nc) {
 		return "a single NATS server (not a cluster)"
 	}
-	return fmt.Sprintf("NATS cluster %s (%d servers known to this client)", nc.ConnectedClusterName(), len(nc.Servers()))
+	return fmt.Sprintf("NATS cluster %s (%d servers)", nc.ConnectedClusterName(), n)
 }
 
-func maxReplicas(nc *nats.Conn) string {
+func maxReplicas(nc *nats.Conn, n int) string {
 	if !clustered(nc) {
 		return "1"
 	}
-	// Known servers may include ones without JetStream or currently down.
-	return fmt.Sprintf("the number of servers with JetStream (%d known)", len(nc.Servers()))
+	// Answering servers may include ones without JetStream.
+	return fmt.Sprintf("the number of servers with JetStream (%d answering)", n)
 }
 
 // BucketStream is the stream behind a key-value bucket (KV_<bucket>).
@@ -120,13 +126,14 @@ func replicaStreams(objectBuckets []string) []string {
 
 // ReplicaDriftWarning is what a process logs, once, with ReplicaDrift's
 // list.
-const ReplicaDriftWarning = "existing streams keep their replica count (nats.replicas applies to new ones); " +
-	"run `solverd queue apply` to change it"
+const ReplicaDriftWarning = "existing streams keep their replica count and byte limit (nats.replicas and " +
+	"nats.max_bytes apply to new ones); run `solverd queue apply` to change them"
 
 // ReplicaDrift lists the existing tessera streams and buckets (the given
 // object-store buckets included) whose replica count differs from c's,
-// e.g. "TESSERA_JOBS: 3 replicas on the server, nats.replicas 1". They are
-// left as they are; callers log the list once.
+// e.g. "TESSERA_JOBS: 3 replicas on the server, nats.replicas 1", and the
+// streams whose byte limit differs from nats.max_bytes. They are left as
+// they are; callers log the list once.
 func ReplicaDrift(ctx context.Context, js jetstream.JetStream, c Config, objectBuckets ...string) ([]string, error) {
 	var out []string
 	for _, name := range replicaStreams(objectBuckets) {
@@ -141,7 +148,8 @@ func ReplicaDrift(ctx context.Context, js jetstream.JetStream, c Config, objectB
 			out = append(out, fmt.Sprintf("%s: %d replicas on the server, nats.replicas %d", name, have, c.Replicas))
 		}
 	}
-	return out, nil
+	limits, err := maxBytesDrift(ctx, js, c)
+	return append(out, limits...), err
 }
 
 // ApplyReplicas sets the replica count of every existing tessera stream and

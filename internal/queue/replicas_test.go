@@ -227,7 +227,7 @@ func TestTooManyReplicas(t *testing.T) {
 			t.Fatal(err)
 		}
 		err = EnsureStreams(ctx, js, withReplicas(5))
-		check(t, err, "stream TESSERA_JOBS: 5 replicas asked but NATS cluster C (3 servers known to this client) cannot place them")
+		check(t, err, "stream TESSERA_JOBS: 5 replicas asked but NATS cluster C (3 servers) cannot place them: set nats.replicas to at most the number of servers with JetStream (3 answering)")
 		if err := EnsureStreams(ctx, js, withReplicas(3)); err != nil {
 			t.Fatal(err)
 		}

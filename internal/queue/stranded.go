@@ -44,28 +44,38 @@ type StrandedReport struct {
 // be read is skipped, not the end: the error then says how many, and the
 // report still holds every message that was read.
 func BelowAckFloor(ctx context.Context, js jetstream.JetStream, stream string) (StrandedReport, error) {
-	var rep StrandedReport
 	s, err := js.Stream(ctx, stream)
 	if err != nil {
-		return rep, fmt.Errorf("stranded %s: %w", stream, err)
+		return StrandedReport{}, fmt.Errorf("stranded %s: %w", stream, err)
 	}
+	var infos []*jetstream.ConsumerInfo
+	cl := s.ListConsumers(ctx)
+	for ci := range cl.Info() {
+		infos = append(infos, ci)
+	}
+	if err := cl.Err(); err != nil {
+		return StrandedReport{}, fmt.Errorf("stranded %s: list consumers: %w", stream, err)
+	}
+	return belowAckFloor(ctx, s, infos)
+}
+
+// belowAckFloor is BelowAckFloor of the stream s with the consumers infos.
+func belowAckFloor(ctx context.Context, s jetstream.Stream, infos []*jetstream.ConsumerInfo) (StrandedReport, error) {
+	var rep StrandedReport
+	stream := s.CachedInfo().Config.Name
 	type floor struct {
 		filters []string
 		seq     uint64
 	}
 	var floors []floor
 	var top uint64
-	cl := s.ListConsumers(ctx)
-	for ci := range cl.Info() {
+	for _, ci := range infos {
 		f := floor{filters: ci.Config.FilterSubjects, seq: ci.AckFloor.Stream}
 		if ci.Config.FilterSubject != "" {
 			f.filters = append(f.filters, ci.Config.FilterSubject)
 		}
 		floors = append(floors, f)
 		top = max(top, f.seq)
-	}
-	if err := cl.Err(); err != nil {
-		return rep, fmt.Errorf("stranded %s: list consumers: %w", stream, err)
 	}
 	if st := s.CachedInfo().State; st.Msgs == 0 || top < st.FirstSeq {
 		return rep, nil // the healthy case: everything acked is gone
