@@ -626,7 +626,11 @@ func (r *runner) patiently(t *tracked, what string, f func(context.Context) erro
 	r.blocked.Add(1)
 	defer r.blocked.Add(-1)
 	since := time.Now()
-	r.log.Warn("worker: NATS does not take the "+what+"; holding the job and pulling no more work until it does",
+	why := "NATS does not take the " + what
+	if queue.IsStoreFull(err) {
+		why += " (its stream is full: the writers are behind or stopped)"
+	}
+	r.log.Warn("worker: "+why+"; holding the job and pulling no more work until it does",
 		"subject", t.msg.Subject(), "err", err)
 	nextLog := since.Add(time.Minute)
 	for attempt := 1; ; attempt++ {
