@@ -242,3 +242,38 @@ func TestPriorityOrder(t *testing.T) {
 		t.Errorf("%d normal-priority jobs among the first 10 taken, want its share of 1: %v", n, order)
 	}
 }
+
+// A cancel of a paused batch answers its parked jobs as cancelled once
+// they are put back (as `results cancel` does: cancel, unpause, unpark).
+func TestCancelPausedBatch(t *testing.T) {
+	e := newEnv(t, queue.DefaultConfig())
+	e.start(t, worker.Options{Workers: 1, Solve: echo})
+	if err := queue.PauseBatch(e.ctx, e.js, e.cfg, 91, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	e.publish(t, mkJob(91, 0, "a", "b"))
+	e.publish(t, mkJob(91, 2, "c"))
+	eventually(t, "the jobs parked", func() bool { return e.streamMsgs(t, queue.ParkedStream) == 2 })
+	if err := queue.CancelBatch(e.ctx, e.js, e.cfg, 91, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := queue.UnpauseBatch(e.ctx, e.js, e.cfg, 91); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := queue.Unpark(e.ctx, e.js, 91); err != nil || n != 2 {
+		t.Fatalf("Unpark = %d, %v", n, err)
+	}
+	rows := 0
+	for _, r := range e.results(t, 2) {
+		for _, x := range r.Results {
+			rows++
+			if x.Status != result.StatusCancelled {
+				t.Errorf("parked state of a cancelled batch: %+v", x)
+			}
+		}
+	}
+	if rows != 3 {
+		t.Errorf("%d rows, want 3", rows)
+	}
+}
