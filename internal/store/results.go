@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tessera-solver/tessera/internal/result"
@@ -232,9 +233,37 @@ func (s *Store) InsertResultsReport(ctx context.Context, batch []job.Results) (R
 		return nil
 	})
 	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			err = errors.Join(err, s.syncStandbyWait(context.WithoutCancel(ctx)))
+		}
 		return Report{}, fmt.Errorf("insert results: %w", err)
 	}
 	return rep, nil
+}
+
+// syncStandbyWait explains a write cut by its deadline when the server's
+// commits are waiting for a synchronous standby that is not there (a
+// promoted standby that kept the old primary's synchronous_standby_names
+// waits forever): an error wrapping ErrSyncStandby, or nil when that is
+// not the case or the server cannot be asked within a few seconds.
+func (s *Store) syncStandbyWait(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	var names, server string
+	var standbys, waiting int64
+	err := s.pool.withConn(ctx, func(c *pgx.Conn) error {
+		return c.QueryRow(ctx, `SELECT current_setting('synchronous_standby_names'),
+    (SELECT count(*) FROM pg_stat_replication WHERE sync_state IN ('sync', 'quorum')),
+    (SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'),
+    coalesce(host(inet_server_addr()) || ':' || current_setting('port'), current_setting('port'))`).
+			Scan(&names, &standbys, &waiting, &server)
+	})
+	if err != nil || names == "" || waiting == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %d commits on %s wait for synchronous_standby_names = %q with %d synchronous standbys connected: "+
+		"attach a standby it names, or clear it on this server (ALTER SYSTEM SET synchronous_standby_names = ''; SELECT pg_reload_conf())",
+		ErrSyncStandby, waiting, server, names, standbys)
 }
 
 func hasReplace(batch []job.Results) bool {
