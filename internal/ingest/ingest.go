@@ -104,10 +104,10 @@ type Options struct {
 	// standby that is gone, a connection to a vanished host) cannot hold
 	// its messages forever.
 	WriteTimeout time.Duration
-	FetchWait  time.Duration // longest wait for a batch to fill (1s)
-	MinBackoff time.Duration // first delay after a failed write or fetch (100ms)
-	MaxBackoff time.Duration // the delay doubles up to this (5s)
-	Logger     *slog.Logger  // slog.Default()
+	FetchWait    time.Duration // longest wait for a batch to fill (1s)
+	MinBackoff   time.Duration // first delay after a failed write or fetch (100ms)
+	MaxBackoff   time.Duration // the delay doubles up to this (5s)
+	Logger       *slog.Logger  // slog.Default()
 	// OnReject, if set, sees every message about to be terminated as
 	// malformed, e.g. to keep a dead-letter copy (Term deletes it from a
 	// work-queue stream).
