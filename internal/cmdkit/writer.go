@@ -68,7 +68,8 @@ func RunWriter(ctx context.Context, src, deadSrc ingest.Source, st *store.Store,
 			log.Info("serving /metrics and /healthz", "addr", srv.Addr())
 		}
 	}
-	in := ingest.New(src, sink, ingest.Options{FetchBatch: r.FetchBatch, FetchWait: r.FetchWait, Logger: log})
+	in := ingest.New(src, sink, ingest.Options{FetchBatch: r.FetchBatch, FetchWait: r.FetchWait,
+		MaxBytes: r.MaxBytes, WriteTimeout: r.WriteTimeout, Logger: log})
 	// The loops stop together: the dead-letter recorder failing ends the
 	// writer (a supervisor restarts it) instead of leaving half of it
 	// running, and an ingest failure stops the recorder.
@@ -78,7 +79,7 @@ func RunWriter(ctx context.Context, src, deadSrc ingest.Source, st *store.Store,
 		return nil
 	})
 	loops.Go("dead-letter recorder", func(ctx context.Context) error {
-		return ingest.RunDeadJobs(ctx, deadSrc, sink, ingest.Options{FetchWait: r.FetchWait, Logger: log})
+		return ingest.RunDeadJobs(ctx, deadSrc, sink, ingest.Options{FetchWait: r.FetchWait, WriteTimeout: r.WriteTimeout, Logger: log})
 	})
 	err := in.Run(loops.Context())
 	err = errors.Join(err, loops.Stop())
