@@ -48,7 +48,7 @@ func (c *Conn) WriterSources(ctx context.Context, log *slog.Logger) (results, de
 			log.Warn("stranded-results sweep failed", "err", err)
 			return
 		}
-		log.Warn("stranded results message", "what", line)
+		log.Warn("stranded results messages", "what", line)
 	}), deadSrc, nil
 }
 
