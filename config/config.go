@@ -192,7 +192,7 @@ func Default() Config {
 	c.Solver.MetricsAddr = "127.0.0.1:9464"
 	c.Results.FetchBatch = 1000
 	c.Results.FetchWait = time.Second
-	c.Results.MaxBytes = 24 << 20             // ingest.DefaultMaxBytes
+	c.Results.MaxBytes = 16 << 20             // ingest.DefaultMaxBytes
 	c.Results.WriteTimeout = 30 * time.Second // ingest.DefaultWriteTimeout
 	// Loopback only: the API and /metrics are unauthenticated unless
 	// results.http_token is set, so exposing them is an explicit choice.

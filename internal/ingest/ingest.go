@@ -89,7 +89,7 @@ type Options struct {
 	// writer holds two fetches: one being written, the next decoded).
 	MaxRows int
 	// MaxBytes bounds what the writer holds at once, fetched, decoded and
-	// being committed together, in bytes as Cost counts them (24 MiB).
+	// being committed together, in bytes as Cost counts them (16 MiB).
 	// A fetch asks for no more than half of it, and the next fetch waits
 	// until what is held leaves room for it; a single message bigger than
 	// the bound is still taken, alone.
@@ -150,7 +150,7 @@ func (o *Options) defaults() {
 // Defaults of Options.MaxBytes and Options.WriteTimeout (the
 // results.max_bytes and results.write_timeout keys).
 const (
-	DefaultMaxBytes     = 24 << 20
+	DefaultMaxBytes     = 16 << 20
 	DefaultWriteTimeout = 30 * time.Second
 )
 
