@@ -708,9 +708,10 @@ func (in *Ingester) letters(ctx context.Context, ls []store.DeadLetter, dead *in
 }
 
 // retry runs f until it succeeds, fails with ErrRejected, or ctx ends;
-// each attempt gets WriteTimeout.
+// each attempt gets WriteTimeout. While it fails, the fetcher holds
+// nothing ahead, as for write.
 func (in *Ingester) retry(ctx context.Context, f func(context.Context) error) error {
-	return backoff.Retry(ctx, in.policy(), func() error {
+	err := backoff.Retry(ctx, in.policy(), func() error {
 		actx, cancel := context.WithTimeout(ctx, in.opt.WriteTimeout)
 		defer cancel()
 		err := f(actx)
@@ -722,9 +723,14 @@ func (in *Ingester) retry(ctx context.Context, f func(context.Context) error) er
 		}
 		return err
 	}, func(attempt int, delay time.Duration, err error) {
+		in.health.set(true)
 		in.add(func(s *Stats) { s.Retries++ })
 		in.opt.Logger.Warn("write failed; retrying", "attempt", attempt, "delay", delay, "err", err)
 	})
+	if err == nil || errors.Is(err, store.ErrRejected) {
+		in.health.set(false)
+	}
+	return err
 }
 
 func digest(b []byte) string {
