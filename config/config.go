@@ -157,7 +157,13 @@ type Solver struct {
 type Results struct {
 	FetchBatch int           `mapstructure:"fetch_batch"` // result messages per transaction, at most
 	FetchWait  time.Duration `mapstructure:"fetch_wait"`  // longest wait for a batch to fill
-	HTTPAddr   string        `mapstructure:"http_addr"`   // results serve
+	// MaxBytes bounds what the writer holds at once (fetched, decoded and
+	// being committed), in bytes.
+	MaxBytes int64 `mapstructure:"max_bytes"`
+	// WriteTimeout bounds one attempt at a transaction; a longer one is
+	// cancelled and retried.
+	WriteTimeout time.Duration `mapstructure:"write_timeout"`
+	HTTPAddr     string        `mapstructure:"http_addr"` // results serve
 	// HTTPToken, when set, is the bearer token results serve requires on
 	// every endpoint but /healthz and /readyz (secret).
 	HTTPToken string `mapstructure:"http_token"`
@@ -205,6 +211,8 @@ func Default() Config {
 	c.Solver.MetricsAddr = "127.0.0.1:9464"
 	c.Results.FetchBatch = 1000
 	c.Results.FetchWait = time.Second
+	c.Results.MaxBytes = 16 << 20             // ingest.DefaultMaxBytes
+	c.Results.WriteTimeout = 30 * time.Second // ingest.DefaultWriteTimeout
 	// Loopback only: the API and /metrics are unauthenticated unless
 	// results.http_token is set, so exposing them is an explicit choice.
 	c.Results.HTTPAddr = "127.0.0.1:8080"
@@ -283,6 +291,8 @@ var keys = []key{
 	{"solver.metrics_token", "metrics-token", "bearer token solverd run's /metrics requires (empty: none)" + secretUsage, func(c *Config) any { return &c.Solver.MetricsToken }, kindSecret},
 	{"results.fetch_batch", "fetch-batch", "result messages written per transaction, at most", func(c *Config) any { return &c.Results.FetchBatch }, kindPlain},
 	{"results.fetch_wait", "fetch-wait", "longest wait for a batch of results to fill", func(c *Config) any { return &c.Results.FetchWait }, kindPlain},
+	{"results.max_bytes", "writer-max-bytes", "bytes of results the writer holds at once (fetched, decoded, being committed), at most", func(c *Config) any { return &c.Results.MaxBytes }, kindPlain},
+	{"results.write_timeout", "write-timeout", "longest one attempt at a results transaction may take before it is cancelled and retried", func(c *Config) any { return &c.Results.WriteTimeout }, kindPlain},
 	{"results.http_addr", "http-addr", "listen address of results serve (0.0.0.0:8080 or :8080: every interface)", func(c *Config) any { return &c.Results.HTTPAddr }, kindPlain},
 	{"results.http_token", "http-token", "bearer token results serve requires on every endpoint but /healthz and /readyz (empty: none)" + secretUsage, func(c *Config) any { return &c.Results.HTTPToken }, kindSecret},
 	{"results.http_writer_tokens", "http-writer-tokens", "NAME=TOKEN pairs, comma separated: bearer tokens that may also write through results serve (client= tracking, kept apart per NAME; generate=true)" + secretUsage, func(c *Config) any { return &c.Results.HTTPWriterTokens }, kindSecret},
@@ -755,6 +765,12 @@ func (c Config) validate(only map[string]bool) error {
 	}
 	if c.Results.FetchWait <= 0 {
 		bad("results.fetch_wait", "want a positive duration, got %s", c.Results.FetchWait)
+	}
+	if c.Results.MaxBytes < 1<<20 {
+		bad("results.max_bytes", "want at least 1048576 (1 MiB), got %d", c.Results.MaxBytes)
+	}
+	if c.Results.WriteTimeout < time.Second {
+		bad("results.write_timeout", "want a duration of 1s or more, got %s", c.Results.WriteTimeout)
 	}
 	if c.Results.HTTPMaxRequests < 1 {
 		bad("results.http_max_requests", "want 1 or more, got %d", c.Results.HTTPMaxRequests)

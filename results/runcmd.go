@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -69,7 +71,11 @@ func service(ctx context.Context, cfg config.Config, st *store.Store, log *slog.
 	health.Started()
 	unregister := presence.Start(conn.JS, conn.Queue, log)
 	context.AfterFunc(ctx, func() { unregister(); _ = conn.NC.Drain() })
-	log.Info("consuming results", "nats", redact.URL(cfg.NATS.URL), "fetch_batch", cfg.Results.FetchBatch)
+	prev := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(prev) // for the tests that run the command in their process
+	limit := memoryLimit(cfg.Results.MaxBytes)
+	log.Info("consuming results", "nats", redact.URL(cfg.NATS.URL), "fetch_batch", cfg.Results.FetchBatch,
+		"max_bytes", cfg.Results.MaxBytes, "memory_limit", limit)
 	err = cmdkit.RunWriter(ctx, src, deadSrc, st, m, cfg.Results, log)
 	unregister() // returns once the entry is removed (or its removal failed)
 	return err
@@ -81,4 +87,19 @@ func retry(ctx context.Context, log *slog.Logger, what string, f func() error) e
 	refusals := backoff.Refusals{Refused: func(err error) bool { return queue.Refused(err) || store.Refused(err) },
 		Hint: "check its URL, credentials and TLS settings"}
 	return cmdkit.Retry(ctx, log, what, &refusals, f)
+}
+
+// memoryLimit sets the Go runtime's soft memory limit of `results run` to
+// five times what the writer may hold (results.max_bytes), unless
+// GOMEMLIMIT says otherwise, and returns the limit in force. Besides the
+// results it holds, the writer keeps its state cache and its buffers, and
+// the collector would by default let the heap grow to twice all that
+// before collecting: at the default (16 MiB, so 80 MiB) a restart into a
+// backlog stays under 100 MB resident (docs/RELIABILITY.md). Only this
+// process: producer --local also runs solvers, whose memory is theirs.
+func memoryLimit(maxBytes int64) int64 {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(5 * maxBytes)
+	}
+	return debug.SetMemoryLimit(-1)
 }

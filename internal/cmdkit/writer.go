@@ -48,7 +48,7 @@ func (c *Conn) WriterSources(ctx context.Context, log *slog.Logger) (results, de
 			log.Warn("stranded-results sweep failed", "err", err)
 			return
 		}
-		log.Warn("stranded results message", "what", line)
+		log.Warn("stranded results messages", "what", line)
 	}), deadSrc, nil
 }
 
@@ -86,7 +86,8 @@ func RunWriter(ctx context.Context, src, deadSrc ingest.Source, st *store.Store,
 	if m != nil {
 		sink = measuredSink{st, m}
 	}
-	in := ingest.New(src, sink, ingest.Options{FetchBatch: r.FetchBatch, FetchWait: r.FetchWait, Logger: log})
+	in := ingest.New(src, sink, ingest.Options{FetchBatch: r.FetchBatch, FetchWait: r.FetchWait,
+		MaxBytes: r.MaxBytes, WriteTimeout: r.WriteTimeout, Logger: log})
 	// The loops stop together: the dead-letter recorder failing ends the
 	// writer (a supervisor restarts it) instead of leaving half of it
 	// running, and an ingest failure stops the recorder.
@@ -96,7 +97,7 @@ func RunWriter(ctx context.Context, src, deadSrc ingest.Source, st *store.Store,
 		return nil
 	})
 	loops.Go("dead-letter recorder", func(ctx context.Context) error {
-		return ingest.RunDeadJobs(ctx, deadSrc, sink, ingest.Options{FetchWait: r.FetchWait, Logger: log})
+		return ingest.RunDeadJobs(ctx, deadSrc, sink, ingest.Options{FetchWait: r.FetchWait, WriteTimeout: r.WriteTimeout, Logger: log})
 	})
 	err := in.Run(loops.Context())
 	err = errors.Join(err, loops.Stop())

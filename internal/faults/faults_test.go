@@ -49,6 +49,7 @@ var scenarios = []scenario{
 	{"writer kill -9", false, true, writerKill},
 	{"NATS stop + restart", false, true, natsRestart},
 	{"PostgreSQL stopped 30 s", false, true, func(t *testing.T, s *suite) figure { return pgStop(t, s, 30*time.Second) }},
+	{"PostgreSQL failover to a synchronous standby", false, true, pgFailover},
 	{"poison burst 10,000", false, true, func(t *testing.T, s *suite) figure { return poison(t, s, 10000) }},
 	{"poison burst 200", true, false, func(t *testing.T, s *suite) figure { return poison(t, s, 200) }},
 	{"duplicates", true, true, duplicates},

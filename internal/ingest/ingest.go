@@ -25,6 +25,7 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/tessera-solver/tessera/internal/backoff"
 	"github.com/tessera-solver/tessera/internal/job"
@@ -56,6 +57,10 @@ type Source interface {
 // ErrClosed is returned (wrapped) by a Source that is finished for good.
 var ErrClosed = errors.New("source closed")
 
+// ErrWriteTimeout wraps the error of a write attempt cut at
+// Options.WriteTimeout (logged, then retried).
+var ErrWriteTimeout = errors.New("write timed out")
+
 // Sink stores results; *store.Store is the real one. InsertResults must be
 // idempotent and all-or-nothing, return the number of new rows, and wrap
 // store.ErrRejected when the data itself is unacceptable.
@@ -83,14 +88,26 @@ type Options struct {
 	// the rows per message seen so far, so memory stays flat too (the
 	// writer holds two fetches: one being written, the next decoded).
 	MaxRows int
+	// MaxBytes bounds what the writer holds at once, fetched, decoded and
+	// being committed together, in bytes as Cost counts them (16 MiB).
+	// A fetch asks for no more than half of it, and the next fetch waits
+	// until what is held leaves room for it; a single message bigger than
+	// the bound is still taken, alone.
+	MaxBytes int64
 	// Heartbeat is how often messages held for a transaction (written or
 	// waiting their turn) have their ack clock reset (10s; the results
 	// consumer's ack wait is 30s).
-	Heartbeat  time.Duration
-	FetchWait  time.Duration // longest wait for a batch to fill (1s)
-	MinBackoff time.Duration // first delay after a failed write or fetch (100ms)
-	MaxBackoff time.Duration // the delay doubles up to this (5s)
-	Logger     *slog.Logger  // slog.Default()
+	Heartbeat time.Duration
+	// WriteTimeout bounds one attempt at a transaction (30s): an attempt
+	// that has not committed by then is cancelled, logged and retried, so
+	// a commit that never returns (a primary waiting for a synchronous
+	// standby that is gone, a connection to a vanished host) cannot hold
+	// its messages forever.
+	WriteTimeout time.Duration
+	FetchWait    time.Duration // longest wait for a batch to fill (1s)
+	MinBackoff   time.Duration // first delay after a failed write or fetch (100ms)
+	MaxBackoff   time.Duration // the delay doubles up to this (5s)
+	Logger       *slog.Logger  // slog.Default()
 	// OnReject, if set, sees every message about to be terminated as
 	// malformed, e.g. to keep a dead-letter copy (Term deletes it from a
 	// work-queue stream).
@@ -107,8 +124,14 @@ func (o *Options) defaults() {
 	if o.MaxRows <= 0 {
 		o.MaxRows = 20_000
 	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
 	if o.Heartbeat <= 0 {
 		o.Heartbeat = 10 * time.Second
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = DefaultWriteTimeout
 	}
 	if o.FetchWait <= 0 {
 		o.FetchWait = time.Second
@@ -124,6 +147,13 @@ func (o *Options) defaults() {
 	}
 }
 
+// Defaults of Options.MaxBytes and Options.WriteTimeout (the
+// results.max_bytes and results.write_timeout keys).
+const (
+	DefaultMaxBytes     = 16 << 20
+	DefaultWriteTimeout = 30 * time.Second
+)
+
 // Stats are running totals of one Ingester.
 type Stats struct {
 	Messages   int64 `json:"messages"`    // messages written and acknowledged (including duplicates)
@@ -133,6 +163,7 @@ type Stats struct {
 	Rejected   int64 `json:"rejected"`    // messages that could not be stored whole (their good rows were, the rest dead-lettered)
 	Dead       int64 `json:"dead"`        // dead letters recorded (refused messages and rows, collisions)
 	Retries    int64 `json:"retries"`     // failed writes or fetches retried
+	HandedBack int64 `json:"handed_back"` // messages fetched ahead and handed back because writes were failing
 	AckErrors  int64 `json:"ack_errors"`  // acknowledgements that failed (the message comes back; harmless)
 	FetchEmpty int64 `json:"fetch_empty"` // fetches that returned nothing
 }
@@ -145,15 +176,24 @@ type Ingester struct {
 
 	mu    sync.Mutex
 	stats Stats
-	// rowsPerMsg is a running estimate of the rows a message carries,
-	// which sizes the next fetch (only the fetch goroutine uses it).
-	rowsPerMsg float64
+	// rowsPerMsg and costPerMsg are running estimates of the rows and the
+	// bytes (Cost) a message carries, which size the next fetch (only the
+	// fetch goroutine uses them).
+	rowsPerMsg, costPerMsg float64
+
+	// held is what the fetched messages not yet settled cost, in bytes;
+	// freed is signalled when it drops.
+	held  atomic.Int64
+	freed chan struct{}
+	// failing is whether the last write attempt failed; while it does,
+	// the fetcher hands back what it fetched ahead and fetches nothing.
+	health health
 }
 
 // New returns an Ingester reading src and writing sink.
 func New(src Source, sink Sink, opt Options) *Ingester {
 	opt.defaults()
-	return &Ingester{src: src, sink: sink, opt: opt}
+	return &Ingester{src: src, sink: sink, opt: opt, freed: make(chan struct{}, 1)}
 }
 
 // Run is New(src, sink, opt).Run(ctx).
@@ -168,10 +208,26 @@ func (in *Ingester) Stats() Stats {
 	return in.stats
 }
 
+// Held is what the messages the writer holds (fetched, decoded or being
+// committed) cost, in bytes as Cost counts them.
+func (in *Ingester) Held() int64 { return in.held.Load() }
+
 func (in *Ingester) add(f func(*Stats)) {
 	in.mu.Lock()
 	f(&in.stats)
 	in.mu.Unlock()
+}
+
+// release returns n bytes to the budget.
+func (in *Ingester) release(n int64) {
+	if n == 0 {
+		return
+	}
+	in.held.Add(-n)
+	select {
+	case in.freed <- struct{}{}:
+	default:
+	}
 }
 
 // Run fetches, writes and acknowledges until ctx is cancelled (it then
@@ -180,12 +236,14 @@ func (in *Ingester) add(f func(*Stats)) {
 // write failures are retried with growing delays, never returned.
 //
 // The next messages are fetched and decoded on a goroutine of their own
-// while the last ones are written: the loop used to do its own work
-// (decoding was a third of it on 8-puzzles) and then wait for
-// PostgreSQL's, one after the other. It holds at most one decoded fetch
-// ahead of the one being written (the channel is unbuffered), and writes
-// and acknowledges them in the order fetched, each message only after
-// its transaction committed, as before.
+// while the last ones are written, so the loop's own work (decoding) and
+// PostgreSQL's overlap. It holds at most one decoded fetch ahead of the
+// one being written (the channel is unbuffered), both within
+// Options.MaxBytes, and writes and acknowledges them in the order
+// fetched, each message only after its transaction committed. While
+// writes fail, the fetch ahead is handed back (Nak) rather than held, and
+// nothing more is fetched until a write succeeds: messages are held only
+// by a write that is being attempted.
 func (in *Ingester) Run(ctx context.Context) error {
 	ready := make(chan *fetched)
 	go in.fetchLoop(ctx, ready)
@@ -193,7 +251,7 @@ func (in *Ingester) Run(ctx context.Context) error {
 	// once ctx ends, what it fetched ahead is Nak'ed, not written.
 	for f := range ready {
 		if ctx.Err() != nil {
-			f.abandon()
+			in.abandon(f)
 			continue
 		}
 		in.process(ctx, f)
@@ -207,6 +265,9 @@ func (in *Ingester) fetchLoop(ctx context.Context, ready chan<- *fetched) {
 	defer close(ready)
 	log := in.opt.Logger
 	for ctx.Err() == nil {
+		if !in.health.waitOK(ctx) || !in.waitRoom(ctx) {
+			return
+		}
 		var msgs []Msg
 		err := backoff.Retry(ctx, in.policy(), func() error {
 			var err error
@@ -234,14 +295,97 @@ func (in *Ingester) fetchLoop(ctx context.Context, ready chan<- *fetched) {
 			in.add(func(s *Stats) { s.FetchEmpty++ })
 			continue
 		}
-		ready <- in.decode(msgs)
+		f := in.decode(msgs)
+		select {
+		case ready <- f:
+		case <-in.health.failed():
+			// The write before it is failing: the messages go back to the
+			// stream (another writer may store them) instead of waiting
+			// here for as long as the database is away.
+			n := in.abandon(f)
+			in.add(func(s *Stats) { s.HandedBack += int64(n) })
+			log.Warn("writes are failing: handed back the results fetched ahead, fetching none until a write succeeds",
+				"messages", n)
+		}
+	}
+}
+
+// waitRoom waits until what is held leaves room for the next fetch (or
+// nothing is held). It reports false when ctx ended.
+func (in *Ingester) waitRoom(ctx context.Context) bool {
+	for {
+		h := in.held.Load()
+		if h == 0 || h+int64(float64(in.fetchSize())*in.costPerMsg) <= in.opt.MaxBytes {
+			return true
+		}
+		select {
+		case <-in.freed:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// health is whether the writes succeed, for the fetcher to follow.
+type health struct {
+	mu      sync.Mutex
+	failing bool
+	fail    chan struct{} // closed when writes start failing
+	ok      chan struct{} // closed when they succeed again
+}
+
+var closedCh = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+func (h *health) set(failing bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.fail == nil {
+		h.fail, h.ok = make(chan struct{}), closedCh
+	}
+	if failing == h.failing {
+		return
+	}
+	h.failing = failing
+	if failing {
+		close(h.fail)
+		h.ok = make(chan struct{})
+	} else {
+		close(h.ok)
+		h.fail = make(chan struct{})
+	}
+}
+
+// failed is closed while writes fail.
+func (h *health) failed() <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.fail == nil {
+		h.fail, h.ok = make(chan struct{}), closedCh
+	}
+	return h.fail
+}
+
+// waitOK waits until writes do not fail; false when ctx ended first.
+func (h *health) waitOK(ctx context.Context) bool {
+	h.mu.Lock()
+	ok := h.ok
+	h.mu.Unlock()
+	if ok == nil {
+		return true
+	}
+	select {
+	case <-ok:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
 
 // pending is a decoded message waiting for its transaction.
 type pending struct {
-	msg Msg
-	rs  job.Results
+	msg  Msg
+	rs   job.Results
+	cost int64
 }
 
 // fetched is one fetch, decoded: the well-formed messages, in order, and
@@ -259,33 +403,64 @@ type bad struct {
 	err error
 }
 
-// decode reads a fetched batch and starts its heartbeats.
+// decode reads a fetched batch, counts it as held and starts its
+// heartbeats.
 func (in *Ingester) decode(msgs []Msg) *fetched {
 	f := &fetched{batch: make([]pending, 0, len(msgs)), stop: make(chan struct{})}
 	rows := 0
+	var total int64
 	for _, m := range msgs {
 		rs, err := Decode(m.Data())
 		if err != nil {
 			f.bads = append(f.bads, bad{m, err})
+			total += int64(len(m.Data()))
 			continue
 		}
-		f.batch = append(f.batch, pending{m, rs})
+		c := Cost(len(m.Data()), &rs)
+		f.batch = append(f.batch, pending{m, rs, c})
 		rows += len(rs.Results)
+		total += c
 	}
-	in.observe(rows, len(msgs))
+	in.held.Add(total)
+	in.observe(rows, total, len(msgs))
 	// Messages waiting for their transaction keep their ack clock reset,
 	// as do those being written: none comes back to be written twice.
 	go in.keepAlive(f.stop, f.batch, &f.done)
 	return f
 }
 
-// abandon hands every message of f back for prompt redelivery.
-func (f *fetched) abandon() {
+// Cost is what the writer counts against Options.MaxBytes for a message
+// of size bytes decoded into rs: the message itself, its decoded form
+// and its rows in COPY's encoding, which all live until it is committed.
+func Cost(size int, rs *job.Results) int64 {
+	n := int64(size) + int64(unsafe.Sizeof(*rs)) + int64(len(rs.JobID)+len(rs.Puzzle))
+	for i := range rs.Results {
+		r := &rs.Results[i]
+		text := int64(len(r.Puzzle) + len(r.State) + len(r.Moves) + len(r.Solver) + len(r.Error) + len(r.Status))
+		n += int64(unsafe.Sizeof(*r)) + text + copyRowBytes + text
+	}
+	return n
+}
+
+// copyRowBytes is a row's COPY encoding besides its text: the field count,
+// thirteen lengths and the fixed-size values.
+const copyRowBytes = 2 + 13*4 + 8 + 8 + 4 + 1 + 4 + 8 + 8
+
+// abandon hands every message of f back for prompt redelivery and
+// returns how many there were.
+func (in *Ingester) abandon(f *fetched) int {
 	close(f.stop)
 	nakAll(msgsOf(f.batch))
+	var c int64
+	for _, p := range f.batch {
+		c += p.cost
+	}
 	for _, b := range f.bads {
 		_ = b.m.Nak()
+		c += int64(len(b.m.Data()))
 	}
+	in.release(c)
+	return len(f.batch) + len(f.bads)
 }
 
 // process writes the well-formed messages of f, then salvages the
@@ -296,16 +471,20 @@ func (in *Ingester) process(ctx context.Context, f *fetched) {
 	for len(batch) > int(f.done.Load()) {
 		rest := batch[f.done.Load():]
 		k, n := 0, 0
+		var c int64
 		for k < len(rest) && (k == 0 || n+len(rest[k].rs.Results) <= in.opt.MaxRows) {
 			n += len(rest[k].rs.Results)
+			c += rest[k].cost
 			k++
 		}
 		in.write(ctx, rest[:k])
 		f.done.Add(int64(k))
+		in.release(c)
 	}
 	close(f.stop)
 	for _, b := range f.bads {
 		in.reject(ctx, b.m, b.err)
+		in.release(int64(len(b.m.Data())))
 	}
 }
 
@@ -329,30 +508,38 @@ func (in *Ingester) keepAlive(stop <-chan struct{}, batch []pending, done *atomi
 }
 
 // fetchSize is how many messages the next fetch asks for: as many as fit
-// MaxRows by the rows per message seen so far, within [1, FetchBatch].
-// Before any message is seen it asks for one: a writer restarting into a
-// backlog of big messages would otherwise hold FetchBatch of them at once
-// (1,000 messages of 1,000 rows took 662 MB).
+// MaxRows and half of MaxBytes by the rows and bytes per message seen so
+// far, within [1, FetchBatch]. Before any message is seen it asks for
+// one: a writer restarting into a backlog of big messages would otherwise
+// hold FetchBatch of them at once (1,000 messages of 1,000 rows took
+// 662 MB).
 func (in *Ingester) fetchSize() int {
-	switch {
-	case in.rowsPerMsg == 0:
+	if in.rowsPerMsg == 0 {
 		return 1
-	case in.rowsPerMsg <= 1:
-		return in.opt.FetchBatch
 	}
-	return max(1, min(in.opt.FetchBatch, int(float64(in.opt.MaxRows)/in.rowsPerMsg)))
+	n := in.opt.FetchBatch
+	if in.rowsPerMsg > 1 {
+		n = min(n, int(float64(in.opt.MaxRows)/in.rowsPerMsg))
+	}
+	if in.costPerMsg > 0 {
+		n = min(n, int(float64(in.opt.MaxBytes/2)/in.costPerMsg))
+	}
+	return max(1, n)
 }
 
-// observe updates the rows-per-message estimate with a fetch of msgs
-// messages carrying rows rows. The first fetch sets it outright (halving
-// it toward zero would let the second fetch ask for twice what fits).
-func (in *Ingester) observe(rows, msgs int) {
+// observe updates the per-message estimates with a fetch of msgs messages
+// carrying rows rows and costing cost bytes. The first fetch sets them
+// outright (halving them toward zero would let the second fetch ask for
+// twice what fits).
+func (in *Ingester) observe(rows int, cost int64, msgs int) {
 	per := float64(max(rows, 1)) / float64(msgs)
+	perCost := float64(cost) / float64(msgs)
 	if in.rowsPerMsg == 0 {
-		in.rowsPerMsg = per
+		in.rowsPerMsg, in.costPerMsg = per, perCost
 		return
 	}
 	in.rowsPerMsg = 0.5*in.rowsPerMsg + 0.5*per
+	in.costPerMsg = 0.5*in.costPerMsg + 0.5*perCost
 }
 
 // Decode reads one results message: JSON of the current wire version
@@ -451,7 +638,7 @@ func part(rs job.Results, i, j int) job.Results {
 // storePart stores rs, bisecting it when the database refuses it so that
 // only the rows it refuses are dead-lettered.
 func (in *Ingester) storePart(ctx context.Context, rs job.Results, dead *int) error {
-	err := in.retry(ctx, func() error {
+	err := in.retry(ctx, func(ctx context.Context) error {
 		_, err := in.sink.InsertResults(ctx, []job.Results{rs})
 		return err
 	})
@@ -495,7 +682,7 @@ func (in *Ingester) refuseRow(ctx context.Context, rs job.Results, cause error, 
 	if placeholder.Results[0].Puzzle == "" && !validText(placeholder.Puzzle) {
 		placeholder.Results[0].Puzzle = "unknown"
 	}
-	err := in.retry(ctx, func() error {
+	err := in.retry(ctx, func(ctx context.Context) error {
 		_, err := in.sink.InsertResults(ctx, []job.Results{placeholder})
 		return err
 	})
@@ -507,7 +694,7 @@ func (in *Ingester) refuseRow(ctx context.Context, rs job.Results, cause error, 
 
 // letters records dead letters, retrying transient failures.
 func (in *Ingester) letters(ctx context.Context, ls []store.DeadLetter, dead *int) error {
-	return in.retry(ctx, func() error {
+	return in.retry(ctx, func(ctx context.Context) error {
 		n, err := in.sink.AddDeadLetters(ctx, ls)
 		if errors.Is(err, store.ErrRejected) {
 			// Cannot happen for letters AddDeadLetters sanitises; log it
@@ -520,18 +707,30 @@ func (in *Ingester) letters(ctx context.Context, ls []store.DeadLetter, dead *in
 	})
 }
 
-// retry runs f until it succeeds, fails with ErrRejected, or ctx ends.
-func (in *Ingester) retry(ctx context.Context, f func() error) error {
-	return backoff.Retry(ctx, in.policy(), func() error {
-		err := f()
+// retry runs f until it succeeds, fails with ErrRejected, or ctx ends;
+// each attempt gets WriteTimeout. While it fails, the fetcher holds
+// nothing ahead, as for write.
+func (in *Ingester) retry(ctx context.Context, f func(context.Context) error) error {
+	err := backoff.Retry(ctx, in.policy(), func() error {
+		actx, cancel := context.WithTimeout(ctx, in.opt.WriteTimeout)
+		defer cancel()
+		err := f(actx)
+		if err != nil && ctx.Err() == nil && actx.Err() != nil {
+			err = fmt.Errorf("%w: none within %v (results.write_timeout): %w", ErrWriteTimeout, in.opt.WriteTimeout, err)
+		}
 		if errors.Is(err, store.ErrRejected) {
 			return backoff.Permanent(err)
 		}
 		return err
 	}, func(attempt int, delay time.Duration, err error) {
+		in.health.set(true)
 		in.add(func(s *Stats) { s.Retries++ })
 		in.opt.Logger.Warn("write failed; retrying", "attempt", attempt, "delay", delay, "err", err)
 	})
+	if err == nil || errors.Is(err, store.ErrRejected) {
+		in.health.set(false)
+	}
+	return err
 }
 
 func digest(b []byte) string {
@@ -560,21 +759,31 @@ func (in *Ingester) write(ctx context.Context, batch []pending) {
 	}
 	var n, collisions int
 	err := backoff.Retry(ctx, in.policy(), func() error {
+		actx, cancel := context.WithTimeout(ctx, in.opt.WriteTimeout)
+		defer cancel()
 		var err error
 		if r, ok := in.sink.(reporter); ok {
 			var rep store.Report
-			rep, err = r.InsertResultsReport(ctx, rs)
+			rep, err = r.InsertResultsReport(actx, rs)
 			n, collisions = rep.Inserted, rep.Collisions
 		} else {
-			n, err = in.sink.InsertResults(ctx, rs)
+			n, err = in.sink.InsertResults(actx, rs)
+		}
+		if err != nil && ctx.Err() == nil && actx.Err() != nil {
+			err = fmt.Errorf("%w: no commit within %v (results.write_timeout): %w", ErrWriteTimeout, in.opt.WriteTimeout, err)
 		}
 		if errors.Is(err, store.ErrRejected) {
 			return backoff.Permanent(err)
 		}
 		return err
 	}, func(attempt int, delay time.Duration, err error) {
+		in.health.set(true)
 		in.add(func(s *Stats) { s.Retries++ })
-		in.opt.Logger.Warn("write results failed; retrying", "messages", len(batch), "rows", rows,
+		level := slog.LevelWarn
+		if errors.Is(err, store.ErrSyncStandby) {
+			level = slog.LevelError // only the operator can end this one
+		}
+		in.opt.Logger.Log(ctx, level, "write results failed; retrying", "messages", len(batch), "rows", rows,
 			"attempt", attempt, "delay", delay, "err", err)
 		for _, p := range batch {
 			if ip, ok := p.msg.(progressor); ok {
@@ -582,6 +791,9 @@ func (in *Ingester) write(ctx context.Context, batch []pending) {
 			}
 		}
 	})
+	if err == nil || errors.Is(err, store.ErrRejected) {
+		in.health.set(false)
+	}
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:

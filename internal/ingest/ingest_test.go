@@ -1,6 +1,7 @@
 package ingest_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -645,6 +646,145 @@ func waitFor(t *testing.T, ok func() bool) {
 	for deadline := time.Now().Add(10 * time.Second); !ok(); time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("timed out")
+		}
+	}
+}
+
+// hung blocks its first n writes until their context ends, as a commit
+// does on a promoted standby still waiting for the synchronous standby
+// its old primary named.
+type hung struct {
+	ingest.Sink
+	n     atomic.Int64
+	calls atomic.Int64
+}
+
+func (h *hung) InsertResults(ctx context.Context, b []job.Results) (int, error) {
+	h.calls.Add(1)
+	if h.n.Add(-1) >= 0 {
+		<-ctx.Done()
+		return 0, fmt.Errorf("commit: %w", ctx.Err())
+	}
+	return h.Sink.InsertResults(ctx, b)
+}
+
+// A write that never returns is cut at WriteTimeout, logged and retried;
+// what was fetched ahead meanwhile is handed back rather than held, and
+// nothing more is fetched until a write succeeds. Then every message is
+// written and acknowledged once. (Without the timeout the loop waited for
+// ever, heartbeating the messages it held.)
+func TestHungWriteCutAndRetried(t *testing.T) {
+	t.Parallel()
+	st, _, id := oneBatch(t, 4)
+	var msgs [][]byte
+	for i := range 4 {
+		msgs = append(msgs, encode(t, results(id, int64(i), i+1)))
+	}
+	src := newSource(true, msgs...)
+	h := &hung{Sink: st}
+	h.n.Store(3)
+	var logs syncBuffer
+	o := opts()
+	o.FetchBatch, o.MaxRows = 1, 1 // one message a fetch and a transaction: a fetch ahead
+	o.WriteTimeout, o.Heartbeat = 100*time.Millisecond, 10*time.Millisecond
+	o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	in := ingest.New(src, h, o)
+	if err := in.Run(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	s := in.Stats()
+	if s.Messages != 4 || s.Inserted != 4 || s.Retries < 3 {
+		t.Errorf("stats %+v", s)
+	}
+	for _, m := range msgs {
+		if src.acks[string(m)] != 1 {
+			t.Errorf("acks %v: want each message once", src.acks)
+			break
+		}
+	}
+	if s.HandedBack == 0 || src.naks == 0 {
+		t.Errorf("handed back %d (naks %d): the message fetched ahead was held while the write hung", s.HandedBack, src.naks)
+	}
+	out := logs.String()
+	if n := strings.Count(out, "write results failed; retrying"); n != 3 || !strings.Contains(out, "write timed out") {
+		t.Errorf("%d retry lines, want 3 naming the timeout:\n%s", n, out)
+	}
+	if !strings.Contains(out, "handed back the results fetched ahead") {
+		t.Errorf("no line for the messages handed back:\n%s", out)
+	}
+	if p, _ := st.BatchProgress(ctxT(t), id); p.Done != 4 {
+		t.Errorf("rows written: %+v, want 4", p)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger's concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// bytesSink records the most the writer held during any write.
+type bytesSink struct {
+	ingest.Sink
+	in   *ingest.Ingester
+	most atomic.Int64
+}
+
+func (b *bytesSink) InsertResults(ctx context.Context, rs []job.Results) (int, error) {
+	if h := b.in.Held(); h > b.most.Load() {
+		b.most.Store(h)
+	}
+	time.Sleep(2 * time.Millisecond) // the fetcher runs ahead meanwhile
+	n := 0
+	for _, r := range rs {
+		n += len(r.Results)
+	}
+	return n, nil
+}
+
+// What the writer holds (fetched ahead, decoded, being written) stays
+// within MaxBytes, and comes back to zero when it is done.
+func TestHeldBytesBounded(t *testing.T) {
+	t.Parallel()
+	var msgs [][]byte
+	for i := range 40 {
+		msgs = append(msgs, encode(t, results(1, int64(i*100), make([]int, 100)...)))
+	}
+	rs, _ := ingest.Decode(msgs[0])
+	one := ingest.Cost(len(msgs[0]), &rs)
+	src := newSource(true, msgs...)
+	o := opts()
+	o.FetchBatch, o.MaxRows, o.MaxBytes = 1000, 1_000_000, 6*one
+	sink := &bytesSink{}
+	in := ingest.New(src, sink, o)
+	sink.in = in
+	if err := in.Run(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	if len(src.acks) != 40 {
+		t.Fatalf("acked %d of 40", len(src.acks))
+	}
+	if m := sink.most.Load(); m > o.MaxBytes || m < one {
+		t.Errorf("held at most %d bytes, MaxBytes %d (a message costs %d)", m, o.MaxBytes, one)
+	}
+	if in.Held() != 0 {
+		t.Errorf("held %d bytes after the end", in.Held())
+	}
+	for i, n := range src.got[1:] {
+		if n > 3 {
+			t.Errorf("fetch %d asked for %d messages: more than half of MaxBytes (fetches %v)", i+2, n, src.got)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -45,8 +46,8 @@ func NewResultsSource[M any](cons jetstream.Consumer) (*ResultsSource[M], error)
 // SweepStranded makes Fetch look for stranded messages in TESSERA_RESULTS
 // (BelowAckFloor) every `every`, and hand those found in two consecutive
 // looks to the writer as if delivered: acknowledging one deletes it,
-// Nak leaves it for the next look. report is told of each one handed over
-// and of sweep errors (nil: none).
+// Nak leaves it for the next look. report is told once per look that
+// hands messages over (how many, which) and of sweep errors (nil: none).
 //
 // Why the writer owns this sweep rather than solverd's dead-letter
 // handler: a message below the writer's ack floor was acknowledged after
@@ -100,15 +101,42 @@ func (sw *resultsSweep) find(ctx context.Context, max int) []strandedMsg {
 		return nil
 	}
 	var out []strandedMsg
+	seqs := make([]uint64, 0, min(len(again), max))
 	for _, raw := range again[:min(len(again), max)] {
 		out = append(out, strandedMsg{s: st, raw: raw})
-		if sw.report != nil {
-			sw.report(fmt.Sprintf("results message %d (%s) was stranded in %s below the writer's ack floor "+
+		seqs = append(seqs, raw.Sequence)
+	}
+	if sw.report != nil {
+		// One line a look, however many it hands over: a whole-cluster
+		// crash can strand hundreds.
+		line := fmt.Sprintf("%d results messages were stranded in %s below the writer's ack floor "+
+			"(acknowledged, never removed: an unclean server stop), sequences %s; written again idempotently, then removed",
+			len(out), ResultsStream, SeqList(seqs, 8))
+		if len(out) == 1 {
+			line = fmt.Sprintf("results message %d (%s) was stranded in %s below the writer's ack floor "+
 				"(acknowledged, never removed: an unclean server stop); written again idempotently, then removed",
-				raw.Sequence, raw.Header.Get(nats.MsgIdHdr), ResultsStream), nil)
+				seqs[0], again[0].Header.Get(nats.MsgIdHdr), ResultsStream)
 		}
+		if rest := len(again) - len(out); rest > 0 {
+			line += fmt.Sprintf("; %d more in the next look", rest)
+		}
+		sw.report(line, nil)
 	}
 	return out
+}
+
+// SeqList writes sequences for a log line: all of them up to most, else
+// the first most, an ellipsis and the last.
+func SeqList(seqs []uint64, most int) string {
+	parts := make([]string, 0, min(len(seqs), most)+2)
+	for i, s := range seqs {
+		if i == most-1 && len(seqs) > most {
+			parts = append(parts, "…", strconv.FormatUint(seqs[len(seqs)-1], 10))
+			break
+		}
+		parts = append(parts, strconv.FormatUint(s, 10))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // DeadJobsSource adapts a consumer of TESSERA_DEAD's job copies

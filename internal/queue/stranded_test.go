@@ -86,7 +86,7 @@ func TestStrandedResultsHandedToWriter(t *testing.T) {
 	if err != nil || len(second) != 2 || string(second[0].Data()) != "a" || string(second[1].Data()) != "c" {
 		t.Fatalf("second fetch = %d msgs, %v: want the stranded a and c", len(second), err)
 	}
-	if len(lines) != 2 || !strings.Contains(lines[0], "results message 1") || !strings.Contains(lines[0], "stranded") {
+	if len(lines) != 1 || !strings.Contains(lines[0], "2 results messages") || !strings.Contains(lines[0], "sequences 1, 3") {
 		t.Errorf("reports %q", lines)
 	}
 	for _, m := range second {
@@ -99,6 +99,58 @@ func TestStrandedResultsHandedToWriter(t *testing.T) {
 	}
 	if third, err := src.Fetch(ctx, 10, 200*time.Millisecond); err != nil || len(third) != 0 {
 		t.Errorf("third fetch = %d msgs, %v: want none", len(third), err)
+	}
+}
+
+// A look that hands many stranded messages over reports them in one line,
+// and every one of them is handed over (within the fetch's max, the rest
+// on the next look).
+func TestStrandedResultsOneLinePerLook(t *testing.T) {
+	ctx, js := setup(t, queue.DefaultConfig())
+	keepAcked(t, ctx, js, queue.ResultsStream, queue.ResultsSubjects)
+	const n = 25
+	publishN(t, ctx, js, "tessera.results.sliding.3x3", n)
+	cons, err := queue.EnsureResultsConsumer(ctx, js, queue.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ackN(t, ctx, cons, n)
+	src, err := queue.NewResultsSource[jetstream.Msg](cons)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	src.SweepStranded(js, 0, func(line string, err error) {
+		if err != nil {
+			t.Errorf("sweep: %v", err)
+		}
+		lines = append(lines, line)
+	})
+	if first, err := src.Fetch(ctx, 20, 100*time.Millisecond); err != nil || len(first) != 0 {
+		t.Fatalf("first look handed over %d, %v: want none", len(first), err)
+	}
+	got := map[string]bool{}
+	for look := 0; look < 4 && len(got) < n; look++ {
+		ms, err := src.Fetch(ctx, 20, 100*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ms {
+			got[string(m.Data())] = true
+			if err := m.Ack(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if len(got) != n {
+		t.Errorf("handed over %d of %d stranded messages", len(got), n)
+	}
+	if len(lines) != 2 || !strings.Contains(lines[0], "20 results messages") || !strings.Contains(lines[0], "5 more in the next look") ||
+		!strings.Contains(lines[1], "5 results messages") {
+		t.Errorf("reports %q: want one line per look", lines)
+	}
+	if m := msgs(t, ctx, js, queue.ResultsStream); m != 0 {
+		t.Errorf("%s holds %d messages after every stranded one was acked", queue.ResultsStream, m)
 	}
 }
 

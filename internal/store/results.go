@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tessera-solver/tessera/internal/result"
@@ -228,13 +229,50 @@ func (s *Store) InsertResultsReport(ctx context.Context, batch []job.Results) (R
 		if err := tx.Commit(ctx); err != nil {
 			return fmt.Errorf("commit: %w", err)
 		}
+		if err := ctx.Err(); err != nil {
+			// A commit that returns only because its context cancelled the
+			// wait for a synchronous standby is committed on this server
+			// alone: not confirmed as the server is configured to confirm,
+			// so not reported as written (a retry finds the rows and adds
+			// nothing).
+			return fmt.Errorf("commit: %w", err)
+		}
 		s.states.remember(written)
 		return nil
 	})
 	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			err = errors.Join(err, s.syncStandbyWait(context.WithoutCancel(ctx)))
+		}
 		return Report{}, fmt.Errorf("insert results: %w", err)
 	}
 	return rep, nil
+}
+
+// syncStandbyWait explains a write cut by its deadline when the server's
+// commits are waiting for a synchronous standby that is not there (a
+// promoted standby that kept the old primary's synchronous_standby_names
+// waits forever): an error wrapping ErrSyncStandby, or nil when that is
+// not the case or the server cannot be asked within a few seconds.
+func (s *Store) syncStandbyWait(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	var names, commit, server string
+	var standbys int64
+	err := s.pool.withConn(ctx, func(c *pgx.Conn) error {
+		// A role that may not read the senders' details sees a NULL
+		// sync_state: counted as connected, so never a false alarm.
+		return c.QueryRow(ctx, `SELECT current_setting('synchronous_standby_names'), current_setting('synchronous_commit'),
+    (SELECT count(*) FROM pg_stat_replication WHERE sync_state IN ('sync', 'quorum') OR sync_state IS NULL),
+    coalesce(host(inet_server_addr()) || ':', '') || current_setting('port')`).
+			Scan(&names, &commit, &standbys, &server)
+	})
+	if err != nil || names == "" || standbys > 0 || commit == "off" || commit == "local" {
+		return nil
+	}
+	return fmt.Errorf("%w: commits on %s wait for synchronous_standby_names = %q and no synchronous standby is connected: "+
+		"attach a standby it names, or clear it on this server (ALTER SYSTEM SET synchronous_standby_names = ''; SELECT pg_reload_conf())",
+		ErrSyncStandby, server, names)
 }
 
 func hasReplace(batch []job.Results) bool {

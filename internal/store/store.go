@@ -35,6 +35,10 @@ var (
 	ErrRejected = errors.New("rejected")
 	// ErrNoDatabase: no URL configured and no local server found.
 	ErrNoDatabase = errors.New("no PostgreSQL configured")
+	// ErrSyncStandby: commits wait for a synchronous standby that is not
+	// connected (synchronous_standby_names names one); they stay pending
+	// until one attaches or the setting is cleared.
+	ErrSyncStandby = errors.New("commit waits for a synchronous standby")
 	// ErrClientFull: a client key has been served as many states as its
 	// cap allows (ScrambleQuery.ClientCap).
 	ErrClientFull = errors.New("client key at its cap of served states")

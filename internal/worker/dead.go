@@ -212,7 +212,9 @@ func answerStranded(ctx context.Context, js jetstream.JetStream, jobs jetstream.
 }
 
 // sweepLoop runs SweepStranded every StrandedEvery until ctx ends,
-// logging what it removed.
+// logging what each look removed and what it could not, one line each
+// however many messages there were: a whole-cluster crash strands
+// hundreds.
 func sweepLoop(ctx context.Context, js jetstream.JetStream, log *slog.Logger) {
 	var s Stranded
 	t := time.NewTicker(StrandedEvery)
@@ -225,10 +227,14 @@ func sweepLoop(ctx context.Context, js jetstream.JetStream, log *slog.Logger) {
 		}
 		lines, err := s.SweepStranded(ctx, js)
 		if err != nil && ctx.Err() == nil {
-			log.Warn("dead letters: stranded-job sweep failed", "err", err)
+			errs := []error{err}
+			if j, ok := err.(interface{ Unwrap() []error }); ok {
+				errs = j.Unwrap()
+			}
+			log.Warn("dead letters: stranded-job sweep failed (tried again next look)", "errors", len(errs), "first", errs[0])
 		}
-		for _, l := range lines {
-			log.Warn("dead letters: stranded job message answered and removed", "what", l)
+		if len(lines) > 0 {
+			log.Warn("dead letters: stranded job messages answered and removed", "messages", len(lines), "first", lines[0])
 		}
 	}
 }
