@@ -332,35 +332,6 @@ func keyIndex(name string) int {
 	return slices.IndexFunc(keys, func(k key) bool { return k.name == name })
 }
 
-// BindFlags defines the standard flags (one per key, plus --config) on fs,
-// with the defaults of Default() as their shown defaults. A flag that fs
-// already defines is left alone: Load binds flags by name, so a main may
-// declare some of them itself (with the same name and a compatible type).
-func BindFlags(fs *pflag.FlagSet) {
-	if fs.Lookup(ConfigFlag) == nil {
-		fs.String(ConfigFlag, "", configUsage)
-	}
-	d := Default()
-	for _, k := range keys {
-		bindFlag(fs, k, &d)
-	}
-}
-
-// BindKeyFlags defines the flags of the named keys only (e.g.
-// "solver.tables_dir"), as BindFlags does, for a command that reads a few
-// keys and should not list the rest. An unknown name panics: it is a
-// programming error.
-func BindKeyFlags(fs *pflag.FlagSet, names ...string) {
-	d := Default()
-	for _, name := range names {
-		i := keyIndex(name)
-		if i < 0 {
-			panic("config: no key " + name)
-		}
-		bindFlag(fs, keys[i], &d)
-	}
-}
-
 // bindFlag defines k's flag on fs with its default (from d) and its
 // environment variable in the usage, unless fs already has a flag of that
 // name.
@@ -390,16 +361,6 @@ func bindFlag(fs *pflag.FlagSet, k key, d *Config) {
 	}
 }
 
-// Load reads the configuration: defaults, then the config file, then
-// TESSERA_* variables, then the flags of fs that were set on the command
-// line (fs may be nil). The file is path; if path is empty, the --config
-// flag, then $TESSERA_CONFIG, then the first of SearchPath that exists. A
-// key in the file that tessera does not know is an error naming it and the
-// known key it most likely meant. The result is validated.
-func Load(path string, fs *pflag.FlagSet) (Config, error) {
-	return load(path, fs, nil)
-}
-
 // Set is the keys one command reads. A command binds the flags of its own
 // keys only (its --help lists what it uses) and Load validates only them:
 // a bad value of the solver's keys does not stop `results dist`.
@@ -423,15 +384,6 @@ func Uses(names ...string) Set {
 	return s
 }
 
-// With is s and the keys or sections named.
-func (s Set) With(names ...string) Set {
-	out := Uses(names...)
-	for n := range s.names {
-		out.names[n] = true
-	}
-	return out
-}
-
 // Names lists s's keys, sorted.
 func (s Set) Names() []string {
 	out := make([]string, 0, len(s.names))
@@ -442,11 +394,9 @@ func (s Set) Names() []string {
 	return out
 }
 
-// Has reports whether key is in s.
-func (s Set) Has(key string) bool { return s.names[key] }
-
 // Bind defines --config and the flags of s's keys on fs (a flag fs
-// already has is kept, as BindFlags does).
+// already has is kept: a main may declare some of them itself, with the
+// same name and a compatible type).
 func (s Set) Bind(fs *pflag.FlagSet) {
 	if fs.Lookup(ConfigFlag) == nil {
 		fs.String(ConfigFlag, "", configUsage)

@@ -173,32 +173,6 @@ func TestEveryKeyHasFlag(t *testing.T) {
 	}
 }
 
-// BindKeyFlags defines only the keys asked for, and Load reads them.
-func TestBindKeyFlags(t *testing.T) {
-	clearEnv(t)
-	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
-	BindKeyFlags(fs, "solver.threads", "solver.tables_private")
-	if fs.Lookup("nats-url") != nil || fs.Lookup(ConfigFlag) != nil {
-		t.Error("flags of keys not asked for were defined")
-	}
-	if err := fs.Parse([]string{"--threads", "3", "--tables-private"}); err != nil {
-		t.Fatal(err)
-	}
-	c, err := Load("", fs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Solver.Threads != 3 || !c.Solver.TablesPrivate {
-		t.Fatalf("solver %+v", c.Solver)
-	}
-	defer func() {
-		if recover() == nil {
-			t.Error("an unknown key did not panic")
-		}
-	}()
-	BindKeyFlags(fs, "solver.nosuch")
-}
-
 // A main may declare some standard flags itself; BindFlags keeps them and
 // Load still reads them.
 func TestBindFlagsKeepsExisting(t *testing.T) {
@@ -491,7 +465,7 @@ func TestSet(t *testing.T) {
 	if _, err := set.Load(fs); err == nil || !strings.Contains(err.Error(), "database.url") {
 		t.Errorf("a used key was not validated: %v", err)
 	}
-	if got := Uses("nats").With("solver.mode").Names(); len(got) != 16 || !slices.Contains(got, "solver.mode") {
+	if got := Uses("nats", "solver.mode").Names(); len(got) != 16 || !slices.Contains(got, "solver.mode") {
 		t.Errorf("Names = %v", got)
 	}
 	defer func() {
