@@ -174,6 +174,9 @@ type Results struct {
 	// HTTPMaxRequests caps the API requests results serve answers at once;
 	// the rest get 503 with Retry-After at once (the probes are not counted).
 	HTTPMaxRequests int `mapstructure:"http_max_requests"`
+	// HTTPClientCap is how many states one client key of /api/scrambles
+	// may be served in all (each is a row of served_scrambles).
+	HTTPClientCap int64 `mapstructure:"http_client_cap"`
 	// MetricsAddr is where results run (the writer) serves /metrics,
 	// /healthz and /readyz ("": nowhere); results.http_token guards its
 	// /metrics.
@@ -217,6 +220,7 @@ func Default() Config {
 	// results.http_token is set, so exposing them is an explicit choice.
 	c.Results.HTTPAddr = "127.0.0.1:8080"
 	c.Results.HTTPMaxRequests = 16
+	c.Results.HTTPClientCap = 100_000 // httpapi.DefaultClientCap
 	c.Results.MetricsAddr = "127.0.0.1:9465"
 	return c
 }
@@ -297,6 +301,7 @@ var keys = []key{
 	{"results.http_token", "http-token", "bearer token results serve requires on every endpoint but /healthz and /readyz (empty: none)" + secretUsage, func(c *Config) any { return &c.Results.HTTPToken }, kindSecret},
 	{"results.http_writer_tokens", "http-writer-tokens", "NAME=TOKEN pairs, comma separated: bearer tokens that may also write through results serve (client= tracking, kept apart per NAME; generate=true)" + secretUsage, func(c *Config) any { return &c.Results.HTTPWriterTokens }, kindSecret},
 	{"results.http_max_requests", "http-max-requests", "API requests results serve answers at once; more get 503 with Retry-After at once", func(c *Config) any { return &c.Results.HTTPMaxRequests }, kindPlain},
+	{"results.http_client_cap", "http-client-cap", "states one client key of /api/scrambles may be served in all (each costs a row of served_scrambles); past it the key gets 409", func(c *Config) any { return &c.Results.HTTPClientCap }, kindPlain},
 	{"results.metrics_addr", "metrics-addr", "listen address of results run's /metrics, /healthz and /readyz (empty: none); results.http_token guards /metrics", func(c *Config) any { return &c.Results.MetricsAddr }, kindPlain},
 	{"producer.chunk_size", "chunk-size", "states per job message (0: chosen per puzzle)", func(c *Config) any { return &c.Producer.ChunkSize }, kindPlain},
 	{"producer.priority", "priority", "high, normal or low: solvers take a lane's higher-priority jobs first (lower ones keep a small share)", func(c *Config) any { return &c.Producer.Priority }, kindPlain},
@@ -724,6 +729,9 @@ func (c Config) validate(only map[string]bool) error {
 	}
 	if c.Results.HTTPMaxRequests < 1 {
 		bad("results.http_max_requests", "want 1 or more, got %d", c.Results.HTTPMaxRequests)
+	}
+	if c.Results.HTTPClientCap < 1 {
+		bad("results.http_client_cap", "want 1 or more, got %d", c.Results.HTTPClientCap)
 	}
 	if c.Results.HTTPAddr == "" || !strings.Contains(c.Results.HTTPAddr, ":") {
 		bad("results.http_addr", "want host:port or :port, got %q", c.Results.HTTPAddr)

@@ -128,7 +128,7 @@ func TestEveryKeyFromEnv(t *testing.T) {
 		"solver.tables_dir": "/e", "solver.tables": "none", "solver.tables_bucket": "b", "solver.tables_private": "true", "solver.tables_rescan": "2s",
 		"solver.split_subtree_nodes": "65536", "solver.split_window": "2", "solver.split_record": "/e/r.tsv",
 		"results.fetch_batch": "2", "results.fetch_wait": "2s", "results.max_bytes": "2097152", "results.write_timeout": "2s",
-		"results.http_max_requests": "2", "results.http_writer_tokens": "w=0123456789abcdef",
+		"results.http_max_requests": "2", "results.http_client_cap": "7", "results.http_writer_tokens": "w=0123456789abcdef",
 		"results.http_addr": ":2", "results.http_token": "t", "producer.chunk_size": "2", "producer.priority": "low",
 		"solver.metrics_addr": ":2", "solver.metrics_token": "t", "results.metrics_addr": "",
 	}
@@ -276,6 +276,7 @@ func TestValidate(t *testing.T) {
 		{"write timeout", func(c *Config) { c.Results.WriteTimeout = time.Millisecond }, "results.write_timeout:"},
 		{"http addr", func(c *Config) { c.Results.HTTPAddr = "8080" }, "results.http_addr:"},
 		{"http max requests", func(c *Config) { c.Results.HTTPMaxRequests = 0 }, "results.http_max_requests:"},
+		{"http client cap", func(c *Config) { c.Results.HTTPClientCap = 0 }, "results.http_client_cap:"},
 		{"chunk", func(c *Config) { c.Producer.ChunkSize = -2 }, "producer.chunk_size:"},
 	} {
 		c := Default()

@@ -53,7 +53,7 @@ func serveCmd() *cobra.Command {
 				// Split searches' progress is read from NATS, when it answers.
 				splits := &natsSplits{cfg: cfg.NATS}
 				defer splits.Close()
-				opts := []httpapi.Option{httpapi.WithMaxInFlight(cfg.Results.HTTPMaxRequests), httpapi.WithSplits(splits)}
+				opts := []httpapi.Option{httpapi.WithMaxInFlight(cfg.Results.HTTPMaxRequests), httpapi.WithClientCap(cfg.Results.HTTPClientCap), httpapi.WithSplits(splits)}
 				if generate {
 					// Enqueuing needs NATS: /readyz follows this connection.
 					link := queue.NewLink()
