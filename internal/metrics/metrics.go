@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -258,6 +259,8 @@ type Writer struct {
 	txSeconds prometheus.Histogram
 	txErrors  prometheus.Counter
 	dead      prometheus.Counter
+	// held reads what the running writer holds; nil until Holding.
+	held atomic.Pointer[func() int64]
 }
 
 // NewWriter registers the writer's families on reg.
@@ -284,9 +287,21 @@ func NewWriter(reg prometheus.Registerer) *Writer {
 			Name: "tessera_writer_dead_letters_total", Help: "Dead letters recorded: refused messages and rows, collisions, malformed jobs.",
 		}),
 	}
-	reg.MustRegister(m.rows, m.inserted, m.txRows, m.txSeconds, m.txErrors, m.dead)
+	heldBytes := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "tessera_writer_held_bytes",
+		Help: "Bytes of results the writer holds (fetched, decoding or being committed), bounded by results.max_bytes.",
+	}, func() float64 {
+		if f := m.held.Load(); f != nil {
+			return float64((*f)())
+		}
+		return 0
+	})
+	reg.MustRegister(m.rows, m.inserted, m.txRows, m.txSeconds, m.txErrors, m.dead, heldBytes)
 	return m
 }
+
+// Holding makes tessera_writer_held_bytes read held (the writer's Held).
+func (m *Writer) Holding(held func() int64) { m.held.Store(&held) }
 
 // Transaction records one write of rows rows, of which inserted were new,
 // that took d and ended with err.
