@@ -1,6 +1,7 @@
 package loopover
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -266,7 +267,7 @@ func TestPDB44Table(t *testing.T) {
 			t.Errorf("%d pieces: placements by distance %#v, want %#v", s.k, counts, golden[s.k])
 		}
 	}
-	if _, _, err := BuildPDB44(9); err == nil {
+	if _, _, err := buildPDB44Payload(context.Background(), 9, nil); err == nil {
 		t.Error("a nine-piece table should be refused")
 	}
 }
@@ -290,7 +291,7 @@ func solvers44(t *testing.T) []*Solver44 {
 	if testing.Short() {
 		return []*Solver44{s6}
 	}
-	pdb7Once.Do(func() { pdb7, _, _ = BuildPDB44(7) })
+	pdb7Once.Do(func() { pdb7, _, _ = buildPDB44Payload(context.Background(), 7, nil) })
 	s7, err := NewSolver44With(pdb7)
 	if err != nil {
 		t.Fatal(err)

@@ -31,7 +31,7 @@ func (k PDB44Kind) Tables() []search.Table {
 		BuildMemory: (entries + 1) / 2}}
 }
 
-// Build runs BuildPDB44, stopping when ctx ends, telling progress the
+// Build runs buildPDB44Payload, stopping when ctx ends, telling progress the
 // placements labelled.
 func (k PDB44Kind) Build(ctx context.Context, _ int, progress func(done, total uint64)) ([]byte, []int64, error) {
 	return buildPDB44Payload(ctx, k.Pieces, progress)

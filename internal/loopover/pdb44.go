@@ -278,17 +278,13 @@ func (im *pdbImage) index(x uint64) uint32 {
 	return uint32(add2(y&im.keep, uint64(im.add)))
 }
 
-// pdb44Generator versions BuildPDB44: bump it when the index or the
+// pdb44Generator versions buildPDB44Payload: bump it when the index or the
 // entries change meaning.
 const pdb44Generator = 1
 
-// BuildPDB44 builds the 4×4 pattern database of the first k pieces (6:
-// under a second; 7: about a minute) and returns its payload, as
-// NewSolver44With takes it, and its depth histogram.
-func BuildPDB44(k int) (payload []byte, counts []int64, err error) {
-	return buildPDB44Payload(context.Background(), k, nil)
-}
-
+// buildPDB44Payload builds the 4×4 pattern database of the first k pieces
+// and returns its payload, as NewSolver44With takes it, and its depth
+// histogram.
 func buildPDB44Payload(ctx context.Context, k int, progress func(done, total uint64)) ([]byte, []int64, error) {
 	if k < 6 || k > 8 {
 		return nil, nil, fmt.Errorf("loopover 4x4 pattern database of %d pieces: only 6, 7 or 8", k)

@@ -125,7 +125,7 @@ func newSolver44(order []uint8, k int) (*Solver44, error) {
 }
 
 // NewSolver44With is NewSolver44 over a pattern database built before
-// (BuildPDB44's payload, e.g. a mapped table file, which must outlive the
+// (buildPDB44Payload's, e.g. a mapped table file, which must outlive the
 // solver and is never written): no table is built at run time.
 func NewSolver44With(payload []byte) (*Solver44, error) {
 	k := 0

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 
 	"github.com/tessera-solver/tessera/internal/bfs"
 	"github.com/tessera-solver/tessera/internal/nibble"
@@ -99,16 +98,11 @@ const (
 // BFS's levels 0 to 13, then the entries left at 14.
 var arm8Counts = []int64{1, 6, 34, 180, 896, 4254, 19259, 83443, 343520, 1328955, 4759916, 15457133, 44109399, 104100933}
 
-// BuildArm8 builds the eight-piece phase-2 table on every core: the
+// buildArm8 builds the eight-piece phase-2 table with internal/bfs's
+// builder on workers goroutines, stopping after level maxDepth: the
 // payload in the file layout (entry i in the low nibble of byte i/2 for
 // even i) and the depth histogram. It holds the 260 MB packed table (the
-// payload is a view of it); about 20 s on two cores (35 s of CPU).
-func BuildArm8(ctx context.Context, progress func(done, total uint64)) ([]byte, []int64, error) {
-	return buildArm8(ctx, arm8Depth, runtime.GOMAXPROCS(0), progress)
-}
-
-// buildArm8 runs internal/bfs's builder over the eight-piece index,
-// stopping after level maxDepth.
+// payload is a view of it).
 func buildArm8(ctx context.Context, maxDepth, workers int, progress func(done, total uint64)) ([]byte, []int64, error) {
 	var g [8]uint8
 	for i, c := range arm8Cells {

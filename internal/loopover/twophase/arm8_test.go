@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -100,7 +101,7 @@ func TestArm8Full(t *testing.T) {
 	if os.Getenv("TESSERA_BFS_BIG") == "" {
 		t.Skip("set TESSERA_BFS_BIG=1 to build the 260 MB table")
 	}
-	_, counts, err := BuildArm8(context.Background(), nil)
+	_, counts, err := buildArm8(context.Background(), arm8Depth, runtime.GOMAXPROCS(0), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

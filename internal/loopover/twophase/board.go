@@ -11,7 +11,7 @@
 // budget, comes from weighted searches in a few milliseconds.
 //
 // Bounds: phase 1 takes the maximum of four symmetric lookups of a
-// six-piece pattern database (the caller's table, BuildPhase1) or, without
+// six-piece pattern database (the caller's table, buildPhase) or, without
 // it, of a four-piece one built here plus the seed's phase-1 walking
 // distance; phase 2 the seed's walking distance of the board and of its
 // inverse and a six-piece PDB of the free columns' pieces, looked up four

@@ -21,7 +21,7 @@ const phase1Encoding = "u4"
 // phase1Pattern names the pieces of the phase-1 table, for its file header.
 const phase1Pattern = "1-3,6-8"
 
-// phase1Generator versions BuildPhase1: bump it when the index or the
+// phase1Generator versions the six-piece buildPhase: bump it when the index or the
 // entries change meaning.
 const phase1Generator = 1
 
@@ -36,7 +36,7 @@ const phase7Entries = 2422728000
 // phase7Pattern names the pieces of the seven-piece table.
 const phase7Pattern = "1-3,6-8,11"
 
-// phase7Generator versions BuildPhase7.
+// phase7Generator versions the seven-piece buildPhase.
 const phase7Generator = 1
 
 // phase7Counts is the golden depth histogram of the seven-piece table.
@@ -71,25 +71,11 @@ var patPerm = func() (t [len(PatternCells) + 1]perm.Partial) {
 // rank indexes distinct cells p[0..k).
 func rank(p []uint8) uint64 { return patPerm[len(p)].Rank(p) }
 
-// BuildPhase1 builds the phase-1 pattern database in memory using every
-// core (progress, if not nil, is called after each BFS level with the
-// entries reached), returning the payload in the file layout (see
-// phase1Encoding) and the depth histogram. It holds the 64 MB packed
-// table (the payload is a view of it) and takes about a minute on two
-// cores.
-func BuildPhase1(ctx context.Context, progress func(done, total uint64)) (payload []byte, counts []int64, err error) {
-	return buildPhase(ctx, 6, progress)
-}
-
-// BuildPhase7 builds the seven-piece phase-1 table as BuildPhase1 does:
-// 1.2 GB, held once (the payload is a view of the packed table), and
-// about five minutes on two cores. Where it is present the solver reads
-// it instead of the six-piece one: phase 1 needs fewer nodes, and answers
-// come about half a move shorter in the same time.
-func BuildPhase7(ctx context.Context, progress func(done, total uint64)) (payload []byte, counts []int64, err error) {
-	return buildPhase(ctx, 7, progress)
-}
-
+// buildPhase builds the phase-1 pattern database of k pieces (6, or 7:
+// 1.2 GB, which the solver reads instead where it is present, for fewer
+// phase-1 nodes and shorter answers) on every core, returning the payload
+// in the file layout (see phase1Encoding) and the depth histogram; it
+// holds the packed table once (the payload is a view of it).
 func buildPhase(ctx context.Context, k int, progress func(done, total uint64)) ([]byte, []int64, error) {
 	packed, counts, err := buildPDB(ctx, k, -1, runtime.GOMAXPROCS(0), progress)
 	if err != nil {

@@ -50,7 +50,7 @@ func New(phase1 []byte) (*Solver, error) { return NewWith(phase1, nil) }
 func NewWith(phase1, phase2 []byte) (*Solver, error) { return NewTables(phase1, phase2, nil) }
 
 // NewTables is NewWith that also reads the eight-piece phase-2 table
-// (BuildArm8's payload) when arm8 is not nil.
+// (buildArm8's payload) when arm8 is not nil.
 func NewTables(phase1, phase2, arm8 []byte) (*Solver, error) {
 	if arm8 != nil {
 		if err := checkArm8(arm8); err != nil {
