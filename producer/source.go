@@ -35,14 +35,6 @@ const maxLine = 4 << 20
 // errLineTooLong marks a line cut at maxLine.
 var errLineTooLong = errors.New("line too long")
 
-// readLines reads a whole corpus into memory (tests and small inputs;
-// --file streams through scanLines instead).
-func readLines(r io.Reader, spec puzzle.Spec) ([]line, error) {
-	var out []line
-	err := scanLines(r, &spec, func(l line) error { out = append(out, l); return nil })
-	return out, err
-}
-
 // scanLines reads a corpus: one state per line, blank lines skipped, '#'
 // starts a comment (it cannot occur in a state). Every other line is
 // passed to fn, in order, one at a time, with the reason it is not a

@@ -273,3 +273,11 @@ func TestCorpusStdinAndChange(t *testing.T) {
 		t.Errorf("a corpus that grew between passes: %v", err)
 	}
 }
+
+// readLines reads a whole corpus into memory (the product streams
+// through scanLines).
+func readLines(r io.Reader, spec puzzle.Spec) ([]line, error) {
+	var out []line
+	err := scanLines(r, &spec, func(l line) error { out = append(out, l); return nil })
+	return out, err
+}

@@ -57,12 +57,20 @@ func fromBytes(mem []byte, want Meta, verify bool) (*Table, error) {
 	}
 	data := mem[off : off+int(m.Bytes)]
 	if verify {
-		sum := sha256.Sum256(data)
-		if hex.EncodeToString(sum[:]) != m.SHA256 {
-			return nil, fmt.Errorf("payload checksum does not match the header (corrupt file): %w", ErrBadTable)
+		if err := checkPayload(data, m); err != nil {
+			return nil, err
 		}
 	}
 	return &Table{Meta: m, Data: data}, nil
+}
+
+// checkPayload compares data's SHA-256 with the header's: a full read.
+func checkPayload(data []byte, m Meta) error {
+	sum := sha256.Sum256(data)
+	if hex.EncodeToString(sum[:]) != m.SHA256 {
+		return fmt.Errorf("payload checksum does not match the header (corrupt file): %w", ErrBadTable)
+	}
+	return nil
 }
 
 func sameIdentity(got, want Meta) error {
@@ -77,16 +85,6 @@ func sameIdentity(got, want Meta) error {
 		return fmt.Errorf("file holds %s %s pattern %s (%d %s entries, generator %d), want %s %s pattern %s (%d %s entries, generator %d): %w",
 			got.Name, got.Puzzle, got.Pattern, got.Entries, got.Encoding, got.Generator,
 			want.Name, want.Puzzle, want.Pattern, want.Entries, want.Encoding, want.Generator, ErrBadTable)
-	}
-	return nil
-}
-
-// Verify re-reads the payload and checks its SHA-256 (`solverd tables verify`).
-func (t *Table) Verify() error {
-	sum := sha256.Sum256(t.Data)
-	if hex.EncodeToString(sum[:]) != t.Meta.SHA256 {
-		return fmt.Errorf("table %s (%s): payload checksum does not match the header; rebuild it with: %s: %w",
-			t.Meta.Name, t.path, t.Meta.RebuildHint(), ErrBadTable)
 	}
 	return nil
 }

@@ -259,13 +259,6 @@ func (s Set) Roles() []string {
 	return out
 }
 
-// Preferred is, for each role with a set, the best set complete in dir.
-// Sets are in catalogue order.
-func Preferred(dir string) []Set {
-	out, _ := PerRole(Sets(), func(_ int, s Set) (bool, error) { return s.Complete(dir), nil })
-	return out
-}
-
 // PerRole is the one rule that picks the best set of each role: walking
 // sets in order (best first), it keeps each set that serves a role no
 // kept set serves yet and that keep accepts. keep, when not nil, is asked

@@ -87,27 +87,6 @@ func OpenSliding(dir string, s Set, private bool) (*pdb.Solver, func() error, er
 	return sv, closer, nil
 }
 
-// OpenPartition maps every table of pt from dir (with verify, checking
-// each payload's checksum: a full read) and returns the pattern databases
-// over them and the closer that unmaps them. A missing, foreign or corrupt
-// file is refused with the command that rebuilds it. With private the
-// tables are copied into the process's own huge-page memory
-// (tables.Table.Private): faster search, no sharing.
-func OpenPartition(dir string, pt pdb.Partition, verify, private bool) ([]*pdb.PDB, func() error, error) {
-	s := slidingSet(pt, "", "")
-	payloads, _, closer, err := s.mapTables(dir, verify, private)
-	if err != nil {
-		return nil, nil, err
-	}
-	out := make([]*pdb.PDB, len(payloads))
-	for i, data := range payloads {
-		if out[i], err = pdb.FromData(pt.Rows, pt.Cols, pt.Patterns[i], data); err != nil {
-			closer()
-			return nil, nil, err
-		}
-	}
-	return out, closer, nil
-}
 
 // OpenFullTable maps the whole-space distance table of spec from dir, when
 // the catalogue has a set of one and it is built there: what generation
