@@ -13,7 +13,6 @@ import (
 
 	"github.com/tessera-solver/tessera/internal/instances"
 	"github.com/tessera-solver/tessera/internal/puzzle"
-	"github.com/tessera-solver/tessera/internal/sliding"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden histograms in testdata/")
@@ -113,7 +112,7 @@ func TestKorfBounds555(t *testing.T) {
 		if sum != h || s.Heuristic(cells) != max(h, hr) {
 			t.Fatalf("%v: Set.H %d, sum of lookups %d, Heuristic %d", cells, h, sum, s.Heuristic(cells))
 		}
-		md := sliding.Manhattan(4, 4, cells)
+		md := manhattan(4, 4, cells)
 		if h < md || hr < md {
 			t.Fatalf("%v: bounds %d, %d below Manhattan %d", cells, h, hr, md)
 		}

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/tessera-solver/tessera/internal/instances"
-	"github.com/tessera-solver/tessera/internal/sliding"
 )
 
 // Partition7764 is an experiment kept with its measurements (issue 30,
@@ -74,7 +73,7 @@ func TestStored7764Admissible(t *testing.T) {
 		if h > d {
 			t.Fatalf("%v: bound %d over distance %d", cells, h, d)
 		}
-		if md := sliding.Manhattan(5, 5, cells); s.H(&pos) < md || s.HReflected(&pos) < md {
+		if md := manhattan(5, 5, cells); s.H(&pos) < md || s.HReflected(&pos) < md {
 			t.Fatalf("%v: bounds %d, %d below Manhattan %d", cells, s.H(&pos), s.HReflected(&pos), md)
 		}
 	}
