@@ -17,6 +17,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/redact"
 	"github.com/tessera-solver/tessera/internal/solve"
+	"github.com/tessera-solver/tessera/internal/tableservice"
 	"github.com/tessera-solver/tessera/internal/worker"
 )
 
@@ -47,7 +48,7 @@ func runCmd() *cobra.Command {
 			presence := solverkit.NewPresence("solverd", cfg.Solver)
 			log := slog.New(presence.LogHandler(slog.NewTextHandler(c.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelInfo})))
 			log.Info(config.Describe(c.Flags()))
-			startupPull(ctx, cfg, log)
+			tableservice.StartupPull(ctx, cfg, log)
 			loaded, _, err := loadTables(cfg.Solver, "", func(s string) { log.Info(s) })
 			if err != nil {
 				return err
@@ -64,7 +65,7 @@ func runCmd() *cobra.Command {
 			// start serve the next jobs) run and stop as one.
 			loops := cmdkit.NewLoops(ctx, "solverd run")
 			loops.Go("table watch", func(ctx context.Context) error {
-				defer watchTables(ctx, cfg, live, log, obs, presence)()
+				defer tableservice.Watch(ctx, cfg, live, log, obs, presence)()
 				<-ctx.Done()
 				return nil
 			})

@@ -16,6 +16,7 @@ import (
 	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/internal/cmdkit"
 	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/tableservice"
 )
 
 // queueCmd groups the operations on the shared JetStream setup.
@@ -324,5 +325,5 @@ func tablesBucketOf(cfg config.Config) string {
 	if cfg.Solver.TablesBucket != "" {
 		return cfg.Solver.TablesBucket
 	}
-	return defaultBucket
+	return tableservice.DefaultBucket
 }

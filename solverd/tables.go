@@ -10,6 +10,7 @@ import (
 
 	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/internal/progress"
+	"github.com/tessera-solver/tessera/internal/tableservice"
 	"github.com/tessera-solver/tessera/tables"
 	"github.com/tessera-solver/tessera/tables/catalog"
 )
@@ -83,7 +84,7 @@ present are skipped unless --force. Known sets:
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(out, "built %s in %s: %s, %s\n", m.Name, time.Since(t0).Round(time.Millisecond), path, humanBytes(int64(m.Bytes)))
+				fmt.Fprintf(out, "built %s in %s: %s, %s\n", m.Name, time.Since(t0).Round(time.Millisecond), path, tableservice.HumanBytes(int64(m.Bytes)))
 			}
 			return nil
 		},
@@ -148,7 +149,7 @@ func tablesListCmd() *cobra.Command {
 				}
 				m := in.Meta
 				fmt.Fprintf(out, "%-20s %-14s %-16s %14d %10s %6.3f %9s\n", m.Name, m.Puzzle, m.Pattern, m.Entries,
-					humanBytes(in.Size), mean, (time.Duration(m.BuildMS) * time.Millisecond).String())
+					tableservice.HumanBytes(in.Size), mean, (time.Duration(m.BuildMS) * time.Millisecond).String())
 				return nil
 			}, nil)
 		},
@@ -220,18 +221,6 @@ func verifyOne(w io.Writer, in tables.Info) error {
 		return err
 	}
 	t.Close()
-	fmt.Fprintf(w, "ok %s (%s)\n", in.Meta.Name, humanBytes(in.Size))
+	fmt.Fprintf(w, "ok %s (%s)\n", in.Meta.Name, tableservice.HumanBytes(in.Size))
 	return nil
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

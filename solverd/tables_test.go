@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tessera-solver/tessera/internal/natstest"
+	"github.com/tessera-solver/tessera/internal/tableservice"
 	"github.com/tessera-solver/tessera/tables"
 )
 
@@ -109,14 +110,14 @@ func TestTablesPushPull(t *testing.T) {
 // bucket (one filled before the table existed still serves the set); named
 // itself, it is.
 func TestFileNamesOptional(t *testing.T) {
-	set, err := fileNames([]string{"loopover-5x5-p1"})
+	set, err := tableservice.FileNames([]string{"loopover-5x5-p1"})
 	if err != nil || len(set) != 3 || !set["loopover-5x5-p1.g1.tbl"] || set["loopover-5x5-p2.g1.tbl"] || set["loopover-5x5-arm8.g1.tbl"] {
 		t.Fatalf("by set: %v %v", set, err)
 	}
 	if _, listed := set["loopover-5x5-p2.g1.tbl"]; !listed {
 		t.Fatal("the optional table is not pulled with its set")
 	}
-	own, err := fileNames([]string{"loopover-5x5-p2"})
+	own, err := tableservice.FileNames([]string{"loopover-5x5-p2"})
 	if err != nil || len(own) != 1 || !own["loopover-5x5-p2.g1.tbl"] {
 		t.Fatalf("by name: %v %v", own, err)
 	}

@@ -31,14 +31,14 @@ var layers = []struct {
 	{"facade", []string{"internal/solve"}},
 	{"adapters", []string{"internal/queue", "internal/store", "config", "internal/tablestore", "migrations"}},
 	// The mains' shared pieces; --version reads the table format of tables.
-	{"edges", []string{"internal/worker", "internal/ingest", "internal/httpapi", "internal/cmdkit", "internal/cmdkit/solverkit",
+	{"edges", []string{"internal/worker", "internal/ingest", "internal/httpapi", "internal/cmdkit", "internal/cmdkit/solverkit", "internal/tableservice",
 		"internal/version"}},
 	// splitplan: the split search's makespan model (issue 27), a test-gated tool.
 	{"tools", []string{"internal/tablebench", "internal/tablebench/datasheet", "scripts/testsummary", "internal/splitplan"}},
 	{"mains", []string{"producer", "solverd", "results"}},
 	// Imported by tests only: above every layer, so no other code can.
 	{"tests only", []string{"internal/coretest", "internal/testenv", "internal/natstest", "internal/testcert",
-		"internal/store/storetest", "internal/faults", "internal/archtest", "deploy"}},
+		"internal/store/storetest", "tables/catalog/catalogtest", "internal/faults", "internal/archtest", "deploy"}},
 }
 
 // rank is the position of each classified package's layer, bottom = 0.

@@ -204,3 +204,14 @@ func Gauge(exposition, name string) float64 {
 	}
 	return math.NaN()
 }
+
+// WaitFor polls ok every 10 ms until it holds, failing t when d passes
+// first.
+func WaitFor(t testing.TB, what string, d time.Duration, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(d); !ok(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}

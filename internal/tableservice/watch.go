@@ -1,4 +1,8 @@
-package main
+// Package tableservice keeps the table sets of a running solverd current:
+// it pulls missing tables from the JetStream Object Store bucket at start,
+// rescans the tables directory (and the bucket) while running, checks what
+// arrives and hands the better sets to the solver without a restart.
+package tableservice
 
 import (
 	"context"
@@ -20,10 +24,10 @@ import (
 	"github.com/tessera-solver/tessera/tables/catalog"
 )
 
-// watchTables starts the tableWatch of solverd run, which rescans every
+// Watch starts the table watch of solverd run, which rescans every
 // solver.tables_rescan (0: it only records the sets in use in obs), and
 // returns what stops it and waits until it has.
-func watchTables(ctx context.Context, cfg config.Config, live *solve.Live, log *slog.Logger, obs *metrics.Solver, p *cmdkit.Presence) (stop func()) {
+func Watch(ctx context.Context, cfg config.Config, live *solve.Live, log *slog.Logger, obs *metrics.Solver, p *cmdkit.Presence) (stop func()) {
 	w := newTableWatch(cfg.Solver.TablesDir, cfg.Solver.Tables, cfg.Solver.TablesPrivate, live, log, obs)
 	w.presence = p
 	w.record(live.Loaded())
@@ -33,7 +37,7 @@ func watchTables(ctx context.Context, cfg config.Config, live *solve.Live, log *
 	if cfg.Solver.TablesBucket != "" {
 		if want, err := bucketWant(cfg.Solver.Tables); err == nil { // else loading the tables failed already
 			w.withBucket(cfg.Solver.TablesBucket, want, func(ctx context.Context) (*tablestore.Store, func(), error) {
-				return openBucket(ctx, cfg)
+				return OpenBucket(ctx, cfg)
 			})
 		}
 	}
@@ -56,8 +60,7 @@ func watchTables(ctx context.Context, cfg config.Config, live *solve.Live, log *
 //
 // A table that arrives while running is checked fully (header, identity
 // and payload checksum: a read of the whole file, in the background) before
-// it is used; the sets loaded at start had their headers checked, as
-// before. A refused file is logged once per version (size and
+// it is used; the sets loaded at start had their headers checked. A refused file is logged once per version (size and
 // modification time; for a bucket object, its digest) and its set passed
 // over, so the puzzle keeps the set (or the built-in search) it had.
 type tableWatch struct {
