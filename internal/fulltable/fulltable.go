@@ -64,8 +64,11 @@ func supported(spec puzzle.Spec) error {
 	if err := spec.Validate(); err != nil {
 		return fmt.Errorf("bfs: %w", err)
 	}
-	if !spec.Family().WholeSpaceTables() {
-		return fmt.Errorf("bfs %s: only sliding and loopover boards have BFS tables: %w", spec, puzzle.ErrMalformed)
+	switch spec.Family().SpaceIndex() {
+	case puzzle.BlankAndTiles, puzzle.PieceOrder: // the indexes space implements
+	default:
+		return fmt.Errorf("bfs %s: no whole-space index for %s boards (only sliding and loopover boards have BFS tables): %w",
+			spec, spec.Family().Name(), puzzle.ErrMalformed)
 	}
 	if spec.Cells() > MaxCells {
 		return fmt.Errorf("bfs %s: %d cells, at most %d fit a full table: %w", spec, spec.Cells(), MaxCells, puzzle.ErrMalformed)
@@ -179,8 +182,8 @@ func (t *Table) down(b *board, idx uint64, e uint8) (uint64, uint8, puzzle.Move)
 	s := t.sp
 	want := (e + modulus - 1) % modulus
 	if s.sliding {
-		// The tries in slidingTarget's order (up, down, left, right), so
-		// every answer is as before; the blank's row and column are
+		// The tries in a fixed order (up, down, left, right: the tests'
+		// slidingTarget), so every answer is reproducible; the blank's row and column are
 		// divided out once a step, not once a try (four hardware divides
 		// a step were a sixth of the walk). Sideways the tile sequence is
 		// unchanged: the neighbour's index is idx ± stride (see space), no

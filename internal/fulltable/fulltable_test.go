@@ -697,3 +697,28 @@ func TestSlidingWalkSideways(t *testing.T) {
 		}
 	}
 }
+
+// slidingTarget, the reference of down's tries, is the blank's new cell
+// when the tile moving in direction d slides into it, or −1 when no tile can.
+func (s *space) slidingTarget(blank int, d puzzle.Dir) int {
+	r, c := blank/s.cols, blank%s.cols
+	switch d {
+	case puzzle.Up: // the tile below moves up
+		if r+1 < s.rows {
+			return blank + s.cols
+		}
+	case puzzle.Down:
+		if r > 0 {
+			return blank - s.cols
+		}
+	case puzzle.Left: // the tile to the right moves left
+		if c+1 < s.cols {
+			return blank + 1
+		}
+	case puzzle.Right:
+		if c > 0 {
+			return blank - 1
+		}
+	}
+	return -1
+}

@@ -36,7 +36,7 @@ const MaxCells = 12
 // reciprocals (no hardware divide) and get the parity as they go.
 type space struct {
 	rows, cols, n int
-	sliding       bool
+	sliding       bool                 // the family's SpaceIndex is BlankAndTiles (else PieceOrder)
 	half          bool                 // loopover: odd×odd, only even permutations
 	size          uint64               // number of indices = reachable states
 	stride        uint32               // sliding: (N−1)!/2 indices per blank cell
@@ -54,7 +54,9 @@ type space struct {
 }
 
 func newSpace(sp puzzle.Spec) *space {
-	s := &space{rows: sp.Rows, cols: sp.Cols, n: sp.Cells(), sliding: sp.Kind == puzzle.Sliding}
+	// supported admitted only the two indexes below: anything not
+	// BlankAndTiles is PieceOrder.
+	s := &space{rows: sp.Rows, cols: sp.Cols, n: sp.Cells(), sliding: sp.Family().SpaceIndex() == puzzle.BlankAndTiles}
 	s.fact[0] = 1
 	for i := 1; i <= MaxCells; i++ {
 		s.fact[i] = s.fact[i-1] * uint32(i)
@@ -292,31 +294,6 @@ func (s *space) blankOf(c *board) int {
 	for i := 0; i < s.n; i++ {
 		if c[i] == 0 {
 			return i
-		}
-	}
-	return -1
-}
-
-// slidingTarget is the blank's new cell when the tile moving in direction
-// d slides into it, or −1 when no tile can.
-func (s *space) slidingTarget(blank int, d puzzle.Dir) int {
-	r, c := blank/s.cols, blank%s.cols
-	switch d {
-	case puzzle.Up: // the tile below moves up
-		if r+1 < s.rows {
-			return blank + s.cols
-		}
-	case puzzle.Down:
-		if r > 0 {
-			return blank - s.cols
-		}
-	case puzzle.Left: // the tile to the right moves left
-		if c+1 < s.cols {
-			return blank + 1
-		}
-	case puzzle.Right:
-		if c > 0 {
-			return blank - 1
 		}
 	}
 	return -1

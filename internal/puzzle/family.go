@@ -31,10 +31,10 @@ type Family interface {
 	// Arrangements is the number of distinct boards of the goal's cells,
 	// solvable or not: what enumerating the whole space walks through.
 	Arrangements(sp Spec) *big.Int
-	// WholeSpaceTables reports whether exact whole-space distance tables
-	// (internal/fulltable) apply to the family's boards small enough for
-	// them: permutation boards whose every state one index can name.
-	WholeSpaceTables() bool
+	// SpaceIndex is how internal/fulltable names every state of a board
+	// small enough for an exact whole-space distance table, or NoSpaceIndex
+	// when such tables do not apply to the family.
+	SpaceIndex() SpaceIndex
 	// PathParity reports whether every path from the goal to a state has
 	// the parity of its distance, so a scramble walk's length may only be
 	// changed by even steps.
@@ -104,7 +104,7 @@ type facts struct {
 	name       string
 	maxSide    int
 	takesGoal  bool
-	wholeSpace bool
+	space      SpaceIndex
 	pathParity bool
 	unique     bool   // distinct: each value once
 	letterRuns bool   // letters: single letters name cells
@@ -117,13 +117,30 @@ func (f facts) Kind() Kind             { return f.kind }
 func (f facts) Name() string           { return f.name }
 func (f facts) MaxSide() int           { return f.maxSide }
 func (f facts) TakesGoal() bool        { return f.takesGoal }
-func (f facts) WholeSpaceTables() bool { return f.wholeSpace }
+func (f facts) SpaceIndex() SpaceIndex { return f.space }
 func (f facts) PathParity() bool       { return f.pathParity }
 func (f facts) distinct() bool         { return f.unique }
 func (f facts) letters() bool          { return f.letterRuns }
 func (f facts) selfInverse() bool      { return f.involution }
 func (f facts) cellWant() string       { return f.want }
 func (f facts) moveBytes() int         { return f.moveLen }
+
+// SpaceIndex names a perfect index of a family's reachable states, which
+// internal/fulltable implements one by one: a family whose states need
+// another gets a new value here and its own index there, never a
+// neighbour's by default.
+type SpaceIndex uint8
+
+const (
+	// NoSpaceIndex: no whole-space tables for the family.
+	NoSpaceIndex SpaceIndex = iota
+	// BlankAndTiles: the blank's cell and the rank of the tiles' order
+	// (half of the orders are reachable for each blank cell).
+	BlankAndTiles
+	// PieceOrder: the rank of the pieces' order (half of them on odd×odd
+	// boards, where every move is an even permutation).
+	PieceOrder
+)
 
 // Family returns the rules of kind k, or nil for a kind that names no
 // family (the zero Kind or one out of range).
@@ -167,7 +184,9 @@ const TableCells = 10
 
 // inMemoryTable reports whether sp's whole-space table is built in memory
 // (RouteTable).
-func (f facts) inMemoryTable(sp Spec) bool { return f.wholeSpace && sp.Cells() <= TableCells }
+func (f facts) inMemoryTable(sp Spec) bool {
+	return f.space != NoSpaceIndex && sp.Cells() <= TableCells
+}
 
 // Route is s's family's Route, NoRoute for a spec that names no family.
 func (s Spec) Route(fast bool) Route {

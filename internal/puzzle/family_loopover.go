@@ -15,10 +15,10 @@ import (
 type loopoverFamily struct{ facts }
 
 var loopoverRules = loopoverFamily{facts{
-	kind:       Loopover,
-	name:       "loopover",
-	maxSide:    MaxSide,
-	wholeSpace: true,
+	kind:    Loopover,
+	name:    "loopover",
+	maxSide: MaxSide,
+	space:   PieceOrder,
 	// pathParity: not in general; going round a line of odd length
 	// returns to the same board in an odd number of moves.
 	unique:     true,

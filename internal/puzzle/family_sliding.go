@@ -18,7 +18,7 @@ var slidingRules = slidingFamily{facts{
 	kind:       Sliding,
 	name:       "sliding",
 	maxSide:    MaxSide,
-	wholeSpace: true,
+	space:      BlankAndTiles,
 	pathParity: true, // the blank changes colour on a chessboard at every move
 	unique:     true,
 	want:       "a number",

@@ -19,7 +19,7 @@ var swapRules = swapFamily{facts{
 	name:      "swap",
 	maxSide:   MaxSwapSide,
 	takesGoal: true, // any board with as many ones
-	// wholeSpace: no; the exact distance is a matching, at any size.
+	// space: none; the exact distance is a matching, at any size.
 	// pathParity: swaps do keep it (each moves a one to a neighbouring
 	// cell, changing the ones' summed row + column by one), but the
 	// producer's walk lengthening has only ever applied it to sliding
