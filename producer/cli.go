@@ -18,6 +18,7 @@ import (
 	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/internal/cmdkit"
 	"github.com/tessera-solver/tessera/internal/job"
+	"github.com/tessera-solver/tessera/internal/policy"
 	"github.com/tessera-solver/tessera/internal/progress"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
@@ -181,7 +182,7 @@ func produce(ctx context.Context, f flags, seedSet bool, cfg config.Config, stdi
 	}
 	fmt.Fprintf(stdout, "batch %d\n", batch)
 	opts := optionsRecord{Mode: cfg.Solver.Mode, Budget: job.NewBudget(cfg.Solver.MaxNodes, cfg.Solver.Timeout), Goal: goal,
-		Chunk: job.ChunkSize(spec, result.Mode(cfg.Solver.Mode), cfg.Producer.ChunkSize, nc.MaxPayload()), Split: f.split,
+		Chunk: policy.ChunkSize(spec, result.Mode(cfg.Solver.Mode), cfg.Producer.ChunkSize, nc.MaxPayload()), Split: f.split,
 		Priority: job.Priority(cfg.Producer.Priority)}
 	if f.split {
 		opts.Chunk = 1 // a split state is one coordinator's job: never two in a message

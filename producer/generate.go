@@ -14,6 +14,7 @@ import (
 	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/internal/fulltable"
 	"github.com/tessera-solver/tessera/internal/job"
+	"github.com/tessera-solver/tessera/internal/policy"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/store"
@@ -43,7 +44,7 @@ type generator struct {
 	rng    *rand.Rand
 	method string
 	// table: the whole-space table (built in memory where the family
-	// routes the board to one, puzzle.RouteTable, or a built 12-cell
+	// routes the board to one, policy.RouteTable, or a built 12-cell
 	// table file), closed with closeTable.
 	table      *fulltable.Table
 	closeTable func() error
@@ -96,7 +97,7 @@ func generate(ctx context.Context, f flags, seedSet bool, cfg config.Config, spe
 		}
 	}
 	opts := optionsRecord{Mode: string(result.ModeOptimal), Budget: job.NewBudget(cfg.Solver.MaxNodes, cfg.Solver.Timeout),
-		Chunk:    job.ChunkSize(spec, result.ModeOptimal, cfg.Producer.ChunkSize, e.nc.MaxPayload()),
+		Chunk:    policy.ChunkSize(spec, result.ModeOptimal, cfg.Producer.ChunkSize, e.nc.MaxPayload()),
 		Priority: job.Priority(cfg.Producer.Priority)}
 	quiet := f
 	quiet.wait, quiet.quiet = true, true
@@ -172,7 +173,7 @@ func deref[T any](p *T) T {
 // (judged from the distribution stored so far), else walks from the goal
 // below the mean and searches from deep states above it.
 func (g *generator) choose(ctx context.Context, st *store.Store) error {
-	small := g.spec.Route(false) == puzzle.RouteTable
+	small := policy.Of(g.spec, false) == policy.RouteTable
 	if !small {
 		// A 12-cell Loopover board whose table file is built serves too.
 		t, closer, ok, err := catalog.OpenFullTable(g.tablesDir, g.spec)
@@ -186,7 +187,7 @@ func (g *generator) choose(ctx context.Context, st *store.Store) error {
 	switch g.method {
 	case methodTable:
 		if !small {
-			return usagef("--method table: %s has more than %d cells and no built table file; use sample, walk or deep", g.spec, puzzle.TableCells)
+			return usagef("--method table: %s has more than %d cells and no built table file; use sample, walk or deep", g.spec, policy.TableCells)
 		}
 	case methodSample, methodWalk, methodDeep:
 	case methodAuto:

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tessera-solver/tessera/internal/httpapi"
 	"github.com/tessera-solver/tessera/internal/job"
+	"github.com/tessera-solver/tessera/internal/policy"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/result"
@@ -158,7 +159,7 @@ func (g *sampler) Generate(ctx context.Context, spec puzzle.Spec, length, missin
 	if err := g.st.SetBatchSource(ctx, batch, map[string]string{"generated": "sample"}, map[string]any{"mode": "optimal"}, ""); err != nil {
 		return 0, 0, err
 	}
-	chunk := job.ChunkSize(spec, result.ModeOptimal, 0, g.maxPayload)
+	chunk := policy.ChunkSize(spec, result.ModeOptimal, 0, g.maxPayload)
 	pub := queue.NewPublisher(g.js, 256)
 	for first := 0; first < n; first += chunk {
 		j := job.Job{V: job.Version, ID: fmt.Sprintf("%d-%d", batch, first), BatchID: batch, Puzzle: spec.String(),

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tessera-solver/tessera/internal/cmdkit"
 	"github.com/tessera-solver/tessera/internal/job"
+	"github.com/tessera-solver/tessera/internal/policy"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/result"
@@ -103,7 +104,7 @@ func requeueCmd() *cobra.Command {
 			}
 			proto := job.Job{V: job.Version, BatchID: batch, Puzzle: b.Puzzle, Mode: string(mode),
 				Budget: job.NewBudget(cfg.Solver.MaxNodes, cfg.Solver.Timeout), Replace: true, Priority: job.Priority(b.Priority)}
-			chunk := job.ChunkSize(spec, mode, cfg.Producer.ChunkSize, conn.NC.MaxPayload())
+			chunk := policy.ChunkSize(spec, mode, cfg.Producer.ChunkSize, conn.NC.MaxPayload())
 			// Job ids carry the time of this requeue, so the server's
 			// duplicate window does not mistake them for the first run's.
 			tag := time.Now().UTC().Format("20060102T150405.000")
@@ -144,7 +145,7 @@ func requeueCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("requeue batch %d: %w", batch, err)
 			}
-			lane := job.LaneOf(spec, mode, proto.Timeout()) // as the publisher routes them
+			lane := policy.LaneOf(spec, mode, proto.Timeout()) // as the publisher routes them
 			fmt.Fprintf(cmd.OutOrStdout(), "requeued %d states of batch %d (%s) in %d jobs on the %s lane\n", states, batch, strings.Join(strings.Split(statuses, ","), ", "), jobs, lane)
 			return nil
 		},

@@ -18,9 +18,9 @@ import (
 	"github.com/tessera-solver/tessera/config"
 	"github.com/tessera-solver/tessera/internal/cmdkit"
 	"github.com/tessera-solver/tessera/internal/fulltable"
-	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/loopover"
 	"github.com/tessera-solver/tessera/internal/loopover/twophase"
+	"github.com/tessera-solver/tessera/internal/policy"
 	"github.com/tessera-solver/tessera/internal/progress"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
@@ -168,34 +168,22 @@ its budget or failed; 2 usage error (bad flag, puzzle or setting).`,
 // solveBudget is the budget of every state of `solverd solve`: its
 // --budget-nodes and --timeout, and for a solve that names no time its
 // puzzle's default, as the pipeline grants a job (search.Grant with
-// job.DefaultTimeout): a state beyond reach ends budget_exceeded instead
+// policy.DefaultTimeout): a state beyond reach ends budget_exceeded instead
 // of running until killed (a 5×5 Loopover ran past 120 s). As in the
 // pipeline the default only limits: fast mode keeps its own node budget
 // under it (search.Budget.Fast). No host ceiling: the command runs on the
 // user's own machine.
 func solveBudget(s config.Solver, spec puzzle.Spec, mode result.Mode) search.Budget {
-	return search.Grant(search.Budget{MaxNodes: s.MaxNodes, Timeout: s.Timeout}, job.DefaultTimeout(spec, mode), search.Budget{})
+	return search.Grant(search.Budget{MaxNodes: s.MaxNodes, Timeout: s.Timeout}, policy.DefaultTimeout(spec, mode), search.Budget{})
 }
 
-// budgetTable is the --help table of default budgets, computed from
-// job.DefaultTimeout so that it cannot drift from it.
+// budgetTable is the --help table of default budgets, read from the
+// policy table (internal/policy) so that it cannot drift from it.
 func budgetTable() string {
-	rows := []struct {
-		label string
-		spec  puzzle.Spec
-	}{
-		{"sliding up to 12 cells (8-puzzle, 3x4)", puzzle.Spec{Kind: puzzle.Sliding, Rows: 3, Cols: 3}},
-		{"sliding 4x4 (15-puzzle)", puzzle.Spec{Kind: puzzle.Sliding, Rows: 4, Cols: 4}},
-		{"sliding 5x5 and larger", puzzle.Spec{Kind: puzzle.Sliding, Rows: 5, Cols: 5}},
-		{"loopover 5x5", puzzle.Spec{Kind: puzzle.Loopover, Rows: 5, Cols: 5}},
-		{"loopover, every other size", puzzle.Spec{Kind: puzzle.Loopover, Rows: 4, Cols: 4}},
-		{"swap up to 100x100", puzzle.Spec{Kind: puzzle.Swap, Rows: 100, Cols: 100}},
-		{"swap larger", puzzle.Spec{Kind: puzzle.Swap, Rows: 101, Cols: 101}},
-	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "  %-40s %-8s %s\n", "puzzle", "optimal", "fast")
-	for _, r := range rows {
-		fmt.Fprintf(&b, "  %-40s %-8v %v\n", r.label, job.DefaultTimeout(r.spec, result.ModeOptimal), job.DefaultTimeout(r.spec, result.ModeFast))
+	for _, c := range policy.Classes() {
+		fmt.Fprintf(&b, "  %-40s %-8v %v\n", c.Label, policy.DefaultTimeout(c.Spec, result.ModeOptimal), policy.DefaultTimeout(c.Spec, result.ModeFast))
 	}
 	return b.String()
 }

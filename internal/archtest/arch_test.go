@@ -21,6 +21,8 @@ var layers = []struct {
 	pkgs []string
 }{
 	{"vocabulary", []string{"internal/puzzle", "internal/result", "internal/job"}},
+	// How each family's boards are treated (routes, budgets, chunks, lanes).
+	{"policy", []string{"internal/policy"}},
 	{"shared core", []string{"internal/search", "internal/perm", "internal/nibble", "internal/prefetch", "internal/bfs", "internal/instances"}},
 	{"core", []string{"internal/sliding", "internal/sliding/pdb", "internal/loopover", "internal/loopover/twophase",
 		"internal/loopover/construct", "internal/swap", "internal/fulltable"}},
@@ -65,7 +67,7 @@ func layer(names ...string) []string {
 
 // core is the solving core and the vocabulary it shares: pure computation,
 // tested and benchmarked without servers or files.
-var core = layer("vocabulary", "shared core", "core")
+var core = layer("vocabulary", "policy", "shared core", "core")
 
 // solvers are the packages that hold solving algorithms or their tables.
 var solvers = append(layer("shared core", "core", "facade"), "tables/catalog")

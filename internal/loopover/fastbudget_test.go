@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/policy"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/search"
@@ -39,11 +40,11 @@ func TestFastDefaultBudgetIsNodes(t *testing.T) {
 		}
 		return a
 	}
-	def := ask(search.Grant(search.Budget{}, sp.Family().DefaultTimeout(sp, true), search.Budget{}))
+	def := ask(search.Grant(search.Budget{}, policy.DefaultTimeout(sp, result.ModeFast), search.Budget{}))
 	if def.Nodes != FastNodes || def.Solver != "loopover-construct" {
 		t.Errorf("default budget: %d nodes by %q, want %d by the constructive solver, unmarked", def.Nodes, def.Solver, FastNodes)
 	}
-	timed := ask(search.Grant(search.Budget{Timeout: time.Millisecond}, sp.Family().DefaultTimeout(sp, true), search.Budget{}))
+	timed := ask(search.Grant(search.Budget{Timeout: time.Millisecond}, policy.DefaultTimeout(sp, result.ModeFast), search.Budget{}))
 	if timed.Nodes >= FastNodes || !strings.HasSuffix(timed.Solver, "(time limit)") {
 		t.Errorf("--timeout 1ms: %d nodes by %q, want fewer than %d and the time mark", timed.Nodes, timed.Solver, FastNodes)
 	}

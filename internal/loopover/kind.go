@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tessera-solver/tessera/internal/loopover/twophase"
+	"github.com/tessera-solver/tessera/internal/policy"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/search"
@@ -38,9 +39,9 @@ func (k PDB44Kind) Build(ctx context.Context, _ int, progress func(done, total u
 }
 
 // Serves the 4×4 requests its family routes to the optimal search
-// (puzzle.RouteSearch: both modes).
+// (policy.RouteSearch: both modes).
 func (PDB44Kind) Serves(spec puzzle.Spec, mode result.Mode) bool {
-	return spec == spec44 && spec.Route(mode == result.ModeFast) == puzzle.RouteSearch
+	return spec == spec44 && policy.Of(spec, mode == result.ModeFast) == policy.RouteSearch
 }
 
 // Serve is the 4×4 solver over the mapped table.
@@ -106,10 +107,10 @@ func (k WDKind) Build(ctx context.Context, i int, progress func(done, total uint
 }
 
 // Serves the requests of the board its family routes to the optimal
-// search (puzzle.RouteSearch: 5×5 optimal mode; fast mode is the
+// search (policy.RouteSearch: 5×5 optimal mode; fast mode is the
 // two-phase solver's).
 func (k WDKind) Serves(spec puzzle.Spec, mode result.Mode) bool {
-	return spec == k.spec() && spec.Route(mode == result.ModeFast) == puzzle.RouteSearch
+	return spec == k.spec() && policy.Of(spec, mode == result.ModeFast) == policy.RouteSearch
 }
 
 // Serve is the walking-distance search over the mapped table.

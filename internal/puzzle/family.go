@@ -4,16 +4,16 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"strings"
-	"time"
 )
 
 // Family is one puzzle family's rules, declared once in its own file
 // (family_sliding.go, family_loopover.go, family_swap.go): limits, cell
-// syntax, goal, solvability, move grammar, apply, format, scramble, the
-// pipeline's default budget and chunk size, and which solvers' shortcuts
-// apply. The rest of the code asks a spec's family instead of switching on
-// its kind; adding a family is one new file, a Kind and one row in
-// families (docs/ARCHITECTURE.md lists what its solver needs besides).
+// syntax, goal, solvability, move grammar, apply, format and scramble.
+// How tessera treats a family's boards (routes, default budgets, chunk
+// sizes, lanes) is policy, in internal/policy. The rest of the code asks a
+// spec's family instead of switching on its kind; adding a family is one
+// new file, a Kind and one row in families (docs/ARCHITECTURE.md lists
+// what its policy and solver need besides).
 //
 // The unexported methods make the set closed: only this package declares
 // families. Hot loops stay concrete: ApplyMoves, scrambles and walks make
@@ -39,18 +39,6 @@ type Family interface {
 	// the parity of its distance, so a scramble walk's length may only be
 	// changed by even steps.
 	PathParity() bool
-	// DefaultTimeout is the per-state time budget of a job that names none
-	// (docs/PIPELINE-store.md, "Budgets and lanes"); fast is fast mode.
-	DefaultTimeout(sp Spec, fast bool) time.Duration
-	// Chunk is how many states of a board too large for the tiny-board
-	// rule travel in one job message by default (1: one per message).
-	Chunk(sp Spec, fast bool) int
-	// Route is which built-in algorithm answers a board in a mode (fast:
-	// fast mode), the one decision the solver registry's built-ins, the
-	// table kinds' Serves and the default budgets ask. A loaded table set
-	// that serves the board goes before the built-in (internal/solve).
-	Route(sp Spec, fast bool) Route
-
 	// cellRange is the range of a cell's value on a board of n cells.
 	cellRange(n int) (lo, hi int)
 	// distinct: every value appears exactly once (a permutation board).
@@ -154,52 +142,6 @@ func (k Kind) Family() Family {
 // Family returns the rules of s's kind, or nil when it names none; a spec
 // that passed Validate always has one.
 func (s Spec) Family() Family { return s.Kind.Family() }
-
-// Route names a built-in way of answering a board in one mode.
-type Route uint8
-
-const (
-	NoRoute Route = iota // no family
-	// RouteTable: an exact distance table of the whole space, built in
-	// memory on first use (TableCells), answers by descent.
-	RouteTable
-	// RouteSearch: IDA* over the family's bound, budgeted; in fast mode a
-	// weighted or budgeted one (Loopover: then the constructive answer).
-	RouteSearch
-	// RouteTwoPhase: the 5×5 Loopover two-phase solver (fast mode).
-	RouteTwoPhase
-	// RouteConstruct: a constructive answer, not proved optimal (Loopover
-	// boards whose optimal search would only run out of budget).
-	RouteConstruct
-	// RouteMatching: the swap boards' min-cost matching, exact.
-	RouteMatching
-)
-
-// TableCells bounds the boards of a family with whole-space tables that
-// are answered from a table built in memory on first use (sliding 2×5 and
-// Loopover 2×5 have 1.8 M and 3.6 M states: well under a second). 12-cell
-// Loopover boards need a 240 MB table built on purpose (`solverd tables
-// build loopover-3x4-bfs`).
-const TableCells = 10
-
-// inMemoryTable reports whether sp's whole-space table is built in memory
-// (RouteTable).
-func (f facts) inMemoryTable(sp Spec) bool {
-	return f.space != NoSpaceIndex && sp.Cells() <= TableCells
-}
-
-// Route is s's family's Route, NoRoute for a spec that names no family.
-func (s Spec) Route(fast bool) Route {
-	if f := s.Family(); f != nil {
-		return f.Route(s, fast)
-	}
-	return NoRoute
-}
-
-// QuickBudget is the largest per-state time budget of a job in the quick
-// lane (job.QuickLimit): the families' default budgets are measured
-// against it.
-const QuickBudget = 10 * time.Second
 
 // arrangementsOf is n! as a big integer: the arrangements of n distinct cells.
 func arrangementsOf(n int) *big.Int { return new(big.Int).MulRange(1, int64(n)) }

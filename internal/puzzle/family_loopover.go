@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // loopoverFamily: Loopover boards. Pieces 1..N (letters A.. too), goal
@@ -28,44 +27,6 @@ var loopoverRules = loopoverFamily{facts{
 }}
 
 func (loopoverFamily) Arrangements(sp Spec) *big.Int { return arrangementsOf(sp.Cells()) }
-
-// Route: the one place that decides what answers a Loopover board.
-// Boards up to TableCells: the in-memory table. 5×5 in fast mode: the
-// two-phase solver. An optimal search where its walking-distance tables
-// fit in memory (every other board up to 12 cells, 4×4, 3×5 and 5×3:
-// internal/loopover.WDSize, which a test of internal/solve holds this to)
-// and on 5×5 (the displacement bound, or the walking-distance table file:
-// states of up to about 18 moves in seconds). Other boards are
-// constructive: an optimal search there would only run out of budget.
-func (l loopoverFamily) Route(sp Spec, fast bool) Route {
-	five := sp.Rows == 5 && sp.Cols == 5
-	switch cells := sp.Cells(); {
-	case l.inMemoryTable(sp):
-		return RouteTable
-	case five && fast:
-		return RouteTwoPhase
-	case five, cells <= 12, cells <= 16 && max(sp.Rows, sp.Cols) <= 5:
-		return RouteSearch
-	}
-	return RouteConstruct
-}
-
-func (l loopoverFamily) DefaultTimeout(sp Spec, fast bool) time.Duration {
-	if l.Route(sp, fast) == RouteSearch && sp.Cells() > 16 {
-		return 30 * time.Minute // 5×5 optimal search: seconds to beyond reach
-	}
-	// Tables, the 4×4 solver (milliseconds), two-phase (300 ms) and
-	// constructive answers (microseconds).
-	return QuickBudget
-}
-
-func (loopoverFamily) Chunk(sp Spec, _ bool) int {
-	if sp.Cells() > 25 {
-		// Constructive answers (no optimal solver that large): microseconds.
-		return 100
-	}
-	return 1
-}
 
 func (loopoverFamily) cellRange(n int) (lo, hi int)  { return 1, n }
 func (loopoverFamily) tileName(v int) string         { return "piece " + strconv.Itoa(v) }

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // slidingFamily: sliding-tile boards. Cells 0..N−1 with 0 the blank; goal
@@ -26,39 +25,6 @@ var slidingRules = slidingFamily{facts{
 }}
 
 func (slidingFamily) Arrangements(sp Spec) *big.Int { return arrangementsOf(sp.Cells()) }
-
-// Route: the in-memory table up to TableCells, IDA* beyond (over pattern
-// databases when a set is loaded, else walking and inversion distance).
-func (f slidingFamily) Route(sp Spec, _ bool) Route {
-	if f.inMemoryTable(sp) {
-		return RouteTable
-	}
-	return RouteSearch
-}
-
-func (slidingFamily) DefaultTimeout(sp Spec, fast bool) time.Duration {
-	switch cells := sp.Cells(); {
-	case cells <= 12 || fast: // exact tables, tiny searches, anytime search within a second
-		return QuickBudget
-	case cells <= 16:
-		return 5 * time.Minute
-	}
-	return 30 * time.Minute // 24-puzzles: minutes to hours with the best tables
-}
-
-func (slidingFamily) Chunk(sp Spec, fast bool) int {
-	switch {
-	case sp.Cells() == 16 && fast:
-		return 16
-	case sp.Cells() == 16:
-		// Optimal 15-puzzles take about 2.5 ms each over the 7-8 tables:
-		// eight to a message cut the pipeline's overhead by a tenth (2,000
-		// states in 2.3-2.4 s instead of 2.7 s), and a job of eight slow
-		// ones (seconds each without tables) still spreads over workers.
-		return 8
-	}
-	return 1
-}
 
 func (slidingFamily) cellRange(n int) (lo, hi int)           { return 0, n - 1 }
 func (slidingFamily) isRun(string) bool                      { return false }

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // swapFamily: 0/1 swap boards. Cells 0 or 1; the goal puts the ones in the
@@ -33,23 +32,6 @@ var swapRules = swapFamily{facts{
 func (swapFamily) Arrangements(sp Spec) *big.Int {
 	n := int64(sp.Cells())
 	return new(big.Int).Binomial(n, n/2)
-}
-
-// Route: min-cost matching, exact at every size.
-func (swapFamily) Route(Spec, bool) Route { return RouteMatching }
-
-func (swapFamily) DefaultTimeout(sp Spec, _ bool) time.Duration {
-	if sp.Cells() <= 100*100 {
-		return QuickBudget // matching: under a second
-	}
-	return 10 * time.Minute
-}
-
-func (swapFamily) Chunk(sp Spec, _ bool) int {
-	if sp.Cells() <= 100 {
-		return 100
-	}
-	return 1
 }
 
 func (swapFamily) cellRange(int) (lo, hi int) { return 0, 1 }

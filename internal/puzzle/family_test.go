@@ -87,11 +87,6 @@ func TestFamilyContracts(t *testing.T) {
 					t.Fatalf("%s: %s does not undo the walk to %s: %v", sp, text, walked, err)
 				}
 			}
-			for _, fast := range []bool{false, true} {
-				if f.DefaultTimeout(sp, fast) <= 0 || f.Chunk(sp, fast) < 1 {
-					t.Errorf("%s (fast %v): default budget %v, chunk %d", sp, fast, f.DefaultTimeout(sp, fast), f.Chunk(sp, fast))
-				}
-			}
 			if f.Arrangements(sp).Sign() <= 0 {
 				t.Errorf("%s: %v arrangements", sp, f.Arrangements(sp))
 			}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tessera-solver/tessera/internal/backoff"
 	"github.com/tessera-solver/tessera/internal/job"
+	"github.com/tessera-solver/tessera/internal/policy"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
 )
@@ -45,7 +46,7 @@ func EncodeJob(j job.Job) (subject string, data []byte, err error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("encode job %s: %w", j.ID, err)
 	}
-	return JobSubject(spec, job.LaneOf(spec, mode, j.Timeout()), prio), data, nil
+	return JobSubject(spec, policy.LaneOf(spec, mode, j.Timeout()), prio), data, nil
 }
 
 // ErrDuplicate: the server dropped a job because a job with the same id

@@ -51,7 +51,7 @@ const (
 	// job's max_nodes or timeout_ms), also when the host granted less.
 	OriginChosen Origin = iota
 	// OriginDefault: the request named none; the limit is its puzzle's
-	// default (job.DefaultTimeout).
+	// default (policy.DefaultTimeout).
 	OriginDefault
 	// OriginCeiling: the request named none, and the host's ceiling
 	// (solver.max_nodes, solver.timeout) is below or beside the default.

@@ -4,6 +4,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/fulltable"
 	"github.com/tessera-solver/tessera/internal/loopover"
 	"github.com/tessera-solver/tessera/internal/loopover/twophase"
+	"github.com/tessera-solver/tessera/internal/policy"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/search"
@@ -26,32 +27,32 @@ import (
 //	RouteMatching    swap                      min-cost matching
 func Builtin() []Entry {
 	return []Entry{
-		{Name: "distance table", Serves: route(puzzle.RouteTable), New: func(sp puzzle.Spec) (search.Algorithm, error) {
+		{Name: "distance table", Serves: route(policy.RouteTable), New: func(sp puzzle.Spec) (search.Algorithm, error) {
 			return fulltable.Build(sp)
 		}},
-		{Name: "loopover two-phase", Serves: route(puzzle.RouteTwoPhase), New: func(puzzle.Spec) (search.Algorithm, error) {
+		{Name: "loopover two-phase", Serves: route(policy.RouteTwoPhase), New: func(puzzle.Spec) (search.Algorithm, error) {
 			return twophase.New(nil)
 		}},
-		{Name: "loopover search", Serves: kindRoute(puzzle.Loopover, puzzle.RouteSearch), New: newLoopover},
-		{Name: "loopover construction", Serves: route(puzzle.RouteConstruct), New: func(puzzle.Spec) (search.Algorithm, error) {
+		{Name: "loopover search", Serves: kindRoute(puzzle.Loopover, policy.RouteSearch), New: newLoopover},
+		{Name: "loopover construction", Serves: route(policy.RouteConstruct), New: func(puzzle.Spec) (search.Algorithm, error) {
 			return loopover.NewAlgorithm(nil), nil
 		}},
-		{Name: "sliding IDA*", Serves: kindRoute(puzzle.Sliding, puzzle.RouteSearch), New: func(sp puzzle.Spec) (search.Algorithm, error) {
+		{Name: "sliding IDA*", Serves: kindRoute(puzzle.Sliding, policy.RouteSearch), New: func(sp puzzle.Spec) (search.Algorithm, error) {
 			return sliding.NewSearcher(sp.Rows, sp.Cols)
 		}},
-		{Name: "swap matching", Serves: route(puzzle.RouteMatching), New: func(puzzle.Spec) (search.Algorithm, error) {
+		{Name: "swap matching", Serves: route(policy.RouteMatching), New: func(puzzle.Spec) (search.Algorithm, error) {
 			return swap.Matching{}, nil
 		}},
 	}
 }
 
 // route serves the boards whose family routes them to r in the mode.
-func route(r puzzle.Route) func(puzzle.Spec, result.Mode) bool {
-	return func(sp puzzle.Spec, mode result.Mode) bool { return sp.Route(mode == result.ModeFast) == r }
+func route(r policy.Route) func(puzzle.Spec, result.Mode) bool {
+	return func(sp puzzle.Spec, mode result.Mode) bool { return policy.Of(sp, mode == result.ModeFast) == r }
 }
 
 // kindRoute is route for one family's boards.
-func kindRoute(k puzzle.Kind, r puzzle.Route) func(puzzle.Spec, result.Mode) bool {
+func kindRoute(k puzzle.Kind, r policy.Route) func(puzzle.Spec, result.Mode) bool {
 	in := route(r)
 	return func(sp puzzle.Spec, mode result.Mode) bool { return sp.Kind == k && in(sp, mode) }
 }

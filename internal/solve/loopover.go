@@ -7,7 +7,7 @@ import (
 )
 
 // newLoopover is loopover.Algorithm over the optimal search of a board
-// its family routes to one (puzzle.RouteSearch): walking distance where
+// its family routes to one (policy.RouteSearch): walking distance where
 // its tables fit (4×4 also its pattern database, 3×5, 12-cell boards
 // without their table file), the displacement bound on 5×5 (budgeted).
 // In fast mode the algorithm falls back to the constructive answer.

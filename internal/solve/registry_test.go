@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tessera-solver/tessera/internal/loopover"
+	"github.com/tessera-solver/tessera/internal/policy"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/search"
@@ -63,20 +64,20 @@ func TestLoopoverRoutes(t *testing.T) {
 			sp := puzzle.Spec{Kind: puzzle.Loopover, Rows: r, Cols: c}
 			_, e1 := loopover.WDSize(r, c)
 			_, e2 := loopover.WDSize(c, r)
-			want := puzzle.RouteConstruct
+			want := policy.RouteConstruct
 			switch {
-			case sp.Cells() <= puzzle.TableCells:
-				want = puzzle.RouteTable
+			case sp.Cells() <= policy.TableCells:
+				want = policy.RouteTable
 			case e1 == nil && e2 == nil, r == 5 && c == 5:
-				want = puzzle.RouteSearch
+				want = policy.RouteSearch
 			}
-			if got := sp.Route(false); got != want {
+			if got := policy.Of(sp, false); got != want {
 				t.Errorf("%s optimal: route %d, want %d", sp, got, want)
 			}
 			if r == 5 && c == 5 {
-				want = puzzle.RouteTwoPhase
+				want = policy.RouteTwoPhase
 			}
-			if got := sp.Route(true); got != want {
+			if got := policy.Of(sp, true); got != want {
 				t.Errorf("%s fast: route %d, want %d", sp, got, want)
 			}
 		}

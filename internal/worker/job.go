@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tessera-solver/tessera/internal/job"
+	"github.com/tessera-solver/tessera/internal/policy"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/search"
@@ -73,7 +74,7 @@ func decodeJob(data []byte, ceiling search.Budget) decoded {
 	// its puzzle's default, the lane it was sent on; the default only
 	// limits, so fast mode keeps its short window under it.
 	req := search.Budget{MaxNodes: j.MaxNodes, Timeout: j.Timeout()}
-	d.opt = solve.Options{Mode: mode, Budget: search.Grant(req, job.DefaultTimeout(spec, mode), ceiling)}
+	d.opt = solve.Options{Mode: mode, Budget: search.Grant(req, policy.DefaultTimeout(spec, mode), ceiling)}
 	if j.Goal != "" {
 		if !spec.Family().TakesGoal() {
 			d.invalid = fmt.Sprintf("job %s: only swap boards take a goal; %s has one goal", j.ID, spec)

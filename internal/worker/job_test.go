@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tessera-solver/tessera/internal/policy"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/search"
 	"github.com/tessera-solver/tessera/internal/solve"
@@ -113,7 +114,7 @@ func FuzzDecodeJob(f *testing.F) {
 // mode keeps its short window under it); a job's own timeout is chosen.
 func TestDefaultBudgetIsACeiling(t *testing.T) {
 	d := decodeJob([]byte(`{"v":1,"id":"1-0","batch":1,"puzzle":"15","seq":0,"states":["x"],"mode":"fast"}`), search.Budget{})
-	if d.invalid != "" || d.dead != "" || d.opt.Budget.Timeout != job.QuickLimit || d.opt.Budget.Origin != search.OriginDefault {
+	if d.invalid != "" || d.dead != "" || d.opt.Budget.Timeout != policy.QuickLimit || d.opt.Budget.Origin != search.OriginDefault {
 		t.Errorf("no budget: %+v", d)
 	}
 	d = decodeJob([]byte(`{"v":1,"id":"1-0","batch":1,"puzzle":"15","seq":0,"states":["x"],"mode":"fast","timeout_ms":5000}`), search.Budget{})
@@ -161,7 +162,7 @@ func TestHostCeiling(t *testing.T) {
 	}
 	// Without host limits nothing is capped: a job that names no budget
 	// keeps its puzzle's default, and no node limit.
-	if got := decode(``, search.Budget{}).Budget; got.MaxNodes != 0 || got.Timeout != job.QuickLimit || got.Origin != search.OriginDefault {
+	if got := decode(``, search.Budget{}).Budget; got.MaxNodes != 0 || got.Timeout != policy.QuickLimit || got.Origin != search.OriginDefault {
 		t.Errorf("no host limits: %+v", got)
 	}
 }

@@ -8,7 +8,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/tessera-solver/tessera/internal/policy"
 	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/search"
 )
 
@@ -24,7 +26,7 @@ func TestDefaultBudgetSameAtAnyLoad(t *testing.T) {
 	s := fallback(t)
 	states := randomStates(3)
 	// The budget the pipeline and `solverd solve` grant a job naming none.
-	def := search.Grant(search.Budget{}, spec55.Family().DefaultTimeout(spec55, true), search.Budget{})
+	def := search.Grant(search.Budget{}, policy.DefaultTimeout(spec55, result.ModeFast), search.Budget{})
 	var nodes []int64
 	solveAll := func() []string {
 		out := make([]string, len(states))

@@ -6,6 +6,7 @@ import (
 	"runtime"
 
 	"github.com/tessera-solver/tessera/internal/nibble"
+	"github.com/tessera-solver/tessera/internal/policy"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/search"
@@ -77,9 +78,9 @@ func (k Kind) Build(ctx context.Context, i int, progress func(done, total uint64
 }
 
 // Serves the 5×5 requests its family routes to the two-phase solver
-// (puzzle.RouteTwoPhase: fast mode).
+// (policy.RouteTwoPhase: fast mode).
 func (Kind) Serves(spec puzzle.Spec, mode result.Mode) bool {
-	return spec == spec55 && spec.Route(mode == result.ModeFast) == puzzle.RouteTwoPhase
+	return spec == spec55 && policy.Of(spec, mode == result.ModeFast) == policy.RouteTwoPhase
 }
 
 // Serve is the solver over the phase-1 table and, when present, the
