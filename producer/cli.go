@@ -275,7 +275,7 @@ func enqueueAndFollow(ctx context.Context, f flags, st *store.Store, js jetstrea
 	}
 	// Jobs the server already holds (a resume, a rerun within the
 	// duplicate window) are summed up at the end, not listed: a resume
-	// used to print one line for each of 1,833 jobs.
+	// may meet thousands.
 	var dupJobs, dupStates int64
 	var firstDup string
 	b.onDuplicate = func(id string, n int, _ uint64) {

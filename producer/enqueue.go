@@ -24,7 +24,7 @@ type batchJobs struct {
 	prio   job.Priority
 	// maxBytes bounds the states of one job message, in JSON bytes (0: no
 	// bound): the server refuses a message over its max payload, and one
-	// refused job used to fail the whole enqueue.
+	// refused job must not fail the whole enqueue.
 	maxBytes int
 	// oversize is called for a state whose JSON alone exceeds maxBytes,
 	// with its seq: it returns a shorter text meaning the same state to

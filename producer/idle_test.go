@@ -29,8 +29,8 @@ func (s *stuck) BatchDistribution(context.Context, int64) (store.Distribution, e
 	return store.Distribution{Counts: []store.LengthCount{{Length: 4, Count: 3}}, Total: 3}, nil
 }
 
-// Issue 29: --wait with no solver running showed "0 states/s" for ever.
-// After stallNote without progress it asks the queue why, and says it
+// --wait with no solver running does not show "0 states/s" for ever:
+// after stallNote without progress it asks the queue why, and says it
 // once.
 func TestWaitSaysWhyStalled(t *testing.T) {
 	defer func(p, s time.Duration) { pollEvery, stallNote = p, s }(pollEvery, stallNote)

@@ -362,7 +362,7 @@ func TestLocalLoopover(t *testing.T) {
 	}
 }
 
-// Lines too long for a job message no longer fail the whole enqueue: a
+// Lines too long for a job message do not fail the whole enqueue: a
 // valid board written long-hand is enqueued compact, junk of megabytes is
 // an invalid row naming its line, and the rest of the corpus is solved.
 func TestLocalOversizedLines(t *testing.T) {

@@ -123,9 +123,8 @@ func TestResumeFromEnqueuedMark(t *testing.T) {
 	}
 }
 
-// Issue 29: a resume that meets jobs the server already holds (its
-// enqueued mark lagging behind them) printed one line per such job; it
-// now sums them up in one.
+// A resume that meets jobs the server already holds (its enqueued mark
+// lagging behind them) sums them up in one line, not one per job.
 func TestResumeSumsUpQueuedJobs(t *testing.T) {
 	url := storetest.SchemaURL(t)
 	natsURL, nc := natstest.Server(t)

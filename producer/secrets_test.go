@@ -12,7 +12,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/testenv"
 )
 
-// Issue 16: producer's outputs — help, config and URL errors, NATS
+// The producer's outputs — help, config and URL errors, NATS
 // failures, a normal enqueue, --local — are free of the database
 // password and the NATS password and token. (The shared test server
 // trusts every connection: the database password is sent and ignored.)

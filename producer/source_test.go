@@ -170,8 +170,8 @@ func TestRandomStatesDeterministic(t *testing.T) {
 	}
 }
 
-// Issue 18: a byte-order mark at the start of a corpus made its first line
-// invalid.
+// A byte-order mark at the start of a corpus is dropped, not read into
+// its first line.
 func TestReadLinesBOM(t *testing.T) {
 	for _, in := range []string{"\uFEFF1 2 3/4 5 6/7 8 0\n8 6 7/2 5 4/3 0 1\n", "\uFEFF# header\r\n1 2 3/4 5 6/7 8 0\r\n"} {
 		lines, err := readLines(strings.NewReader(in), eight)
@@ -185,8 +185,7 @@ func TestReadLinesBOM(t *testing.T) {
 }
 
 // A --file corpus streams: while its states are enqueued, the producer
-// holds no more than a line or so of it (it used to read it whole, about
-// twice its size: 817 MB for a 400 MB corpus).
+// holds no more than a line or so of it, not the whole corpus.
 func TestFileStreams(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes a 36 MB corpus")

@@ -253,9 +253,8 @@ func TestUsage(t *testing.T) {
 	}
 }
 
-// Lines over 64 KiB used to stop `solve` (bufio.Scanner's limit) with no
-// answer for them or anything after. Now a long line is read (a big board
-// written long-hand), one over the cap is answered invalid with the
+// A line over 64 KiB (bufio.Scanner's limit) does not stop `solve`: a
+// long line is read (a big board written long-hand), one over the cap is answered invalid with the
 // reason, and every line after it is still answered, in order.
 func TestSolveStdinLongLines(t *testing.T) {
 	in := "1 2 3/4 5 6/7 8 0\n" + strings.Repeat("x", 100<<10) + "\n" + strings.Repeat("y", 5<<20) + "\n1 2 3/4 5 6/7 0 8\n"
@@ -273,15 +272,15 @@ func TestSolveStdinLongLines(t *testing.T) {
 			t.Errorf("result %d: %s, want %s", i, rs[i].Status, w)
 		}
 	}
-	// Issue 29: stderr said "line 3: line 3: …".
+	// The line number is said once, not "line 3: line 3: …".
 	if !strings.Contains(rs[2].Error, "line longer than") || !strings.Contains(stderr, "line 3: line longer than") ||
 		strings.Contains(stderr, "line 3: line 3") {
 		t.Errorf("over-long line: %q; stderr %q", rs[2].Error, stderr[:min(len(stderr), 500)])
 	}
 }
 
-// Issue 29: a byte-order mark before the first state made it invalid (the
-// producer already dropped it).
+// A byte-order mark before the first state is dropped, as the producer
+// drops it.
 func TestSolveStdinBOM(t *testing.T) {
 	for _, in := range []string{"\uFEFF1 2 3/4 5 6/7 8 0\n8 6 7/2 5 4/3 0 1\n", "\uFEFF# header\r\n1 2 3/4 5 6/7 8 0\r\n"} {
 		code, stdout, stderr := solverd(t, in, "solve", "-p", "8")
@@ -291,7 +290,7 @@ func TestSolveStdinBOM(t *testing.T) {
 	}
 }
 
-// Issue 18: solve's settings are keys too — TESSERA_SOLVER_MODE and
+// solve's settings are keys too — TESSERA_SOLVER_MODE and
 // TESSERA_SOLVER_MAX_NODES apply as --mode and --budget-nodes do (a flag
 // still wins) — and each command lists only the keys it reads.
 func TestSolveReadsKeysAndHelpListsOwn(t *testing.T) {
@@ -339,9 +338,8 @@ func TestSolveReadsKeysAndHelpListsOwn(t *testing.T) {
 	}
 }
 
-// Issue 29: `solverd solve` had no default budget (a 5×5 Loopover ran
-// until killed at 120 s); it now gives every state the pipeline's
-// default, which only limits when the user named no budget, and its
+// `solverd solve` gives every state the pipeline's default budget (a 5×5
+// Loopover would otherwise run until killed), which only limits when the user named no budget, and its
 // --help shows the table.
 func TestSolveDefaultBudget(t *testing.T) {
 	l55 := puzzle.Spec{Kind: puzzle.Loopover, Rows: 5, Cols: 5}
@@ -369,9 +367,9 @@ func TestSolveDefaultBudget(t *testing.T) {
 	}
 }
 
-// Issue 29: solve --help did not say which inputs it takes (flat lines
-// of all cells worked, undocumented) nor what its exit status means; the
-// flat form of its example must really parse.
+// solve --help says which inputs it takes (rows, or a flat line of all
+// cells) and what its exit status means; the flat form of its example
+// must really parse.
 func TestSolveHelpFormatsAndExit(t *testing.T) {
 	_, stdout, _ := solverd(t, "", "solve", "--help")
 	for _, want := range []string{"row-major", "16 numbers", "byte-order mark", "Exit status: 0", "1 some state", "2 usage error", "Examples:"} {
@@ -385,8 +383,8 @@ func TestSolveHelpFormatsAndExit(t *testing.T) {
 	}
 }
 
-// Issue 29: --tables-bucket's help said "empty: never pull" while tables
-// push and pull use tessera-tables when it is empty.
+// --tables-bucket's help says that tables push and pull use
+// tessera-tables when it is empty (not "never pull").
 func TestTablesBucketHelpTellsDefault(t *testing.T) {
 	_, stdout, _ := solverd(t, "", "tables", "push", "--help")
 	if !strings.Contains(stdout, "tessera-tables when empty") || strings.Contains(stdout, "never pull") {
@@ -394,9 +392,9 @@ func TestTablesBucketHelpTellsDefault(t *testing.T) {
 	}
 }
 
-// Issue 29: without its table a 5×5 Loopover in fast mode fell back to a
-// four-piece phase 1 without a word, while the 15-puzzle names the table
-// to build.
+// Without its table a 5×5 Loopover in fast mode falls back to a
+// four-piece phase 1 and says so, naming the table to build, as the
+// 15-puzzle does.
 func TestSolveNamesMissingOptionalTable(t *testing.T) {
 	dir := t.TempDir()
 	const state = "19 3 7 25 18/6 20 5 11 10/15 14 24 16 4/22 12 2 17 21/9 8 13 1 23"

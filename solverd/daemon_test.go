@@ -195,9 +195,8 @@ func TestRunKeepsAppliedReplicas(t *testing.T) {
 	}
 }
 
-// Issue 29: settings NATS refuses used to be retried forever, a warning
-// every 5 s; `solverd run` now exits non-zero after a few tries, saying
-// why, while an outage (TestDaemonWaitsForNATS) is still waited out.
+// Settings NATS refuses are not retried for ever: `solverd run` exits
+// non-zero after a few tries, saying why, while an outage (TestDaemonWaitsForNATS) is still waited out.
 func TestRunExitsOnRefusedSettings(t *testing.T) {
 	s := natstest.StartWith(t, func(o *server.Options) { o.Username, o.Password = "solver", "right-pw-3b1f" })
 	for _, c := range []struct {

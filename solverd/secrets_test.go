@@ -57,7 +57,7 @@ func runLeakCase(t *testing.T, tc leakCase) (stdout, stderr string) {
 	return o.String(), e.String()
 }
 
-// Issue 16: every output of solverd — help, config errors, connection
+// Every output of solverd — help, config errors, connection
 // errors, retry warnings, the startup line — is free of the NATS password
 // and token, however they were given (URL, variable, flag).
 func TestNoSecretsInOutput(t *testing.T) {

@@ -35,7 +35,7 @@ var layers = []struct {
 	// The mains' shared pieces; --version reads the table format of tables.
 	{"edges", []string{"internal/worker", "internal/ingest", "internal/httpapi", "internal/cmdkit", "internal/cmdkit/solverkit", "internal/tableservice",
 		"internal/version"}},
-	// splitplan: the split search's makespan model (issue 27), a test-gated tool.
+	// splitplan: the split search's makespan model, a test-gated tool.
 	{"tools", []string{"internal/tablebench", "internal/tablebench/datasheet", "scripts/testsummary", "internal/splitplan"}},
 	{"mains", []string{"producer", "solverd", "results"}},
 	// Imported by tests only: above every layer, so no other code can.

@@ -23,7 +23,7 @@ func TestRefusals(t *testing.T) {
 		err.Error() != "authorization violation (refused 3 times in a row: check the password)" {
 		t.Fatalf("gave up after %d attempts with %v", calls, err)
 	}
-	var none Refusals // no classifier: retries for ever, as before
+	var none Refusals // no classifier: retries for ever
 	for range 10 {
 		if err := none.Check(refused); !strings.Contains(err.Error(), "authorization") || none.Exhausted() {
 			t.Fatal(err)

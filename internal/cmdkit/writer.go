@@ -111,7 +111,7 @@ func RunWriter(ctx context.Context, src, deadSrc ingest.Source, st *store.Store,
 
 // ReportEvery logs the totals every `every` while they change, with the
 // rate since the last line; idle, it says so once and then once per
-// idleEvery (issue 18: the same idle line every 10 s filled the logs).
+// idleEvery, so an idle writer does not fill the logs.
 func ReportEvery(ctx context.Context, stats func() ingest.Stats, log *slog.Logger, every, idleEvery time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()

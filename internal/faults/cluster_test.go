@@ -16,7 +16,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/queue"
 )
 
-// Issue 26 §5: the pipeline on a three-node NATS cluster. Each cluster
+// The pipeline on a three-node NATS cluster. Each cluster
 // scenario starts its own cluster (natstest, real nats-server processes
 // routed on 127.0.0.1, the suite's binary), creates the streams at three
 // replicas with `solverd queue apply --nats-replicas 3`, runs two
@@ -203,8 +203,8 @@ func rollingRestart(t *testing.T, s *suite) figure {
 // natsKill: the single nats-server of the suite is killed with -9 mid-batch
 // and restarted on its store 2 s later, with the cluster scenarios' work
 // and daemons. A kill -9 can leave acknowledged messages below their
-// consumer's ack floor (issue 26: results in TESSERA_RESULTS, a job at the
-// head of TESSERA_JOBS); the dead-letter handler's sweep must remove them,
+// consumer's ack floor (results in TESSERA_RESULTS, a job at the head of
+// TESSERA_JOBS); the dead-letter handler's sweep must remove them,
 // so the checker waits up to clusterDrain for empty streams.
 func natsKill(t *testing.T, s *suite) figure {
 	ss := *s

@@ -1,4 +1,4 @@
-// Package faults holds the fault suite (issue 15 §4): the real binaries
+// Package faults holds the fault suite: the real binaries
 // (producer, solverd run, results run) against a real nats-server process
 // with file storage and a private PostgreSQL, while solvers and the writer
 // are killed with -9, NATS and PostgreSQL are stopped and restarted, and

@@ -58,7 +58,7 @@ var scenarios = []scenario{
 	{"starvation, 2 x 24-puzzle", true, false, func(t *testing.T, s *suite) figure { return starvation(t, s, 2, 1, 6*time.Second, 1000) }},
 	{"NATS kill -9", false, true, natsKill},
 	{"full store, writers late", false, true, fullStore},
-	// Issue 26: a three-node cluster of its own per scenario (cluster_test.go).
+	// A three-node cluster of its own per scenario (cluster_test.go).
 	{"cluster: no fault", false, true, clusterBaseline},
 	{"cluster: kill -9 the TESSERA_JOBS leader", false, true, killLeader(queue.JobsStream)},
 	{"cluster: kill -9 the TESSERA_RESULTS leader", false, true, killLeader(queue.ResultsStream)},

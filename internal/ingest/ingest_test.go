@@ -559,9 +559,8 @@ func TestTransactionsBounded(t *testing.T) {
 }
 
 // A writer restarting into a backlog of big messages holds no more than
-// MaxRows of them at once, from its very first fetch on (it used to ask
-// for FetchBatch first, knowing nothing of their size: 662 MB for a
-// backlog of 1 M 8-puzzle results).
+// MaxRows of them at once, from its very first fetch on (before it knows
+// their size, a fetch of FetchBatch such messages would hold far more).
 func TestFirstFetchBounded(t *testing.T) {
 	t.Parallel()
 	var msgs [][]byte

@@ -106,10 +106,9 @@ func (slidingFamily) appendMove(dst []byte, m Move) []byte { return append(dst, 
 func (slidingFamily) apply(sp Spec, c []uint8, m Move) error { return slidingApply(sp, c, m) }
 
 // applyMoves finds the blank and divides it into row and column once, then
-// follows it move by move: slidingApply per move scanned for the blank and
-// divided twice, most of replaying an answer (3 % of producer --local's
-// CPU on 8-puzzles). A move it cannot make goes to slidingApply, which
-// says why, as before.
+// follows it move by move, instead of slidingApply's scan for the blank and
+// two divides per move (most of replaying an answer). A move it cannot
+// make goes to slidingApply, which says why.
 func (slidingFamily) applyMoves(sp Spec, c []uint8, ms []Move) (int, error) {
 	w, h := sp.Cols, sp.Rows
 	b := blankIndex(c)

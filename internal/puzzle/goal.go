@@ -10,7 +10,7 @@ func Goal(spec Spec) State {
 	if f := spec.Family(); f != nil {
 		return f.goal(spec)
 	}
-	return loopoverRules.goal(spec) // no family: ascending cells, as before families
+	return loopoverRules.goal(spec) // no family: ascending cells
 }
 
 // SwapGoal is the goal of a swap board holding `ones` ones: they fill the

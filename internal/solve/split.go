@@ -6,7 +6,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/search"
 )
 
-// SplitFunc runs f with the split search (issue 27) of spec's optimal
+// SplitFunc runs f with the split search of spec's optimal
 // algorithm, the tables it reads kept mapped while f runs; ok is false,
 // and f is not run, when that algorithm cannot split.
 type SplitFunc func(spec puzzle.Spec, f func(search.Splitter) error) (ok bool, err error)

@@ -1,5 +1,5 @@
-// Package splitplan predicts the wall time of a split search (issue 27,
-// docs/ARCHITECTURE.md "Split search") on a fleet of any size from the
+// Package splitplan predicts the wall time of a split search
+// (docs/ARCHITECTURE.md, "Split search") on a fleet of any size from the
 // subtree jobs of one recorded run: the way to show the fleet scales
 // without owning one (docs/BENCHMARKS.md, "Planning past two cores").
 //

@@ -9,8 +9,8 @@ import (
 	"github.com/tessera-solver/tessera/internal/store/storetest"
 )
 
-// Issue 29: `results run` retried a database that does not exist for
-// ever. Refused tells it from a server that is down.
+// Refused tells a database that does not exist (which `results run` must
+// not retry for ever) from a server that is down.
 func TestRefused(t *testing.T) {
 	u, err := url.Parse(storetest.URL(t))
 	if err != nil {

@@ -9,8 +9,8 @@ import (
 	"github.com/tessera-solver/tessera/internal/store"
 )
 
-// Issue 29: a binary used whatever PostgreSQL answered on 127.0.0.1:5432
-// without a word. ResolveURLSaying names the server it found, and how to
+// A binary does not use whatever PostgreSQL answers on 127.0.0.1:5432
+// without a word: ResolveURLSaying names the server it found, and how to
 // choose another, only when nobody named one.
 func TestResolveURLSaying(t *testing.T) {
 	ctx := context.Background()

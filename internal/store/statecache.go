@@ -15,7 +15,7 @@ import (
 // most rows repeat a state already stored (an 8-puzzle has 181,440), and
 // each repeat cost PostgreSQL an index probe and a row lock (logged) in
 // insertStates. Entries are added only after their transaction commits.
-// Other writers' rows are not known here: their states are sent as before.
+// Other writers' rows are not known here: their states are sent and probed.
 // It relies on no row of puzzle_states or solutions being deleted while
 // the Store is open (tessera deletes none; migration 007 down and up again
 // refills the table from solutions, at keys no greater): a database

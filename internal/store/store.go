@@ -231,14 +231,14 @@ type Batch struct {
 // without progress (no jobs enqueued, no rows stored) before it counts as
 // stalled: `producer resume` finishes it. A working producer records its
 // progress once a second, so 30 s without any means it died, or is
-// blocked (its input or the server gives it nothing to do); issue 29
-// found 2 minutes too long to tell a user their producer is gone.
+// blocked (its input or the server gives it nothing to do), and a user
+// should hear that their producer is gone within the minute.
 const StallAfter = 30 * time.Second
 
 // EnqueuedAtLeast is how many states are surely enqueued: the recorded
 // mark, or the rows stored when more (every row answers an enqueued job;
 // the mark lags the producer by up to a second, and a killed producer
-// leaves it there: issue 29 saw done 17,025 above enqueued 15,483).
+// leaves it there, below the rows its jobs produced).
 func (b Batch) EnqueuedAtLeast() int64 { return max(b.Enqueued, b.Done) }
 
 // State is where the batch stands: "cancelled", "finished", "paused", "stalled"

@@ -99,7 +99,7 @@ func FreePort(t testing.TB) int {
 
 // EveryCommandHasExamples walks a binary's commands from the root, by
 // the "Available Commands:" of each --help, and fails t on any whose help
-// has no Examples: section (issue 29). help runs the binary with args and
+// has no Examples: section. help runs the binary with args and
 // returns its standard output.
 func EveryCommandHasExamples(t testing.TB, help func(args ...string) string) {
 	t.Helper()

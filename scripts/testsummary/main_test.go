@@ -5,8 +5,7 @@ import (
 	"testing"
 )
 
-// Issue 29: `make test` said nothing about skipped tests. The summary
-// lists each with its reason, keeps failing tests' output, and drops the
+// The summary of `make test` lists each skipped test with its reason, keeps failing tests' output, and drops the
 // chatter of passing ones.
 func TestSummarize(t *testing.T) {
 	in := strings.Join([]string{

@@ -49,7 +49,7 @@ func WorkerOptions(s config.Solver, qc queue.Config, solver Solver, log *slog.Lo
 		Ceiling: search.Budget{MaxNodes: s.MaxNodes, Timeout: s.Timeout},
 		Threads: s.Threads,
 		Solve:   solver.SolveText,
-		Split:   solver.Split, // jobs marked split (producer --split): issue 27
+		Split:   solver.Split, // jobs marked split (producer --split)
 		// Zero (a Config not from config.Default) leaves the worker's defaults.
 		SubtreeNodes:  s.SplitSubtreeNodes,
 		SubtreeWindow: s.SplitWindow,
