@@ -87,7 +87,6 @@ func OpenSliding(dir string, s Set, private bool) (*pdb.Solver, func() error, er
 	return sv, closer, nil
 }
 
-
 // OpenFullTable maps the whole-space distance table of spec from dir, when
 // the catalogue has a set of one and it is built there: what generation
 // draws states of an exact depth from. ok is false when there is none.
