@@ -48,9 +48,8 @@ type local struct {
 // localGC lets the collector run less often in a --local run, unless
 // GOGC or GOMEMLIMIT say otherwise. The process holds the embedded NATS
 // server, pgx and the writer's decoded batches, and each cycle marks them
-// all: on 200,000 8-puzzles GOGC=400 took 8 % off the process's CPU (13 %
-// off its user time) for 190 MB more resident memory, 135 to 327 MB
-// (docs/BENCHMARKS.md, "Pipeline as fast as its search"). The soft limit
+// all: a higher GOGC trades resident memory for CPU (docs/BENCHMARKS.md
+// has the measurement). The soft limit
 // keeps a large run from growing the heap past 1 GiB; tables are mapped
 // files, outside both.
 func localGC() {

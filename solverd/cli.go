@@ -169,7 +169,7 @@ its budget or failed; 2 usage error (bad flag, puzzle or setting).`,
 // --budget-nodes and --timeout, and for a solve that names no time its
 // puzzle's default, as the pipeline grants a job (search.Grant with
 // policy.DefaultTimeout): a state beyond reach ends budget_exceeded instead
-// of running until killed (a 5×5 Loopover ran past 120 s). As in the
+// of running until killed (a 5×5 Loopover may never end). As in the
 // pipeline the default only limits: fast mode keeps its own node budget
 // under it (search.Budget.Fast). No host ceiling: the command runs on the
 // user's own machine.

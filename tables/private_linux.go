@@ -14,9 +14,8 @@ const hugePage = 2 << 20
 // file system caches files in large folios (ext4 on Linux 6.16 and
 // later, for one), the kernel then reads the file in 2 MB folios and maps
 // them whole. The tables' random lookups then stop missing the TLB, and
-// the pages stay shared between processes: what Private buys with a copy.
-// Measured on the 1.2 GB seven-piece Loopover table: 264 k → 299 k nodes
-// in 300 ms, as fast as the private copy. Where the kernel cannot, the
+// the pages stay shared between processes: what Private buys with a copy
+// (docs/BENCHMARKS.md has the measurement). Where the kernel cannot, the
 // advice changes nothing (and its error is of no use to the caller).
 func adviseHuge(mem []byte) { _ = syscall.Madvise(mem, syscall.MADV_HUGEPAGE) }
 

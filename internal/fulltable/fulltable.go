@@ -39,9 +39,9 @@ type Table struct {
 }
 
 // Build runs the breadth-first search for spec on every core
-// (GOMAXPROCS workers). Boards of up to 10 cells take well under a second;
-// the 12-cell ones take about 20 s (sliding 3x4, 120 MB) to a minute
-// (Loopover 3x4, 240 MB) on two cores. Errors wrap puzzle.ErrMalformed for
+// (GOMAXPROCS workers). Boards of up to 10 cells are quick; the 12-cell
+// ones hold 120 MB (sliding 3x4) or 240 MB (Loopover 3x4) and take a while
+// (docs/BENCHMARKS.md). Errors wrap puzzle.ErrMalformed for
 // swap boards and boards of more than MaxCells cells.
 func Build(spec puzzle.Spec) (*Table, error) {
 	return BuildContext(context.Background(), spec)
@@ -159,8 +159,7 @@ func (t *Table) Solve(cells []uint8) ([]puzzle.Move, error) {
 	}
 	idx := t.sp.rank(&b)
 	// The answer is at most MaxDepth moves: one allocation instead of a
-	// slice grown six times over an 8-puzzle's 22 moves (3.6 % of
-	// producer --local's CPU on 8-puzzles).
+	// slice grown six times over an 8-puzzle's 22 moves.
 	n := min(t.MaxDepth(), 1024)
 	if t.MaxDepth() < modulus {
 		n = int(t.entry(idx)) // the exact length
@@ -183,12 +182,11 @@ func (t *Table) down(b *board, idx uint64, e uint8) (uint64, uint8, puzzle.Move)
 	want := (e + modulus - 1) % modulus
 	if s.sliding {
 		// The tries in a fixed order (up, down, left, right: the tests'
-		// slidingTarget), so every answer is reproducible; the blank's row and column are
-		// divided out once a step, not once a try (four hardware divides
-		// a step were a sixth of the walk). Sideways the tile sequence is
-		// unchanged: the neighbour's index is idx ± stride (see space), no
-		// rank to compute. The walk was 15 % of producer --local's CPU on
-		// 8-puzzles, most of it ranking.
+		// slidingTarget), so every answer is reproducible; the blank's row
+		// and column are divided out once a step, not once a try (hardware
+		// divides are a large part of the walk). Sideways the tile sequence
+		// is unchanged: the neighbour's index is idx ± stride (see space),
+		// no rank to compute.
 		blank := s.blankOf(b)
 		row, col := blank/s.cols, blank%s.cols
 		for d := puzzle.Up; d <= puzzle.Right; d++ {

@@ -116,9 +116,9 @@ func specName(s Spec) string {
 	return s.Kind.String() + ":" + strconv.Itoa(s.Rows) + "x" + strconv.Itoa(s.Cols)
 }
 
-// specNames are the names of every family's specs with sides up to 8, made once:
-// every result carries its puzzle's name, and building it per result was
-// an allocation and 0.8 % of producer --local's CPU on 8-puzzles.
+// specNames are the names of every family's specs with sides up to 8,
+// made once: every result carries its puzzle's name, and building it per
+// result would be an allocation per result.
 var specNames = func() (t [len(families)][9][9]string) {
 	for k := range t {
 		for r := range t[k] {

@@ -23,8 +23,7 @@ type Options struct {
 	// In fast mode a chosen budget is what the anytime search spends,
 	// longer or shorter than its default, which applies under a default
 	// or a host's ceiling (Budget.Origin, Budget.Fast): a node count
-	// (about search.FastWindow of one core; 300 ms for the 5×5 Loopover
-	// two-phase), so that answers do not depend on the load.
+	// (sized to about search.FastWindow of one core), so that answers do not depend on the load.
 	Budget search.Budget
 	// Goal replaces the standard goal of a swap board (same shape, same
 	// number of ones); other puzzles ignore it.

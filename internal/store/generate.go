@@ -120,7 +120,7 @@ func (s *Store) ServeScrambles(ctx context.Context, q ScrambleQuery) ([]Solution
 	// The lateral LIMIT 1 keeps the join a nested loop of primary-key
 	// lookups: as a plain join the planner may pick a merge join, which
 	// walks solutions from the first row of the batch past every row of
-	// other lengths (27 ms for a rare length at 1 M rows, growing).
+	// other lengths, slower the more rows the batch holds.
 	pick := `SELECT ` + prefixed("s.", cols) + `, p.state_hash FROM puzzle_states p
 		CROSS JOIN LATERAL (SELECT * FROM solutions s WHERE s.batch_id = p.batch_id AND s.seq = p.seq LIMIT 1) AS s
 		WHERE p.puzzle = $1 AND p.length = $2 AND (p.batch_id, p.seq) > ($4, $5) AND s.nodes BETWEEN $6 AND $7

@@ -43,8 +43,7 @@ const (
 // The cache is keyed by the first 8 bytes of the state's hash, which are
 // as uniform as the hash: a map of plain integers costs a third of one
 // keyed by (puzzle, hash), which hashed and compared 48 bytes and a
-// string per row (a map lookup per optimal row, 3 % of producer --local's
-// CPU on 8-puzzles). Two states of one prefix share an entry: the first
+// string per row (a map lookup per optimal row). Two states of one prefix share an entry: the first
 // remembered keeps it, and the other is never skipped, which only sends
 // a candidate more.
 type cacheEntry struct {
