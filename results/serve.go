@@ -96,7 +96,7 @@ func serve(ctx context.Context, addr, token string, writers []httpauth.Writer, s
 		return nil
 	}))...)
 	srv := &http.Server{
-		Handler:           httpauth.NewGuard(token, writers, "/healthz", "/readyz").Wrap(api),
+		Handler:           httpauth.NewGuard(token, writers, httpapi.OpenPaths()...).Wrap(api),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      time.Minute,
