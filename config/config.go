@@ -165,7 +165,7 @@ type Results struct {
 	WriteTimeout time.Duration `mapstructure:"write_timeout"`
 	HTTPAddr     string        `mapstructure:"http_addr"` // results serve
 	// HTTPToken, when set, is the bearer token results serve requires on
-	// every endpoint but /healthz and /readyz (secret).
+	// every endpoint but /healthz, /readyz and /api/openapi.json (secret).
 	HTTPToken string `mapstructure:"http_token"`
 	// HTTPWriterTokens ("NAME=TOKEN,...", secret) are the tokens that may
 	// write through results serve: served-state tracking (client=K, kept
@@ -298,7 +298,7 @@ var keys = []key{
 	{"results.max_bytes", "writer-max-bytes", "bytes of results the writer holds at once (fetched, decoded, being committed), at most", func(c *Config) any { return &c.Results.MaxBytes }, kindPlain},
 	{"results.write_timeout", "write-timeout", "longest one attempt at a results transaction may take before it is cancelled and retried", func(c *Config) any { return &c.Results.WriteTimeout }, kindPlain},
 	{"results.http_addr", "http-addr", "listen address of results serve (0.0.0.0:8080 or :8080: every interface)", func(c *Config) any { return &c.Results.HTTPAddr }, kindPlain},
-	{"results.http_token", "http-token", "bearer token results serve requires on every endpoint but /healthz and /readyz (empty: none)" + secretUsage, func(c *Config) any { return &c.Results.HTTPToken }, kindSecret},
+	{"results.http_token", "http-token", "bearer token results serve requires on every endpoint but /healthz, /readyz and /api/openapi.json (empty: none)" + secretUsage, func(c *Config) any { return &c.Results.HTTPToken }, kindSecret},
 	{"results.http_writer_tokens", "http-writer-tokens", "NAME=TOKEN pairs, comma separated: bearer tokens that may also write through results serve (client= tracking, kept apart per NAME; generate=true)" + secretUsage, func(c *Config) any { return &c.Results.HTTPWriterTokens }, kindSecret},
 	{"results.http_max_requests", "http-max-requests", "API requests results serve answers at once; more get 503 with Retry-After at once", func(c *Config) any { return &c.Results.HTTPMaxRequests }, kindPlain},
 	{"results.http_client_cap", "http-client-cap", "states one client key of /api/scrambles may be served in all (each costs a row of served_scrambles); past it the key gets 409", func(c *Config) any { return &c.Results.HTTPClientCap }, kindPlain},

@@ -31,9 +31,10 @@ func serveCmd() *cobra.Command {
 			"  /api/batches[?limit=N&puzzle=P&state=S], /api/batches/{id},\n" +
 			"  /api/batches/{id}/distribution, /api/batches/{id}/rows|dead?format=csv|jsonl (downloads),\n" +
 			"  /api/puzzles/{puzzle}/distribution,\n" +
-			"  /api/scrambles?puzzle=P&length=L[&limit=N], and / (status page, ?batch=ID).\n" +
-			"With results.http_token (TESSERA_RESULTS_HTTP_TOKEN) set, every endpoint but /healthz and /readyz\n" +
-			"requires \"Authorization: Bearer <token>\" (401 without it; a browser logs in at /login).\n" +
+			"  /api/scrambles?puzzle=P&length=L[&limit=N], and / (status page, ?batch=ID); their OpenAPI 3.1\n" +
+			"  description at /api/openapi.json.\n" +
+			"With results.http_token (TESSERA_RESULTS_HTTP_TOKEN) set, every endpoint but /healthz, /readyz and\n" +
+			"/api/openapi.json requires \"Authorization: Bearer <token>\" (401 without it; a browser logs in at /login).\n" +
 			"Only results.http_writer_tokens may write: /api/scrambles?client=K and generate=true.\n" +
 			"At most results.http_max_requests API requests are served at once; more get 503 with\n" +
 			"Retry-After at once.\n" +
@@ -79,8 +80,8 @@ func serveCmd() *cobra.Command {
 // fails at once), answers 503 while it migrates the schema (retrying until
 // PostgreSQL answers, as `results run` does), then serves internal/httpapi
 // until ctx is cancelled and shuts down gracefully: in-flight requests get
-// up to 10 s to finish. A non-empty token guards every endpoint but the
-// probes /healthz and /readyz, and writers may also write
+// up to 10 s to finish. A non-empty token guards every endpoint but
+// httpapi.OpenPaths (the probes and the description), and writers may also write
 // (internal/httpauth.Guard).
 func serve(ctx context.Context, addr, token string, writers []httpauth.Writer, st *store.Store, log *slog.Logger, opts ...httpapi.Option) error {
 	ln, err := net.Listen("tcp", addr)
@@ -96,7 +97,7 @@ func serve(ctx context.Context, addr, token string, writers []httpauth.Writer, s
 		return nil
 	}))...)
 	srv := &http.Server{
-		Handler:           httpauth.NewGuard(token, writers, "/healthz", "/readyz").Wrap(api),
+		Handler:           httpauth.NewGuard(token, writers, httpapi.OpenPaths()...).Wrap(api),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      time.Minute,

@@ -147,8 +147,9 @@ func TestServeUnready(t *testing.T) {
 	}
 }
 
-// With results.http_token set, every endpoint but the probes wants the
-// bearer token: the API, the status page and /metrics.
+// With results.http_token set, every endpoint but the probes and the
+// API's description wants the bearer token: the API, the status page and
+// /metrics.
 func TestServeToken(t *testing.T) {
 	isolate(t)
 	const token = "http-token-5b7e19"
@@ -158,6 +159,9 @@ func TestServeToken(t *testing.T) {
 	defer cancel()
 	base, stderr, exit := startServe(t, ctx, u)
 	waitReady(t, base, stderr) // open, no token
+	if code, body := httpGet(t, base+"/api/openapi.json"); code != 200 || !strings.Contains(body, `"openapi": "3.1`) {
+		t.Errorf("GET /api/openapi.json without a token: %d %.80s, want 200 and the description", code, body)
+	}
 	for _, path := range []string{"/api/batches", "/metrics", "/", "/api/puzzles/8/distribution"} {
 		if code, _ := httpGet(t, base+path); code != http.StatusUnauthorized {
 			t.Errorf("GET %s without a token: %d, want 401", path, code)

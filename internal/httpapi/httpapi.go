@@ -23,6 +23,7 @@
 //	    never gets a state twice, up to its cap (409 after); limit= is
 //	    count's older name; with generate=true (results serve --generate,
 //	    writers only) what is missing is enqueued
+//	GET /api/openapi.json                 this API's OpenAPI 3.1 description (openapi.json; open, like the probes)
 //	GET /[?batch=ID]                      HTML: recent batches (state, progress by status, rate, ETA),
 //	                                      per puzzle its histogram against the exact one, and batch ID
 //
@@ -114,7 +115,7 @@ func WithGenerator(g Generator) Option { return func(s *server) { s.gen = g } }
 // It reads st, and writes to it only for writer tokens (the package
 // comment says what; a Generator, when given, writes batches); log receives
 // server-side failures (5xx).
-func New(st *store.Store, log *slog.Logger, opts ...Option) http.Handler {
+func New(st *store.Store, log *slog.Logger, opts ...Option) *Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -131,7 +132,8 @@ func New(st *store.Store, log *slog.Logger, opts ...Option) http.Handler {
 		shed: prometheus.NewCounter(prometheus.CounterOpts{Name: "tessera_http_shed_total", Help: "API requests answered 503 at once because results.http_max_requests were in flight."})}
 	reg.MustRegister(lim.shed, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tessera_http_in_flight", Help: "API requests being served."},
 		func() float64 { return float64(len(lim.slots)) }))
-	mux := http.NewServeMux()
+	var routes []string
+	mux := newRouter(&routes)
 	mux.Handle("GET /metrics", noStore(metrics.Handler(reg)))
 	mux.HandleFunc("GET /api/batches", s.batches)
 	mux.HandleFunc("GET /api/batches/{id}", s.batch)
@@ -146,11 +148,14 @@ func New(st *store.Store, log *slog.Logger, opts ...Option) http.Handler {
 	mux.HandleFunc("GET /{$}", s.page)
 	// The probes stay outside the cap: a busy server is alive, and its
 	// readiness check has a connection of its own.
-	top := http.NewServeMux()
+	top := newRouter(&routes)
 	top.HandleFunc("GET /healthz", s.healthz)
 	top.HandleFunc("GET /readyz", s.readyz)
-	top.Handle("/", lim.wrap(mux))
-	return top
+	// Static bytes: outside the cap too, and served while starting.
+	top.HandleFunc("GET "+SpecPath, serveSpec)
+	// Not a route of its own: the routes above are mux's.
+	top.ServeMux.Handle("/", lim.wrap(mux))
+	return &Handler{Handler: top, routes: routes}
 }
 
 // BatchView is a batch as the API shows it: the batches row and its

@@ -47,6 +47,7 @@ func results(puzzle string, batch, seq int64, lengths ...int) job.Results {
 //	c: sliding:3x3, total 2, lengths 4 3 (finished)
 type fixture struct {
 	srv     *httptest.Server
+	st      *store.Store
 	a, b, c int64
 }
 
@@ -55,7 +56,7 @@ func newFixture(t *testing.T) fixture {
 	st := storetest.NewStore(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	var f fixture
+	f := fixture{st: st}
 	var err error
 	for _, x := range []struct {
 		id     *int64

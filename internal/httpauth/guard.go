@@ -146,6 +146,13 @@ func (g *Guard) match(tok string) (read bool, writer string) {
 	return read, writer
 }
 
+// Routes are the routes Wrap serves itself, as ServeMux patterns (the
+// login and logout switch in Wrap, login and logout answer 405 to any
+// other method).
+func (g *Guard) Routes() []string {
+	return []string{"GET " + LoginPath, "POST " + LoginPath, "POST " + LogoutPath}
+}
+
 // Wrap guards h and serves the login and logout pages.
 func (g *Guard) Wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
