@@ -398,3 +398,52 @@ func tail(s string) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-20):], "\n")
 }
+
+// promtool, Prometheus's own checker (Debian's prometheus package; .ci/run
+// installs it): the rules load, the unit tests of tessera-rules.test.yml
+// pass (alerts firing and clearing on made-up series), and prometheus.yml
+// is a valid configuration once its container paths are this checkout's.
+func TestPromtool(t *testing.T) {
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("promtool is missing in CI: .ci/run installs it (apt-get install prometheus)")
+		}
+		t.Skip("promtool is missing: apt-get install prometheus")
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(promtool, args...).CombinedOutput()
+		if err != nil {
+			t.Errorf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	run("check", "rules", rulesFile)
+	if out := run("test", "rules", rulesTestFile); !strings.Contains(out, "SUCCESS") {
+		t.Errorf("promtool test rules says:\n%s", out)
+	}
+
+	dir := t.TempDir()
+	b, err := os.ReadFile("prometheus/prometheus.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, err := filepath.Abs(rulesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := filepath.Join(dir, "http_token")
+	if err := os.WriteFile(token, []byte("t\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	local := strings.NewReplacer("/etc/prometheus/tessera-rules.yml", rules, "/run/secrets/http_token", token).Replace(string(b))
+	if local == string(b) {
+		t.Fatal("prometheus.yml names neither the rules nor the token at their container paths")
+	}
+	cfg := filepath.Join(dir, "prometheus.yml")
+	if err := os.WriteFile(cfg, []byte(local), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run("check", "config", cfg)
+}
