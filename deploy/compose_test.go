@@ -524,6 +524,11 @@ func TestComposeMonitoring(t *testing.T) {
 	if f := gf.Environment["GF_SECURITY_ADMIN_PASSWORD__FILE"]; f == nil || *f != "/run/secrets/grafana_admin_password" || !hasSecret(gf, "grafana_admin_password") {
 		t.Errorf("grafana's admin password is not the grafana_admin_password secret: %v", f)
 	}
+	for _, k := range []string{"GF_AUTH_ANONYMOUS_ENABLED", "GF_USERS_ALLOW_SIGN_UP"} {
+		if v := gf.Environment[k]; v == nil || *v != "false" {
+			t.Errorf("grafana: %s is not false: anyone reaching its port could read or sign up", k)
+		}
+	}
 	if sec := p.Secrets["grafana_admin_password"]; sec.Environment != "GRAFANA_ADMIN_PASSWORD" {
 		t.Errorf("secret grafana_admin_password %+v, want it made from GRAFANA_ADMIN_PASSWORD", sec)
 	}
