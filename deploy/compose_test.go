@@ -5,14 +5,17 @@ package deploy
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/compose-spec/compose-go/v2/loader"
 	"github.com/compose-spec/compose-go/v2/types"
 	"github.com/nats-io/nats-server/v2/server"
+	"go.yaml.in/yaml/v3"
 )
 
 func load(t *testing.T) *types.Project {
@@ -337,5 +340,201 @@ func TestComposeNATSVersion(t *testing.T) {
 	}
 	if n != 4 {
 		t.Errorf("%d nats services, want 4 (one, and the cluster profile's three)", n)
+	}
+}
+
+// The monitoring profile: Prometheus and Grafana only in it, published on
+// loopback only (TestCompose), each mounting the files of deploy/ that
+// their own configuration names, Prometheus scraping every tessera
+// service's metrics port with the token where /metrics wants it, and
+// Grafana's admin password a secret from .env.
+func TestComposeMonitoring(t *testing.T) {
+	p := loadEnv(t, map[string]string{"NATS_PASSWORD": "n", "POSTGRES_PASSWORD": "p", "RESULTS_HTTP_TOKEN": "t", "GRAFANA_ADMIN_PASSWORD": "grafana-secret-57"})
+	svc := func(name string) types.ServiceConfig {
+		s, err := p.GetService(name)
+		if err != nil {
+			t.Fatalf("service %s: %v", name, err)
+		}
+		return s
+	}
+	for _, s := range p.Services {
+		monitoring := s.Name == "prometheus" || s.Name == "grafana"
+		if monitoring != slices.Contains(s.Profiles, "monitoring") || monitoring && len(s.Profiles) != 1 {
+			t.Errorf("%s has profiles %v", s.Name, s.Profiles)
+		}
+	}
+	// mounted is the file or directory of the repository mounted read-only
+	// at target, failing t unless it exists.
+	mounted := func(s types.ServiceConfig, target string) string {
+		t.Helper()
+		for _, v := range s.Volumes {
+			if v.Target == target {
+				if v.Type != types.VolumeTypeBind || !v.ReadOnly {
+					t.Errorf("%s mounts %s as %s, read-only %v: want a read-only file of the repository", s.Name, target, v.Type, v.ReadOnly)
+				}
+				if _, err := os.Stat(v.Source); err != nil {
+					t.Errorf("%s mounts %s from %v", s.Name, target, err)
+				}
+				return v.Source
+			}
+		}
+		t.Errorf("%s mounts nothing at %s", s.Name, target)
+		return ""
+	}
+	hasSecret := func(s types.ServiceConfig, name string) bool {
+		return slices.ContainsFunc(s.Secrets, func(r types.ServiceSecretConfig) bool { return r.Source == name })
+	}
+
+	// Prometheus: its config where its command says, the rules where the
+	// config says, the token secret for the jobs that send it.
+	prom := svc("prometheus")
+	var configPath string
+	for _, a := range prom.Command {
+		if v, ok := strings.CutPrefix(a, "--config.file="); ok {
+			configPath = v
+		}
+	}
+	if configPath == "" {
+		t.Fatalf("prometheus runs %q, with no --config.file", prom.Command)
+	}
+	var cfg struct {
+		RuleFiles     []string `yaml:"rule_files"`
+		ScrapeConfigs []struct {
+			JobName       string `yaml:"job_name"`
+			Authorization *struct {
+				Type            string `yaml:"type"`
+				CredentialsFile string `yaml:"credentials_file"`
+			} `yaml:"authorization"`
+			DNSSD []struct {
+				Names []string `yaml:"names"`
+				Type  string   `yaml:"type"`
+				Port  int      `yaml:"port"`
+			} `yaml:"dns_sd_configs"`
+			Static []struct {
+				Targets []string `yaml:"targets"`
+			} `yaml:"static_configs"`
+		} `yaml:"scrape_configs"`
+	}
+	b, err := os.ReadFile(mounted(prom, configPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(b, &cfg); err != nil {
+		t.Fatalf("prometheus.yml: %v", err)
+	}
+	if len(cfg.RuleFiles) == 0 {
+		t.Error("prometheus.yml loads no rules")
+	}
+	for _, rf := range cfg.RuleFiles {
+		if src := mounted(prom, rf); src != "" && filepath.Base(src) != filepath.Base(rulesFile) {
+			t.Errorf("prometheus loads %s from %s, want %s", rf, src, rulesFile)
+		}
+	}
+	// Each tessera service with a listener, at the port its environment
+	// sets, and whether its /metrics wants the token.
+	listeners := []struct {
+		service, env string
+		token        bool
+	}{
+		{"solverd", "TESSERA_SOLVER_METRICS_ADDR", false},
+		{"solverd-cluster", "TESSERA_SOLVER_METRICS_ADDR", false},
+		{"results", "TESSERA_RESULTS_METRICS_ADDR", true},
+		{"results-cluster", "TESSERA_RESULTS_METRICS_ADDR", true},
+		{"results-http", "TESSERA_RESULTS_HTTP_ADDR", true},
+	}
+	for _, l := range listeners {
+		s := svc(l.service)
+		addr := s.Environment[l.env]
+		if addr == nil {
+			t.Errorf("%s sets no %s", l.service, l.env)
+			continue
+		}
+		_, port, _ := strings.Cut(*addr, ":")
+		if l.service == "solverd" || l.service == "solverd-cluster" {
+			if tok := s.Environment["TESSERA_SOLVER_METRICS_TOKEN"]; tok != nil && *tok != "" {
+				l.token = true
+			}
+		}
+		scraped := false
+		for _, sc := range cfg.ScrapeConfigs {
+			var static []string
+			for _, st := range sc.Static {
+				static = append(static, st.Targets...)
+			}
+			target := slices.Contains(static, l.service+":"+port)
+			for _, d := range sc.DNSSD {
+				target = target || d.Type == "A" && slices.Contains(d.Names, l.service) && strconv.Itoa(d.Port) == port
+			}
+			if !target {
+				continue
+			}
+			scraped = true
+			sends := sc.Authorization != nil && sc.Authorization.CredentialsFile == "/run/secrets/http_token"
+			if l.token != sends {
+				t.Errorf("job %s sends the token %v to %s, whose /metrics wants it %v", sc.JobName, sends, l.service, l.token)
+			}
+			if sends && !hasSecret(prom, "http_token") {
+				t.Errorf("job %s reads /run/secrets/http_token, which prometheus does not mount", sc.JobName)
+			}
+		}
+		if !scraped {
+			t.Errorf("prometheus.yml scrapes no %s:%s (%s)", l.service, port, l.env)
+		}
+	}
+
+	// Grafana: the provisioning directories, the dashboards where the
+	// provider reads them, the datasource at the prometheus service.
+	gf := svc("grafana")
+	mounted(gf, "/etc/grafana/provisioning/datasources")
+	providers := mounted(gf, "/etc/grafana/provisioning/dashboards")
+	pb, err := os.ReadFile(filepath.Join(providers, "tessera.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prov struct {
+		Providers []struct {
+			Options struct {
+				Path string `yaml:"path"`
+			} `yaml:"options"`
+		} `yaml:"providers"`
+	}
+	if err := yaml.Unmarshal(pb, &prov); err != nil || len(prov.Providers) != 1 {
+		t.Fatalf("dashboard providers %+v: %v", prov, err)
+	}
+	if src := mounted(gf, prov.Providers[0].Options.Path); src != "" {
+		if abs, _ := filepath.Abs(dashboardDir); src != abs {
+			t.Errorf("grafana reads dashboards from %s, want %s", src, abs)
+		}
+	}
+	db, err := os.ReadFile("grafana/provisioning/datasources/prometheus.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ds struct {
+		Datasources []struct {
+			URL string `yaml:"url"`
+		} `yaml:"datasources"`
+	}
+	if err := yaml.Unmarshal(db, &ds); err != nil || len(ds.Datasources) != 1 {
+		t.Fatalf("datasources %+v: %v", ds, err)
+	}
+	if want := "http://prometheus:9090"; ds.Datasources[0].URL != want || !slices.ContainsFunc(prom.Ports, func(p types.ServicePortConfig) bool { return p.Target == 9090 }) {
+		t.Errorf("grafana's datasource is %s, want %s (the prometheus service)", ds.Datasources[0].URL, want)
+	}
+	if f := gf.Environment["GF_SECURITY_ADMIN_PASSWORD__FILE"]; f == nil || *f != "/run/secrets/grafana_admin_password" || !hasSecret(gf, "grafana_admin_password") {
+		t.Errorf("grafana's admin password is not the grafana_admin_password secret: %v", f)
+	}
+	for _, k := range []string{"GF_AUTH_ANONYMOUS_ENABLED", "GF_USERS_ALLOW_SIGN_UP"} {
+		if v := gf.Environment[k]; v == nil || *v != "false" {
+			t.Errorf("grafana: %s is not false: anyone reaching its port could read or sign up", k)
+		}
+	}
+	if sec := p.Secrets["grafana_admin_password"]; sec.Environment != "GRAFANA_ADMIN_PASSWORD" {
+		t.Errorf("secret grafana_admin_password %+v, want it made from GRAFANA_ADMIN_PASSWORD", sec)
+	}
+	for k, v := range gf.Environment {
+		if v != nil && strings.Contains(*v, "grafana-secret-57") {
+			t.Errorf("grafana has its password in its environment (%s)", k)
+		}
 	}
 }

@@ -128,11 +128,15 @@ func serve(ctx context.Context, cfg config.Config, conn *cmdkit.Conn, solver sol
 	if drift, err := queue.ReplicaDrift(ctx, js, qc, cfg.Solver.TablesBucket); err == nil && len(drift) > 0 {
 		log.Warn(queue.ReplicaDriftWarning, "differences", drift)
 	}
-	if err := obs.WatchStreams(func(ctx context.Context) ([]metrics.StreamSize, error) {
-		sizes, err := queue.StreamSizes(ctx, js)
-		out := make([]metrics.StreamSize, len(sizes))
-		for i, s := range sizes {
-			out[i] = metrics.StreamSize(s)
+	if err := obs.WatchStreams(func(ctx context.Context) ([]metrics.StreamStats, error) {
+		all, err := queue.ReadStreamStats(ctx, js)
+		out := make([]metrics.StreamStats, len(all))
+		for i, s := range all {
+			out[i] = metrics.StreamStats{Name: s.Name, Answered: s.Answered, Messages: s.Messages, Bytes: s.Bytes,
+				MaxBytes: s.MaxBytes, Replicas: s.Replicas, Current: s.Current}
+			for _, c := range s.Consumers {
+				out[i].Consumers = append(out[i].Consumers, metrics.ConsumerStats(c))
+			}
 		}
 		return out, err
 	}); err != nil {

@@ -91,6 +91,11 @@ func TestRunServesMetrics(t *testing.T) {
 		`tessera_stream_bytes{stream="TESSERA_JOBS"} `, `tessera_stream_bytes{stream="TESSERA_RESULTS"} `,
 		`tessera_stream_max_bytes{stream="TESSERA_JOBS"} 1.073741824e+09`,
 		`tessera_stream_max_bytes{stream="TESSERA_DEAD"} 1.073741824e+09`,
+		`tessera_stream_up{stream="TESSERA_JOBS"} 1`, `tessera_stream_messages{stream="TESSERA_RESULTS"} `,
+		`tessera_stream_replicas{stream="TESSERA_JOBS"} 1`, `tessera_stream_replicas_current{stream="TESSERA_JOBS"} 1`,
+		`tessera_consumer_pending{consumer="solverd-quick",stream="TESSERA_JOBS"} `,
+		`tessera_consumer_ack_pending{consumer="solverd-quick",stream="TESSERA_JOBS"} 0`,
+		`tessera_ready 1`, `tessera_nats_connected 1`,
 		`go_goroutines `, `go_memstats_alloc_bytes `, `process_resident_memory_bytes `, `process_cpu_seconds_total `,
 	}
 	var body string

@@ -274,6 +274,25 @@ func TestAdaptersOwnTheirLibraries(t *testing.T) {
 	}
 }
 
+// The Prometheus server module (its PromQL parser and rule loader) checks
+// the deployment's alert rules and dashboards in deploy's tests; no
+// package links it, so no binary carries it.
+func TestPrometheusServerIsTestOnly(t *testing.T) {
+	const lib = "github.com/prometheus/prometheus/"
+	all := imports(t)
+	for p, im := range all {
+		for _, dep := range im.deps {
+			if strings.HasPrefix(dep, lib) {
+				t.Errorf("%s links %s: the Prometheus server module is for deploy's tests only", p, dep)
+				break
+			}
+		}
+	}
+	if !slices.ContainsFunc(all["deploy"].tests, func(imp string) bool { return strings.HasPrefix(imp, lib) }) {
+		t.Errorf("deploy's tests import no %s...: this rule checks nothing", lib)
+	}
+}
+
 // The core's tests share helpers through internal/coretest alone: the other
 // test kits start servers, write files or hold secrets, and coretest itself
 // imports only the core and the standard library (syscall for CPU time, no

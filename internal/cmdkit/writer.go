@@ -54,8 +54,8 @@ func (c *Conn) WriterSources(ctx context.Context, log *slog.Logger) (results, de
 
 // WriterMetrics serves the writer's /metrics, /healthz and /readyz on
 // r.MetricsAddr when it is set and returns what counts for it, with the
-// func that stops the listener; nil and a no-op otherwise. /readyz and
-// tessera_nats_connected follow h (nil: always ready, no gauge). A taken
+// func that stops the listener; nil and a no-op otherwise. /readyz,
+// tessera_ready and tessera_nats_connected follow h (nil: always ready, no gauge). A taken
 // port does not stop the writer (several may run on a host).
 func WriterMetrics(r config.Results, h *Health, log *slog.Logger) (*metrics.Writer, func()) {
 	if r.MetricsAddr == "" {
@@ -67,6 +67,7 @@ func WriterMetrics(r config.Results, h *Health, log *slog.Logger) (*metrics.Writ
 	if h != nil {
 		h.Measure(metrics.NewConnected(reg))
 		ready = h.Ready
+		metrics.NewReady(reg, ready)
 	}
 	srv, err := metrics.Listen(r.MetricsAddr, r.HTTPToken, reg, ready, log)
 	if err != nil {

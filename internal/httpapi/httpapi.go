@@ -128,6 +128,7 @@ func New(st *store.Store, log *slog.Logger, opts ...Option) *Handler {
 	if s.nats != nil {
 		s.nats.OnChange(metrics.NewConnected(reg).Set)
 	}
+	metrics.NewReady(reg, s.readiness)
 	lim := &limit{slots: make(chan struct{}, s.maxInFlight), s: s,
 		shed: prometheus.NewCounter(prometheus.CounterOpts{Name: "tessera_http_shed_total", Help: "API requests answered 503 at once because results.http_max_requests were in flight."})}
 	reg.MustRegister(lim.shed, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tessera_http_in_flight", Help: "API requests being served."},

@@ -434,6 +434,9 @@ func TestMetrics(t *testing.T) {
 	if _, ok := m["tessera_scrape_duration_seconds"]; !ok {
 		t.Errorf("no tessera_scrape_duration_seconds")
 	}
+	if m["tessera_ready"] != 1 {
+		t.Errorf("tessera_ready %v with PostgreSQL answering, want 1", m["tessera_ready"])
+	}
 	// Issue 18: the standard runtime and process collectors (client_golang).
 	for _, k := range []string{"go_goroutines", "go_memstats_alloc_bytes", "process_resident_memory_bytes", "process_cpu_seconds_total"} {
 		if _, ok := m[k]; !ok {
@@ -453,8 +456,9 @@ func TestMetrics(t *testing.T) {
 			own++
 		}
 	}
-	// up, database_up, scrape duration, and the load series (load.go).
-	if code != 200 || m["tessera_up"] != 1 || m["tessera_database_up"] != 0 || own != 5 || m["tessera_http_in_flight"] != 1 {
+	// up, database_up, scrape duration, ready (0: /readyz's 503), and the
+	// load series (load.go).
+	if code != 200 || m["tessera_up"] != 1 || m["tessera_database_up"] != 0 || m["tessera_ready"] != 0 || own != 6 || m["tessera_http_in_flight"] != 1 {
 		t.Errorf("metrics with PostgreSQL down: %d\n%s", code, body)
 	}
 }

@@ -78,25 +78,30 @@ func (s *server) healthz(w http.ResponseWriter, _ *http.Request) {
 func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	if err := s.startErr(); err != nil {
-		w.WriteHeader(http.StatusServiceUnavailable)
-		fmt.Fprintln(w, err)
-		return
-	}
-	if s.nats != nil {
-		if err := s.nats.Ready(); err != nil {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			fmt.Fprintln(w, err)
-			return
-		}
-	}
-	if err := s.ready.check(r.Context(), s.st.Ready); err != nil {
-		s.errs.log(slog.LevelWarn, "readiness check failed", "err", err)
+	if err := s.readiness(r.Context()); err != nil {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		fmt.Fprintln(w, err)
 		return
 	}
 	fmt.Fprintln(w, "ok")
+}
+
+// readiness is /readyz's answer (and tessera_ready's): started, NATS
+// connected when the server needs it, the database answering.
+func (s *server) readiness(ctx context.Context) error {
+	if err := s.startErr(); err != nil {
+		return err
+	}
+	if s.nats != nil {
+		if err := s.nats.Ready(); err != nil {
+			return err
+		}
+	}
+	if err := s.ready.check(ctx, s.st.Ready); err != nil {
+		s.errs.log(slog.LevelWarn, "readiness check failed", "err", err)
+		return err
+	}
+	return nil
 }
 
 func (s *server) startErr() error {

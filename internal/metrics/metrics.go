@@ -345,3 +345,20 @@ func (c *Connected) Set(up bool) {
 		c.g.Set(0)
 	}
 }
+
+// NewReady registers tessera_ready on reg: at each scrape, 1 when ready
+// (the process's /readyz check) passes within the probes' bound, else 0,
+// so that a dashboard and an alert see readiness without probing /readyz.
+func NewReady(reg prometheus.Registerer, ready func(context.Context) error) {
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "tessera_ready",
+		Help: "1 when this process can take work (what /readyz answers 200 to: NATS connected, set up, PostgreSQL answering where it needs it), else 0.",
+	}, func() float64 {
+		ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+		defer cancel()
+		if ready(ctx) != nil {
+			return 0
+		}
+		return 1
+	}))
+}

@@ -166,30 +166,3 @@ func limitText(n int64) string {
 	}
 	return Bytes(n)
 }
-
-// StreamSize is a stream's bytes and byte limit (0: none).
-type StreamSize struct {
-	Name     string
-	Bytes    uint64
-	MaxBytes int64
-}
-
-// StreamSizes reads the bytes and byte limits of the streams nats.max_bytes
-// governs, for the metrics; a stream that does not answer is left out
-// (the error names the first).
-func StreamSizes(ctx context.Context, js jetstream.JetStream) ([]StreamSize, error) {
-	var out []StreamSize
-	var first error
-	for _, name := range limitedStreams {
-		s, err := js.Stream(ctx, name)
-		if err != nil {
-			if first == nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
-				first = fmt.Errorf("stream %s: %w", name, err)
-			}
-			continue
-		}
-		info := s.CachedInfo()
-		out = append(out, StreamSize{Name: name, Bytes: info.State.Bytes, MaxBytes: max(info.Config.MaxBytes, 0)})
-	}
-	return out, first
-}

@@ -128,8 +128,8 @@ func Observe(obs *metrics.Solver, solveText worker.SolveFunc) worker.SolveFunc {
 
 // SolverMetrics serves the solver's /metrics, /healthz and /readyz on
 // s.MetricsAddr when it is set and returns what counts for it, with the
-// func that stops the listener; nil and a no-op otherwise. /readyz and
-// tessera_nats_connected follow h (nil: always ready, no gauge). A taken
+// func that stops the listener; nil and a no-op otherwise. /readyz,
+// tessera_ready and tessera_nats_connected follow h (nil: always ready, no gauge). A taken
 // port does not stop the solver: a host may run many solverd, each wanting
 // its own solver.metrics_addr.
 func SolverMetrics(s config.Solver, h *cmdkit.Health, log *slog.Logger) (*metrics.Solver, func()) {
@@ -142,6 +142,7 @@ func SolverMetrics(s config.Solver, h *cmdkit.Health, log *slog.Logger) (*metric
 	if h != nil {
 		h.Measure(metrics.NewConnected(reg))
 		ready = h.Ready
+		metrics.NewReady(reg, ready)
 	}
 	srv, err := metrics.Listen(s.MetricsAddr, s.MetricsToken, reg, ready, log)
 	if err != nil {
