@@ -90,6 +90,7 @@ type server struct {
 	ready       readiness
 	nats        NATSLink  // nil: /readyz asks the database only
 	steering    *Steering // nil: no steering, no workers view
+	refresh     int       // the page's auto-refresh period, seconds
 }
 
 // Generator enqueues candidates for scrambles that are not stored yet
@@ -126,7 +127,7 @@ func New(st *store.Store, log *slog.Logger, opts ...Option) http.Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &server{st: st, log: log, errs: newRateLog(log, logEvery), maxInFlight: DefaultMaxInFlight, clientCap: DefaultClientCap}
+	s := &server{st: st, log: log, errs: newRateLog(log, logEvery), maxInFlight: DefaultMaxInFlight, clientCap: DefaultClientCap, refresh: RefreshSeconds}
 	for _, o := range opts {
 		o(s)
 	}

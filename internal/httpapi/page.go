@@ -28,8 +28,20 @@ var pageHTML string
 var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{"shorten": shorten,
 	"line": func(seq int64) int64 { return seq + 1 }}).Parse(pageHTML))
 
-// RefreshSeconds is the page's auto-refresh period.
+// RefreshSeconds is the page's auto-refresh period unless WithRefresh
+// sets another.
 const RefreshSeconds = 5
+
+// WithRefresh sets the page's auto-refresh period in seconds (< 1:
+// RefreshSeconds).
+func WithRefresh(seconds int) Option {
+	return func(s *server) {
+		if seconds < 1 {
+			seconds = RefreshSeconds
+		}
+		s.refresh = seconds
+	}
+}
 
 type pageData struct {
 	Refresh  int
@@ -300,7 +312,7 @@ func series(name string, d store.Distribution) plot.Series {
 // state, rate and ETA each and, with ?batch=ID, that batch's histogram.
 func (s *server) page(w http.ResponseWriter, r *http.Request) {
 	now := time.Now()
-	data := pageData{Refresh: RefreshSeconds, Now: now.UTC().Format("2006-01-02 15:04:05 UTC"),
+	data := pageData{Refresh: s.refresh, Now: now.UTC().Format("2006-01-02 15:04:05 UTC"),
 		Actor: httpauth.ActorOf(r.Context()), CSRF: httpauth.CSRFOf(r.Context()), Flash: takeFlash(w, r), NATS: s.steering != nil}
 	code := http.StatusOK
 	setErr := func(c int, err error) {

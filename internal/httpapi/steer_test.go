@@ -62,7 +62,7 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func newSteerFixture(t *testing.T) steerFixture {
+func newSteerFixture(t *testing.T, opts ...httpapi.Option) steerFixture {
 	t.Helper()
 	ctx := ctxT(t)
 	st := storetest.NewStore(t)
@@ -99,7 +99,7 @@ func newSteerFixture(t *testing.T) steerFixture {
 	bus := steer.Adopt(conn)
 	log := slog.New(slog.NewTextHandler(f.log, nil))
 	g := httpauth.NewGuard(reader, []httpauth.Writer{{Name: "a", Token: writerA}, {Name: "b", Token: writerB}})
-	f.srv = httptest.NewServer(g.Wrap(httpapi.New(st, log, httpapi.WithSteering(httpapi.Steering{Dial: bus.Dial, Workers: bus.Workers}))))
+	f.srv = httptest.NewServer(g.Wrap(httpapi.New(st, log, append(opts, httpapi.WithSteering(httpapi.Steering{Dial: bus.Dial, Workers: bus.Workers}))...)))
 	t.Cleanup(f.srv.Close)
 	return f
 }
