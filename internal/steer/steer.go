@@ -59,6 +59,16 @@ func Connect(c config.NATS, name string) Dial {
 // PostgreSQL but did not reach the solvers: doing it again finishes it.
 var ErrNotTold = errors.New("the change is marked but not told to the solvers")
 
+// NotToldError is a change marked in PostgreSQL that did not reach the
+// solvers; it is ErrNotTold.
+type NotToldError struct{ Err error }
+
+func (e *NotToldError) Error() string { return e.Err.Error() }
+func (e *NotToldError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, ErrNotTold) true.
+func (e *NotToldError) Is(target error) bool { return target == ErrNotTold }
+
 // ErrUnknownAction: Do was given an action it does not know.
 var ErrUnknownAction = errors.New("unknown action")
 
@@ -170,7 +180,7 @@ func Do(ctx context.Context, st *store.Store, dial Dial, a Action, batch int64) 
 		return out, nil
 	}
 	notTold := func(err error) error {
-		return fmt.Errorf("batch %d is marked %s, but %s (run the command again): %w: %w", batch, s.verb, s.redo, ErrNotTold, err)
+		return &NotToldError{Err: fmt.Errorf("batch %d is marked %s, but %s (run the command again): %w", batch, s.verb, s.redo, err)}
 	}
 	// Told again on a second call: a first one may have failed to reach
 	// NATS after marking the batch.
