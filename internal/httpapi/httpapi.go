@@ -91,6 +91,7 @@ type server struct {
 	nats        NATSLink  // nil: /readyz asks the database only
 	steering    *Steering // nil: no steering, no workers view
 	refresh     int       // the page's auto-refresh period, seconds
+	sparks      sparks    // the page's recent sparklines (page.go)
 }
 
 // Generator enqueues candidates for scrambles that are not stored yet

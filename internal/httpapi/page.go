@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -63,8 +64,9 @@ type pageData struct {
 	// a fast batch, whose answers are not proved optimal).
 	Dist *pageDist
 	// Throughput is the selected batch's rows per minute as a sparkline.
-	Throughput    template.HTML
-	ThroughputMax int64
+	Throughput     template.HTML
+	ThroughputMax  int64
+	ThroughputNote string // why there is no sparkline
 
 	// Steering: Actor is the writer logged in ("" : no action is
 	// offered), CSRF the token the forms carry, Steer what the selected
@@ -385,7 +387,9 @@ func (s *server) page(w http.ResponseWriter, r *http.Request) {
 			data.Selected = &pb
 			ps := newPageSteer(b)
 			data.Steer = &ps
-			if data.Throughput, data.ThroughputMax, err = s.pageThroughput(ctx, selected); err != nil {
+			if b.Done > PageThroughputRows {
+				data.ThroughputNote = fmt.Sprintf("Rows per minute are not drawn for a batch of more than %d rows: they are counted from every row of the batch (/api/batches/%d/throughput does).", PageThroughputRows, b.ID)
+			} else if data.Throughput, data.ThroughputMax, err = s.pageThroughput(ctx, selected, now); err != nil {
 				fail("throughput", err)
 			}
 			if s.splits != nil {
@@ -568,9 +572,40 @@ func (s *server) puzzles(ctx context.Context) ([]pagePuzzle, error) {
 	return out, nil
 }
 
+// PageThroughputRows is the largest batch (rows stored) whose rows per
+// minute the page draws: they are counted from every row of the batch
+// (store.Throughput), docs/BENCHMARKS.md has what that costs.
+const PageThroughputRows = 1_000_000
+
+// sparkTTL is how long the page reuses a batch's sparkline: its points are
+// whole minutes, and a page refreshing every few seconds would otherwise
+// count the batch's rows each time.
+const sparkTTL = 30 * time.Second
+
+// maxSparks bounds the sparklines kept.
+const maxSparks = 64
+
+type spark struct {
+	at  time.Time
+	svg template.HTML
+	top int64
+}
+
+type sparks struct {
+	mu sync.Mutex
+	m  map[int64]spark
+}
+
 // pageThroughput draws the batch's rows per minute over the last
-// DefaultThroughputMinutes minutes up to its newest row.
-func (s *server) pageThroughput(ctx context.Context, batch int64) (template.HTML, int64, error) {
+// DefaultThroughputMinutes minutes up to its newest row, reusing a drawing
+// younger than sparkTTL.
+func (s *server) pageThroughput(ctx context.Context, batch int64, now time.Time) (template.HTML, int64, error) {
+	s.sparks.mu.Lock()
+	c, ok := s.sparks.m[batch]
+	s.sparks.mu.Unlock()
+	if ok && now.Sub(c.at) < sparkTTL {
+		return c.svg, c.top, nil
+	}
 	ms, err := s.st.Throughput(ctx, batch, DefaultThroughputMinutes)
 	if err != nil {
 		return "", 0, err
@@ -590,5 +625,19 @@ func (s *server) pageThroughput(ctx context.Context, batch int64) (template.HTML
 		return "", 0, err
 	}
 	// plot.Sparkline writes SVG text from numbers and an escaped title only.
-	return template.HTML(b.String()), top, nil //nolint:gosec
+	svg := template.HTML(b.String()) //nolint:gosec
+	s.sparks.mu.Lock()
+	defer s.sparks.mu.Unlock()
+	if s.sparks.m == nil {
+		s.sparks.m = map[int64]spark{}
+	}
+	if len(s.sparks.m) >= maxSparks {
+		for k, v := range s.sparks.m {
+			if now.Sub(v.at) >= sparkTTL || len(s.sparks.m) >= maxSparks {
+				delete(s.sparks.m, k)
+			}
+		}
+	}
+	s.sparks.m[batch] = spark{at: now, svg: svg, top: top}
+	return svg, top, nil
 }
