@@ -22,8 +22,8 @@ type Minute struct {
 // Throughput is the batch's rows per minute over the last minutes
 // minutes (1 to MaxThroughputMinutes) up to the minute of its newest row,
 // oldest first, with the minutes in which no row came as zeros; nil when
-// the batch has no row. It reads the batch's rows (one pass over its
-// part of the primary key): a batch of millions of rows takes a moment.
+// the batch has no row. It reads every row of the batch (solved_at has no
+// index); docs/BENCHMARKS.md has what that costs.
 func (s *Store) Throughput(ctx context.Context, batch int64, minutes int) ([]Minute, error) {
 	minutes = max(1, min(minutes, MaxThroughputMinutes))
 	var got []Minute
