@@ -17,6 +17,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/httpapi"
 	"github.com/tessera-solver/tessera/internal/httpauth"
 	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/steer"
 	"github.com/tessera-solver/tessera/internal/store"
 )
 
@@ -35,7 +36,11 @@ func serveCmd() *cobra.Command {
 			"  description at /api/openapi.json.\n" +
 			"With results.http_token (TESSERA_RESULTS_HTTP_TOKEN) set, every endpoint but /healthz, /readyz and\n" +
 			"/api/openapi.json requires \"Authorization: Bearer <token>\" (401 without it; a browser logs in at /login).\n" +
-			"Only results.http_writer_tokens may write: /api/scrambles?client=K and generate=true.\n" +
+			"Only results.http_writer_tokens may write: /api/scrambles?client=K and generate=true, and, logged in\n" +
+			"at /login with a writer's token, the page's buttons that cancel, pause, unpause and requeue a batch\n" +
+			"(POST /batches/{id}/cancel|pause|unpause|requeue, as `results cancel` etc. do; logged by writer name).\n" +
+			"The page and /api/workers list the workers of the NATS registry; /api/batches/{id}/throughput\n" +
+			"gives a batch's rows per minute.\n" +
 			"At most results.http_max_requests API requests are served at once; more get 503 with\n" +
 			"Retry-After at once.\n" +
 			"With --generate, /api/scrambles?generate=true (writers only) enqueues sampled candidates\n" +
@@ -55,6 +60,9 @@ func serveCmd() *cobra.Command {
 				splits := &natsSplits{cfg: cfg.NATS}
 				defer splits.Close()
 				opts := []httpapi.Option{httpapi.WithMaxInFlight(cfg.Results.HTTPMaxRequests), httpapi.WithClientCap(cfg.Results.HTTPClientCap), httpapi.WithSplits(splits)}
+				// The page's steering and workers view tell and read NATS
+				// whenever it answers; the page says so when it does not.
+				bus := steer.NewLazy(cfg.NATS, "tessera-results-serve", splitRetry)
 				if generate {
 					// Enqueuing needs NATS: /readyz follows this connection.
 					link := queue.NewLink()
@@ -66,8 +74,11 @@ func serveCmd() *cobra.Command {
 					if err := conn.Ensure(cmd.Context()); err != nil {
 						return err
 					}
+					bus = steer.Adopt(conn)
 					opts = append(opts, httpapi.WithNATS(link), httpapi.WithGenerator(newSampler(cmd.Context(), st, conn.JS, conn.Queue, conn.NC.MaxPayload(), logger(cmd.ErrOrStderr()), uint64(time.Now().UnixNano()))))
 				}
+				defer bus.Close()
+				opts = append(opts, httpapi.WithSteering(httpapi.Steering{Dial: bus.Dial, Workers: bus.Workers}))
 				return serve(cmd.Context(), cfg.Results.HTTPAddr, cfg.Results.HTTPToken, writers, st, logger(cmd.ErrOrStderr()), opts...)
 			})
 		},

@@ -33,7 +33,7 @@ var layers = []struct {
 	{"facade", []string{"internal/solve"}},
 	{"adapters", []string{"internal/queue", "internal/store", "config", "internal/tablestore", "migrations"}},
 	// The mains' shared pieces; --version reads the table format of tables.
-	{"edges", []string{"internal/worker", "internal/ingest", "internal/httpapi", "internal/cmdkit", "internal/cmdkit/solverkit", "internal/tableservice",
+	{"edges", []string{"internal/worker", "internal/ingest", "internal/httpapi", "internal/cmdkit", "internal/cmdkit/solverkit", "internal/steer", "internal/tableservice",
 		"internal/version"}},
 	// splitplan: the split search's makespan model, a test-gated tool.
 	{"tools", []string{"internal/tablebench", "internal/tablebench/datasheet", "scripts/testsummary", "internal/splitplan"}},
@@ -236,7 +236,7 @@ func TestResultsSideLinksNoSolver(t *testing.T) {
 			t.Errorf("internal/result imports %s: it must stay a leaf", imp)
 		}
 	}
-	for _, p := range named(t, "internal/job", "internal/store", "internal/ingest", "internal/httpapi", "internal/metrics", "results") {
+	for _, p := range named(t, "internal/job", "internal/store", "internal/ingest", "internal/httpapi", "internal/steer", "internal/metrics", "results") {
 		for _, dep := range all[p].deps {
 			if slices.Contains(solvers, strings.TrimPrefix(dep, mod)) {
 				t.Errorf("%s links the solver package %s", p, dep)

@@ -17,6 +17,8 @@ import (
 // test is skipped, unless CI=true or TESSERA_BROWSER_TESTS=1 asks for
 // browser tests and we run as root with apt-get: then it is installed
 // (apt-get install -y chromium), once, and a failed install fails the test.
+// With TESSERA_BROWSER_TESTS=1 (.ci/run sets it) a chromium that cannot be
+// installed fails the test too.
 // browser starts the Chromium at exe for t, stopped at its end, and
 // returns a context of it whose deadline, timeout from now, bounds the
 // test's steps.
@@ -50,6 +52,10 @@ func chromium(t *testing.T) string {
 		t.Skip("chromium not installed (apt-get install -y chromium); with CI=true or TESSERA_BROWSER_TESTS=1 a root test run installs it")
 	}
 	apt, err := exec.LookPath("apt-get")
+	if (err != nil || os.Geteuid() != 0) && os.Getenv("TESSERA_BROWSER_TESTS") == "1" {
+		// Asked for by name (.ci/run): a browser test must not pass unseen.
+		t.Fatalf("TESSERA_BROWSER_TESTS=1 but chromium is not installed, and this test can only install it as root with apt-get (root %v, apt-get: %v)", os.Geteuid() == 0, err)
+	}
 	if err != nil || os.Geteuid() != 0 {
 		t.Skipf("chromium not installed, and this test can only install it as root with apt-get (root %v, apt-get: %v)", os.Geteuid() == 0, err)
 	}

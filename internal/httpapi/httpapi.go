@@ -23,9 +23,16 @@
 //	    never gets a state twice, up to its cap (409 after); limit= is
 //	    count's older name; with generate=true (results serve --generate,
 //	    writers only) what is missing is enqueued
+//	GET /api/batches/{id}/throughput?minutes=N  rows stored per minute up to the newest row (default 60, at most 1440)
+//	GET /api/workers                      the live processes of the NATS registry (503 without NATS; steer.go)
 //	GET /api/openapi.json                 this API's OpenAPI 3.1 description (openapi.json; open, like the probes)
 //	GET /[?batch=ID]                      HTML: recent batches (state, progress by status, rate, ETA),
-//	                                      per puzzle its histogram against the exact one, and batch ID
+//	                                      per puzzle its histogram against the exact one, batch ID
+//	                                      with its rows per minute, the workers, and for a writer's
+//	                                      login the batch's steering buttons
+//	POST /batches/{id}/cancel|pause|unpause|requeue  a writer's steering action (internal/steer): 403
+//	                                      for anyone else, for a session without its CSRF token and
+//	                                      from another origin; 303 back to the batch with what happened
 //
 // API errors are JSON objects {"error": "...", "param": "..."} (param only
 // when a request parameter is at fault) with status 400, 404 or 500; 503
@@ -82,7 +89,10 @@ type server struct {
 	maxInFlight int          // API requests at once (load.go)
 	starting    func() error // non-nil error: not ready yet (load.go)
 	ready       readiness
-	nats        NATSLink // nil: /readyz asks the database only
+	nats        NATSLink  // nil: /readyz asks the database only
+	steering    *Steering // nil: no steering, no workers view
+	refresh     int       // the page's auto-refresh period, seconds
+	sparks      sparks    // the page's recent sparklines (page.go)
 }
 
 // Generator enqueues candidates for scrambles that are not stored yet
@@ -119,7 +129,7 @@ func New(st *store.Store, log *slog.Logger, opts ...Option) *Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &server{st: st, log: log, errs: newRateLog(log, logEvery), maxInFlight: DefaultMaxInFlight, clientCap: DefaultClientCap}
+	s := &server{st: st, log: log, errs: newRateLog(log, logEvery), maxInFlight: DefaultMaxInFlight, clientCap: DefaultClientCap, refresh: RefreshSeconds}
 	for _, o := range opts {
 		o(s)
 	}
@@ -143,6 +153,9 @@ func New(st *store.Store, log *slog.Logger, opts ...Option) *Handler {
 	mux.HandleFunc("GET /api/batches/{id}/dead", s.downloadDead)
 	mux.HandleFunc("GET /api/puzzles/{puzzle}/distribution", s.puzzleDistribution)
 	mux.HandleFunc("GET /api/scrambles", s.scrambles)
+	mux.HandleFunc("GET /api/batches/{id}/throughput", s.throughput)
+	mux.HandleFunc("GET /api/workers", s.workers)
+	mux.HandleFunc("POST /batches/{id}/{action}", s.steerPost)
 	mux.HandleFunc("GET /api/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, apiError{Error: "no such endpoint: " + r.URL.Path})
 	})

@@ -528,7 +528,7 @@ func TestPage(t *testing.T) {
 	if code, _, body = get(t, f.srv, "/?batch=999999"); code != 404 || !strings.Contains(body, `id="error"`) || !strings.Contains(body, "not found") {
 		t.Errorf("?batch=999999: %d", code)
 	}
-	if code, _, body = get(t, f.srv, "/?batch=%3Cscript%3E"); code != 400 || strings.Contains(body, "<script>") || !strings.Contains(body, "&lt;script&gt;") {
+	if code, _, body = get(t, f.srv, "/?batch=%3Cscript%3E"); code != 400 || strings.Contains(body, `"<script>"`) || !strings.Contains(body, "&lt;script&gt;") {
 		t.Errorf("?batch=<script>: %d, escaped %v", code, strings.Contains(body, "&lt;script&gt;"))
 	}
 	if code, _, _ = get(t, downServer(t), "/"); code != 500 {

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -25,10 +26,23 @@ import (
 //go:embed page.html
 var pageHTML string
 
-var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{"shorten": shorten}).Parse(pageHTML))
+var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{"shorten": shorten,
+	"line": func(seq int64) int64 { return seq + 1 }}).Parse(pageHTML))
 
-// RefreshSeconds is the page's auto-refresh period.
+// RefreshSeconds is the page's auto-refresh period unless WithRefresh
+// sets another.
 const RefreshSeconds = 5
+
+// WithRefresh sets the page's auto-refresh period in seconds (< 1:
+// RefreshSeconds).
+func WithRefresh(seconds int) Option {
+	return func(s *server) {
+		if seconds < 1 {
+			seconds = RefreshSeconds
+		}
+		s.refresh = seconds
+	}
+}
 
 type pageData struct {
 	Refresh  int
@@ -49,6 +63,23 @@ type pageData struct {
 	// Dist is the selected batch's histogram (nil without ?batch, or for
 	// a fast batch, whose answers are not proved optimal).
 	Dist *pageDist
+	// Throughput is the selected batch's rows per minute as a sparkline.
+	Throughput     template.HTML
+	ThroughputMax  int64
+	ThroughputNote string // why there is no sparkline
+
+	// Steering: Actor is the writer logged in ("" : no action is
+	// offered), CSRF the token the forms carry, Steer what the selected
+	// batch can take, Flash what the last action did.
+	Actor string
+	CSRF  string
+	Steer *pageSteer
+	Flash *pageFlash
+	// NATS is false without Steering; WorkersError says why the workers
+	// are missing when NATS did not answer.
+	NATS         bool
+	Workers      []pageWorker
+	WorkersError string
 }
 
 // pageFilter is the batch filter form: its values and choices.
@@ -66,6 +97,7 @@ type pageRows struct {
 	Statuses []string // its choices
 	Items    []store.Solution
 	Next     string // URL of the next page ("" on the last)
+	Prev     string // URL of the previous page ("" on the first)
 	First    string // URL of the first page ("" on it)
 	CSV      string // download URLs of every row of the filter
 	JSONL    string
@@ -282,7 +314,8 @@ func series(name string, d store.Distribution) plot.Series {
 // state, rate and ETA each and, with ?batch=ID, that batch's histogram.
 func (s *server) page(w http.ResponseWriter, r *http.Request) {
 	now := time.Now()
-	data := pageData{Refresh: RefreshSeconds, Now: now.UTC().Format("2006-01-02 15:04:05 UTC")}
+	data := pageData{Refresh: s.refresh, Now: now.UTC().Format("2006-01-02 15:04:05 UTC"),
+		Actor: httpauth.ActorOf(r.Context()), CSRF: httpauth.CSRFOf(r.Context()), Flash: takeFlash(w, r), NATS: s.steering != nil}
 	code := http.StatusOK
 	setErr := func(c int, err error) {
 		if data.Error == "" {
@@ -352,6 +385,13 @@ func (s *server) page(w http.ResponseWriter, r *http.Request) {
 		default:
 			pb := newPageBatch(b, selected, now)
 			data.Selected = &pb
+			ps := newPageSteer(b)
+			data.Steer = &ps
+			if b.Done > PageThroughputRows {
+				data.ThroughputNote = fmt.Sprintf("Rows per minute are not drawn for a batch of more than %d rows: they are counted from every row of the batch (/api/batches/%d/throughput does).", PageThroughputRows, b.ID)
+			} else if data.Throughput, data.ThroughputMax, err = s.pageThroughput(ctx, selected, now); err != nil {
+				fail("throughput", err)
+			}
 			if s.splits != nil {
 				// The records are in NATS: without it the page shows the rest.
 				rs, err := s.splits.Splits(ctx, selected)
@@ -382,6 +422,19 @@ func (s *server) page(w http.ResponseWriter, r *http.Request) {
 					fail("dead letters", err)
 				}
 			}
+		}
+	}
+
+	if s.steering != nil {
+		wctx, wcancel := context.WithTimeout(ctx, workersTimeout)
+		ws, err := s.steering.Workers(wctx)
+		wcancel()
+		if err != nil {
+			s.errs.log(slog.LevelWarn, "page: workers", "err", err)
+			data.WorkersError = err.Error()
+		}
+		for _, e := range ws {
+			data.Workers = append(data.Workers, newPageWorker(e, now))
 		}
 	}
 
@@ -438,6 +491,16 @@ func (s *server) pageRows(ctx context.Context, r *http.Request, batch int64) (*p
 	}
 	if after >= 0 {
 		p.First = withParams(r, "rows_after", "")
+		if len(rows) > 0 {
+			prev, err := s.st.RowsBefore(ctx, batch, statuses, rows[0].Seq, PageRows)
+			if err != nil {
+				return nil, err
+			}
+			p.Prev = p.First
+			if prev >= 0 {
+				p.Prev = withParams(r, "rows_after", strconv.FormatInt(prev, 10))
+			}
+		}
 	}
 	dl := url.Values{"status": {status}}
 	if status == "" {
@@ -507,4 +570,74 @@ func (s *server) puzzles(ctx context.Context) ([]pagePuzzle, error) {
 		out = append(out, pagePuzzle{Puzzle: t.Puzzle, pageDist: *d})
 	}
 	return out, nil
+}
+
+// PageThroughputRows is the largest batch (rows stored) whose rows per
+// minute the page draws: they are counted from every row of the batch
+// (store.Throughput), docs/BENCHMARKS.md has what that costs.
+const PageThroughputRows = 1_000_000
+
+// sparkTTL is how long the page reuses a batch's sparkline: its points are
+// whole minutes, and a page refreshing every few seconds would otherwise
+// count the batch's rows each time.
+const sparkTTL = 30 * time.Second
+
+// maxSparks bounds the sparklines kept.
+const maxSparks = 64
+
+type spark struct {
+	at  time.Time
+	svg template.HTML
+	top int64
+}
+
+type sparks struct {
+	mu sync.Mutex
+	m  map[int64]spark
+}
+
+// pageThroughput draws the batch's rows per minute over the last
+// DefaultThroughputMinutes minutes up to its newest row, reusing a drawing
+// younger than sparkTTL.
+func (s *server) pageThroughput(ctx context.Context, batch int64, now time.Time) (template.HTML, int64, error) {
+	s.sparks.mu.Lock()
+	c, ok := s.sparks.m[batch]
+	s.sparks.mu.Unlock()
+	if ok && now.Sub(c.at) < sparkTTL {
+		return c.svg, c.top, nil
+	}
+	ms, err := s.st.Throughput(ctx, batch, DefaultThroughputMinutes)
+	if err != nil {
+		return "", 0, err
+	}
+	vs := make([]int64, len(ms))
+	var top int64
+	for i, m := range ms {
+		vs[i] = m.Rows
+		top = max(top, m.Rows)
+	}
+	title := fmt.Sprintf("batch %d: rows stored per minute", batch)
+	if len(ms) > 0 {
+		title += fmt.Sprintf(", %s to %s UTC", ms[0].Minute.Format("15:04"), ms[len(ms)-1].Minute.Format("15:04"))
+	}
+	var b strings.Builder
+	if err := plot.Sparkline(&b, title, vs); err != nil {
+		return "", 0, err
+	}
+	// plot.Sparkline writes SVG text from numbers and an escaped title only.
+	svg := template.HTML(b.String()) //nolint:gosec
+	s.sparks.mu.Lock()
+	defer s.sparks.mu.Unlock()
+	if s.sparks.m == nil {
+		s.sparks.m = map[int64]spark{}
+	}
+	if len(s.sparks.m) >= maxSparks {
+		for k, v := range s.sparks.m {
+			if now.Sub(v.at) >= sparkTTL || len(s.sparks.m) >= maxSparks {
+				delete(s.sparks.m, k)
+			}
+		}
+	}
+	s.sparks.m[batch] = spark{at: now, svg: svg, top: top}
+	return svg, top, nil
 }

@@ -95,7 +95,10 @@ const (
 //     writer's name is then in the request's context, WriterOf);
 //   - or the session cookie a login set (POST /login with the read token
 //     or a writer token in a form field): HttpOnly, SameSite=Strict,
-//     a random id, never the token; it grants reading only;
+//     a random id, never the token. A reader's session reads; a writer's
+//     may also steer from the status page (ActorOf names the writer),
+//     each form carrying the session's CSRF token (CSRFOf, CheckPost);
+//     WriterOf stays "" for every session;
 //   - or nothing, when no read token is set (reading is open).
 //
 // The open paths (the probes) pass without any. A browser asking for a
@@ -108,7 +111,15 @@ type Guard struct {
 	open    []string
 
 	mu       sync.Mutex
-	sessions map[string]time.Time // id → expiry
+	sessions map[string]session // by id
+}
+
+// session is a login: when it ends, the writer who logged in ("" a
+// reader) and the token its forms carry against cross-site requests.
+type session struct {
+	exp    time.Time
+	writer string
+	csrf   string
 }
 
 type writerSum struct {
@@ -119,7 +130,7 @@ type writerSum struct {
 // NewGuard returns a guard with read token read ("" : reading is open)
 // and the given writers.
 func NewGuard(read string, writers []Writer, open ...string) *Guard {
-	g := &Guard{open: open, sessions: map[string]time.Time{}}
+	g := &Guard{open: open, sessions: map[string]session{}}
 	if read != "" {
 		s := sha256.Sum256([]byte(read))
 		g.read = &s
@@ -182,7 +193,11 @@ func (g *Guard) Wrap(h http.Handler) http.Handler {
 			}
 			return
 		}
-		if g.read == nil || g.session(r) {
+		if s, ok := g.session(r); ok {
+			h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), sessionKey{}, s)))
+			return
+		}
+		if g.read == nil {
 			h.ServeHTTP(w, r)
 			return
 		}
@@ -200,35 +215,48 @@ func challenge(w http.ResponseWriter) {
 	http.Error(w, "unauthorized: send Authorization: Bearer <token>, or log in at "+LoginPath, http.StatusUnauthorized)
 }
 
-// session reports whether r carries a live session cookie.
-func (g *Guard) session(r *http.Request) bool {
+// session is the live session r's cookie names, if any.
+func (g *Guard) session(r *http.Request) (session, bool) {
 	c, err := r.Cookie(CookieName)
 	if err != nil {
-		return false
+		return session{}, false
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	exp, ok := g.sessions[c.Value]
-	if ok && time.Now().After(exp) {
+	s, ok := g.sessions[c.Value]
+	if ok && time.Now().After(s.exp) {
 		delete(g.sessions, c.Value)
 		ok = false
 	}
-	return ok
+	return s, ok
 }
 
-func (g *Guard) newSession() (string, error) {
+func randomID() (string, error) {
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
 		return "", err
 	}
-	id := base64.RawURLEncoding.EncodeToString(b)
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// newSession starts a session of writer ("" a reader) and returns its id.
+func (g *Guard) newSession(writer string) (string, error) {
+	id, err := randomID()
+	if err != nil {
+		return "", err
+	}
+	csrf, err := randomID()
+	if err != nil {
+		return "", err
+	}
 	now := time.Now()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if len(g.sessions) >= maxSessions {
 		var oldest string
 		var at time.Time
-		for k, exp := range g.sessions {
+		for k, s := range g.sessions {
+			exp := s.exp
 			if exp.Before(now) {
 				delete(g.sessions, k)
 				continue
@@ -241,7 +269,7 @@ func (g *Guard) newSession() (string, error) {
 			delete(g.sessions, oldest)
 		}
 	}
-	g.sessions[id] = now.Add(SessionTTL)
+	g.sessions[id] = session{exp: now.Add(SessionTTL), writer: writer, csrf: csrf}
 	return id, nil
 }
 
@@ -254,7 +282,7 @@ button{font:inherit;padding:.3em 1em}.err{color:#b00020}</style></head>
 <body><h1>tessera results</h1>
 {{if .Failed}}<p class="err" id="login-error">That token is not right.</p>{{end}}
 <form method="post" action="/login" id="login">
-<label for="token">Token (results.http_token)</label>
+<label for="token">Token (results.http_token, or a writer's token to steer batches)</label>
 <input type="password" id="token" name="token" autocomplete="current-password" autofocus required>
 <input type="hidden" name="next" value="{{.Next}}">
 <button type="submit">Log in</button>
@@ -273,7 +301,7 @@ func safeNext(next string) string {
 
 func (g *Guard) login(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
-	if g.read == nil {
+	if g.read == nil && len(g.writers) == 0 {
 		http.Redirect(w, r, "/", http.StatusSeeOther) // nothing to log in to
 		return
 	}
@@ -301,7 +329,7 @@ func (g *Guard) login(w http.ResponseWriter, r *http.Request) {
 			}{true, next})
 			return
 		}
-		id, err := g.newSession()
+		id, err := g.newSession(writer)
 		if err != nil {
 			http.Error(w, "cannot make a session", http.StatusInternalServerError)
 			return
@@ -335,3 +363,62 @@ func (g *Guard) logout(w http.ResponseWriter, r *http.Request) {
 
 // ErrNoWriter is what callers answer when an action needs a writer token.
 var ErrNoWriter = errors.New("needs a writer token (results.http_writer_tokens)")
+
+type sessionKey struct{}
+
+// ActorOf is the name of the writer behind the request: its writer token,
+// or the session a writer's login started; "" for a reader, a reader's
+// session, or no authentication at all. It is who steering actions are
+// logged as.
+func ActorOf(ctx context.Context) string {
+	if w := WriterOf(ctx); w != "" {
+		return w
+	}
+	s, _ := ctx.Value(sessionKey{}).(session)
+	return s.writer
+}
+
+// CSRFOf is the token the request's session puts in its forms (the
+// hidden field CSRFField), "" when the request has no session.
+func CSRFOf(ctx context.Context) string {
+	s, _ := ctx.Value(sessionKey{}).(session)
+	return s.csrf
+}
+
+// CSRFField is the form field that carries a session's CSRF token.
+const CSRFField = "csrf"
+
+// Errors of CheckPost.
+var (
+	ErrCrossOrigin = errors.New("cross-origin request refused")
+	ErrCSRF        = errors.New("missing or wrong CSRF token: reload the page and try again")
+)
+
+// crossOrigin rejects unsafe requests a browser sends from another origin
+// (Sec-Fetch-Site, else Origin against Host).
+var crossOrigin = http.NewCrossOriginProtection()
+
+// CheckPost guards a form POST that changes something: it refuses a
+// request a browser sent from another origin (ErrCrossOrigin) and, for a
+// request authenticated by a session cookie, which a browser sends on its
+// own, one whose form field CSRFField is not the session's token
+// (ErrCSRF, compared in constant time). A bearer token is never sent on
+// its own, so a request carrying one needs no CSRF token. It parses the
+// form (at most 8 KiB).
+func CheckPost(w http.ResponseWriter, r *http.Request) error {
+	if err := crossOrigin.Check(r); err != nil {
+		return fmt.Errorf("%w: %w", ErrCrossOrigin, err)
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 8<<10)
+	if err := r.ParseForm(); err != nil {
+		return fmt.Errorf("bad form: %w", err)
+	}
+	want := CSRFOf(r.Context())
+	if want == "" {
+		return nil
+	}
+	if subtle.ConstantTimeCompare([]byte(r.PostForm.Get(CSRFField)), []byte(want)) != 1 {
+		return ErrCSRF
+	}
+	return nil
+}

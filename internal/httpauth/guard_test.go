@@ -158,3 +158,54 @@ func TestParseWriters(t *testing.T) {
 		}
 	}
 }
+
+// A session knows who logged in: a writer's session names its writer to
+// ActorOf (never to WriterOf, which grants bearer writes) and carries a
+// CSRF token of its own, which CheckPost wants back; a bearer token needs
+// none, and a reader's session names no actor. A writer can log in where
+// reading is open.
+func TestSessionActorAndCSRF(t *testing.T) {
+	show := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		err := "ok"
+		if r.Method == http.MethodPost {
+			if e := CheckPost(w, r); e != nil {
+				err = e.Error()
+			}
+		}
+		_, _ = w.Write([]byte("actor=" + ActorOf(r.Context()) + " writer=" + WriterOf(r.Context()) + " csrf=" + CSRFOf(r.Context()) + " check=" + err))
+	})
+	for _, read := range []string{readTok, ""} {
+		h := NewGuard(read, []Writer{{"w1", writerTok}}).Wrap(show)
+		login := func(tok string) string {
+			rec := do(t, h, "POST", LoginPath, nil, url.Values{"token": {tok}})
+			if rec.Code != http.StatusSeeOther {
+				t.Fatalf("read %q: login: %d", read, rec.Code)
+			}
+			return strings.SplitN(rec.Header().Get("Set-Cookie"), ";", 2)[0]
+		}
+		w := login(writerTok)
+		body := do(t, h, "GET", "/", map[string]string{"Cookie": w}, nil).Body.String()
+		csrf := strings.TrimSuffix(strings.SplitN(body, "csrf=", 2)[1], " check=ok")
+		if !strings.HasPrefix(body, "actor=w1 writer= csrf=") || len(csrf) < 32 {
+			t.Errorf("read %q: writer's session: %q", read, body)
+		}
+		if got := do(t, h, "POST", "/x", map[string]string{"Cookie": w}, url.Values{CSRFField: {csrf}}).Body.String(); !strings.HasSuffix(got, "check=ok") {
+			t.Errorf("read %q: the session's own token: %q", read, got)
+		}
+		if got := do(t, h, "POST", "/x", map[string]string{"Cookie": w}, url.Values{CSRFField: {"x" + csrf[1:]}}).Body.String(); !strings.HasSuffix(got, "check="+ErrCSRF.Error()) {
+			t.Errorf("read %q: a wrong token: %q", read, got)
+		}
+		if got := do(t, h, "POST", "/x", map[string]string{"Cookie": w, "Sec-Fetch-Site": "cross-site"}, url.Values{CSRFField: {csrf}}).Body.String(); !strings.Contains(got, ErrCrossOrigin.Error()) {
+			t.Errorf("read %q: cross-site: %q", read, got)
+		}
+		if got := do(t, h, "POST", "/x", map[string]string{"Authorization": "Bearer " + writerTok}, url.Values{}).Body.String(); got != "actor=w1 writer=w1 csrf= check=ok" {
+			t.Errorf("read %q: bearer writer: %q", read, got)
+		}
+		if read != "" {
+			r := login(readTok)
+			if got := do(t, h, "GET", "/", map[string]string{"Cookie": r}, nil).Body.String(); !strings.HasPrefix(got, "actor= writer= csrf=") || len(got) < len("actor= writer= csrf= check=ok")+32 {
+				t.Errorf("reader's session: %q", got)
+			}
+		}
+	}
+}

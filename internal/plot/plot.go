@@ -105,3 +105,60 @@ func Histogram(w io.Writer, title string, sampled, exact Series) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// Sparkline writes a small SVG of values (oldest first) as a line over
+// an area, scaled to the largest, with title as its tooltip and the
+// largest value marked; no axes. One value's point is drawn at each end
+// of the width. Every point is a <circle class="point"> too, so the
+// values can be read back.
+func Sparkline(w io.Writer, title string, values []int64) error {
+	const (
+		width, height = 360, 48
+		pad           = 4
+		stroke, fill  = "#2b5cab", "#dbe6f6"
+	)
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="sparkline" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="10">`+"\n",
+		width, height, width, height)
+	fmt.Fprintf(&b, `<title>%s</title>`+"\n", html.EscapeString(title))
+	var top int64
+	for _, v := range values {
+		top = max(top, v)
+	}
+	if len(values) == 0 {
+		fmt.Fprintf(&b, `<text x="%d" y="%d">no rows yet</text>`+"\n", pad, height/2)
+		b.WriteString("</svg>\n")
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	step := 0.0
+	if len(values) > 1 {
+		step = float64(width-2*pad) / float64(len(values)-1)
+	}
+	y := func(v int64) float64 {
+		if top == 0 {
+			return float64(height - pad)
+		}
+		return float64(pad) + float64(height-2*pad)*(1-float64(v)/float64(top))
+	}
+	pts := make([]string, len(values))
+	for i, v := range values {
+		pts[i] = fmt.Sprintf("%.1f,%.1f", float64(pad)+step*float64(i), y(v))
+	}
+	if len(values) == 1 {
+		pts = append(pts, fmt.Sprintf("%d,%.1f", width-pad, y(values[0])))
+	}
+	last := float64(pad) + step*float64(len(values)-1)
+	if len(values) == 1 {
+		last = width - pad
+	}
+	fmt.Fprintf(&b, `<polygon points="%d,%d %s %.1f,%d" fill="%s"/>`+"\n", pad, height-pad, strings.Join(pts, " "), last, height-pad, fill)
+	fmt.Fprintf(&b, `<polyline class="line" points="%s" fill="none" stroke="%s" stroke-width="1.5"/>`+"\n", strings.Join(pts, " "), stroke)
+	for i, v := range values {
+		fmt.Fprintf(&b, `<circle class="point" cx="%.1f" cy="%.1f" r="1" fill="%s" data-value="%d"/>`+"\n", float64(pad)+step*float64(i), y(v), stroke, v)
+	}
+	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end">max %d</text>`+"\n", width-pad, 10, top)
+	b.WriteString("</svg>\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}

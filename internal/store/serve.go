@@ -162,3 +162,34 @@ func (s *Store) EachDeadLetter(ctx context.Context, batch, afterID int64, limit 
 	}
 	return nil
 }
+
+// RowsBefore is the cursor of the page of up to limit rows of batch (of
+// statuses, none: all) that ends just before seq: BatchRows after it
+// returns that page. It is -1 when that page is the first.
+func (s *Store) RowsBefore(ctx context.Context, batch int64, statuses []string, seq int64, limit int) (int64, error) {
+	var first *int64
+	err := s.pool.withConn(ctx, func(c *pgx.Conn) error {
+		return c.QueryRow(ctx, `SELECT min(seq) FROM (SELECT seq FROM solutions WHERE batch_id = $1 AND seq < $2
+			AND (coalesce(cardinality($3::text[]), 0) = 0 OR status = ANY($3::text[])) ORDER BY seq DESC LIMIT $4) p`,
+			batch, seq, statuses, limit).Scan(&first)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("rows of batch %d before %d: %w", batch, seq, err)
+	}
+	if first == nil {
+		return -1, nil
+	}
+	// Is anything before that page? If not, it is the first.
+	var more bool
+	err = s.pool.withConn(ctx, func(c *pgx.Conn) error {
+		return c.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM solutions WHERE batch_id = $1 AND seq < $2
+			AND (coalesce(cardinality($3::text[]), 0) = 0 OR status = ANY($3::text[])))`, batch, *first, statuses).Scan(&more)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("rows of batch %d before %d: %w", batch, *first, err)
+	}
+	if !more {
+		return -1, nil
+	}
+	return *first - 1, nil
+}

@@ -100,3 +100,42 @@ func TestBatchPages(t *testing.T) {
 		t.Fatalf("dead letters after %d: %+v %v", first[1].ID, rest, err)
 	}
 }
+
+// RowsBefore finds the page before a page of rows, of a status filter
+// too, and says when that page is the first.
+func TestRowsBefore(t *testing.T) {
+	t.Parallel()
+	s := storetest.NewStore(t)
+	ctx := ctxT(t)
+	id := mustBatch(t, s, 10)
+	// seqs 0..9; budget_exceeded at 1, 4, 6, 9.
+	if _, err := s.InsertResults(ctx, []job.Results{res(id, 0, 1, -1, 2, 3, -1, 4, -1, 5, 6, -1)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		statuses []string
+		seq      int64
+		limit    int
+		want     int64
+	}{
+		{nil, 9, 3, 5},                          // the page 6 7 8 follows 5
+		{nil, 6, 3, 2},                          // 3 4 5 follows 2
+		{nil, 3, 3, -1},                         // 0 1 2 is the first page
+		{nil, 2, 3, -1},                         // 0 1: the first page, short
+		{nil, 0, 3, -1},                         // nothing before: the first page
+		{[]string{"budget_exceeded"}, 9, 2, 3},  // 4 6 follows 3 (the cursor is the page's first seq - 1)
+		{[]string{"budget_exceeded"}, 6, 2, -1}, // 1 4 is the first
+	} {
+		got, err := s.RowsBefore(ctx, id, c.statuses, c.seq, c.limit)
+		if err != nil || got != c.want {
+			t.Errorf("RowsBefore(%v, %d, %d) = %d %v, want %d", c.statuses, c.seq, c.limit, got, err, c.want)
+		}
+		// The cursor returned does lead to the page before.
+		if got >= 0 {
+			rows, err := s.BatchRows(ctx, id, c.statuses, got, c.limit)
+			if err != nil || len(rows) != c.limit || rows[len(rows)-1].Seq >= c.seq {
+				t.Errorf("BatchRows after %d: %d rows, %v", got, len(rows), err)
+			}
+		}
+	}
+}
