@@ -178,6 +178,9 @@ type Results struct {
 	// /healthz and /readyz ("": nowhere); results.http_token guards its
 	// /metrics.
 	MetricsAddr string `mapstructure:"metrics_addr"`
+	// ExportRowGroup is the rows of each row group of a Parquet export:
+	// what `results export --format parquet` holds in memory at once.
+	ExportRowGroup int `mapstructure:"export_row_group"`
 }
 
 // Producer tunes the producer.
@@ -218,6 +221,7 @@ func Default() Config {
 	c.Results.HTTPAddr = "127.0.0.1:8080"
 	c.Results.HTTPMaxRequests = 16
 	c.Results.MetricsAddr = "127.0.0.1:9465"
+	c.Results.ExportRowGroup = 131072 // parquetfile.DefaultRowGroupRows
 	return c
 }
 
@@ -250,6 +254,10 @@ const (
 )
 
 // secretUsage ends the usage of every secret flag.
+// maxExportRowGroup bounds results.export_row_group (parquetfile.MaxRowGroupRows):
+// a Parquet export holds a whole row group in memory.
+const maxExportRowGroup = 1 << 24
+
 const secretUsage = "; a secret: prefer the variable or the config file to this flag, which ps shows"
 
 // keys lists every configuration key. A default is set for each of them:
@@ -298,6 +306,7 @@ var keys = []key{
 	{"results.http_writer_tokens", "http-writer-tokens", "NAME=TOKEN pairs, comma separated: bearer tokens that may also write through results serve (client= tracking, kept apart per NAME; generate=true)" + secretUsage, func(c *Config) any { return &c.Results.HTTPWriterTokens }, kindSecret},
 	{"results.http_max_requests", "http-max-requests", "API requests results serve answers at once; more get 503 with Retry-After at once", func(c *Config) any { return &c.Results.HTTPMaxRequests }, kindPlain},
 	{"results.metrics_addr", "metrics-addr", "listen address of results run's /metrics, /healthz and /readyz (empty: none); results.http_token guards /metrics", func(c *Config) any { return &c.Results.MetricsAddr }, kindPlain},
+	{"results.export_row_group", "export-row-group", "rows per row group of a Parquet export: what results export holds in memory at once (about 50 bytes a 15-puzzle row)", func(c *Config) any { return &c.Results.ExportRowGroup }, kindPlain},
 	{"producer.chunk_size", "chunk-size", "states per job message (0: chosen per puzzle)", func(c *Config) any { return &c.Producer.ChunkSize }, kindPlain},
 	{"producer.priority", "priority", "high, normal or low: solvers take a lane's higher-priority jobs first (lower ones keep a small share)", func(c *Config) any { return &c.Producer.Priority }, kindPlain},
 }
@@ -777,6 +786,9 @@ func (c Config) validate(only map[string]bool) error {
 	}
 	if c.Results.HTTPAddr == "" || !strings.Contains(c.Results.HTTPAddr, ":") {
 		bad("results.http_addr", "want host:port or :port, got %q", c.Results.HTTPAddr)
+	}
+	if n := c.Results.ExportRowGroup; n < 1 || n > maxExportRowGroup {
+		bad("results.export_row_group", "want 1 to %d rows, got %d", maxExportRowGroup, n)
 	}
 	if a := c.Results.MetricsAddr; a != "" && !strings.Contains(a, ":") {
 		bad("results.metrics_addr", "want host:port, :port or empty (none), got %q", a)
