@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 
 	"github.com/tessera-solver/tessera/internal/store"
 )
@@ -119,8 +118,12 @@ func NewWriter(out io.Writer, rowGroupRows int, m Meta) (*Writer, error) {
 	if m.Batch != 0 {
 		batch = strconv.FormatInt(m.Batch, 10)
 	}
+	codec, err := newZstd()
+	if err != nil {
+		return nil, err
+	}
 	pw := parquet.NewGenericWriter[Row](out,
-		parquet.Compression(&zstd.Codec{Level: zstd.SpeedDefault}),
+		parquet.Compression(codec),
 		// A safety net: Write flushes at exactly this count itself.
 		parquet.MaxRowsPerRowGroup(int64(rowGroupRows)),
 		parquet.CreatedBy("tessera", m.Version, ""),
