@@ -306,7 +306,7 @@ var keys = []key{
 	{"results.http_writer_tokens", "http-writer-tokens", "NAME=TOKEN pairs, comma separated: bearer tokens that may also write through results serve (client= tracking, kept apart per NAME; generate=true)" + secretUsage, func(c *Config) any { return &c.Results.HTTPWriterTokens }, kindSecret},
 	{"results.http_max_requests", "http-max-requests", "API requests results serve answers at once; more get 503 with Retry-After at once", func(c *Config) any { return &c.Results.HTTPMaxRequests }, kindPlain},
 	{"results.metrics_addr", "metrics-addr", "listen address of results run's /metrics, /healthz and /readyz (empty: none); results.http_token guards /metrics", func(c *Config) any { return &c.Results.MetricsAddr }, kindPlain},
-	{"results.export_row_group", "export-row-group", "rows per row group of a Parquet export: what results export holds in memory at once (about 50 bytes a 15-puzzle row)", func(c *Config) any { return &c.Results.ExportRowGroup }, kindPlain},
+	{"results.export_row_group", "export-row-group", "rows per row group of a Parquet export; what results export holds in memory grows with it (the default: about 17 MB for 15-puzzle rows)", func(c *Config) any { return &c.Results.ExportRowGroup }, kindPlain},
 	{"producer.chunk_size", "chunk-size", "states per job message (0: chosen per puzzle)", func(c *Config) any { return &c.Producer.ChunkSize }, kindPlain},
 	{"producer.priority", "priority", "high, normal or low: solvers take a lane's higher-priority jobs first (lower ones keep a small share)", func(c *Config) any { return &c.Producer.Priority }, kindPlain},
 }

@@ -80,12 +80,13 @@ type Meta struct {
 // DefaultRowGroupRows is the rows of a row group unless configured
 // (results.export_row_group): large enough for analytic readers (DuckDB
 // and Arrow read a row group per thread), about 6 MB of 15-puzzle rows
-// compressed, which is what a writer holds (docs/BENCHMARKS.md).
+// compressed; exporting them peaked at 17 MB of live heap
+// (docs/BENCHMARKS.md "Exports").
 const DefaultRowGroupRows = 131072
 
 // MaxRowGroupRows bounds the configured row group: a writer holds a
-// whole row group, about 50 bytes a row compressed and more for long
-// move strings.
+// whole row group, compressed (about 47 bytes a 15-puzzle row, more for
+// long move strings).
 const MaxRowGroupRows = 1 << 24
 
 // ErrRowGroup: a row group size out of 1..MaxRowGroupRows.
