@@ -181,6 +181,9 @@ type Results struct {
 	// /healthz and /readyz ("": nowhere); results.http_token guards its
 	// /metrics.
 	MetricsAddr string `mapstructure:"metrics_addr"`
+	// ExportRowGroup is the rows of each row group of a Parquet export:
+	// what `results export --format parquet` holds in memory at once.
+	ExportRowGroup int `mapstructure:"export_row_group"`
 }
 
 // Producer tunes the producer.
@@ -222,6 +225,7 @@ func Default() Config {
 	c.Results.HTTPMaxRequests = 16
 	c.Results.HTTPClientCap = 100_000 // httpapi.DefaultClientCap
 	c.Results.MetricsAddr = "127.0.0.1:9465"
+	c.Results.ExportRowGroup = 131072 // parquetfile.DefaultRowGroupRows
 	return c
 }
 
@@ -254,6 +258,10 @@ const (
 )
 
 // secretUsage ends the usage of every secret flag.
+// maxExportRowGroup bounds results.export_row_group (parquetfile.MaxRowGroupRows):
+// a Parquet export holds a whole row group in memory.
+const maxExportRowGroup = 1 << 24
+
 const secretUsage = "; a secret: prefer the variable or the config file to this flag, which ps shows"
 
 // keys lists every configuration key. A default is set for each of them:
@@ -303,6 +311,7 @@ var keys = []key{
 	{"results.http_max_requests", "http-max-requests", "API requests results serve answers at once; more get 503 with Retry-After at once", func(c *Config) any { return &c.Results.HTTPMaxRequests }, kindPlain},
 	{"results.http_client_cap", "http-client-cap", "states one client key of /api/scrambles may be served in all (each costs a row of served_scrambles); past it the key gets 409", func(c *Config) any { return &c.Results.HTTPClientCap }, kindPlain},
 	{"results.metrics_addr", "metrics-addr", "listen address of results run's /metrics, /healthz and /readyz (empty: none); results.http_token guards /metrics", func(c *Config) any { return &c.Results.MetricsAddr }, kindPlain},
+	{"results.export_row_group", "export-row-group", "rows per row group of a Parquet export; what results export holds in memory grows with it (the default: about 17 MB for 15-puzzle rows)", func(c *Config) any { return &c.Results.ExportRowGroup }, kindPlain},
 	{"producer.chunk_size", "chunk-size", "states per job message (0: chosen per puzzle)", func(c *Config) any { return &c.Producer.ChunkSize }, kindPlain},
 	{"producer.priority", "priority", "high, normal or low: solvers take a lane's higher-priority jobs first (lower ones keep a small share)", func(c *Config) any { return &c.Producer.Priority }, kindPlain},
 }
@@ -735,6 +744,9 @@ func (c Config) validate(only map[string]bool) error {
 	}
 	if c.Results.HTTPAddr == "" || !strings.Contains(c.Results.HTTPAddr, ":") {
 		bad("results.http_addr", "want host:port or :port, got %q", c.Results.HTTPAddr)
+	}
+	if n := c.Results.ExportRowGroup; n < 1 || n > maxExportRowGroup {
+		bad("results.export_row_group", "want 1 to %d rows, got %d", maxExportRowGroup, n)
 	}
 	if a := c.Results.MetricsAddr; a != "" && !strings.Contains(a, ":") {
 		bad("results.metrics_addr", "want host:port, :port or empty (none), got %q", a)

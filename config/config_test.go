@@ -128,6 +128,7 @@ func TestEveryKeyFromEnv(t *testing.T) {
 		"solver.tables_dir": "/e", "solver.tables": "none", "solver.tables_bucket": "b", "solver.tables_private": "true", "solver.tables_rescan": "2s",
 		"solver.split_subtree_nodes": "65536", "solver.split_window": "2", "solver.split_record": "/e/r.tsv",
 		"results.fetch_batch": "2", "results.fetch_wait": "2s", "results.max_bytes": "2097152", "results.write_timeout": "2s",
+		"results.export_row_group":  "2",
 		"results.http_max_requests": "2", "results.http_client_cap": "7", "results.http_writer_tokens": "w=0123456789abcdef",
 		"results.http_addr": ":2", "results.http_token": "t", "producer.chunk_size": "2", "producer.priority": "low",
 		"solver.metrics_addr": ":2", "solver.metrics_token": "t", "results.metrics_addr": "",
@@ -277,6 +278,8 @@ func TestValidate(t *testing.T) {
 		{"http addr", func(c *Config) { c.Results.HTTPAddr = "8080" }, "results.http_addr:"},
 		{"http max requests", func(c *Config) { c.Results.HTTPMaxRequests = 0 }, "results.http_max_requests:"},
 		{"http client cap", func(c *Config) { c.Results.HTTPClientCap = 0 }, "results.http_client_cap:"},
+		{"export row group zero", func(c *Config) { c.Results.ExportRowGroup = 0 }, "results.export_row_group: want 1 to 16777216 rows, got 0"},
+		{"export row group huge", func(c *Config) { c.Results.ExportRowGroup = 1<<24 + 1 }, "results.export_row_group: want 1 to 16777216 rows, got 16777217"},
 		{"chunk", func(c *Config) { c.Producer.ChunkSize = -2 }, "producer.chunk_size:"},
 	} {
 		c := Default()

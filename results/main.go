@@ -3,7 +3,7 @@
 //	results [run]            migrate, then consume TESSERA_RESULTS into PostgreSQL
 //	results migrate          apply the embedded schema migrations
 //	results dist             histogram of optimal lengths (--batch ID | --puzzle P)
-//	results export           a batch's rows as csv or jsonl (--batch ID --format F)
+//	results export           a batch's rows as csv, jsonl or parquet (--batch ID --format F)
 //	results batches          recent batches and their progress
 //	results serve            HTTP: /healthz, /metrics, JSON API, status page (--http-addr)
 //

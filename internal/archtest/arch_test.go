@@ -31,7 +31,7 @@ var layers = []struct {
 		"internal/metrics", "internal/progress", "internal/plot"}},
 	{"tables", []string{"tables", "tables/catalog"}},
 	{"facade", []string{"internal/solve"}},
-	{"adapters", []string{"internal/queue", "internal/store", "config", "internal/tablestore", "migrations"}},
+	{"adapters", []string{"internal/queue", "internal/store", "config", "internal/tablestore", "migrations", "internal/parquetfile"}},
 	// The mains' shared pieces; --version reads the table format of tables.
 	{"edges", []string{"internal/worker", "internal/ingest", "internal/httpapi", "internal/cmdkit", "internal/cmdkit/solverkit", "internal/steer", "internal/tableservice",
 		"internal/version"}},
@@ -246,8 +246,10 @@ func TestResultsSideLinksNoSolver(t *testing.T) {
 }
 
 // Each adapter is the only importer of what it wraps: viper in config/,
-// pgx in the store, the NATS client in the queue adapter (and the mains
-// and test servers that start NATS).
+// pgx in the store, the Parquet library (and the zstd of its codec) in
+// internal/parquetfile, the NATS
+// client in the queue adapter (and the mains and test servers that start
+// NATS).
 func TestAdaptersOwnTheirLibraries(t *testing.T) {
 	all := imports(t)
 	owners := []struct {
@@ -257,6 +259,8 @@ func TestAdaptersOwnTheirLibraries(t *testing.T) {
 		{"github.com/spf13/viper", []string{"config"}},
 		{"github.com/jackc/", []string{"internal/store", "internal/store/storetest", "migrations"}},
 		{"github.com/prometheus/", []string{"internal/metrics", "internal/httpapi"}},
+		{"github.com/parquet-go/", []string{"internal/parquetfile"}},
+		{"github.com/klauspost/compress/", []string{"internal/parquetfile"}}, // its zstd codec
 		{"github.com/nats-io/", []string{"internal/queue", "internal/tablestore", "internal/worker", "internal/natstest", "internal/cmdkit",
 			"producer", "solverd", "results"}},
 	}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -205,14 +206,129 @@ func (q ExportQuery) String() string {
 	return "puzzle " + canonical(q.Puzzle)
 }
 
+// Filters is q's length and status filters as text, e.g. "length=50
+// status=solved,failed"; "" when q has none.
+func (q ExportQuery) Filters() string {
+	var f []string
+	if q.Length != nil {
+		f = append(f, "length="+strconv.Itoa(*q.Length))
+	}
+	if len(q.Statuses) > 0 {
+		f = append(f, "status="+strings.Join(q.Statuses, ","))
+	}
+	return strings.Join(f, " ")
+}
+
+// ExportPuzzle is the puzzle spec of q's rows as stored ("15" is
+// "sliding:4x4"): its batch's, or its puzzle's. A missing batch, or a
+// puzzle without any batch, is ErrNotFound, as for the export itself.
+func (s *Store) ExportPuzzle(ctx context.Context, q ExportQuery) (string, error) {
+	if q.Batch != 0 {
+		b, err := s.BatchProgress(ctx, q.Batch)
+		if err != nil {
+			return "", fmt.Errorf("export: %w", err)
+		}
+		return b.Puzzle, nil
+	}
+	if err := s.exportExists(ctx, q); err != nil {
+		return "", fmt.Errorf("export: %w", err)
+	}
+	return canonical(q.Puzzle), nil
+}
+
 // ExportRows writes the rows q selects to w, in (batch, seq) order,
 // streaming. A missing batch, or a puzzle without any batch, is
 // ErrNotFound; filters that match nothing give an empty export (a CSV
 // header only).
 func (s *Store) ExportRows(ctx context.Context, q ExportQuery, w io.Writer, format Format) error {
-	if _, err := ParseFormat(string(format)); err != nil {
+	tw, err := NewTextWriter(w, format)
+	if err != nil {
 		return fmt.Errorf("export %s: %w", q, err)
 	}
+	if err := s.EachSolution(ctx, q, tw.Write); err != nil {
+		return err
+	}
+	if err := tw.Close(); err != nil {
+		return fmt.Errorf("export %s: %w", q, err)
+	}
+	return nil
+}
+
+// RowWriter writes solutions rows in one export format: Write for each
+// row, then Close once, which finishes the output (a CSV's last buffered
+// lines, a Parquet file's footer). Close is not called after a failed
+// export: what the output holds then is incomplete.
+type RowWriter interface {
+	Write(*Solution) error
+	Close() error
+}
+
+// TextWriter writes CSV or JSONL rows through a 64 KiB buffer.
+type TextWriter struct {
+	bw  *bufio.Writer
+	cw  *csv.Writer // nil for JSONL
+	enc *json.Encoder
+	rec []string
+}
+
+var _ RowWriter = (*TextWriter)(nil)
+
+// NewTextWriter writes rows to w in format, csv or jsonl (ErrFormat
+// otherwise). A CSV's header goes into the buffer at once: an export
+// that fails before its first row never reaches w.
+func NewTextWriter(w io.Writer, format Format) (*TextWriter, error) {
+	if _, err := ParseFormat(string(format)); err != nil {
+		return nil, err
+	}
+	t := &TextWriter{bw: bufio.NewWriterSize(w, 64<<10)}
+	if format == FormatJSONL {
+		t.enc = json.NewEncoder(t.bw)
+		return t, nil
+	}
+	t.cw = csv.NewWriter(t.bw)
+	t.rec = make([]string, len(SolutionColumns))
+	if err := t.cw.Write(SolutionColumns); err != nil {
+		return nil, fmt.Errorf("write: %w", err)
+	}
+	return t, nil
+}
+
+// Write writes one row.
+func (t *TextWriter) Write(sol *Solution) error {
+	var err error
+	if t.cw != nil {
+		csvRecord(sol, t.rec)
+		err = t.cw.Write(t.rec)
+	} else {
+		err = t.enc.Encode(sol)
+	}
+	if err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	return nil
+}
+
+// Close writes what is buffered.
+func (t *TextWriter) Close() error {
+	if t.cw != nil {
+		t.cw.Flush()
+		if err := t.cw.Error(); err != nil {
+			return fmt.Errorf("write: %w", err)
+		}
+	}
+	if err := t.bw.Flush(); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	return nil
+}
+
+// EachSolution calls fn with every row q selects, in (batch, seq) order,
+// streaming from one query: what an export format other than CSV and
+// JSONL (Parquet, internal/parquetfile) reads. fn's *Solution is reused
+// for the next row. An error from fn stops the walk and is returned
+// wrapped. A missing batch, or a puzzle without any batch, is
+// ErrNotFound; filters that match nothing call fn never and return nil.
+func (s *Store) EachSolution(ctx context.Context, q ExportQuery, fn func(*Solution) error) error {
 	where, args := `batch_id = $1`, []any{q.Batch}
 	if q.Batch == 0 {
 		where, args = `puzzle = $1`, []any{canonical(q.Puzzle)}
@@ -226,26 +342,12 @@ func (s *Store) ExportRows(ctx context.Context, q ExportQuery, w io.Writer, form
 		where += fmt.Sprintf(` AND status = ANY($%d::text[])`, len(args))
 	}
 	n := 0
-	bw := bufio.NewWriterSize(w, 64<<10)
-	var cw *csv.Writer
-	if format == FormatCSV {
-		cw = csv.NewWriter(bw)
-	}
 	err := s.pool.withConn(ctx, func(c *pgx.Conn) error {
 		rows, err := c.Query(ctx, solutionSelect+`WHERE `+where+` ORDER BY batch_id, seq`, args...)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
-		var enc *json.Encoder
-		if cw != nil {
-			if err := cw.Write(SolutionColumns); err != nil {
-				return fmt.Errorf("write: %w", err)
-			}
-		} else {
-			enc = json.NewEncoder(bw)
-		}
-		rec := make([]string, len(SolutionColumns))
 		var sol Solution
 		for rows.Next() {
 			sol = Solution{}
@@ -253,14 +355,8 @@ func (s *Store) ExportRows(ctx context.Context, q ExportQuery, w io.Writer, form
 				return err
 			}
 			n++
-			if cw != nil {
-				csvRecord(&sol, rec)
-				err = cw.Write(rec)
-			} else {
-				err = enc.Encode(&sol)
-			}
-			if err != nil {
-				return fmt.Errorf("write: %w", err)
+			if err := fn(&sol); err != nil {
+				return err
 			}
 		}
 		return rows.Err()
@@ -269,20 +365,10 @@ func (s *Store) ExportRows(ctx context.Context, q ExportQuery, w io.Writer, form
 		return fmt.Errorf("export %s: %w", q, err)
 	}
 	if n == 0 {
-		// Nothing written yet (the CSV header sits in the buffer): a
-		// missing batch or puzzle is an error, not an empty file.
+		// A missing batch or puzzle is an error, not an empty file.
 		if err := s.exportExists(ctx, q); err != nil {
 			return fmt.Errorf("export: %w", err)
 		}
-	}
-	if cw != nil {
-		cw.Flush()
-		if err := cw.Error(); err != nil {
-			return fmt.Errorf("export %s: write: %w", q, err)
-		}
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("export %s: write: %w", q, err)
 	}
 	return nil
 }
