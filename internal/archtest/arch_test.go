@@ -22,7 +22,8 @@ var layers = []struct {
 }{
 	{"vocabulary", []string{"internal/puzzle", "internal/result", "internal/job"}},
 	{"shared core", []string{"internal/search", "internal/perm", "internal/nibble", "internal/prefetch", "internal/bfs", "internal/instances"}},
-	{"core", []string{"internal/sliding", "internal/sliding/pdb", "internal/loopover", "internal/loopover/twophase",
+	{"core", []string{"internal/sliding", "internal/sliding/pdb", "internal/loopover", "internal/loopover/ida44",
+		"internal/loopover/ida55", "internal/loopover/optimal", "internal/loopover/twophase",
 		"internal/loopover/construct", "internal/swap", "internal/fulltable"}},
 	// Small helpers of the edges and the table files; never of the core.
 	{"support", []string{"internal/backoff", "internal/atomicfile", "internal/redact", "internal/httpauth",
