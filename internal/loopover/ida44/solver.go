@@ -78,6 +78,7 @@ func imageOrder(k int) []uint8 {
 const maxSlots = 32
 
 type slotVals [maxSlots]uint8
+
 // Solver is optimal IDA* for the 4×4 board: the walking-distance bound
 // maxed with a pattern database over translates and transposes of the
 // pattern (pdb44.go), on a board packed into nibble words (ida44.go).
