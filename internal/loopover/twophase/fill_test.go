@@ -25,3 +25,20 @@ func TestSmallTablesDigests(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSmallTables times the fillers of the in-memory bounds that a
+// solver without table files builds at its first request:
+//
+//	go test -run '^$' -bench SmallTables -benchtime 5x ./internal/loopover/twophase
+func BenchmarkSmallTables(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		fill func()
+	}{{"wd1", func() { newWD1() }}, {"wd2", func() { newWD2() }}, {"pdb2", func() { newPDB2() }}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				c.fill()
+			}
+		})
+	}
+}

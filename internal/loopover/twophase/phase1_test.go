@@ -145,11 +145,11 @@ var capped7 = sync.OnceValues(func() ([]uint64, []int64) {
 // its histogram; TESSERA_BFS_BIG=1 turns it on. TESSERA_BFS_BIG=7 builds
 // the seven-piece table instead (≈5 min, 1.2 GB).
 func TestPhase1Full(t *testing.T) {
-	build, entries, golden, m := phase6,  uint64(phase1Entries), phase1Counts, phase1Meta()
+	build, entries, golden, m := phase6, uint64(phase1Entries), phase1Counts, phase1Meta()
 	switch os.Getenv("TESSERA_BFS_BIG") {
 	case "1":
 	case "7":
-		build, entries, golden, m = phase7,  phase7Entries, phase7Counts, phase7Meta()
+		build, entries, golden, m = phase7, phase7Entries, phase7Counts, phase7Meta()
 	default:
 		t.Skip("set TESSERA_BFS_BIG=1 to build the 127.5 M-entry phase-1 table (7: the 2.4 G-entry one)")
 	}
