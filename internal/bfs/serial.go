@@ -43,8 +43,7 @@ func Serial(size int, goals []int, expand func(x int, out []int) []int) ([]uint8
 		for _, x := range frontier {
 			out = expand(int(x), out[:0])
 			// Extend the table before the checks, so that the loop below
-			// reads a table that does not move (measured: a check per
-			// neighbour cost the arm table a fifth more time).
+			// reads a table that does not move.
 			hi := -1
 			for _, n := range out {
 				hi = max(hi, n)
