@@ -18,7 +18,7 @@ import (
 // BenchmarkRandom4x4 solves a fixed set of random 4×4 states optimally on
 // one goroutine and reports the mean time, nodes and length per state:
 //
-//	go test -run '^$' -bench Random4x4 -benchtime 1x ./internal/loopover
+//	go test -run '^$' -bench Random4x4 -benchtime 1x ./internal/loopover/ida44
 //
 // Without tables the first solve builds the six-piece pattern database;
 // with TESSERA_SOLVER_TABLES_DIR naming a directory that holds a table

@@ -19,13 +19,13 @@ func (s *Solver) Heuristic(cells []uint8) (int, error) {
 }
 
 // Solve runs IDA* from cells (1..16 row-major) to the goal, as
-// Solver.Solve does.
+// loopover.Solver.Solve does.
 func (s *Solver) Solve(cells []uint8, bud search.Budget) (search.Outcome, error) {
 	return s.SolveParallel(cells, bud, 1)
 }
 
 // SolveParallel is Solve on up to workers goroutines, as
-// Solver.SolveParallel splits its iterations; each worker has its own
+// loopover.Solver.SolveParallel splits its iterations; each worker has its own
 // buffers and reads the one pattern database.
 func (s *Solver) SolveParallel(cells []uint8, bud search.Budget, workers int) (search.Outcome, error) {
 	b, err := s.wd.Root(cells)

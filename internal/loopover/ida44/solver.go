@@ -81,7 +81,7 @@ type slotVals [maxSlots]uint8
 
 // Solver is optimal IDA* for the 4×4 board: the walking-distance bound
 // maxed with a pattern database over translates and transposes of the
-// pattern (pdb44.go), on a board packed into nibble words (ida44.go).
+// pattern (pdb.go), on a board packed into nibble words (dfs.go).
 // NewWith takes a six-, seven- or eight-piece table built before
 // (`solverd tables build loopover-4x4-pdbK`, mapped); New builds
 // the six-piece one itself on Prepare or the first Solve or Heuristic

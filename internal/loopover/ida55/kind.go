@@ -17,7 +17,7 @@ import (
 // without it that search uses the enhanced Manhattan distance. The 5×5
 // set also reads, where it is built, the two-phase solver's seven-piece
 // phase-1 table (loopover-5x5-p7, optional here): the search maxes the
-// walking distance with it (NewWD55Pattern).
+// walking distance with it (NewWithPattern).
 type Kind struct{ Side int }
 
 var _ search.TableKind = Kind{}

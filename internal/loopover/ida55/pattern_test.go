@@ -212,7 +212,7 @@ func TestPattern55P7(t *testing.T) {
 
 // The 5×5 walking-distance set's kind serves the pattern search when its
 // second table is there, and the plain one when it is not.
-func TestWDKindServesPattern(t *testing.T) {
+func TestKindServesPattern(t *testing.T) {
 	wd, p6 := cappedTables55(t)
 	for _, c := range []struct {
 		payloads [][]byte
