@@ -3,8 +3,8 @@ package ida55
 import (
 	"context"
 	"fmt"
-	"github.com/tessera-solver/tessera/internal/loopover"
 
+	"github.com/tessera-solver/tessera/internal/loopover"
 	"github.com/tessera-solver/tessera/internal/loopover/twophase"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
@@ -49,7 +49,7 @@ func (k Kind) spec() puzzle.Spec {
 	return puzzle.Spec{Kind: puzzle.Loopover, Rows: k.Side, Cols: k.Side}
 }
 
-// Build runs BuildWDTable, which counts patterns; the table ends on its
+// Build runs loopover.BuildWDTable, which counts patterns; the table ends on its
 // entries, so progress is reported in entries throughout and the meter
 // ends at 100 %.
 func (k Kind) Build(ctx context.Context, i int, progress func(done, total uint64)) ([]byte, []int64, error) {
