@@ -52,15 +52,14 @@ func Serial(size int, goals []int, expand func(x int, out []int) []int) ([]uint8
 				dist = append(dist, Unreached8)
 			}
 			for _, n := range out {
-				if dist[n] != Unreached8 {
-					continue
+				if dist[n] == Unreached8 {
+					dist[n] = uint8(depth)
+					next = append(next, uint32(n))
 				}
-				if depth >= Unreached8 {
-					return nil, nil, fmt.Errorf("%w: states deeper than %d levels in a byte table", ErrTooDeep, Unreached8-1)
-				}
-				dist[n] = uint8(depth)
-				next = append(next, uint32(n))
 			}
+		}
+		if depth >= Unreached8 && len(next) > 0 {
+			return nil, nil, fmt.Errorf("%w: states deeper than %d levels in a byte table", ErrTooDeep, Unreached8-1)
 		}
 		frontier, next = next, frontier[:0]
 	}
