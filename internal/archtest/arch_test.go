@@ -24,7 +24,8 @@ var layers = []struct {
 	// How each family's boards are treated (routes, budgets, chunks, lanes).
 	{"policy", []string{"internal/policy"}},
 	{"shared core", []string{"internal/search", "internal/perm", "internal/nibble", "internal/prefetch", "internal/bfs", "internal/instances"}},
-	{"core", []string{"internal/sliding", "internal/sliding/pdb", "internal/loopover", "internal/loopover/twophase",
+	{"core", []string{"internal/sliding", "internal/sliding/pdb", "internal/loopover", "internal/loopover/ida44",
+		"internal/loopover/ida55", "internal/loopover/optimal", "internal/loopover/twophase",
 		"internal/loopover/construct", "internal/swap", "internal/fulltable"}},
 	// Small helpers of the edges and the table files; never of the core.
 	{"support", []string{"internal/backoff", "internal/atomicfile", "internal/redact", "internal/httpauth",

@@ -1,12 +1,14 @@
-// Package bfs is the one parallel level-by-level breadth-first builder of
-// 4-bit-entry distance tables (min2phase's one table filler): the
-// whole-space tables of internal/fulltable, the Loopover phase-1 table,
-// the Loopover walking-distance tables (the 5×5 file and those built in
-// memory) and the 4×4 Loopover pattern databases call it. A caller supplies only its
+// Package bfs is the one level-by-level breadth-first table filler
+// (min2phase's one table filler): Build, the parallel builder of
+// 4-bit-entry tables, which the whole-space tables of internal/fulltable,
+// the Loopover phase-1 table, the Loopover walking-distance tables (the
+// 5×5 file and those built in memory) and the 4×4 Loopover pattern
+// databases call; and Serial, its one-goroutine, byte-per-entry loop for
+// the small tables built in milliseconds (serial.go). A caller supplies only its
 // encoding — the index space, the goal indices and a Walker that names an
 // index's neighbours — and gets the packed table and its depth histogram.
 //
-// The builder owns the rest: the level loop; the chunks of the index space
+// Build owns the rest: the level loop; the chunks of the index space
 // that GOMAXPROCS workers claim in turn; the switch from pushing (expand
 // the frontier, claim each unreached neighbour with a compare-and-swap on
 // its word) to pulling (each unreached index looks for a neighbour in the

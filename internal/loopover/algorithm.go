@@ -64,21 +64,8 @@ func (l Algorithm) Answer(req search.Request) (search.Answer, error) {
 	return search.Answer{Moves: moves, Solver: name, Nodes: nodes, LowerBound: lower, Optimal: len(moves) == lower}, nil
 }
 
-// parallelSearch is an optimal Loopover search that can split its
-// iterations over threads: the general walking-distance or displacement
-// search (3×5, 5×5, 12-cell boards without their table) and the 4×4
-// solver.
-type parallelSearch interface {
-	SolveParallel(cells []uint8, b search.Budget, workers int) (search.Outcome, error)
-}
-
-var (
-	_ parallelSearch = (*Solver)(nil)
-	_ parallelSearch = (*Solver44)(nil)
-)
-
 func (l Algorithm) solve(cells []uint8, b search.Budget, threads int) (search.Outcome, error) {
-	if p, ok := l.ida.(parallelSearch); ok && threads > 1 {
+	if p, ok := l.ida.(Parallel); ok && threads > 1 {
 		return p.SolveParallel(cells, b, threads)
 	}
 	return l.ida.Solve(cells, b)

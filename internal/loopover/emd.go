@@ -1,6 +1,10 @@
 package loopover
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/tessera-solver/tessera/internal/bfs"
+)
 
 // EMD is the enhanced Manhattan distance of one axis (the seed text's
 // 5×5 optimal heuristic): a state is reduced to how many pieces sit k
@@ -49,11 +53,9 @@ func NewEMD(lines, perLine int) (*EMD, error) {
 		t.Down[d] = t.mul[dn] - t.mul[d]
 		t.Up[d] = t.mul[up] - t.mul[d]
 	}
-	t.Dist = make([]uint8, size)
-	for i := range t.Dist {
-		t.Dist[i] = Unreached
+	if err := t.fill(size); err != nil {
+		return nil, fmt.Errorf("enhanced Manhattan distance %d×%d: %w", lines, perLine, err)
 	}
-	t.bfs()
 	return t, nil
 }
 
@@ -66,38 +68,29 @@ func (t *EMD) Index(a []int) int {
 	return x
 }
 
-func (t *EMD) bfs() {
+// fill labels every reachable tuple with its distance from the goal (all
+// pieces home), by internal/bfs's serial filler over the tuples' indices.
+func (t *EMD) fill(size int) error {
 	L := t.Lines
 	goal := make([]int, L)
 	goal[0] = t.Pieces
-	g := t.Index(goal)
-	t.Dist[g] = 0
-	t.Tuples, t.Counts = 1, []int{1}
-	frontier := [][]int{goal}
-	for depth := uint8(1); len(frontier) > 0; depth++ {
-		var next [][]int
-		for _, a := range frontier {
-			x := t.Index(a)
+	var a [MaxSide]int
+	dist, counts, err := bfs.Serial(size, []int{t.Index(goal)},
+		func(x int, out []int) []int {
+			// The tuple from its index: the last class holds the rest.
+			rest := t.Pieces
+			for k := 0; k < L-1; k++ {
+				a[k] = x / t.mul[k] % (t.Pieces + 1)
+				rest -= a[k]
+			}
+			a[L-1] = rest
 			for _, delta := range [][MaxSide]int{t.Down, t.Up} {
+				// Choose how many of the Moved pieces come from each class.
 				var rec func(d, left, y int)
 				rec = func(d, left, y int) {
 					if d == L-1 {
-						if left > a[d] {
-							return
-						}
-						y += left * delta[d]
-						if t.Dist[y] == Unreached {
-							t.Dist[y] = depth
-							// Recover the tuple from the index: the last
-							// class holds the rest.
-							b := make([]int, L)
-							rest := t.Pieces
-							for k := 0; k < L-1; k++ {
-								b[k] = y / t.mul[k] % (t.Pieces + 1)
-								rest -= b[k]
-							}
-							b[L-1] = rest
-							next = append(next, b)
+						if left <= a[d] {
+							out = append(out, y+left*delta[d])
 						}
 						return
 					}
@@ -110,11 +103,15 @@ func (t *EMD) bfs() {
 					break // on two lines down and up are the same shift
 				}
 			}
-		}
-		if len(next) > 0 {
-			t.Counts = append(t.Counts, len(next))
-			t.Tuples += len(next)
-		}
-		frontier = next
+			return out
+		})
+	if err != nil {
+		return err
 	}
+	t.Dist = dist
+	for _, c := range counts {
+		t.Counts = append(t.Counts, int(c))
+		t.Tuples += int(c)
+	}
+	return nil
 }

@@ -1,8 +1,6 @@
 package loopover
 
 import (
-	"fmt"
-
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
 )
@@ -25,51 +23,12 @@ type Optimal interface {
 	Name() string
 }
 
-var (
-	_ Optimal = (*Solver)(nil)
-	_ Optimal = (*Solver44)(nil)
-)
-
-// NewOptimal is the optimal solver of rows×cols, strongest bound first;
-// the one place in the package that chooses by shape:
-//   - 4×4: Solver44, walking distance maxed with a six-piece pattern
-//     database (built by Prepare or the first Solve; the table sets
-//     loopover-4x4-pdb7 and -pdb8 give NewSolver44With a bigger one);
-//   - boards whose two walking-distance tables fit in memory (the other
-//     boards up to 2×6 and 3×5, and their transposes): Solver with
-//     walking distance;
-//   - otherwise where its tables fit (3×6, 4×5, 5×5 and transposes):
-//     Solver with the enhanced Manhattan distance, weaker but small (a
-//     process with the 5×5 walking-distance table file gets
-//     NewWDSolverWith over it from the table catalogue instead);
-//   - an error for the rest (2×7, 4×6 and larger).
-//
-// Which boards deserve an optimal search at all, given the budget, is
-// their family's choice (puzzle.Family.Route).
-func NewOptimal(rows, cols int) (Optimal, error) {
-	if rows == 4 && cols == 4 {
-		s, err := NewSolver44()
-		if err != nil {
-			return nil, err
-		}
-		return s, nil
-	}
-	_, e1 := WDSize(rows, cols)
-	_, e2 := WDSize(cols, rows)
-	if e1 == nil && e2 == nil {
-		s, err := NewWDSolver(rows, cols)
-		if err != nil {
-			return nil, err // not a nil *Solver in a non-nil interface
-		}
-		return s, nil
-	}
-	s, err := NewEMDSolver(rows, cols)
-	if err != nil {
-		wd := e1
-		if wd == nil {
-			wd = e2
-		}
-		return nil, fmt.Errorf("%w (and %v)", err, wd)
-	}
-	return s, nil
+// Parallel is an Optimal search that can split its iterations over
+// workers goroutines: the general one (3×5, 5×5, 12-cell boards without
+// their table), the 4×4 and the 5×5 ones.
+type Parallel interface {
+	Optimal
+	SolveParallel(cells []uint8, b search.Budget, workers int) (search.Outcome, error)
 }
+
+var _ Parallel = (*Solver)(nil)

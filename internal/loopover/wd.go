@@ -1,9 +1,6 @@
 package loopover
 
-import (
-	"context"
-	"fmt"
-)
+import "fmt"
 
 // WD is the walking-distance table of one axis of a Loopover board, the
 // double-coset bound of the seed text: pieces are labelled by their goal
@@ -33,9 +30,11 @@ type WD struct {
 	Counts   []int // patterns per distance
 	goalCode []uint16
 	radix    [MaxSide]int
-	mul      [MaxSide]int              // radix with the last line's 0: Index in one pass over every line
-	counts   [][MaxSide]uint8          // the label counts of each code
-	code     map[[MaxSide]uint8]uint16 // counts → code, for a search's root only
+	// Mul is the radix of each line with the last line's 0: an index in
+	// one pass over every line's code.
+	Mul    [MaxSide]int
+	counts [][MaxSide]uint8          // the label counts of each code
+	code   map[[MaxSide]uint8]uint16 // counts → code, for a search's root only
 }
 
 // NoCode marks a transition from a line that lacks the leaving label.
@@ -73,28 +72,6 @@ func binom(n, k int) int {
 	return r
 }
 
-// NewWD builds the table of `lines` lines of `perLine` cells by BFS over
-// patterns from the goal (every line holding its own perLine pieces).
-func NewWD(lines, perLine int) (*WD, error) {
-	size, err := WDSize(lines, perLine)
-	if err != nil {
-		return nil, err
-	}
-	// The one table builder (internal/bfs), as for the 5×5 table file:
-	// these tables are at most 2^22 entries and 8 levels deep.
-	dist, counts, err := BuildWDTable(context.Background(), lines, perLine, 0, nil)
-	if err != nil {
-		return nil, err
-	}
-	t := newWDIndex(lines, perLine)
-	t.Dist = dist[:size]
-	for _, c := range counts {
-		t.Counts = append(t.Counts, int(c))
-		t.Patterns += int(c)
-	}
-	return t, nil
-}
-
 // newWDIndex is a table without distances: its line codes, transitions
 // and index radices.
 func newWDIndex(lines, perLine int) *WD {
@@ -104,7 +81,7 @@ func newWDIndex(lines, perLine int) *WD {
 	for i := 1; i < lines; i++ {
 		t.radix[i] = t.radix[i-1] * t.Codes
 	}
-	copy(t.mul[:lines-1], t.radix[:lines-1])
+	copy(t.Mul[:lines-1], t.radix[:lines-1])
 	return t
 }
 

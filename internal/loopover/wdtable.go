@@ -14,9 +14,10 @@ import (
 // tables build` and mapped: the payload is WD.Dist, one byte per index,
 // Unreached where the index is no pattern.
 
-// wdGenerator versions BuildWDTable's layout for the table files of
-// WDKind: bump it when the index or the entries change meaning.
-const wdGenerator = 1
+// WDGenerator versions BuildWDTable's layout for the table files of the
+// 5×5 search (ida55.Kind): bump it when the index or the entries change
+// meaning.
+const WDGenerator = 1
 
 // WDTableEntries is the index size of the lines×perLine table, with no
 // limit on what a process would build in memory.
@@ -32,17 +33,12 @@ func WDTableEntries(lines, perLine int) int {
 // internal/bfs's builder over patterns (pushed at every level: most of the
 // index is no pattern, so pulling would scan holes). It returns the
 // payload (one byte per index, as WD.Dist) and the patterns per distance.
+// When maxDepth is not negative it stops after that level: every index
+// not labelled by then holds maxDepth+1, still a lower bound for the
+// patterns among them (the tests' small stand-in for the 5×5 table file).
 // progress, if not nil, is told the patterns labelled so far before the
 // first level and after each.
-func BuildWDTable(ctx context.Context, lines, perLine, workers int, progress func(done, total uint64)) ([]byte, []int64, error) {
-	return buildWDTable(ctx, lines, perLine, workers, -1, progress)
-}
-
-// buildWDTable is BuildWDTable stopping after level maxDepth when that is
-// not negative: every index not labelled by then holds maxDepth+1, still
-// a lower bound for the patterns among them (the tests' small stand-in
-// for the 5×5 table file).
-func buildWDTable(ctx context.Context, lines, perLine, workers, maxDepth int, progress func(done, total uint64)) ([]byte, []int64, error) {
+func BuildWDTable(ctx context.Context, lines, perLine, workers, maxDepth int, progress func(done, total uint64)) ([]byte, []int64, error) {
 	if lines < 2 || perLine < 2 || lines > MaxSide || perLine > MaxSide {
 		return nil, nil, fmt.Errorf("walking distance %d×%d: sides must be 2..%d: %w", lines, perLine, MaxSide, puzzle.ErrMalformed)
 	}
@@ -65,6 +61,28 @@ func buildWDTable(ctx context.Context, lines, perLine, workers, maxDepth int, pr
 		out[i] = v
 	}
 	return out, tb.Counts, nil
+}
+
+// NewWD builds the table of `lines` lines of `perLine` cells by BFS over
+// patterns from the goal (every line holding its own perLine pieces).
+func NewWD(lines, perLine int) (*WD, error) {
+	size, err := WDSize(lines, perLine)
+	if err != nil {
+		return nil, err
+	}
+	// The one table builder (internal/bfs), as for the 5×5 table file:
+	// these tables are at most 2^22 entries and 8 levels deep.
+	dist, counts, err := BuildWDTable(context.Background(), lines, perLine, 0, -1, nil)
+	if err != nil {
+		return nil, err
+	}
+	t := newWDIndex(lines, perLine)
+	t.Dist = dist[:size]
+	for _, c := range counts {
+		t.Counts = append(t.Counts, int(c))
+		t.Patterns += int(c)
+	}
+	return t, nil
 }
 
 // WDGoalIndex is the index of the goal pattern (distance 0) in the

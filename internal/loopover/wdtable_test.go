@@ -7,14 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
-	"github.com/tessera-solver/tessera/tables"
-
 	"github.com/tessera-solver/tessera/internal/puzzle"
-	"github.com/tessera-solver/tessera/internal/search"
 )
 
 // The parallel table builder labels every pattern as the BFS NewWD ran
@@ -23,7 +19,7 @@ func TestBuildWDTableMatchesBFS(t *testing.T) {
 	for _, sh := range [][2]int{{2, 2}, {2, 5}, {5, 2}, {3, 3}, {3, 4}, {4, 3}, {4, 4}, {3, 5}, {5, 3}, {4, 5}} {
 		want := oracleWD(sh[0], sh[1])
 		for _, workers := range []int{1, 2} {
-			got, counts, err := BuildWDTable(context.Background(), sh[0], sh[1], workers, nil)
+			got, counts, err := BuildWDTable(context.Background(), sh[0], sh[1], workers, -1, nil)
 			if err != nil {
 				t.Fatalf("%v: %v", sh, err)
 			}
@@ -111,7 +107,7 @@ func (t *WD) bfsOracle() {
 
 // NewWDFrom takes a built table as it is and refuses a wrong one.
 func TestNewWDFrom(t *testing.T) {
-	dist, _, err := BuildWDTable(context.Background(), 4, 4, 2, nil)
+	dist, _, err := BuildWDTable(context.Background(), 4, 4, 2, -1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +134,7 @@ func TestWD55Golden(t *testing.T) {
 	if os.Getenv("TESSERA_BFS_BIG") == "" || testing.Short() {
 		t.Skip("set TESSERA_BFS_BIG=1 to build the 5x5 walking-distance table")
 	}
-	_, counts, err := BuildWDTable(context.Background(), 5, 5, 0, nil)
+	_, counts, err := BuildWDTable(context.Background(), 5, 5, 0, -1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,66 +142,6 @@ func TestWD55Golden(t *testing.T) {
 	if !slices.Equal(counts, want) {
 		t.Fatalf("counts %v, seed %v", counts, want)
 	}
-}
-
-// wd55FromDir maps the 5×5 walking distance from $TESSERA_SOLVER_TABLES_DIR
-// (built by `solverd tables build loopover-5x5-wd`), or skips.
-func wd55FromDir(tb testing.TB) *Solver {
-	dir := os.Getenv("TESSERA_SOLVER_TABLES_DIR")
-	if dir == "" {
-		tb.Skip("set TESSERA_SOLVER_TABLES_DIR to a directory holding loopover-5x5-wd")
-	}
-	m := metaOf(WDKind{Side: 5}.Tables()[0])
-	f, err := tables.Open(filepath.Join(dir, m.FileName()), m, false)
-	if err != nil {
-		tb.Skip(err)
-	}
-	tb.Cleanup(func() { f.Close() })
-	wd, err := NewWDFrom(5, 5, f.Data)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	s, err := NewWDSolverWith(5, 5, wd, wd)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return s
-}
-
-// Over the mapped 5×5 table: the bound never exceeds the BFS distance of
-// any state within 4 moves of the goal, and a sample of them is solved in
-// exactly that many moves.
-func TestWD55Ball(t *testing.T) {
-	s := wd55FromDir(t)
-	dist := ball(spec(5, 5), 4)
-	n := 0
-	for key, d := range dist {
-		cells := []uint8(key)
-		h, err := s.Heuristic(cells)
-		if err != nil || h > d {
-			t.Fatalf("%v: bound %d, BFS distance %d (%v)", cells, h, d, err)
-		}
-		if n++; n%97 == 0 {
-			out, err := s.Solve(cells, search.Budget{})
-			if err != nil || len(out.Path) != d {
-				t.Fatalf("%v: %d moves, BFS distance %d (%v)", cells, len(out.Path), d, err)
-			}
-		}
-	}
-	t.Logf("%d states within 4 moves", len(dist))
-}
-
-// BenchmarkWalk5x5WD is BenchmarkWalk5x5's walks over the 5×5 walking
-// distance mapped from $TESSERA_SOLVER_TABLES_DIR:
-//
-//	TESSERA_SOLVER_TABLES_DIR=~/.cache/tessera/tables go test -run '^$' -bench Walk5x5WD -benchtime 1x ./internal/loopover
-func BenchmarkWalk5x5WD(b *testing.B) {
-	s := wd55FromDir(b)
-	walks := []int{12, 14, 16}
-	if os.Getenv("LOOP_WALK18") != "" {
-		walks = append(walks, 18)
-	}
-	benchWalks(b, s, walks)
 }
 
 // The table of lines×perLine (capped at maxDepth when not negative) is the
@@ -216,7 +152,7 @@ func TestBuildWDTableDigests(t *testing.T) {
 		lines, perLine, maxDepth int
 		want                     string
 	}{{3, 3, -1, "ca66b8c2d242a0fc6bb5e4840dfbf1586c02133d94c91e90f9de449ac8e310b1"}, {4, 4, -1, "6c6506a8c4ac050a660e999f03f9ef4f94d1b4f7d137ec96a143b151f2da9b56"}, {4, 5, -1, "970f3cb27549fb63ebe6f666610bee093f5a4e22e2c7e060b0e584fa74a6179a"}, {4, 4, 3, "87efc15ed746116764f41a0fea43ef0ade2cb6467b6561a68cd0dbe698387489"}, {5, 3, 4, "7c782edf7a9a4087205480f7d96c584f542f0f918ccde34b7731fe16017175ca"}} {
-		dist, counts, err := buildWDTable(context.Background(), c.lines, c.perLine, 2, c.maxDepth, nil)
+		dist, counts, err := BuildWDTable(context.Background(), c.lines, c.perLine, 2, c.maxDepth, nil)
 		sum := sha256.Sum256(append([]byte(fmt.Sprint(counts)), dist...))
 		if got := hex.EncodeToString(sum[:]); err != nil || got != c.want {
 			t.Errorf("%d×%d to depth %d: %v, digest of counts %v and table %s, want %s", c.lines, c.perLine, c.maxDepth, err, counts, got, c.want)

@@ -3,6 +3,8 @@ package sliding
 import (
 	"fmt"
 	"sort"
+
+	"github.com/tessera-solver/tessera/internal/bfs"
 )
 
 // WD is takaken's walking distance for one axis of a sliding board.
@@ -111,18 +113,24 @@ func NewWD(lines, perLine int) (*WD, error) {
 	m[L-1][L-1]--
 	goal := encode(&m, L-1)
 
-	// BFS over packed keys; the visited set is a flat open-addressing table.
+	// BFS over packed keys (internal/bfs's serial filler), each numbered
+	// the first time it is met: its id indexes keys and the depths. The
+	// key-to-id map is a flat open-addressing table.
 	set := newKeySet(1 << 12)
-	set.add(goal)
+	set.id(goal, 0)
 	keys := []uint64{goal}
-	depth := []uint8{0}
-	for i := 0; i < len(keys); i++ {
-		neighbours(decode(keys[i], &m), func(_, _ int, k uint64) {
-			if set.add(k) {
+	depth, _, err := bfs.Serial(1, []int{0}, func(x int, out []int) []int {
+		neighbours(decode(keys[x], &m), func(_, _ int, k uint64) {
+			id, added := set.id(k, len(keys))
+			if added {
 				keys = append(keys, k)
-				depth = append(depth, depth[i]+1)
 			}
+			out = append(out, id)
 		})
+		return out
+	})
+	if err != nil {
+		return nil, fmt.Errorf("walking distance: %d lines of %d cells: %w", lines, perLine, err)
 	}
 
 	// Index patterns in key order so the table does not depend on BFS order.
@@ -185,36 +193,38 @@ func (t *WD) lookup(k uint64) uint32 {
 	return uint32(i)
 }
 
-// keySet is an open-addressing set of non-zero-hashed uint64 keys.
+// keySet is an open-addressing map of uint64 keys to ids.
 type keySet struct {
 	slots []uint64
+	ids   []int
 	used  []bool
 	n     int
 }
 
 func newKeySet(size int) *keySet {
-	return &keySet{slots: make([]uint64, size), used: make([]bool, size)}
+	return &keySet{slots: make([]uint64, size), ids: make([]int, size), used: make([]bool, size)}
 }
 
-func (s *keySet) add(k uint64) bool {
+// id is k's id, or next, which k gets, when k is new (added).
+func (s *keySet) id(k uint64, next int) (id int, added bool) {
 	if 2*(s.n+1) > len(s.slots) {
-		old, oldUsed := s.slots, s.used
-		s.slots, s.used, s.n = make([]uint64, 2*len(old)), make([]bool, 2*len(old)), 0
+		old, oldIDs, oldUsed := s.slots, s.ids, s.used
+		s.slots, s.ids, s.used, s.n = make([]uint64, 2*len(old)), make([]int, 2*len(old)), make([]bool, 2*len(old)), 0
 		for i, u := range oldUsed {
 			if u {
-				s.add(old[i])
+				s.id(old[i], oldIDs[i])
 			}
 		}
 	}
 	mask := uint64(len(s.slots) - 1)
 	for i := mix(k) & mask; ; i = (i + 1) & mask {
 		if !s.used[i] {
-			s.used[i], s.slots[i] = true, k
+			s.used[i], s.slots[i], s.ids[i] = true, k, next
 			s.n++
-			return true
+			return next, true
 		}
 		if s.slots[i] == k {
-			return false
+			return s.ids[i], false
 		}
 	}
 }

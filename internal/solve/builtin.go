@@ -21,7 +21,7 @@ import (
 //	route            puzzles                   algorithm
 //	RouteTable       sliding, loopover ≤ 10    distance table built in memory, by descent
 //	RouteTwoPhase    loopover 5×5, fast mode   two-phase over small in-memory bounds
-//	RouteSearch      loopover                  optimal IDA* for the shape (loopover.NewOptimal)
+//	RouteSearch      loopover                  optimal IDA* for the shape (loopover/optimal.New)
 //	RouteConstruct   loopover                  construction
 //	RouteSearch      sliding                   IDA* over walking + inversion distance
 //	RouteMatching    swap                      min-cost matching

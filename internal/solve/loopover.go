@@ -2,6 +2,7 @@ package solve
 
 import (
 	"github.com/tessera-solver/tessera/internal/loopover"
+	"github.com/tessera-solver/tessera/internal/loopover/optimal"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
 )
@@ -12,7 +13,7 @@ import (
 // without their table file), the displacement bound on 5×5 (budgeted).
 // In fast mode the algorithm falls back to the constructive answer.
 func newLoopover(spec puzzle.Spec) (search.Algorithm, error) {
-	s, err := loopover.NewOptimal(spec.Rows, spec.Cols)
+	s, err := optimal.New(spec.Rows, spec.Cols)
 	if err != nil {
 		// No optimal search for this shape (TestLoopoverRoutes says the
 		// family routes none such here): the constructive answer still.

@@ -17,7 +17,8 @@ import (
 	"time"
 
 	"github.com/tessera-solver/tessera/internal/fulltable"
-	"github.com/tessera-solver/tessera/internal/loopover"
+	"github.com/tessera-solver/tessera/internal/loopover/ida44"
+	"github.com/tessera-solver/tessera/internal/loopover/ida55"
 	"github.com/tessera-solver/tessera/internal/loopover/twophase"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
@@ -69,9 +70,9 @@ func Sets() []Set {
 		slidingSet(pdb.Partition6666, "6-6-6-6 additive PDB + reflection for the 24-puzzle", "≈45 s per table on 2 cores, 0.75 GB while building"),
 		fullSet(puzzle.Spec{Kind: puzzle.Loopover, Rows: 3, Cols: 4}, "every 3x4 (and, transposed, 4x3) Loopover distance: optimal answers by descent", "≈1 min on 2 cores, 240 MB"),
 		fullSet(puzzle.Spec{Kind: puzzle.Loopover, Rows: 2, Cols: 6}, "every 2x6 (and, transposed, 6x2) Loopover distance: optimal answers by descent", "≈1 min on 2 cores, 240 MB"),
-		newSet(loopover.PDB44Kind{Pieces: 8}, "", true, "4x4 Loopover eight-piece PDB (rows 1-2): 30 times fewer nodes than the six-piece one, 260 MB", "≈1 min on 2 cores, 260 MB while building"),
-		newSet(loopover.PDB44Kind{Pieces: 7}, "", true, "4x4 Loopover seven-piece PDB: five times fewer nodes than the six-piece one, 29 MB", "≈5 s on 2 cores, 29 MB while building"),
-		newSet(loopover.PDB44Kind{Pieces: 6}, "", true, "4x4 Loopover six-piece PDB: the first 4x4 state of a process is answered without building it", "under a second, 3 MB while building"),
+		newSet(ida44.Kind{Pieces: 8}, "", true, "4x4 Loopover eight-piece PDB (rows 1-2): 30 times fewer nodes than the six-piece one, 260 MB", "≈1 min on 2 cores, 260 MB while building"),
+		newSet(ida44.Kind{Pieces: 7}, "", true, "4x4 Loopover seven-piece PDB: five times fewer nodes than the six-piece one, 29 MB", "≈5 s on 2 cores, 29 MB while building"),
+		newSet(ida44.Kind{Pieces: 6}, "", true, "4x4 Loopover six-piece PDB: the first 4x4 state of a process is answered without building it", "under a second, 3 MB while building"),
 		// The seven-piece phase-1 table is listed first, so that it is
 		// preferred where both are built. Without either the solver uses
 		// small in-memory bounds and answers about 2.6 moves longer.
@@ -83,7 +84,7 @@ func Sets() []Set {
 		// distance, which prunes about 0.75 moves less per axis.
 		// Its second table is the two-phase set's seven-piece one: where
 		// that is built, the optimal search reads it too.
-		newSet(loopover.WDKind{Side: 5}, "", true, "5x5 Loopover walking distance: optimal 5x5 search with about 10x fewer nodes than without it (and, with the seven-piece table loopover-5x5-p7, fewer again)",
+		newSet(ida55.Kind{Side: 5}, "", true, "5x5 Loopover walking distance: optimal 5x5 search with about 10x fewer nodes than without it (and, with the seven-piece table loopover-5x5-p7, fewer again)",
 			"≈2 min on 2 cores, 380 MB while building", "≈5 min on 2 cores, 1.2 GB"),
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tessera-solver/tessera/internal/fulltable"
 	"github.com/tessera-solver/tessera/internal/loopover"
+	"github.com/tessera-solver/tessera/internal/loopover/ida44"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/search"
@@ -214,7 +215,7 @@ func TestPDBWriteOpen(t *testing.T) {
 // seven- and eight-piece ones (built only with TESSERA_BFS_BIG=1: about 8
 // and 90 s of CPU).
 func TestLoopover44Table(t *testing.T) {
-	mem, err := loopover.NewSolver44()
+	mem, err := ida44.New()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tessera-solver/tessera/internal/loopover"
+	"github.com/tessera-solver/tessera/internal/loopover/ida44"
+	"github.com/tessera-solver/tessera/internal/loopover/ida55"
 	"github.com/tessera-solver/tessera/internal/loopover/twophase"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/result"
@@ -34,14 +35,14 @@ var standIns = map[string]struct {
 		"a minute to build: the same fulltable.Kind over 2x4 (and, transposed, 4x2)"},
 	"loopover-2x6-bfs": {func() Set { return fullSet(puzzle.Spec{Kind: puzzle.Loopover, Rows: 2, Cols: 4}, "", "") },
 		"a minute to build: the same fulltable.Kind over 2x4 (and, transposed, 4x2)"},
-	"loopover-4x4-pdb8": {func() Set { return newSet(loopover.PDB44Kind{Pieces: 6}, "", true, "", "") },
-		"1.5 min of CPU to build: the same PDB44Kind with six pieces"},
-	"loopover-4x4-pdb7": {func() Set { return newSet(loopover.PDB44Kind{Pieces: 6}, "", true, "", "") },
-		"8 s of CPU to build: the same PDB44Kind with six pieces"},
+	"loopover-4x4-pdb8": {func() Set { return newSet(ida44.Kind{Pieces: 6}, "", true, "", "") },
+		"1.5 min of CPU to build: the same ida44.Kind with six pieces"},
+	"loopover-4x4-pdb7": {func() Set { return newSet(ida44.Kind{Pieces: 6}, "", true, "", "") },
+		"8 s of CPU to build: the same ida44.Kind with six pieces"},
 	"loopover-5x5-p7": {capped6, "1.2 GB even capped: the same twophase.Kind, six pieces, BFS capped at 4 levels"},
 	"loopover-5x5-p1": {capped6, "a minute to build: the same tables, BFS capped at 4 levels"},
-	"loopover-5x5-wd": {func() Set { return newSet(loopover.WDKind{Side: 4}, "", true, "", "") },
-		"2 min and 380 MB to build: the same WDKind over 4x4"},
+	"loopover-5x5-wd": {func() Set { return newSet(ida55.Kind{Side: 4}, "", true, "", "") },
+		"2 min and 380 MB to build: the same ida55.Kind over 4x4"},
 }
 
 func eightPDB() Set {

@@ -1,6 +1,9 @@
 package twophase
 
-import "github.com/tessera-solver/tessera/internal/perm"
+import (
+	"github.com/tessera-solver/tessera/internal/bfs"
+	"github.com/tessera-solver/tessera/internal/perm"
+)
 
 // Phase-2 region: the 16 cells outside the block, numbered 0..15 in
 // row-major order.
@@ -71,30 +74,23 @@ func makeTriples() (rank [4096]uint16, trans [n3][8]uint16) {
 }
 
 func newPDB2() *pdb2 {
-	t := &pdb2{dist: make([]uint8, n3*n3)}
-	for i := range t.dist {
-		t.dist[i] = 0xff
-	}
 	var r [6]int
 	for i, g := range p2Arm {
 		r[i] = int(regionIdx[g])
 	}
 	start := int(rank3[r[0]|r[1]<<4|r[2]<<8])*n3 + int(rank3[r[3]|r[4]<<4|r[5]<<8])
-	t.dist[start] = 0
-	queue := make([]uint32, 1, pdb2States)
-	queue[0] = uint32(start)
-	for qi := 0; qi < len(queue); qi++ {
-		v := int(queue[qi])
+	dist, _, err := bfs.Serial(n3*n3, []int{start}, func(v int, out []int) []int {
 		a, b := &trans3[v/n3], &trans3[v%n3]
-		d := t.dist[v] + 1
 		for m := 0; m < 8; m++ {
-			if w := int(a[m])*n3 + int(b[m]); t.dist[w] == 0xff {
-				t.dist[w] = d
-				queue = append(queue, uint32(w))
-			}
+			out = append(out, int(a[m])*n3+int(b[m]))
 		}
+		return out
+	})
+	if err != nil {
+		// The moves and the index are fixed: sixteen levels (TestArmPDB).
+		panic(err)
 	}
-	return t
+	return &pdb2{dist: dist}
 }
 
 // pdb2States is the number of placements of the six pieces, 16!/10!.

@@ -1,5 +1,7 @@
 package twophase
 
+import "github.com/tessera-solver/tessera/internal/bfs"
+
 // wd1 is the seed's small phase-1 walking distance, the fallback bound
 // when the big table is missing: pieces are labelled by the block row they
 // belong to (0, 1, 2) or 3 for the sixteen others, and each row is a
@@ -32,19 +34,24 @@ func newWD1() *wd1 {
 		}
 	}
 	C := len(t.counts)
-	t.dist = make([]uint8, C*C*C*C)
-	for i := range t.dist {
-		t.dist[i] = wd1None
-	}
 	var goal [side][3]uint8
 	for r := 0; r < 3; r++ {
 		goal[r][r] = 3
 	}
-	t.dist[t.index(&goal)] = 0
-	queue := [][side][3]uint8{goal}
-	for qi := 0; qi < len(queue); qi++ {
-		p := queue[qi]
-		d := t.dist[t.index(&p)]
+	dist, _, err := bfs.Serial(C*C*C*C, []int{t.index(&goal)}, func(i int, out []int) []int {
+		// The pattern of index i: rows 0..3 from its digits, row 4 the
+		// labelled pieces the others leave (three of each label).
+		var p [side][3]uint8
+		for r := 0; r < side-1; r++ {
+			p[r] = t.counts[i%C]
+			i /= C
+			for l := range 3 {
+				p[side-1][l] += p[r][l]
+			}
+		}
+		for l := range 3 {
+			p[side-1][l] = 3 - p[side-1][l]
+		}
 		// Choose the label x[r] leaving each row (3: an unlabelled
 		// piece), for a shift down and up.
 		var x [side]int
@@ -68,10 +75,7 @@ func newWD1() *wd1 {
 					if !ok {
 						continue
 					}
-					if i := t.index(&q); t.dist[i] == wd1None {
-						t.dist[i] = d + 1
-						queue = append(queue, q)
-					}
+					out = append(out, t.index(&q))
 				}
 				return
 			}
@@ -88,7 +92,13 @@ func newWD1() *wd1 {
 			}
 		}
 		rec(0)
+		return out
+	})
+	if err != nil {
+		// The moves and the index are fixed: nine levels (TestWD1Golden).
+		panic(err)
 	}
+	t.dist = dist
 	return t
 }
 

@@ -1,5 +1,7 @@
 package twophase
 
+import "github.com/tessera-solver/tessera/internal/bfs"
+
 // wd2 is the seed's phase-2 walking distance. Pieces are labelled by goal
 // row (0..4). The six cells of the free columns in the block's rows (top
 // cells, where no row shift reaches) keep their order; the two free rows
@@ -97,10 +99,6 @@ func wd2From(dist []byte) *wd2 {
 func newWD2() *wd2 {
 	t := newWD2Index()
 	M := len(t.mid)
-	t.dist = make([]uint8, pow5[6]*M)
-	for i := range t.dist {
-		t.dist[i] = wd2None
-	}
 	type pat struct {
 		top      [6]uint8
 		mid, low [5]uint8
@@ -117,11 +115,34 @@ func newWD2() *wd2 {
 		return tc*M + int(t.midCode[key])
 	}
 	goal := pat{top: [6]uint8{0, 0, 1, 1, 2, 2}, mid: [5]uint8{3: 5}, low: [5]uint8{4: 5}}
-	t.dist[index(&goal)] = 0
-	queue := []pat{goal}
-	for qi := 0; qi < len(queue); qi++ {
-		p := queue[qi]
-		d := t.dist[index(&p)]
+	// The pattern of index i: the top labels from its base-5 digits, the
+	// first free row from its code, the second the pieces of each label
+	// the others leave (as many as the goal holds).
+	var total [5]uint8
+	for _, l := range goal.top {
+		total[l]++
+	}
+	for l := range total {
+		total[l] += goal.mid[l] + goal.low[l]
+	}
+	decode := func(i int) (p pat) {
+		tc := i / M
+		for j := range p.top {
+			p.top[j] = uint8(tc % 5)
+			tc /= 5
+		}
+		p.mid = t.mid[i%M]
+		p.low = total
+		for l := range p.low {
+			p.low[l] -= p.mid[l]
+		}
+		for _, l := range p.top {
+			p.low[l]--
+		}
+		return p
+	}
+	expand := func(i int, out []int) []int {
+		p := decode(i)
 		for c := 0; c < 2; c++ {
 			for x := uint8(0); x < 5; x++ { // leaves the first free row
 				if p.mid[x] == 0 {
@@ -142,17 +163,21 @@ func newWD2() *wd2 {
 					up.mid[y]++
 					up.low[y]--
 					up.low[p.top[c]]++
-					for _, q := range [2]*pat{&down, &up} {
-						if i := index(q); t.dist[i] == wd2None {
-							t.dist[i] = d + 1
-							queue = append(queue, *q)
-						}
-					}
+					out = append(out, index(&down), index(&up))
 				}
 			}
 		}
+		return out
 	}
-	t.reached = len(queue)
+	dist, counts, err := bfs.Serial(pow5[6]*M, []int{index(&goal)}, expand)
+	if err != nil {
+		// The moves and the index are fixed: nine levels (TestWD2Golden).
+		panic(err)
+	}
+	t.dist = dist
+	for _, c := range counts {
+		t.reached += int(c)
+	}
 	return t
 }
 

@@ -1,7 +1,6 @@
-package loopover
+package ida44
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -10,7 +9,7 @@ import (
 	"time"
 
 	"github.com/tessera-solver/tessera/internal/coretest"
-	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/loopover"
 
 	"github.com/tessera-solver/tessera/internal/search"
 	"github.com/tessera-solver/tessera/tables"
@@ -19,7 +18,7 @@ import (
 // BenchmarkRandom4x4 solves a fixed set of random 4×4 states optimally on
 // one goroutine and reports the mean time, nodes and length per state:
 //
-//	go test -run '^$' -bench Random4x4 -benchtime 1x ./internal/loopover
+//	go test -run '^$' -bench Random4x4 -benchtime 1x ./internal/loopover/ida44
 //
 // Without tables the first solve builds the six-piece pattern database;
 // with TESSERA_SOLVER_TABLES_DIR naming a directory that holds a table
@@ -62,56 +61,17 @@ func BenchmarkRandom4x4(b *testing.B) {
 	b.ReportMetric(float64(nodes)/el.Seconds()/1e6, "Mnodes/s")
 }
 
-// BenchmarkWalk5x5 solves 5×5 random walks of 10 to 16 moves optimally
-// (the displacement bound) and reports, per walk length, the mean time,
-// nodes and optimal length:
-//
-//	go test -run '^$' -bench Walk5x5 -benchtime 1x -timeout 30m ./internal/loopover
-func BenchmarkWalk5x5(b *testing.B) {
-	s, err := NewOptimal(5, 5)
-	if err != nil {
-		b.Fatal(err)
-	}
-	benchWalks(b, s, []int{10, 12, 14, 16}) // 18-move walks take many minutes each
-}
-
-// benchWalks solves ten random walks of each length optimally with s.
-func benchWalks(b *testing.B, s Optimal, walks []int) {
-	sp := spec(5, 5)
-	for _, walk := range walks {
-		b.Run(fmt.Sprintf("walk=%d", walk), func(b *testing.B) {
-			const states = 10
-			rng := rand.New(rand.NewPCG(2026, uint64(walk)))
-			set := make([][]uint8, states)
-			for i := range set {
-				set[i] = puzzle.RandomWalk(sp, rng, walk).Cells
-			}
-			var nodes, moves int64
-			var worst time.Duration
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				nodes, moves, worst = solveAll(b, s, set)
-			}
-			el := b.Elapsed() / time.Duration(b.N)
-			b.ReportMetric(float64(el.Microseconds())/1000/states, "ms/state")
-			b.ReportMetric(float64(worst.Microseconds())/1000, "worst-ms")
-			b.ReportMetric(float64(nodes)/states, "nodes/state")
-			b.ReportMetric(float64(moves)/states, "moves/state")
-		})
-	}
-}
-
 // solver44 is the 4×4 solver over the largest pattern database in
 // $TESSERA_SOLVER_TABLES_DIR (copied to huge pages with
 // TESSERA_TABLES_PRIVATE=1, as solverd --tables-private does), else the
 // one that builds its own.
-func solver44(tb testing.TB) Optimal {
+func solver44(tb testing.TB) loopover.Optimal {
 	for _, k := range []int{8, 7, 6} {
 		if s := mapped44(tb, k); s != nil {
 			return s
 		}
 	}
-	s, err := NewOptimal(4, 4)
+	s, err := New()
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -120,12 +80,12 @@ func solver44(tb testing.TB) Optimal {
 
 // mapped44 is the 4×4 solver over the k-piece table that `solverd tables
 // build` wrote to $TESSERA_SOLVER_TABLES_DIR, or nil if it is not there.
-func mapped44(tb testing.TB, k int) *Solver44 {
+func mapped44(tb testing.TB, k int) *Solver {
 	dir := os.Getenv("TESSERA_SOLVER_TABLES_DIR")
 	if dir == "" {
 		return nil
 	}
-	m := metaOf(PDB44Kind{Pieces: k}.Tables()[0])
+	m := metaOf(Kind{Pieces: k}.Tables()[0])
 	f, err := tables.Open(filepath.Join(dir, m.FileName()), m, false)
 	if err != nil {
 		return nil
@@ -136,7 +96,7 @@ func mapped44(tb testing.TB, k int) *Solver44 {
 			tb.Fatal(err)
 		}
 	}
-	s, err := NewSolver44With(f.Data)
+	s, err := NewWith(f.Data)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -144,7 +104,7 @@ func mapped44(tb testing.TB, k int) *Solver44 {
 }
 
 // solveAllTimes is solveAll with each state's wall time.
-func solveAllTimes(b *testing.B, s Optimal, set [][]uint8) (nodes, moves int64, times []time.Duration) {
+func solveAllTimes(b *testing.B, s loopover.Optimal, set [][]uint8) (nodes, moves int64, times []time.Duration) {
 	for _, c := range set {
 		t0 := time.Now()
 		out, err := s.Solve(c, search.Budget{})
@@ -156,22 +116,6 @@ func solveAllTimes(b *testing.B, s Optimal, set [][]uint8) (nodes, moves int64, 
 		moves += int64(len(out.Path))
 	}
 	return nodes, moves, times
-}
-
-// solveAll solves every state of set optimally: total nodes and moves, and
-// the slowest solve.
-func solveAll(b *testing.B, s Optimal, set [][]uint8) (nodes, moves int64, worst time.Duration) {
-	for _, c := range set {
-		t0 := time.Now()
-		out, err := s.Solve(c, search.Budget{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		worst = max(worst, time.Since(t0))
-		nodes += out.Nodes
-		moves += int64(len(out.Path))
-	}
-	return nodes, moves, worst
 }
 
 // metaOf is the header of a table as its kind describes it (package

@@ -1,4 +1,4 @@
-package loopover
+package ida55
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tessera-solver/tessera/internal/coretest"
+	"github.com/tessera-solver/tessera/internal/loopover"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
 )
@@ -15,30 +16,27 @@ import (
 // capped55 is the 5×5 walking distance exact to depth 5 and 6 beyond:
 // admissible, built in a second or two, where the table file takes
 // minutes. Shared by the tests of this file.
-var capped55 = sync.OnceValues(func() (*WD, error) {
-	dist, _, err := buildWDTable(context.Background(), 5, 5, 0, 5, nil)
+var capped55 = sync.OnceValues(func() (*loopover.WD, error) {
+	dist, _, err := loopover.BuildWDTable(context.Background(), 5, 5, 0, 5, nil)
 	if err != nil {
 		return nil, err
 	}
-	return NewWDFrom(5, 5, dist)
+	return loopover.NewWDFrom(5, 5, dist)
 })
 
 // solvers55 are the specialised 5×5 search over the capped table and the
-// general one over the same distances (two tables make uses55 false).
-func solvers55(t *testing.T) (fast, general *Solver) {
+// general one over the same distances.
+func solvers55(t *testing.T) (fast *Solver, general *loopover.Solver) {
 	wd, err := capped55()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fast, err = NewWDSolverWith(5, 5, wd, wd); err != nil {
+	if fast, err = New(wd); err != nil {
 		t.Fatal(err)
 	}
 	other := *wd
-	if general, err = NewWDSolverWith(5, 5, wd, &other); err != nil {
+	if general, err = loopover.NewWDSolverWith(5, 5, wd, &other); err != nil {
 		t.Fatal(err)
-	}
-	if !fast.uses55() || general.uses55() {
-		t.Fatalf("uses55: %v and %v", fast.uses55(), general.uses55())
 	}
 	return fast, general
 }

@@ -1,88 +1,24 @@
-package loopover
+package ida44
 
 import (
 	"math/bits"
 
+	"github.com/tessera-solver/tessera/internal/loopover"
 	"github.com/tessera-solver/tessera/internal/nibble"
 )
 
-// The 4×4 search: the board is two nibble words, cell → piece and piece →
-// cell (the latter is the inverse's cells), so that a move is a few
-// shifts and a pattern-database lookup a rotation, a mask, a rank and a
-// table read. The walking-distance codes of the four rows and four
-// columns are packed a byte each. The bound is the walking distance
-// (rows + columns, parity-rounded) maxed with the pattern database over
-// image slots: bit 5 of a slot is the transposed board, bit 4 the
-// inverse, bits 0..3 the translate (Solver44.images).
-
-// succ44 lists the moves allowed after a move (16: at the root) that
-// ended a run of 1 or 2 unit shifts, by the rules of the general search.
-type succ44 struct {
-	n    int
-	m    [16]uint8
-	nrun [16]uint8
-}
-
-type kid44 struct {
-	cells          uint64
-	codes          uint32
-	m, h, run, par uint8
-}
-
-// imageOrder is the slots consulted, in the order tried: 8 translates of
-// the board and 8 of its transpose. Measured on random states: forward
-// slots prune more per read than inverse ones (a forward slot's value
-// moves by at most one per move, so most need no read, see dfs44); with
-// 16+16 translates nodes drop by a quarter but the time does not, and
-// with fewer than 6+6 it rises. With the seven-piece table, total reads
-// are flat from 4+4 translates (1.50 M nodes, 22.2 M reads on the 200
-// benchmark states) to 12+12 (0.69 M nodes, 24.1 M reads); 8+8 has 0.85 M
-// nodes and 22.2 M reads.
-//
-// The eight-piece pattern (rows 0 and 1) is its own translate along the
-// rows (the relabelled pattern is the same pieces, and the value is a
-// distance, which symmetries keep), so it has four distinct translates,
-// one per pair of adjacent rows, and four of the transpose; each bounds
-// every seven-piece slot of its rows from above.
-func imageOrder(k int) []uint8 {
-	if k == 8 {
-		// Solver44.images: {0,0} is slot 0, {2,0} 3, {1,0} 10, {3,0} 14.
-		// The inverse's slots too: on the 200 benchmark states they cut
-		// nodes from 1,100 to 704 per state and table reads from 6.8 M to
-		// 4.9 M (batches of two), CPU time by about a tenth.
-		var o []uint8
-		for _, inv := range []uint8{0, 16} {
-			for _, t := range []uint8{0, 3, 10, 14} {
-				o = append(o, t|inv, t|inv|32)
-			}
-		}
-		return o
-	}
-	var o []uint8
-	for t := uint8(0); t < 8; t++ {
-		o = append(o, t, t|32)
-	}
-	return o
-}
-
-// maxSlots bounds the image slots in use; slotVals holds a value per slot
-// in use, in order.
-const maxSlots = 32
-
-type slotVals [maxSlots]uint8
-
 // words44 packs a search board into cell and position nibble words.
-func words44(b *board) (cells, pos uint64) {
+func words44(b *loopover.Board) (cells, pos uint64) {
 	for i := 0; i < 16; i++ {
-		v := b.cells[i]
-		p := uint64(v>>3*4 + v&colMask)
+		v := b.Cells[i]
+		p := uint64(v>>3*4 + v&loopover.ColMask)
 		cells |= p << (4 * i)
 		pos |= uint64(i) << (4 * p)
 	}
 	return cells, pos
 }
 
-func pack44(c *[MaxSide]uint32) uint32 {
+func pack44(c *[loopover.MaxSide]uint32) uint32 {
 	return uint32(c[0]) | uint32(c[1])<<8 | uint32(c[2])<<16 | uint32(c[3])<<24
 }
 
@@ -104,7 +40,7 @@ func slotWords(pos, cells uint64) [4]uint64 {
 
 // pdbBound is the largest pattern-database value over the slots in use,
 // stopping once it exceeds limit; v receives the values read.
-func (s *Solver44) pdbBound(tb *pdbTable, cells, pos uint64, limit int, v *slotVals) int {
+func (s *Solver) pdbBound(tb *pdbTable, cells, pos uint64, limit int, v *slotVals) int {
 	ws := slotWords(pos, cells)
 	best := 0
 	for si, j := range s.order {
@@ -122,7 +58,7 @@ func (s *Solver44) pdbBound(tb *pdbTable, cells, pos uint64, limit int, v *slotV
 
 // piecesAff is the set of forward slots that read a piece of the nibble
 // mask of moved pieces.
-func (s *Solver44) piecesAff(mask uint64) uint32 {
+func (s *Solver) piecesAff(mask uint64) uint32 {
 	var a uint32
 	for mask != 0 {
 		a |= s.pieceImg[bits.TrailingZeros64(mask)>>2]
@@ -144,10 +80,10 @@ func movedCol(col uint64) uint64 {
 // dfs44 explores below a node at depth g. pv holds the node's slot
 // values, exact where pe has the bit and otherwise upper bounds.
 func (w *work44) dfs44(g int, cells, pos uint64, rc, cc uint32, hr, hc, par int, last, run int, pv *slotVals, pe uint32) (int, bool) {
-	if g == w.split && !w.claim() {
+	if w.Skip(g) {
 		return 0, false
 	}
-	if w.gate.Visit() {
+	if w.Gate.Visit() {
 		return 0, false
 	}
 	if hr+hc == 0 {
@@ -157,7 +93,7 @@ func (w *work44) dfs44(g int, cells, pos uint64, rc, cc uint32, hr, hc, par int,
 	// dropped first (as in dfs).
 	s := w.s
 	sl := &s.succ[last*3+run]
-	rt, ct := w.rows, w.cols
+	rt, ct := w.Tables()
 	var kids [16]kid44
 	nk, down := 0, 0
 	for j := 0; j < sl.n; j++ {
@@ -181,14 +117,14 @@ func (w *work44) dfs44(g int, cells, pos uint64, rc, cc uint32, hr, hc, par int,
 				in := nl >> (4 * c) & 3
 				nc := ct.Trans[(uint64(cc>>(8*c)&0xff)*4+out)*4+in]
 				codes |= uint32(nc) << (8 * c)
-				x += int(nc) * ct.mul[c]
+				x += int(nc) * ct.Mul[c]
 			}
 			nh = int(ct.Dist[x])
 			h := hr + nh
 			f = g + 1 + h + (h^npar)&1
 			k.cells = cells&^(0xffff<<sh) | nl<<sh
 			k.codes = codes
-			if f <= w.bound && nh < hc {
+			if f <= w.Bound && nh < hc {
 				kids[nk], kids[down] = kids[down], kids[nk]
 				k = &kids[down]
 				down++
@@ -209,22 +145,22 @@ func (w *work44) dfs44(g int, cells, pos uint64, rc, cc uint32, hr, hc, par int,
 				in := nc64 >> (16*r + 2) & 3
 				nc := rt.Trans[(uint64(rc>>(8*r)&0xff)*4+out)*4+in]
 				codes |= uint32(nc) << (8 * r)
-				x += int(nc) * rt.mul[r]
+				x += int(nc) * rt.Mul[r]
 			}
 			nh = int(rt.Dist[x])
 			h := nh + hc
 			f = g + 1 + h + (h^npar)&1
 			k.cells = cells&^(laneMask<<sh) | nc64<<sh
 			k.codes = codes
-			if f <= w.bound && nh < hr {
+			if f <= w.Bound && nh < hr {
 				kids[nk], kids[down] = kids[down], kids[nk]
 				k = &kids[down]
 				down++
 			}
 		}
-		if f > w.bound {
-			if f < w.next {
-				w.next = f
+		if f > w.Bound {
+			if f < w.Next {
+				w.Next = f
 			}
 			continue
 		}
@@ -240,7 +176,7 @@ func (w *work44) dfs44(g int, cells, pos uint64, rc, cc uint32, hr, hc, par int,
 	// such bound (a move relabels the inverse's pieces). Slots are taken
 	// in batches (batchSlots), every live kid's reads of a batch issued
 	// before any is checked, so that their cache misses overlap.
-	limit := w.bound - g - 1
+	limit := w.Bound - g - 1
 	lim := uint8(limit)
 	kv := &w.buf.kv[g]
 	var ke [16]uint32
@@ -406,7 +342,7 @@ func (w *work44) expand44(g, nk int, live uint32, kids *[16]kid44, words *[16][4
 		}
 		k := &kids[i]
 		m := int(k.m)
-		w.path[g] = k.m
+		w.Path[g] = k.m
 		var d int
 		var ok bool
 		if m < 8 {
@@ -414,7 +350,7 @@ func (w *work44) expand44(g, nk int, live uint32, kids *[16]kid44, words *[16][4
 		} else {
 			d, ok = w.dfs44(g+1, k.cells, words[i][0], k.codes, cc, int(k.h), hc, int(k.par), m, int(k.run), &kv[i], ke[i])
 		}
-		if ok || w.gate.Stopped {
+		if ok || w.Gate.Stopped {
 			return d, ok
 		}
 	}
@@ -423,9 +359,9 @@ func (w *work44) expand44(g, nk int, live uint32, kids *[16]kid44, words *[16][4
 
 // prune lowers the next iteration's bound to a kid's (at depth g+1) whose
 // slot value p exceeds the limit.
-func (w *work) prune(g, p, par int) {
-	if f := g + 1 + p + (p^par)&1; f < w.next {
-		w.next = f
+func (w *work44) prune(g, p, par int) {
+	if f := g + 1 + p + (p^par)&1; f < w.Next {
+		w.Next = f
 	}
 }
 

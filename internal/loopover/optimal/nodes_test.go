@@ -1,11 +1,15 @@
-package loopover
+package optimal
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/tessera-solver/tessera/internal/coretest"
+	"github.com/tessera-solver/tessera/internal/loopover"
+	"github.com/tessera-solver/tessera/internal/loopover/ida44"
+	"github.com/tessera-solver/tessera/internal/loopover/ida55"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
 )
@@ -27,12 +31,22 @@ func TestNodesPinned(t *testing.T) {
 		}
 		return s
 	}
-	wd33 := must(NewWDSolver(3, 3))
-	wd44 := must(NewWDSolver(4, 4))
-	s44 := must(NewSolver44())
-	wd35 := must(NewWDSolver(3, 5))
-	emd55 := must(NewEMDSolver(5, 5))
-	fast55, _ := solvers55(t)
+	wd33 := must(loopover.NewWDSolver(3, 3))
+	wd44 := must(loopover.NewWDSolver(4, 4))
+	s44 := must(ida44.New())
+	wd35 := must(loopover.NewWDSolver(3, 5))
+	emd55 := must(loopover.NewEMDSolver(5, 5))
+	// The 5×5 walking distance exact to depth 5 and 6 beyond: admissible,
+	// built in a second or two, where the table file takes minutes.
+	dist, _, err := loopover.BuildWDTable(context.Background(), 5, 5, 0, 5, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	capped, err := loopover.NewWDFrom(5, 5, dist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast55 := must(ida55.New(capped))
 	rng := rand.New(rand.NewPCG(28, 6))
 	type run struct {
 		name  string

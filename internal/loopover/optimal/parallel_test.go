@@ -1,4 +1,4 @@
-package loopover
+package optimal
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tessera-solver/tessera/internal/coretest"
+	"github.com/tessera-solver/tessera/internal/loopover"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
 )
@@ -20,18 +21,14 @@ import (
 // the 4×4 solver's pattern database.
 func TestSolveParallel(t *testing.T) {
 	for _, c := range []struct{ rows, cols, walk int }{{3, 5, 16}, {5, 5, 13}, {4, 4, 24}} {
-		s, err := NewOptimal(c.rows, c.cols)
+		s, err := New(c.rows, c.cols)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ps, ok := s.(parallelSearch)
+		gs, ok := s.(loopover.Parallel)
 		if !ok {
 			t.Fatalf("%dx%d: %T has no parallel search", c.rows, c.cols, s)
 		}
-		gs := struct {
-			Optimal
-			parallelSearch
-		}{s, ps}
 		sp := spec(c.rows, c.cols)
 		rng := rand.New(rand.NewPCG(7, uint64(c.walk)))
 		for range 4 {
@@ -56,8 +53,8 @@ func TestSolveParallel(t *testing.T) {
 		}
 	}
 	// Budgets stop every worker with a proved lower bound.
-	s, _ := NewOptimal(5, 5)
-	gs := s.(*Solver)
+	s, _ := New(5, 5)
+	gs := s.(*loopover.Solver)
 	st := puzzle.RandomWalk(spec(5, 5), rand.New(rand.NewPCG(8, 8)), 20)
 	const budget = 20000
 	out, err := gs.SolveParallel(st.Cells, search.Budget{MaxNodes: budget}, 2)
@@ -76,17 +73,17 @@ func TestSolveParallel(t *testing.T) {
 // moves (default 15) optimally on 1 and 2 threads; s/op is wall time,
 // cpu-s/op user and system time.
 //
-//	go test -run '^$' -bench Walk5x5Threads -benchtime 1x -count 3 ./internal/loopover
+//	go test -run '^$' -bench Walk5x5Threads -benchtime 1x -count 3 ./internal/loopover/optimal
 func BenchmarkWalk5x5Threads(b *testing.B) {
 	walk := 15
 	if v, err := strconv.Atoi(os.Getenv("LOOP_WALK")); err == nil && v > 0 {
 		walk = v
 	}
-	s, err := NewOptimal(5, 5)
+	s, err := New(5, 5)
 	if err != nil {
 		b.Fatal(err)
 	}
-	gs := s.(*Solver)
+	gs := s.(*loopover.Solver)
 	rng := rand.New(rand.NewPCG(2026, uint64(walk)))
 	set := make([][]uint8, 10)
 	for i := range set {

@@ -1,4 +1,4 @@
-package loopover
+package ida55
 
 import (
 	"context"
@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"github.com/tessera-solver/tessera/internal/coretest"
+	"github.com/tessera-solver/tessera/internal/loopover"
 	"github.com/tessera-solver/tessera/internal/loopover/twophase"
 	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/search"
 	"github.com/tessera-solver/tessera/tables"
 )
@@ -28,7 +30,7 @@ var cappedP6 = sync.OnceValues(func() ([]byte, error) {
 
 // cappedTables55 are the depth-capped walking distance and six-piece
 // pattern the tests build in seconds.
-func cappedTables55(t *testing.T) (*WD, []byte) {
+func cappedTables55(t *testing.T) (*loopover.WD, []byte) {
 	t.Helper()
 	wd, err := capped55()
 	if err != nil {
@@ -46,10 +48,10 @@ func cappedTables55(t *testing.T) (*WD, []byte) {
 func patternSolvers55(t *testing.T) (with, without *Solver) {
 	wd, p6 := cappedTables55(t)
 	var err error
-	if with, err = NewWD55Pattern(wd, p6, maxSlots55); err != nil {
+	if with, err = NewWithPattern(wd, p6, maxSlots55); err != nil {
 		t.Fatal(err)
 	}
-	if without, err = NewWDSolverWith(5, 5, wd, wd); err != nil {
+	if without, err = New(wd); err != nil {
 		t.Fatal(err)
 	}
 	return with, without
@@ -157,13 +159,13 @@ func TestPattern55Slots(t *testing.T) {
 
 // p7FromDir maps loopover-5x5-p7 and the walking distance from
 // $TESSERA_SOLVER_TABLES_DIR, or skips.
-func p7FromDir(tb testing.TB) (*WD, []byte) {
+func p7FromDir(tb testing.TB) (*loopover.WD, []byte) {
 	dir := os.Getenv("TESSERA_SOLVER_TABLES_DIR")
 	if dir == "" {
 		tb.Skip("set TESSERA_SOLVER_TABLES_DIR to a directory holding loopover-5x5-wd and loopover-5x5-p7")
 	}
 	var data [2][]byte
-	for i, id := range (WDKind{Side: 5}).Tables() {
+	for i, id := range (Kind{Side: 5}).Tables() {
 		m := metaOf(id)
 		f, err := tables.Open(filepath.Join(dir, m.FileName()), m, false)
 		if err != nil {
@@ -177,7 +179,7 @@ func p7FromDir(tb testing.TB) (*WD, []byte) {
 		}
 		data[i] = f.Data
 	}
-	wd, err := NewWDFrom(5, 5, data[0])
+	wd, err := loopover.NewWDFrom(5, 5, data[0])
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -189,13 +191,13 @@ func p7FromDir(tb testing.TB) (*WD, []byte) {
 // keeps answers optimal on walks of up to 13 moves.
 func TestPattern55P7(t *testing.T) {
 	wd, p7 := p7FromDir(t)
-	without, err := NewWDSolverWith(5, 5, wd, wd)
+	without, err := New(wd)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ball4 := ball(spec(5, 5), 4)
 	for _, slots := range []int{maxSlots55, pattern55Slots} {
-		with, err := NewWD55Pattern(wd, p7, slots)
+		with, err := NewWithPattern(wd, p7, slots)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -210,21 +212,26 @@ func TestPattern55P7(t *testing.T) {
 
 // The 5×5 walking-distance set's kind serves the pattern search when its
 // second table is there, and the plain one when it is not.
-func TestWDKindServesPattern(t *testing.T) {
+func TestKindServesPattern(t *testing.T) {
 	wd, p6 := cappedTables55(t)
 	for _, c := range []struct {
 		payloads [][]byte
 		name     string
 	}{{[][]byte{wd.Dist, p6}, "ida*(loopover-wd+p6)"}, {[][]byte{wd.Dist, nil}, "ida*(loopover-wd)"}} {
-		alg, err := WDKind{Side: 5}.Serve(c.payloads, nil)
+		alg, err := Kind{Side: 5}.Serve(c.payloads, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := alg.(Algorithm).ida.Name(); got != c.name {
-			t.Errorf("served %q, want %q", got, c.name)
+		st := puzzle.RandomWalk(spec(5, 5), rand.New(rand.NewPCG(5, 3)), 3)
+		a, err := alg.Answer(search.Request{State: st, Goal: st.Goal(), Mode: result.ModeOptimal})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Solver != c.name {
+			t.Errorf("served %q, want %q", a.Solver, c.name)
 		}
 	}
-	if _, err := (WDKind{Side: 5}).Serve([][]byte{wd.Dist, p6[:10]}, nil); err == nil {
+	if _, err := (Kind{Side: 5}).Serve([][]byte{wd.Dist, p6[:10]}, nil); err == nil {
 		t.Error("a short pattern table accepted")
 	}
 }
@@ -237,7 +244,7 @@ func TestWDKindServesPattern(t *testing.T) {
 // TESSERA_P55_THREADS workers, and logs each state's nodes, length and
 // CPU time:
 //
-//	TESSERA_SOLVER_TABLES_DIR=~/.cache/tessera/tables TESSERA_P55_STATES=s19.txt go test -run '^$' -bench Pattern55File -benchtime 1x -v ./internal/loopover
+//	TESSERA_SOLVER_TABLES_DIR=~/.cache/tessera/tables TESSERA_P55_STATES=s19.txt go test -run '^$' -bench Pattern55File -benchtime 1x -v ./internal/loopover/ida55
 func BenchmarkPattern55File(b *testing.B) {
 	text, err := os.ReadFile(os.Getenv("TESSERA_P55_STATES"))
 	if err != nil {
@@ -245,9 +252,9 @@ func BenchmarkPattern55File(b *testing.B) {
 	}
 	wd, p7 := p7FromDir(b)
 	slots, threads := envInt("TESSERA_P55_SLOTS", pattern55Slots), envInt("TESSERA_P55_THREADS", 1)
-	s, err := NewWDSolverWith(5, 5, wd, wd)
+	s, err := New(wd)
 	if slots > 0 {
-		s, err = NewWD55Pattern(wd, p7, slots)
+		s, err = NewWithPattern(wd, p7, slots)
 	}
 	if err != nil {
 		b.Fatal(err)

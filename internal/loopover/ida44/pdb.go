@@ -1,4 +1,4 @@
-package loopover
+package ida44
 
 import (
 	"context"
@@ -283,7 +283,7 @@ func (im *pdbImage) index(x uint64) uint32 {
 const pdb44Generator = 1
 
 // buildPDB44Payload builds the 4×4 pattern database of the first k pieces
-// and returns its payload, as NewSolver44With takes it, and its depth
+// and returns its payload, as NewWith takes it, and its depth
 // histogram.
 func buildPDB44Payload(ctx context.Context, k int, progress func(done, total uint64)) ([]byte, []int64, error) {
 	if k < 6 || k > 8 {

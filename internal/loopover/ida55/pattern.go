@@ -1,10 +1,10 @@
-package loopover
+package ida55
 
 import (
 	"fmt"
-	"math/bits"
 	"unsafe"
 
+	"github.com/tessera-solver/tessera/internal/loopover"
 	"github.com/tessera-solver/tessera/internal/loopover/twophase"
 	"github.com/tessera-solver/tessera/internal/perm"
 	"github.com/tessera-solver/tessera/internal/puzzle"
@@ -22,6 +22,9 @@ import (
 // of the 200 maps reads a different set of pieces (the patterns have no
 // symmetry of their own but for the six-piece one's mirrors), so each is
 // a slot of its own; a table value moves by at most one per shift.
+
+// side is the board's side.
+const side = 5
 
 // maxSlots55 bounds the slots of a pattern bound: the 25 translations
 // times the eight orientations.
@@ -78,8 +81,8 @@ func newPat55(payload []byte, slots int) (*pat55, error) {
 		var sl slot55
 		var inv [25]uint8
 		for x := 0; x < 25; x++ {
-			r, c := x/side55, x%side55
-			y := ((m[0]*r+m[1]*c+t/side55)%side55+side55)%side55*side55 + ((m[2]*r+m[3]*c+t%side55)%side55+side55)%side55
+			r, c := x/side, x%side
+			y := ((m[0]*r+m[1]*c+t/side)%side+side)%side*side + ((m[2]*r+m[3]*c+t%side)%side+side)%side
 			sl.cmap[x] = uint8(y)
 			inv[y] = uint8(x)
 		}
@@ -147,9 +150,9 @@ func (nd *node55) vals() *[maxSlots55]uint8 { return (*[maxSlots55]uint8)(unsafe
 const round55 = 8
 
 // root55 is the pattern state of board b: every slot read.
-func (p *pat55) root55(b *board) *node55 {
+func (p *pat55) root55(b *loopover.Board) *node55 {
 	nd := new(node55)
-	for i, v := range b.cells[:side55*side55] {
+	for i, v := range b.Cells[:side*side] {
 		nd.pos[pieceIdx55[v]] = uint8(i)
 	}
 	sv := nd.vals()
@@ -162,159 +165,28 @@ func (p *pat55) root55(b *board) *node55 {
 // pieceIdx55 maps a search board's piece (goalRow<<3 | goalCol) to its
 // goal cell index.
 var pieceIdx55 = func() (t [64]uint8) {
-	for r := 0; r < side55; r++ {
-		for c := 0; c < side55; c++ {
-			t[r<<3|c] = uint8(r*side55 + c)
+	for r := 0; r < side; r++ {
+		for c := 0; c < side; c++ {
+			t[r<<3|c] = uint8(r*side + c)
 		}
 	}
 	return t
 }()
 
 // move55[m] are the cells of move m's line and where each one's piece goes.
-var move55 = func() (t [4 * side55]struct{ at, to [side55]uint8 }) {
+var move55 = func() (t [4 * side]struct{ at, to [side]uint8 }) {
 	for m := range t {
-		ax, ln, step := m/(2*side55), m%(2*side55)/2, 1
+		ax, ln, step := m/(2*side), m%(2*side)/2, 1
 		if m&1 == 1 {
-			step = side55 - 1
+			step = side - 1
 		}
-		for j := 0; j < side55; j++ {
-			if ax == axisRow {
-				t[m].at[j], t[m].to[j] = uint8(ln*side55+j), uint8(ln*side55+(j+step)%side55)
+		for j := 0; j < side; j++ {
+			if ax == loopover.AxisRow {
+				t[m].at[j], t[m].to[j] = uint8(ln*side+j), uint8(ln*side+(j+step)%side)
 			} else {
-				t[m].at[j], t[m].to[j] = uint8(j*side55+ln), uint8((j+step)%side55*side55+ln)
+				t[m].at[j], t[m].to[j] = uint8(j*side+ln), uint8((j+step)%side*side+ln)
 			}
 		}
 	}
 	return t
 }()
-
-// pattern55 meets the n children of a node at depth g (state nd) that are
-// within the walking-distance bound with the pattern bound: it writes each
-// one's state into out and returns the set of those that the pattern does
-// not prune.
-//
-// A child's slot value is at most its parent's plus one, and equal when
-// the move touched none of the slot's pieces, so only the slots whose
-// parent value is at least the children's limit can prune and are read
-// (the parent's values are at most the limit plus one: its own limit);
-// the others become upper bounds. Values above the limit first, which
-// prune the most.
-func (w *work) pattern55(g int, kids *kids55, n int, nd *node55, out *[4 * side55]node55) uint32 {
-	p := w.pat
-	lim := w.bound - g - 1
-	ns := len(p.slots)
-	pv := nd.vals()
-	// The candidates: bytes whose value (flag off) is at least lim, in
-	// four classes: exact above lim, exact at lim, bounds above, at.
-	var cls [4][maxSlots55]uint8
-	var ncl [4]int
-	const ones, his = 0x0101010101010101, 0x8080808080808080
-	if lim <= 0x80 {
-		add := uint64(0x80-lim) * ones
-		for wi := 0; wi < (ns+7)/8; wi++ {
-			for b := (nd.sv[wi]&^his + add) & his; b != 0; b &= b - 1 {
-				s := wi*8 + bits.TrailingZeros64(b)>>3
-				if s >= ns {
-					break
-				}
-				c := int(pv[s]>>6) & 2
-				if int(pv[s]&^flag55) == lim {
-					c++
-				}
-				cls[c][ncl[c]] = uint8(s)
-				ncl[c]++
-			}
-		}
-	}
-	var cand [maxSlots55]uint8
-	nc := 0
-	for c := range cls {
-		nc += copy(cand[nc:], cls[c][:ncl[c]])
-	}
-	// The children's positions, the pieces each move touches, and their
-	// slot values as upper bounds.
-	cells := &w.b.cells
-	var mm [4 * side55]uint32
-	for i := 0; i < n; i++ {
-		o := &out[i]
-		o.pos = nd.pos
-		mv := &move55[kids[i].m]
-		var mask uint32
-		for j := 0; j < side55; j++ {
-			pc := pieceIdx55[cells[mv.at[j]]]
-			o.pos[pc] = mv.to[j]
-			mask |= 1 << pc
-		}
-		mm[i] = mask
-		for wi := range (ns + 7) / 8 {
-			o.sv[wi] = (nd.sv[wi] + ones) | his
-		}
-	}
-	live := uint32(1)<<n - 1
-	var rk [round55 + 4*side55]uint64
-	var at [round55 + 4*side55]uint16
-	var nb [round55 + 4*side55]uint8
-	nib := p.nib
-	for c := 0; c < nc && live != 0; {
-		// A round: slots in order until it holds round55 reads (or the
-		// candidates end), every live child's read of each.
-		nr := 0
-		for ; c < nc && nr < round55; c++ {
-			s := cand[c]
-			v := pv[s]
-			sl := &p.slots[s]
-			for l := live; l != 0; l &= l - 1 {
-				i := bits.TrailingZeros32(l)
-				if v&flag55 == 0 && sl.mask&mm[i] == 0 {
-					out[i].vals()[s] = v
-					if int(v) > lim {
-						live &^= 1 << i
-						w.prune55(g, int(v))
-					}
-					continue
-				}
-				rk[nr] = p.index(sl, &out[i].pos)
-				at[nr] = uint16(i<<8 | int(s))
-				nr++
-			}
-		}
-		// The reads, with nothing between them that depends on what
-		// they return.
-		for x := 0; x < nr; x++ {
-			nb[x] = nib[rk[x]>>1]
-		}
-		for x := 0; x < nr; x++ {
-			i, s := at[x]>>8, at[x]&0xff
-			v := nb[x] >> (4 * (rk[x] & 1)) & 15
-			out[i].vals()[s] = v
-			if int(v) > lim && live>>i&1 != 0 {
-				live &^= 1 << i
-				w.prune55(g, int(v))
-			}
-		}
-	}
-	return live
-}
-
-// prune55 lowers the next iteration's bound to a child's (at depth g+1)
-// whose pattern value p exceeds its limit.
-func (w *work) prune55(g, p int) {
-	if f := g + 1 + p; f < w.next {
-		w.next = f
-	}
-}
-
-// NewWD55Pattern is the 5×5 walking-distance search over wd maxed with a
-// phase-1 table of the two-phase solver (six or seven pieces, e.g. the
-// mapped file of loopover-5x5-p7; it is only read) through its first
-// slots symmetries (1..200).
-func NewWD55Pattern(wd *WD, pattern []byte, slots int) (*Solver, error) {
-	s, err := NewWDSolverWith(side55, side55, wd, wd)
-	if err != nil {
-		return nil, err
-	}
-	if s.pat, err = newPat55(pattern, slots); err != nil {
-		return nil, err
-	}
-	return s, nil
-}
