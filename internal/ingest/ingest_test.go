@@ -685,14 +685,17 @@ func TestHungWriteCutAndRetried(t *testing.T) {
 	var logs syncBuffer
 	o := opts()
 	o.FetchBatch, o.MaxRows = 1, 1 // one message a fetch and a transaction: a fetch ahead
-	o.WriteTimeout, o.Heartbeat = 100*time.Millisecond, 10*time.Millisecond
+	o.WriteTimeout, o.Heartbeat = 250*time.Millisecond, 10*time.Millisecond
 	o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	in := ingest.New(src, h, o)
 	if err := in.Run(ctxT(t)); err != nil {
 		t.Fatal(err)
 	}
 	s := in.Stats()
-	if s.Messages != 4 || s.Inserted != 4 || s.Retries < 3 {
+	// Inserted may fall short of 4 on a loaded machine: a real write
+	// that commits just as its timeout cuts it is retried and then finds
+	// its row stored. The rows in the database are checked below.
+	if s.Messages != 4 || s.Retries < 3 {
 		t.Errorf("stats %+v", s)
 	}
 	for _, m := range msgs {
@@ -705,8 +708,8 @@ func TestHungWriteCutAndRetried(t *testing.T) {
 		t.Errorf("handed back %d (naks %d): the message fetched ahead was held while the write hung", s.HandedBack, src.naks)
 	}
 	out := logs.String()
-	if n := strings.Count(out, "write results failed; retrying"); n != 3 || !strings.Contains(out, "write timed out") {
-		t.Errorf("%d retry lines, want 3 naming the timeout:\n%s", n, out)
+	if n := strings.Count(out, "write results failed; retrying"); n < 3 || !strings.Contains(out, "write timed out") {
+		t.Errorf("%d retry lines, want one for each of the 3 hung writes, naming the timeout:\n%s", n, out)
 	}
 	if !strings.Contains(out, "handed back the results fetched ahead") {
 		t.Errorf("no line for the messages handed back:\n%s", out)
