@@ -34,7 +34,7 @@ func TestSplitRecordCountsOnce(t *testing.T) {
 	if !r.Lay(2, 3, 10, 44) || r.Lay(2, 3, 10, 44) {
 		t.Fatal("Lay: once per iteration")
 	}
-	for _, a := range []SubtreeAnswer{{1, 2, 7, 42, nil, nil}, {1, 2, 7, 42, nil, []uint8{9}}, {0, 1, 100, 41, nil, nil}, {1, 3, 9, 41, nil, nil}, {1, 0, 20, NoNext, nil, []uint8{3, 1}}} {
+	for _, a := range []SubtreeAnswer{{1, 2, 7, 42, nil, nil, ""}, {1, 2, 7, 42, nil, []uint8{9}, ""}, {0, 1, 100, 41, nil, nil, ""}, {1, 3, 9, 41, nil, nil, ""}, {1, 0, 20, NoNext, nil, []uint8{3, 1}, ""}} {
 		r.Apply(a)
 	}
 	if r.Complete() || r.Count != 2 || r.Nodes != 37 || r.Next != 42 || !slices.Equal(r.Pending(), []int{1}) {
