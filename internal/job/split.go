@@ -43,7 +43,7 @@ type SplitRecord struct {
 	Deadline time.Time `json:"deadline,omitzero"`
 	Started  time.Time `json:"started"`
 
-	Iteration int    `json:"iteration"` // 1 for the first; 0 before it is laid out
+	Iteration int `json:"iteration"` // 1 for the first; 0 before it is laid out
 	// Gen is the generation of the iteration's subtree jobs: a stalled
 	// iteration's unanswered subtrees are published again under the next
 	// one, with ids the stream's duplicate window has not seen.
