@@ -105,3 +105,41 @@ func TestDecodeSplitRefuses(t *testing.T) {
 		t.Fatalf("%+v %v", back, err)
 	}
 }
+
+// A subtree search stopped by the state's budget ends the record with its
+// nodes counted; a second generation of a subtree job has an id of its
+// own (the stream's duplicate window would swallow the first's), and its
+// answer key is the subtree's, whatever the generation.
+func TestSplitStopAndGenerations(t *testing.T) {
+	r := NewSplitRecord(Job{ID: "1-0", BatchID: 1}, 0, "s", 3, time.Now())
+	r.Lay(1, 4, 10, NoNext)
+	r.Gen = 2
+	if !r.Apply(SubtreeAnswer{Iteration: 1, Index: 2, Nodes: 7, Stop: EndBudget}) || r.End != EndBudget || r.Nodes != 17 || r.Count != 0 {
+		t.Fatalf("stopped: %+v", r)
+	}
+	if r.Apply(SubtreeAnswer{Iteration: 1, Index: 1, Nodes: 7}) {
+		t.Fatal("an ended record counted an answer")
+	}
+	r = NewSplitRecord(Job{ID: "1-0", BatchID: 1}, 0, "s", 3, time.Now())
+	r.Gen = 3
+	if r.Lay(1, 4, 10, NoNext); r.Gen != 0 {
+		t.Fatalf("a new iteration keeps generation %d", r.Gen)
+	}
+	sj := SubtreeJob{Key: "1.0", Iteration: 2, Index: 3}
+	if sj.ID() != "1.0.2.3" {
+		t.Fatal(sj.ID())
+	}
+	sj.Gen = 1
+	if sj.ID() != "1.0.2.3.g1" || AnswerKey(sj.Key, sj.Iteration, sj.Index) != "1.0.2.3" || AnswerKey("1.0", 2, -1) != "1.0.2.*" {
+		t.Fatalf("%s, %s", sj.ID(), AnswerKey(sj.Key, sj.Iteration, sj.Index))
+	}
+	for _, s := range []string{`{`, `{"iteration":0,"index":1}`, `{"iteration":1,"index":-1}`, `{"iteration":1,"index":0,"stop":"later"}`} {
+		if _, err := DecodeSubtreeAnswer([]byte(s)); err == nil {
+			t.Errorf("answer %s accepted", s)
+		}
+	}
+	data, _ := json.Marshal(SubtreeAnswer{Iteration: 1, Index: 4, Nodes: 9, Next: 5, Stop: EndCancelled})
+	if a, err := DecodeSubtreeAnswer(data); err != nil || a.Index != 4 || a.Stop != EndCancelled {
+		t.Fatalf("%+v %v", a, err)
+	}
+}
