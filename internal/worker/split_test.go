@@ -506,10 +506,19 @@ func TestSplitRepublishesAfterStall(t *testing.T) {
 	if err := st.Purge(e.ctx, jetstream.WithPurgeSubject("tessera.jobs.split.>")); err != nil {
 		t.Fatal(err)
 	}
+	purged := time.Now()
 	r := e.results(t, 1)[0].Results[0]
+	answered := time.Since(purged)
 	checkSplitRow(t, r, opt[states[0]], sv)
 	if republished.Load() == 0 || !strings.Contains(log.String(), "published again") {
 		t.Fatalf("lost jobs in iteration %d (%d of %d answered), %d republished; log:\n%s", at.Iteration, at.Count, at.Total, republished.Load(), log.String())
 	}
-	t.Logf("jobs purged in iteration %d (%d of %d answered); %d republished", at.Iteration, at.Count, at.Total, republished.Load())
+	lines := []string{}
+	for _, l := range strings.Split(log.String(), "\n") {
+		if strings.Contains(l, "published again") {
+			lines = append(lines, l)
+		}
+	}
+	t.Logf("jobs purged in iteration %d (%d of %d answered); the row %v after the purge; %d republished:\n%s", at.Iteration, at.Count, at.Total,
+		answered.Round(time.Millisecond), republished.Load(), strings.Join(lines, "\n"))
 }
