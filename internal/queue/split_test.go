@@ -1,6 +1,7 @@
 package queue_test
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -10,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/tessera-solver/tessera/internal/job"
+	"github.com/tessera-solver/tessera/internal/natstest"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
 )
@@ -113,7 +115,25 @@ func TestSplitsCountOnceUnderContention(t *testing.T) {
 // lose one.
 func TestSplitAnswersCountOnce(t *testing.T) {
 	ctx, js := setup(t, queue.DefaultConfig())
-	s, err := queue.OpenSplits(ctx, js, queue.DefaultConfig())
+	answersCountOnce(t, ctx, js, queue.DefaultConfig())
+}
+
+// The same on a three-node cluster at three replicas: the nats-server
+// natstest runs ($TESSERA_NATS_SERVER: e.g. Debian's 2.9.10, whose
+// clusters lost concurrent compare-and-sets on one key).
+func TestSplitAnswersCountOnceOnCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a three-node nats-server cluster (skipped with -short)")
+	}
+	cl := natstest.StartCluster(t, 3)
+	c := queue.DefaultConfig()
+	c.Replicas = 3
+	ctx, js := streamsOn(t, cl.Conn(t), c)
+	answersCountOnce(t, ctx, js, c)
+}
+
+func answersCountOnce(t *testing.T, ctx context.Context, js jetstream.JetStream, c queue.Config) {
+	s, err := queue.OpenSplits(ctx, js, c)
 	if err != nil {
 		t.Fatal(err)
 	}
