@@ -87,6 +87,10 @@ func (s *Splits) Get(ctx context.Context, key string) (job.SplitRecord, uint64, 
 	return r, rev, err
 }
 
+// jsNoMessageFound is JetStream's error code for a subject without a
+// message (a stream or leader not found is another: those are errors).
+const jsNoMessageFound = 10037
+
 // lastFresh reads the value and revision of key in bucket from the
 // leader of the bucket's stream; ErrNoSplit when the key has none (never
 // written, deleted or purged).
@@ -122,7 +126,7 @@ func lastFresh(ctx context.Context, js jetstream.JetStream, bucket, key string) 
 		return nil, 0, fmt.Errorf("read of %s: %w", bucket, err)
 	}
 	switch {
-	case resp.Error != nil && resp.Error.Code == 404:
+	case resp.Error != nil && resp.Error.ErrCode == jsNoMessageFound:
 		return nil, 0, ErrNoSplit
 	case resp.Error != nil:
 		return nil, 0, fmt.Errorf("read of %s: %s (code %d, error %d)", bucket, resp.Error.Description, resp.Error.Code, resp.Error.ErrCode)
