@@ -522,3 +522,44 @@ func TestSplitRepublishesAfterStall(t *testing.T) {
 	t.Logf("jobs purged in iteration %d (%d of %d answered); the row %v after the purge; %d republished:\n%s", at.Iteration, at.Count, at.Total,
 		answered.Round(time.Millisecond), republished.Load(), strings.Join(lines, "\n"))
 }
+
+// A split bucket that cannot be created when solverd starts (here its
+// subjects are held by another stream; on a cluster, a leader not yet
+// elected) is retried with a log line, not the end of Run: once the way
+// is clear the worker sets up and solves a split state.
+func TestSplitBucketSetUpRetried(t *testing.T) {
+	e := newEnv(t, fastConfig())
+	sv := solver555(t)
+	_, err := e.js.CreateStream(e.ctx, jetstream.StreamConfig{Name: "SQUATTER", Subjects: []string{"$KV." + queue.SplitAnswersBucket + ".>"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log testenv.SyncBuffer
+	o := worker.Options{Workers: 1, Solve: sv.SolveText, Split: sv.Split, SubtreeNodes: 2048}
+	o.Queue = &e.cfg
+	o.PollWait, o.RetryDelay = 100*time.Millisecond, 10*time.Millisecond
+	o.Log = slog.New(slog.NewTextHandler(&log, nil))
+	ctx, cancel := context.WithCancel(e.ctx)
+	done := make(chan error, 1)
+	go func() { done <- worker.Run(ctx, e.js, o) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(waitFor):
+			t.Error("worker did not stop")
+		}
+	})
+	eventually(t, "a set-up retry logged", func() bool { return strings.Contains(log.String(), "split buckets: set-up failed, retrying") })
+	select {
+	case err := <-done:
+		t.Fatalf("Run returned while the bucket could not be created: %v", err)
+	default:
+	}
+	if err := e.js.DeleteStream(e.ctx, "SQUATTER"); err != nil {
+		t.Fatal(err)
+	}
+	states, opt := korfStates(3)
+	e.publish(t, splitJob(95, 0, states[0]))
+	checkSplitRow(t, e.results(t, 1)[0].Results[0], opt[states[0]], sv)
+}
