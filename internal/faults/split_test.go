@@ -105,13 +105,15 @@ func (s *suite) splitsInFlight(t *testing.T, id int64) string {
 }
 
 // stallRe reads a coordinator's stall line (worker/split.go, republish).
-var stallRe = regexp.MustCompile(`published again.*stalled=(\S+) .*republished=(\d+)`)
+var stallRe = regexp.MustCompile(`published again.*stalled=(\S+) .*stored_unseen=(\d+) republished=(\d+)`)
 
 // stallLines sums the stall lines of the solverd logs: how many, after
-// how long without an answer, how many subtree jobs they republished.
+// how long without an answer, how many answers were stored but not yet
+// counted (the watch's news lost, not the jobs), how many subtree jobs
+// they republished.
 func stallLines(t *testing.T, ps ...*proc) string {
 	t.Helper()
-	n, jobs := 0, 0
+	n, unseen, jobs := 0, 0, 0
 	var after []string
 	for _, p := range ps {
 		b, err := os.ReadFile(p.log)
@@ -121,12 +123,15 @@ func stallLines(t *testing.T, ps ...*proc) string {
 		for _, m := range stallRe.FindAllStringSubmatch(string(b), -1) {
 			n++
 			after = append(after, m[1])
-			k, _ := strconv.Atoi(m[2])
+			u, _ := strconv.Atoi(m[2])
+			k, _ := strconv.Atoi(m[3])
+			unseen += u
 			jobs += k
 		}
 	}
 	if n == 0 {
 		return "no stall logged"
 	}
-	return fmt.Sprintf("%d stalls logged (after %s without an answer), %d subtree jobs republished", n, strings.Join(after, ", "), jobs)
+	return fmt.Sprintf("%d stalls logged (after %s without an answer; %d answers stored, not yet counted), %d subtree jobs republished",
+		n, strings.Join(after, ", "), unseen, jobs)
 }

@@ -372,11 +372,19 @@ func (c *coordinator) republish(ctx context.Context, rec job.SplitRecord, stall 
 		return now, markTransient(err)
 	}
 	c.stopWatch()
+	// Which was lost, the jobs or the watch's news of their answers: the
+	// new watch counts the answers stored; the jobs publish again.
+	unseen := 0
+	for i := range min(c.sent, now.Total) {
+		if ok, err := c.r.splits.Answered(ctx, c.key, it, i); err == nil && ok && !now.IsAnswered(i) {
+			unseen++
+		}
+	}
 	n, sent, err := c.r.topUp(ctx, c.key, now, c.spec, c.subs, 0)
 	c.sent = sent
 	c.r.log.Warn("split: no answer counted for a while; unanswered subtree jobs published again", "key", c.key,
 		"iteration", it, "bound", now.Bound, "answered", now.Count, "subtrees", now.Total, "stalled", time.Since(c.moved).Round(time.Millisecond),
-		"stall_after", stall, "generation", now.Gen, "republished", n)
+		"stall_after", stall, "generation", now.Gen, "stored_unseen", unseen, "republished", n)
 	if n > 0 && c.r.opts.OnSubtrees != nil {
 		c.r.opts.OnSubtrees("republished", n)
 	}
