@@ -26,8 +26,8 @@ const splitStall = 10 * time.Second
 // cut fine (subtrees of 4,096 nodes, so that most iterations are
 // distributed as subtree jobs), on two solverd of one worker each; the
 // node leading TESSERA_JOBS is killed with -9 three times, after 20, 50
-// and 80 rows, each time while split iterations are in flight, and
-// restarted (and caught up) before the next kill. Every state must end
+// and 80 rows, each time once a distributed iteration is in flight (or
+// 15 s later), and restarted (and caught up) before the next kill. Every state must end
 // solved with Korf's optimal length, one row each, nothing left in the
 // streams; the coordinators' stall lines (an iteration without an answer
 // for splitStall, its subtree jobs republished) are counted.
@@ -57,7 +57,7 @@ func splitLeaderKill(t *testing.T, s *suite) figure {
 	var kills []string
 	for _, at := range []int64{20, 50, 80} {
 		cs.waitDone(t, id, at, 5*time.Minute)
-		flight := cs.splitsInFlight(t, id)
+		flight := cs.splitsInFlight(t, id, 15*time.Second)
 		victim := c.StreamLeader(t, queue.JobsStream)
 		c.Kill(victim)
 		next := c.StreamLeader(t, queue.JobsStream)
@@ -82,26 +82,39 @@ func splitLeaderKill(t *testing.T, s *suite) figure {
 	return f
 }
 
-// splitsInFlight describes batch id's split searches under way: key,
-// iteration, bound, subtrees answered of total.
-func (s *suite) splitsInFlight(t *testing.T, id int64) string {
+// splitsInFlight waits up to patience for one of batch id's split
+// searches to be in a distributed iteration (laid out in at least
+// distributed subtrees, not all answered), so that a kill finds subtree
+// jobs out, and describes those under way: key, iteration, bound,
+// subtrees answered of total.
+func (s *suite) splitsInFlight(t *testing.T, id int64, patience time.Duration) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	rs, err := queue.ListSplits(ctx, s.js, id)
-	if err != nil {
-		return "split records unread: " + err.Error()
-	}
-	var out []string
-	for _, r := range rs {
-		if r.End == "" && r.Laid() {
-			out = append(out, fmt.Sprintf("%s iteration %d bound %d %d/%d", job.SplitKey(r.Batch, r.Seq), r.Iteration, r.Bound, r.Count, r.Total))
+	const distributed = 16 // more than a coordinator's own iteration lays out
+	deadline := time.Now().Add(patience)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		rs, err := queue.ListSplits(ctx, s.js, id)
+		cancel()
+		var out []string
+		found := false
+		for _, r := range rs {
+			if r.End == "" && r.Laid() {
+				out = append(out, fmt.Sprintf("%s iteration %d bound %d %d/%d", job.SplitKey(r.Batch, r.Seq), r.Iteration, r.Bound, r.Count, r.Total))
+				found = found || r.Total >= distributed && r.Count < r.Total
+			}
 		}
+		switch {
+		case err == nil && found:
+			return strings.Join(out, ", ")
+		case time.Now().After(deadline) && err != nil:
+			return "split records unread: " + err.Error()
+		case time.Now().After(deadline) && len(out) == 0:
+			return "no iteration laid out"
+		case time.Now().After(deadline):
+			return strings.Join(out, ", ") + " (none distributed)"
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	if len(out) == 0 {
-		return "no iteration laid out"
-	}
-	return strings.Join(out, ", ")
 }
 
 // stallRe reads a coordinator's stall line (worker/split.go, republish).
