@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -242,12 +243,14 @@ type coordinator struct {
 	// in a row it has been republished without moving since.
 	moved  time.Time
 	stalls int
+	// rewatched: the watch was renewed since the record last moved.
+	rewatched bool
 }
 
 // begin starts publishing iteration it's subtrees subs from the first.
 func (c *coordinator) begin(it int, subs [][]uint8) {
 	c.published, c.subs, c.sent = it, subs, 0
-	c.moved, c.stalls = time.Now(), 0
+	c.moved, c.stalls, c.rewatched = time.Now(), 0, false
 	c.stopWatch()
 }
 
@@ -313,12 +316,20 @@ func (c *coordinator) step(ctx context.Context, rec job.SplitRecord) (job.SplitR
 			return rec, markTransient(err)
 		}
 		if changed {
-			c.moved, c.stalls = time.Now(), 0
+			c.moved, c.stalls, c.rewatched = time.Now(), 0, false
 		}
 		return now, nil
 	}
-	if stall := c.r.opts.SplitStall << min(c.stalls, 3); time.Since(c.moved) > stall {
+	stall := c.r.opts.SplitStall << min(c.stalls, 3)
+	switch quiet := time.Since(c.moved); {
+	case quiet > stall:
 		return c.republish(ctx, rec, stall)
+	case quiet > stall/4 && !c.rewatched:
+		// A watch can fall silent after a failover (seen on 2.9.10) while
+		// answers are stored: a new one replays them, at the cost of a
+		// replay, long before the stall republishes anything.
+		c.stopWatch()
+		c.rewatched = true
 	}
 	return rec, nil
 }
@@ -372,15 +383,23 @@ func (c *coordinator) republish(ctx context.Context, rec job.SplitRecord, stall 
 		return now, markTransient(err)
 	}
 	c.stopWatch()
-	// Which was lost, the jobs or the watch's news of their answers: the
-	// new watch counts the answers stored; the jobs publish again.
+	// Which was lost, the jobs or the watch's news of their answers (a
+	// watch on 2.9.10 can fall silent after a failover): the new watch
+	// counts the answers stored, and only subtrees without one are
+	// published again.
+	view := now
+	view.Answered = slices.Clone(now.Answered)
 	unseen := 0
 	for i := range min(c.sent, now.Total) {
-		if ok, err := c.r.splits.Answered(ctx, c.key, it, i); err == nil && ok && !now.IsAnswered(i) {
+		if now.IsAnswered(i) {
+			continue
+		}
+		if ok, err := c.r.splits.Answered(ctx, c.key, it, i); err == nil && ok {
+			view.Answered[i/8] |= 1 << (i % 8)
 			unseen++
 		}
 	}
-	n, sent, err := c.r.topUp(ctx, c.key, now, c.spec, c.subs, 0)
+	n, sent, err := c.r.topUp(ctx, c.key, view, c.spec, c.subs, 0)
 	c.sent = sent
 	c.r.log.Warn("split: no answer counted for a while; unanswered subtree jobs published again", "key", c.key,
 		"iteration", it, "bound", now.Bound, "answered", now.Count, "subtrees", now.Total, "stalled", time.Since(c.moved).Round(time.Millisecond),
@@ -388,7 +407,7 @@ func (c *coordinator) republish(ctx context.Context, rec job.SplitRecord, stall 
 	if n > 0 && c.r.opts.OnSubtrees != nil {
 		c.r.opts.OnSubtrees("republished", n)
 	}
-	c.moved = time.Now()
+	c.moved, c.rewatched = time.Now(), false
 	c.stalls++
 	return now, markTransient(err)
 }
