@@ -141,6 +141,10 @@ type Solver struct {
 	// SplitWindow is how many subtree jobs of one split state are out
 	// unanswered at a time.
 	SplitWindow int `mapstructure:"split_window"`
+	// SplitStall is how long a split iteration may go without an answer
+	// before its coordinator logs it and publishes the unanswered subtree
+	// jobs again.
+	SplitStall time.Duration `mapstructure:"split_stall"`
 	// SplitRecord, when set, is a file this process appends one line to
 	// for every split-search walk and subtree job it does (nodes, CPU
 	// time): the makespan model's input (internal/splitplan).
@@ -214,6 +218,7 @@ func Default() Config {
 	c.Solver.TablesRescan = 30 * time.Second
 	c.Solver.SplitSubtreeNodes = 1 << 21 // worker.DefaultSubtreeNodes: about a tenth of a second
 	c.Solver.SplitWindow = 512           // worker.DefaultSubtreeWindow
+	c.Solver.SplitStall = time.Minute    // worker.DefaultSplitStall
 	c.Solver.MetricsAddr = "127.0.0.1:9464"
 	c.Results.FetchBatch = 1000
 	c.Results.FetchWait = time.Second
@@ -298,6 +303,7 @@ var keys = []key{
 	{"solver.tables_rescan", "tables-rescan", "how often solverd run looks for tables built or pushed since it started, and serves its next jobs with them (0: never)", func(c *Config) any { return &c.Solver.TablesRescan }, kindPlain},
 	{"solver.split_subtree_nodes", "split-subtree-nodes", "search nodes a split search's subtree job aims at (producer --split); smaller: more, shorter jobs, for a large fleet", func(c *Config) any { return &c.Solver.SplitSubtreeNodes }, kindPlain},
 	{"solver.split_window", "split-window", "subtree jobs of one split state out unanswered at a time", func(c *Config) any { return &c.Solver.SplitWindow }, kindPlain},
+	{"solver.split_stall", "split-stall", "time a split iteration may go without an answer before its unanswered subtree jobs are published again (doubling, to 8x, while none comes)", func(c *Config) any { return &c.Solver.SplitStall }, kindPlain},
 	{"solver.split_record", "split-record", "file to append a line to for every split-search walk and subtree job this process does, with its nodes and CPU time, for planning a fleet (internal/splitplan; empty: none)", func(c *Config) any { return &c.Solver.SplitRecord }, kindPlain},
 	{"solver.metrics_addr", "metrics-addr", "listen address of solverd run's /metrics, /healthz and /readyz (empty: none; 0.0.0.0:9464: every interface)", func(c *Config) any { return &c.Solver.MetricsAddr }, kindPlain},
 	{"solver.metrics_token", "metrics-token", "bearer token solverd run's /metrics requires (empty: none)" + secretUsage, func(c *Config) any { return &c.Solver.MetricsToken }, kindSecret},
@@ -716,6 +722,9 @@ func (c Config) validate(only map[string]bool) error {
 	}
 	if c.Solver.SplitWindow < 1 {
 		bad("solver.split_window", "want at least 1, got %d", c.Solver.SplitWindow)
+	}
+	if c.Solver.SplitStall < time.Second {
+		bad("solver.split_stall", "want at least 1s, got %s", c.Solver.SplitStall)
 	}
 	if strings.TrimSpace(c.Solver.TablesDir) == "" {
 		bad("solver.tables_dir", "must not be empty")

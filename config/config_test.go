@@ -126,7 +126,7 @@ func TestEveryKeyFromEnv(t *testing.T) {
 		"database.password": "p", "database.password_file": file,
 		"solver.workers": "2", "solver.quick_workers": "2", "solver.mode": "fast", "solver.max_nodes": "2", "solver.timeout": "2s", "solver.threads": "2",
 		"solver.tables_dir": "/e", "solver.tables": "none", "solver.tables_bucket": "b", "solver.tables_private": "true", "solver.tables_rescan": "2s",
-		"solver.split_subtree_nodes": "65536", "solver.split_window": "2", "solver.split_record": "/e/r.tsv",
+		"solver.split_subtree_nodes": "65536", "solver.split_window": "2", "solver.split_stall": "2s", "solver.split_record": "/e/r.tsv",
 		"results.fetch_batch": "2", "results.fetch_wait": "2s", "results.max_bytes": "2097152", "results.write_timeout": "2s",
 		"results.export_row_group":  "2",
 		"results.http_max_requests": "2", "results.http_client_cap": "7", "results.http_writer_tokens": "w=0123456789abcdef",

@@ -107,7 +107,7 @@ aborts before anything is enqueued instead.`,
 // the HTTP keys of results serve, nor the table watching of a daemon.
 var producerKeys = config.Uses("nats", "database", "solver.workers", "solver.quick_workers", "solver.mode",
 	"solver.max_nodes", "solver.timeout", "solver.threads", "solver.tables_dir", "solver.tables", "solver.tables_private",
-	"solver.split_subtree_nodes", "solver.split_window", "solver.metrics_addr", "solver.metrics_token",
+	"solver.split_subtree_nodes", "solver.split_window", "solver.split_stall", "solver.metrics_addr", "solver.metrics_token",
 	"results.fetch_batch", "results.fetch_wait", "results.max_bytes", "results.write_timeout", "producer.chunk_size", "producer.priority")
 
 // errBadLines: --strict found lines that are not solvable states.

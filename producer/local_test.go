@@ -37,7 +37,7 @@ func TestLocalRunsTheServicesWiring(t *testing.T) {
 	cfg.Solver.Timeout = 7 * time.Second
 	cfg.Solver.Threads = 3
 	cfg.Solver.Workers = 1
-	cfg.Solver.SplitSubtreeNodes, cfg.Solver.SplitWindow = 1<<16, 7
+	cfg.Solver.SplitSubtreeNodes, cfg.Solver.SplitWindow, cfg.Solver.SplitStall = 1<<16, 7, 3*time.Second
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	l, err := startLocal(runCtx, cfg, cmdkit.QueueConfig(cfg.NATS), st, slog.New(slog.NewTextHandler(io.Discard, nil)), "sliding:4x4", func(string) {})
@@ -56,11 +56,11 @@ func TestLocalRunsTheServicesWiring(t *testing.T) {
 	if want := (search.Budget{MaxNodes: cfg.Solver.MaxNodes, Timeout: cfg.Solver.Timeout}); l.workers.Ceiling != want || l.workers.Threads != cfg.Solver.Threads {
 		t.Errorf("workers capped at %+v with %d threads, want %+v and %d", l.workers.Ceiling, l.workers.Threads, want, cfg.Solver.Threads)
 	}
-	if l.workers.SubtreeNodes != 1<<16 || l.workers.SubtreeWindow != 7 {
-		t.Errorf("split subtrees of %d nodes, window %d: not the configured ones", l.workers.SubtreeNodes, l.workers.SubtreeWindow)
+	if l.workers.SubtreeNodes != 1<<16 || l.workers.SubtreeWindow != 7 || l.workers.SplitStall != 3*time.Second {
+		t.Errorf("split subtrees of %d nodes, window %d, stall %v: not the configured ones", l.workers.SubtreeNodes, l.workers.SubtreeWindow, l.workers.SplitStall)
 	}
 	// And the keys that set them are --local's flags, as they are solverd run's.
-	for _, k := range []string{"solver.threads", "solver.split_subtree_nodes", "solver.split_window", "solver.metrics_addr", "solver.metrics_token"} {
+	for _, k := range []string{"solver.threads", "solver.split_subtree_nodes", "solver.split_window", "solver.split_stall", "solver.metrics_addr", "solver.metrics_token"} {
 		if !slices.Contains(producerKeys.Names(), k) {
 			t.Errorf("producer --local does not read %s", k)
 		}

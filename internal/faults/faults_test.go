@@ -67,6 +67,7 @@ var scenarios = []scenario{
 	{"cluster: kill -9 every node", false, true, clusterKill(2 * time.Second)},
 	{"cluster: frozen leader", false, true, frozenLeader},
 	{"split search, solver kill -9", true, true, splitKill},
+	{"split search, cluster: kill -9 the TESSERA_JOBS leader", false, true, splitLeaderKill},
 	{"cancel in flight, 4 x 24-puzzle", false, true, func(t *testing.T, s *suite) figure { return cancelInFlight(t, s, 4, 2) }},
 	{"cancel in flight, 2 x 24-puzzle", true, false, func(t *testing.T, s *suite) figure { return cancelInFlight(t, s, 2, 1) }},
 	{"pause 12 s", false, true, func(t *testing.T, s *suite) figure { return pauseBatch(t, s, 50000, 12*time.Second) }},
@@ -249,6 +250,17 @@ func splitKill(t *testing.T, s *suite) figure {
 	s.solverd(t, "solverd-a", 1, 0, tables)
 	took := s.waitFinished(t, start, 5*time.Minute, id)
 	tl := s.check(t, id)
+	s.checkSplitRows(t, id, opt)
+	return s.killFigure(t, tl, took, splitDeliveries, jobs, res, "split search",
+		fmt.Sprintf("Korf's 100 split, 15-pdb-555, 2 solverd x 1 worker; %s, every length Korf's", statuses(tl)))
+}
+
+// checkSplitRows checks batch id's rows of split searches: each solved
+// with the optimum opt gives its state, optimal, its lower bound the
+// length, its moves replayed to the goal, by the split search.
+func (s *suite) checkSplitRows(t *testing.T, id int64, opt map[string]int) {
+	t.Helper()
+	spec := puzzle.Spec{Kind: puzzle.Sliding, Rows: 4, Cols: 4}
 	var buf bytes.Buffer
 	if err := s.st.Export(context.Background(), id, &buf, store.FormatJSONL); err != nil {
 		t.Fatal(err)
@@ -275,8 +287,6 @@ func splitKill(t *testing.T, s *suite) figure {
 	if split != len(opt) {
 		t.Errorf("%d of %d rows by the split search", split, len(opt))
 	}
-	return s.killFigure(t, tl, took, splitDeliveries, jobs, res, "split search",
-		fmt.Sprintf("Korf's 100 split, 15-pdb-555, 2 solverd x 1 worker; %s, every length Korf's", statuses(tl)))
 }
 
 // writerKill: the results writer is killed with -9 in the middle of a

@@ -7,11 +7,12 @@ import (
 	"time"
 )
 
-// A split search's wire and key-value vocabulary (issue 27,
-// docs/ARCHITECTURE.md "Split search"): the coordination record of one
-// state, the subtree job, and the rules by which an answer changes the
-// record. The rules are pure so that every process applies them the same
-// way inside its compare-and-set loop.
+// A split search's wire and key-value vocabulary (docs/ARCHITECTURE.md
+// "Split search"): the coordination record of one state, the subtree job
+// and its answer, and the rules by which an answer changes the record.
+// The rules are pure and idempotent: the coordinator folds answers into
+// the record inside its compare-and-set loop, and folding one twice
+// changes nothing.
 
 // NoNext is a record's Next when no node was cut off by the bound
 // (search.NoNext, repeated here because the vocabulary imports no solver).
@@ -42,7 +43,11 @@ type SplitRecord struct {
 	Deadline time.Time `json:"deadline,omitzero"`
 	Started  time.Time `json:"started"`
 
-	Iteration int    `json:"iteration"` // 1 for the first; 0 before it is laid out
+	Iteration int `json:"iteration"` // 1 for the first; 0 before it is laid out
+	// Gen is the generation of the iteration's subtree jobs: a stalled
+	// iteration's unanswered subtrees are published again under the next
+	// one, with ids the stream's duplicate window has not seen.
+	Gen       int    `json:"generation,omitempty"`
 	Bound     int    `json:"bound"`
 	Depth     int    `json:"depth"`              // the iteration's split depth
 	Total     int    `json:"total"`              // its subtrees; −1 while it is not laid out
@@ -98,6 +103,16 @@ const MaxHeavy = 64
 // SplitKey is the key of state seq of batch in the split bucket.
 func SplitKey(batch, seq int64) string { return fmt.Sprintf("%d.%d", batch, seq) }
 
+// AnswerKey is the key of the answer to subtree index of iteration of the
+// split search of key; index −1 is the wildcard of the iteration's
+// answers.
+func AnswerKey(key string, iteration, index int) string {
+	if index < 0 {
+		return fmt.Sprintf("%s.%d.*", key, iteration)
+	}
+	return fmt.Sprintf("%s.%d.%d", key, iteration, index)
+}
+
 // Laid reports whether the current iteration's subtrees are laid out.
 func (r *SplitRecord) Laid() bool { return r.Iteration > 0 && r.Total >= 0 }
 
@@ -110,7 +125,7 @@ func (r *SplitRecord) Lay(depth, total int, walked int64, next int) bool {
 		return false
 	}
 	r.Iteration++
-	r.Depth, r.Total, r.Count = depth, total, 0
+	r.Depth, r.Total, r.Count, r.Gen = depth, total, 0, 0
 	r.Answered = make([]byte, (total+7)/8)
 	r.Next = next
 	r.IterNodes = walked
@@ -129,6 +144,22 @@ type SubtreeAnswer struct {
 	// search.HeavyFactor × the target): the next iteration splits it
 	// deeper.
 	Prefix []uint8 `json:"prefix,omitempty"`
+	// Stop (EndBudget, EndCancelled) is set when the state's budget or
+	// its batch's cancel stopped the search: its Nodes are spent, and the
+	// record ends so.
+	Stop string `json:"stop,omitempty"`
+}
+
+// DecodeSubtreeAnswer reads an answer and checks its fields.
+func DecodeSubtreeAnswer(data []byte) (SubtreeAnswer, error) {
+	var a SubtreeAnswer
+	if err := json.Unmarshal(data, &a); err != nil {
+		return a, fmt.Errorf("subtree answer: %w", err)
+	}
+	if a.Iteration < 1 || a.Index < 0 || a.Nodes < 0 || a.Stop != "" && a.Stop != EndBudget && a.Stop != EndCancelled {
+		return a, fmt.Errorf("subtree answer: iteration %d, index %d, nodes %d, stop %q", a.Iteration, a.Index, a.Nodes, a.Stop)
+	}
+	return a, nil
 }
 
 // Apply counts a subtree's answer. It changes nothing (false) for an
@@ -137,6 +168,13 @@ type SubtreeAnswer struct {
 func (r *SplitRecord) Apply(a SubtreeAnswer) bool {
 	if r.End != "" || !r.Laid() || a.Iteration != r.Iteration || a.Index < 0 || a.Index >= r.Total {
 		return false
+	}
+	if a.Stop != "" {
+		// The search it had was what the record had left, and others only
+		// add: the state has spent its budget (or was cancelled).
+		r.Nodes += a.Nodes
+		r.IterNodes += a.Nodes
+		return r.Stop(a.Stop)
 	}
 	byteAt, bit := a.Index/8, byte(1)<<(a.Index%8)
 	if r.Answered[byteAt]&bit != 0 {
@@ -273,10 +311,17 @@ type SubtreeJob struct {
 	Bound     int     `json:"bound"`
 	Index     int     `json:"index"`
 	Prefix    []uint8 `json:"prefix"` // move codes from the root; its g is their count
+	Gen       int     `json:"gen,omitempty"`
 }
 
-// ID is the subtree job's Nats-Msg-Id: a republished subtree is one message.
-func (s SubtreeJob) ID() string { return fmt.Sprintf("%s.%d.%d", s.Key, s.Iteration, s.Index) }
+// ID is the subtree job's Nats-Msg-Id: a subtree republished in one
+// generation is one message; the next generation's is a new one.
+func (s SubtreeJob) ID() string {
+	if s.Gen > 0 {
+		return fmt.Sprintf("%s.%d.%d.g%d", s.Key, s.Iteration, s.Index, s.Gen)
+	}
+	return fmt.Sprintf("%s.%d.%d", s.Key, s.Iteration, s.Index)
+}
 
 // DecodeSubtreeJob reads a subtree job and checks its fields.
 func DecodeSubtreeJob(data []byte) (SubtreeJob, error) {

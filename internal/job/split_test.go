@@ -34,7 +34,7 @@ func TestSplitRecordCountsOnce(t *testing.T) {
 	if !r.Lay(2, 3, 10, 44) || r.Lay(2, 3, 10, 44) {
 		t.Fatal("Lay: once per iteration")
 	}
-	for _, a := range []SubtreeAnswer{{1, 2, 7, 42, nil, nil}, {1, 2, 7, 42, nil, []uint8{9}}, {0, 1, 100, 41, nil, nil}, {1, 3, 9, 41, nil, nil}, {1, 0, 20, NoNext, nil, []uint8{3, 1}}} {
+	for _, a := range []SubtreeAnswer{{1, 2, 7, 42, nil, nil, ""}, {1, 2, 7, 42, nil, []uint8{9}, ""}, {0, 1, 100, 41, nil, nil, ""}, {1, 3, 9, 41, nil, nil, ""}, {1, 0, 20, NoNext, nil, []uint8{3, 1}, ""}} {
 		r.Apply(a)
 	}
 	if r.Complete() || r.Count != 2 || r.Nodes != 37 || r.Next != 42 || !slices.Equal(r.Pending(), []int{1}) {
@@ -103,5 +103,43 @@ func TestDecodeSplitRefuses(t *testing.T) {
 	data, _ := json.Marshal(sj)
 	if back, err := DecodeSubtreeJob(data); err != nil || back.ID() != "1.0.2.3" || !slices.Equal(back.Prefix, sj.Prefix) {
 		t.Fatalf("%+v %v", back, err)
+	}
+}
+
+// A subtree search stopped by the state's budget ends the record with its
+// nodes counted; a second generation of a subtree job has an id of its
+// own (the stream's duplicate window would swallow the first's), and its
+// answer key is the subtree's, whatever the generation.
+func TestSplitStopAndGenerations(t *testing.T) {
+	r := NewSplitRecord(Job{ID: "1-0", BatchID: 1}, 0, "s", 3, time.Now())
+	r.Lay(1, 4, 10, NoNext)
+	r.Gen = 2
+	if !r.Apply(SubtreeAnswer{Iteration: 1, Index: 2, Nodes: 7, Stop: EndBudget}) || r.End != EndBudget || r.Nodes != 17 || r.Count != 0 {
+		t.Fatalf("stopped: %+v", r)
+	}
+	if r.Apply(SubtreeAnswer{Iteration: 1, Index: 1, Nodes: 7}) {
+		t.Fatal("an ended record counted an answer")
+	}
+	r = NewSplitRecord(Job{ID: "1-0", BatchID: 1}, 0, "s", 3, time.Now())
+	r.Gen = 3
+	if r.Lay(1, 4, 10, NoNext); r.Gen != 0 {
+		t.Fatalf("a new iteration keeps generation %d", r.Gen)
+	}
+	sj := SubtreeJob{Key: "1.0", Iteration: 2, Index: 3}
+	if sj.ID() != "1.0.2.3" {
+		t.Fatal(sj.ID())
+	}
+	sj.Gen = 1
+	if sj.ID() != "1.0.2.3.g1" || AnswerKey(sj.Key, sj.Iteration, sj.Index) != "1.0.2.3" || AnswerKey("1.0", 2, -1) != "1.0.2.*" {
+		t.Fatalf("%s, %s", sj.ID(), AnswerKey(sj.Key, sj.Iteration, sj.Index))
+	}
+	for _, s := range []string{`{`, `{"iteration":0,"index":1}`, `{"iteration":1,"index":-1}`, `{"iteration":1,"index":0,"stop":"later"}`} {
+		if _, err := DecodeSubtreeAnswer([]byte(s)); err == nil {
+			t.Errorf("answer %s accepted", s)
+		}
+	}
+	data, _ := json.Marshal(SubtreeAnswer{Iteration: 1, Index: 4, Nodes: 9, Next: 5, Stop: EndCancelled})
+	if a, err := DecodeSubtreeAnswer(data); err != nil || a.Index != 4 || a.Stop != EndCancelled {
+		t.Fatalf("%+v %v", a, err)
 	}
 }

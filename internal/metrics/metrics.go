@@ -171,7 +171,7 @@ func NewSolver(reg prometheus.Registerer) *Solver {
 		}, []string{"role", "set"}),
 		subtrees: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "tessera_solver_subtree_jobs_total",
-			Help: "Subtree jobs of split searches: published by this process's coordinators, and answered (counted into their record) by its workers.",
+			Help: "Subtree jobs of split searches: published by this process's coordinators, republished by them after a stall, and answered (stored, for their coordinator to count) by its workers.",
 		}, []string{"event"}),
 	}
 	reg.MustRegister(m.solves, m.nodes, m.seconds, m.jobs, m.inFlight, m.lag, m.redeliv, m.workers, m.sets, m.subtrees)

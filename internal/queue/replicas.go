@@ -115,7 +115,8 @@ func replicaStreams(objectBuckets []string) []string {
 	// The split bucket exists once a split search ran (producer --split),
 	// the workers bucket once a process registered.
 	names := []string{JobsStream, ResultsStream, DeadStream, ParkedStream,
-		BucketStream(CancelledBucket), BucketStream(PausedBucket), BucketStream(SplitBucket), BucketStream(WorkersBucket)}
+		BucketStream(CancelledBucket), BucketStream(PausedBucket), BucketStream(SplitBucket),
+		BucketStream(SplitAnswersBucket), BucketStream(WorkersBucket)}
 	for _, b := range objectBuckets {
 		if b != "" {
 			names = append(names, ObjectStoreStream(b))

@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -16,15 +18,21 @@ import (
 	"github.com/tessera-solver/tessera/internal/puzzle"
 )
 
-// The split search's side of JetStream (issue 27, docs/ARCHITECTURE.md
-// "Split search"): the bucket of coordination records, changed only by
-// compare-and-set on the revision, and the subtree jobs, on subjects of
-// their own in TESSERA_JOBS with a consumer of their own, so that they
-// never queue ahead of the quick lane's jobs nor of whole heavy jobs.
+// The split search's side of JetStream (docs/ARCHITECTURE.md "Split
+// search"): the bucket of coordination records, written by the state's
+// coordinator by compare-and-set on the revision; the bucket of subtree
+// answers, one create-only key per subtree, so that no two writers ever
+// contend on one key; and the subtree jobs, on subjects of their own in
+// TESSERA_JOBS with a consumer of their own, so that they never queue
+// ahead of the quick lane's jobs nor of whole heavy jobs.
 
 // SplitBucket is the key-value bucket of split searches' records (key:
 // job.SplitKey).
 const SplitBucket = "tessera-split"
+
+// SplitAnswersBucket is the key-value bucket of subtree answers (key:
+// job.AnswerKey, the record's key, the iteration and the subtree's index).
+const SplitAnswersBucket = "tessera-split-answers"
 
 // SplitConsumer is the durable consumer of subtree jobs, shared by every
 // solverd; splitFilter its subjects, tessera.jobs.split.<kind>.<RxC>
@@ -45,33 +53,91 @@ func SubtreeSubject(spec puzzle.Spec) string {
 // Splits is the bucket of split searches' records and the publisher of
 // their subtree jobs.
 type Splits struct {
-	js jetstream.JetStream
-	kv jetstream.KeyValue
+	js  jetstream.JetStream
+	kv  jetstream.KeyValue
+	ans jetstream.KeyValue // nil for a reader (ListSplits)
 }
 
-// OpenSplits opens the split bucket, creating it at c's replicas when it
-// is missing.
+// OpenSplits opens the split buckets, creating them at c's replicas when
+// they are missing.
 func OpenSplits(ctx context.Context, js jetstream.JetStream, c Config) (*Splits, error) {
 	kv, err := openKV(ctx, js, c, jetstream.KeyValueConfig{Bucket: SplitBucket,
 		Description: "split searches: one coordination record per state"})
 	if err != nil {
 		return nil, err
 	}
-	return &Splits{js: js, kv: kv}, nil
+	ans, err := openKV(ctx, js, c, jetstream.KeyValueConfig{Bucket: SplitAnswersBucket,
+		Description: "split searches: one answer per subtree"})
+	if err != nil {
+		return nil, err
+	}
+	return &Splits{js: js, kv: kv, ans: ans}, nil
 }
 
 // Get reads the record of key and its revision (ErrNoSplit when there
-// is none).
+// is none). It asks the bucket's leader (the stream's message API, not
+// a direct get, which any replica answers): a follower behind it during
+// a failover would show an older record.
 func (s *Splits) Get(ctx context.Context, key string) (job.SplitRecord, uint64, error) {
-	e, err := s.kv.Get(ctx, key)
-	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return job.SplitRecord{}, 0, fmt.Errorf("split %s: %w", key, ErrNoSplit)
-	}
+	data, rev, err := lastFresh(ctx, s.js, SplitBucket, key)
 	if err != nil {
 		return job.SplitRecord{}, 0, fmt.Errorf("split %s: %w", key, err)
 	}
-	r, err := job.DecodeSplitRecord(e.Value())
-	return r, e.Revision(), err
+	r, err := job.DecodeSplitRecord(data)
+	return r, rev, err
+}
+
+// jsNoMessageFound is JetStream's error code for a subject without a
+// message (a stream or leader not found is another: those are errors).
+const jsNoMessageFound = 10037
+
+// lastFresh reads the value and revision of key in bucket from the
+// leader of the bucket's stream; ErrNoSplit when the key has none (never
+// written, deleted or purged).
+func lastFresh(ctx context.Context, js jetstream.JetStream, bucket, key string) ([]byte, uint64, error) {
+	req, err := json.Marshal(struct {
+		LastBySubject string `json:"last_by_subj"`
+	}{"$KV." + bucket + "." + key})
+	if err != nil {
+		return nil, 0, err
+	}
+	rctx, cancel := ctx, context.CancelFunc(func() {})
+	if _, ok := ctx.Deadline(); !ok {
+		rctx, cancel = context.WithTimeout(ctx, 5*time.Second)
+	}
+	defer cancel()
+	m, err := js.Conn().RequestWithContext(rctx, "$JS.API.STREAM.MSG.GET."+BucketStream(bucket), req)
+	if err != nil {
+		return nil, 0, err
+	}
+	var resp struct {
+		Message *struct {
+			Seq     uint64 `json:"seq"`
+			Headers []byte `json:"hdrs"`
+			Data    []byte `json:"data"`
+		} `json:"message"`
+		Error *struct {
+			Code        int    `json:"code"`
+			ErrCode     int    `json:"err_code"`
+			Description string `json:"description"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(m.Data, &resp); err != nil {
+		return nil, 0, fmt.Errorf("read of %s: %w", bucket, err)
+	}
+	switch {
+	case resp.Error != nil && resp.Error.ErrCode == jsNoMessageFound:
+		return nil, 0, ErrNoSplit
+	case resp.Error != nil:
+		return nil, 0, fmt.Errorf("read of %s: %s (code %d, error %d)", bucket, resp.Error.Description, resp.Error.Code, resp.Error.ErrCode)
+	case resp.Message == nil:
+		return nil, 0, fmt.Errorf("read of %s: an answer without a message", bucket)
+	}
+	// A delete or purge leaves a marker with an operation header.
+	if bytes.Contains(resp.Message.Headers, []byte("KV-Operation")) {
+		return nil, 0, ErrNoSplit
+	}
+	return resp.Message.Data, resp.Message.Seq, nil
 }
 
 // Create stores r under its key unless a record is there already, and
@@ -120,18 +186,68 @@ func (s *Splits) Update(ctx context.Context, key string, change func(*job.SplitR
 	}
 }
 
-// Watch reports every change of key's record (the current one first).
-func (s *Splits) Watch(ctx context.Context, key string) (jetstream.KeyWatcher, error) {
-	w, err := s.kv.Watch(ctx, key)
+// Answer stores a subtree's answer under its own key, create-only: the
+// first answer to a subtree is the one counted, a second (a redelivered
+// or republished job) is dropped here (false) and changes nothing.
+func (s *Splits) Answer(ctx context.Context, key string, a job.SubtreeAnswer) (bool, error) {
+	data, err := json.Marshal(a)
 	if err != nil {
-		return nil, fmt.Errorf("watch split %s: %w", key, err)
+		return false, fmt.Errorf("answer %s: %w", job.AnswerKey(key, a.Iteration, a.Index), err)
+	}
+	ak := job.AnswerKey(key, a.Iteration, a.Index)
+	_, err = s.ans.Create(ctx, ak, data)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, jetstream.ErrKeyExists):
+		return false, nil
+	default:
+		return false, fmt.Errorf("answer %s: %w", ak, err)
+	}
+}
+
+// Answered reports whether subtree index of iteration has an answer. It
+// may be stale (any replica answers): a false one costs a search whose
+// answer Answer then drops.
+func (s *Splits) Answered(ctx context.Context, key string, iteration, index int) (bool, error) {
+	_, err := s.ans.Get(ctx, job.AnswerKey(key, iteration, index))
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, jetstream.ErrKeyNotFound):
+		return false, nil
+	default:
+		return false, fmt.Errorf("answer %s: %w", job.AnswerKey(key, iteration, index), err)
+	}
+}
+
+// WatchAnswers reports every answer of iteration of key's search, those
+// already stored first (then a nil entry), then each as it is stored.
+func (s *Splits) WatchAnswers(ctx context.Context, key string, iteration int) (jetstream.KeyWatcher, error) {
+	w, err := s.ans.Watch(ctx, job.AnswerKey(key, iteration, -1))
+	if err != nil {
+		return nil, fmt.Errorf("watch answers of %s iteration %d: %w", key, iteration, err)
 	}
 	return w, nil
 }
 
+// PurgeAnswers removes every answer of key's search (its record has
+// ended: nothing will count them again).
+func (s *Splits) PurgeAnswers(ctx context.Context, key string) error {
+	st, err := s.js.Stream(ctx, BucketStream(SplitAnswersBucket))
+	if err == nil {
+		err = st.Purge(ctx, jetstream.WithPurgeSubject("$KV."+SplitAnswersBucket+"."+key+".>"))
+	}
+	if err != nil {
+		return fmt.Errorf("purge answers of %s: %w", key, err)
+	}
+	return nil
+}
+
 // PublishSubtree publishes a subtree job; its id makes a republished
-// subtree one message while the stream's duplicate window remembers it
-// (and the record's bitset counts its answer once when it does not).
+// subtree of one generation one message while the stream's duplicate
+// window remembers it (a new generation, after a stall, is a new
+// message); its answer key counts it once whatever reaches the workers.
 func (s *Splits) PublishSubtree(ctx context.Context, spec puzzle.Spec, sj job.SubtreeJob) error {
 	data, err := json.Marshal(sj)
 	if err != nil {

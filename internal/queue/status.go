@@ -221,7 +221,7 @@ func streamStatus(ctx context.Context, js jetstream.JetStream, name string, time
 	defer cancel()
 	s, err := js.Stream(rctx, name)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
-		if ss.Kind == "object store" || name == BucketStream(SplitBucket) || name == BucketStream(WorkersBucket) {
+		if ss.Kind == "object store" || name == BucketStream(SplitBucket) || name == BucketStream(SplitAnswersBucket) || name == BucketStream(WorkersBucket) {
 			return nil // the tables bucket is optional; the split and workers buckets come with their first user
 		}
 		ss.Missing = true

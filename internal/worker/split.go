@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/tessera-solver/tessera/internal/backoff"
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
@@ -18,15 +20,17 @@ import (
 	"github.com/tessera-solver/tessera/internal/solve"
 )
 
-// Split searches (issue 27, docs/ARCHITECTURE.md "Split search"). The
-// worker holding a split job's message coordinates each of its states:
-// it lays out each iteration in the state's record and publishes its
-// subtree jobs, and while they are out it answers subtree jobs itself
-// (of any state), so that a process with one worker never waits on
-// itself. Any worker answers subtree jobs. Every change to a record is a
+// Split searches (docs/ARCHITECTURE.md "Split search"). The worker
+// holding a split job's message coordinates each of its states: it lays
+// out each iteration in the state's record, publishes its subtree jobs,
+// counts their answers into the record, and while they are out it
+// answers subtree jobs itself (of any state), so that a process with one
+// worker never waits on itself. Any worker answers subtree jobs, each
+// under its own key; only the coordinator writes the record, always by
 // compare-and-set (queue.Splits.Update) of job's pure rules, so a worker
 // that dies leaves nothing half done: its parent job or subtree job is
-// redelivered and the record says where the search stands.
+// redelivered and the record and the answers say where the search
+// stands.
 
 // DefaultSubtreeNodes is the size (nodes) a subtree job aims at: about a
 // tenth of a second of search, far above the few milliseconds a message
@@ -38,6 +42,12 @@ const DefaultSubtreeNodes = 1 << 21
 // a time: enough to keep a large fleet busy on one state, few enough that
 // a second state's subtrees are not queued behind thousands.
 const DefaultSubtreeWindow = 512
+
+// DefaultSplitStall is how long an iteration may go without an answer
+// before its unanswered subtree jobs are published again: twice the
+// production ack wait (30 s), so that a job lost with a dead worker comes
+// back by itself first.
+const DefaultSplitStall = time.Minute
 
 // maxSubtrees bounds an iteration's subtrees (its record holds a bit per
 // subtree, and a message per subtree is published). At 8192 the last
@@ -77,9 +87,10 @@ func (r *runner) subtreeWant(last int64) int64 {
 func (r *runner) local(last int64) bool { return 5*last < r.opts.SubtreeNodes }
 
 // solveSplit solves state seq (text) of the split job j as a split search
-// and returns its result, the same row an unsplit solve gives. An error
-// hands the job back (a stop, or NATS failing); the record keeps the
-// search's progress for the next delivery.
+// and returns its result, the same row an unsplit solve gives. NATS
+// failing is waited out (backoff); an error hands the job back (a stop,
+// or the search itself failing), and the record keeps the search's
+// progress for the next delivery.
 func (r *runner) solveSplit(ctx context.Context, j job.Job, seq int64, spec puzzle.Spec, text string, opt solve.Options) (result.Result, error) {
 	// The whole state's budget is the one a solve of it would have (the
 	// job's, under the host's ceilings).
@@ -97,28 +108,22 @@ func (r *runner) solveSplit(ctx context.Context, j job.Job, seq int64, spec puzz
 	}); err != nil {
 		return result.Result{}, err
 	}
-	key := job.SplitKey(j.BatchID, seq)
-	rec, err := r.splits.Create(ctx, job.NewSplitRecord(j, seq, text, h0, time.Now()))
-	if err != nil {
+	c := &coordinator{r: r, key: job.SplitKey(j.BatchID, seq), spec: spec, cells: st.Cells}
+	defer c.stopWatch()
+	var rec job.SplitRecord
+	if err := r.waitOut(ctx, c.key, "create its record", func() (err error) {
+		rec, err = r.splits.Create(ctx, job.NewSplitRecord(j, seq, text, h0, time.Now()))
+		return err
+	}); err != nil {
 		return result.Result{}, err
 	}
-	w, err := r.splits.Watch(ctx, key)
-	if err != nil {
-		return result.Result{}, err
-	}
-	defer func() { _ = w.Stop() }()
-	// The iteration whose subtrees this worker is publishing, they, and
-	// the index up to which it has published them.
-	var published, sent int
-	var subs [][]uint8
+	failures := 0
 	for {
 		if err := ctx.Err(); err != nil {
-			return result.Result{}, fmt.Errorf("split %s: %w", key, err)
-		}
-		if rec, _, err = r.splits.Get(ctx, key); err != nil {
-			return result.Result{}, err
+			return result.Result{}, fmt.Errorf("split %s: %w", c.key, err)
 		}
 		if rec.End != "" {
+			c.purge(ctx)
 			return r.splitResult(rec, st, name)
 		}
 		var change func(*job.SplitRecord) bool
@@ -133,36 +138,284 @@ func (r *runner) solveSplit(ctx context.Context, j job.Job, seq int64, spec puzz
 			// The subtrees this worker laid out are the ones to publish:
 			// no second walk (a new holder walks again, in frontier).
 			var laid [][]uint8
-			var it int
-			if laid, it, err = r.lay(ctx, key, rec, st.Cells, spec); it > 0 {
-				subs, published, sent = laid, it, 0
+			var now job.SplitRecord
+			if laid, now, err = r.lay(ctx, c.key, rec, st.Cells, spec); err == nil {
+				if now.Laid() && now.Iteration > rec.Iteration {
+					c.begin(now.Iteration, laid)
+				}
+				rec = now
 			}
 		case r.local(rec.Last):
-			err = r.searchLocal(ctx, key, rec, st.Cells, spec)
-		case published != rec.Iteration:
+			rec, err = r.searchLocal(ctx, c.key, rec, st.Cells, spec)
+		case c.published != rec.Iteration:
 			// A new iteration for this worker (a redelivered parent job,
 			// or one it just laid out): its subtrees, from the first.
-			subs, err = r.frontier(ctx, rec, st.Cells, spec)
-			published, sent = rec.Iteration, 0
-		default:
-			var n int
-			if n, sent, err = r.topUp(ctx, key, rec, spec, subs, sent); err == nil && n == 0 {
-				err = r.helpOrWait(ctx, w)
+			var subs [][]uint8
+			if subs, err = r.frontier(ctx, rec, st.Cells, spec); err == nil {
+				c.begin(rec.Iteration, subs)
 			}
+		default:
+			rec, err = c.step(ctx, rec)
 		}
 		if change != nil {
-			_, _, err = r.splits.Update(ctx, key, change)
+			var now job.SplitRecord
+			if now, _, err = r.splits.Update(ctx, c.key, change); err == nil {
+				rec = now
+			}
+			err = markTransient(err)
 		}
-		if err != nil {
+		if err == nil {
+			failures = 0
+			continue
+		}
+		var te transientError
+		if !errors.As(err, &te) || ctx.Err() != nil || r.js.Conn().IsClosed() {
 			return result.Result{}, err
+		}
+		// NATS failing (a node dead, a leader being elected, no quorum):
+		// wait it out, then read where the search stands and follow the
+		// answers afresh.
+		failures++
+		delay := splitBackoff.Delay(failures)
+		r.log.Warn("split: NATS failed, retrying", "key", c.key, "iteration", rec.Iteration, "bound", rec.Bound,
+			"attempt", failures, "delay", delay, "err", te.error)
+		if !backoff.Sleep(ctx, delay) {
+			continue
+		}
+		c.stopWatch()
+		if now, gerr := c.get(ctx); gerr == nil {
+			rec = now
 		}
 	}
 }
 
+// splitBackoff spaces a coordinator's attempts while NATS fails.
+var splitBackoff = backoff.Policy{Min: 200 * time.Millisecond, Max: 5 * time.Second}
+
+// transientError marks an error of NATS (the buckets, a publish): the
+// split search waits it out instead of handing its job back.
+type transientError struct{ error }
+
+func (e transientError) Unwrap() error { return e.error }
+
+// markTransient marks err, of a call on the split buckets or a publish,
+// as NATS's, unless the record is gone (deleted by hand: nothing to
+// continue). The context's end is the caller's to see.
+func markTransient(err error) error {
+	if err == nil || errors.Is(err, queue.ErrNoSplit) {
+		return err
+	}
+	return transientError{err}
+}
+
+// waitOut runs f, a call on NATS, until it succeeds or ctx ends,
+// logging each failure with the delay before the next attempt.
+func (r *runner) waitOut(ctx context.Context, key, what string, f func() error) error {
+	return backoff.Retry(ctx, splitBackoff, func() error {
+		err := f()
+		if errors.Is(err, queue.ErrNoSplit) || err != nil && r.js.Conn().IsClosed() {
+			return backoff.Permanent(err) // nothing to wait for
+		}
+		return err
+	}, func(attempt int, delay time.Duration, err error) {
+		r.log.Warn("split: NATS failed, retrying", "key", key, "what", what, "attempt", attempt, "delay", delay, "err", err)
+	})
+}
+
+// coordinator is what the holder of a split job keeps about its state
+// between passes: the iteration whose subtrees it publishes, they, how
+// far it has published them, the watch on their answers, and when the
+// record last moved (stall detection).
+type coordinator struct {
+	r     *runner
+	key   string
+	spec  puzzle.Spec
+	cells []uint8
+	// published is the iteration whose subtrees subs are; sent the index
+	// up to which they are published.
+	published, sent int
+	subs            [][]uint8
+	// w follows the answers of iteration watched.
+	w       jetstream.KeyWatcher
+	watched int
+	// moved is when the record last moved (an answer counted, the
+	// iteration begun, its subtrees republished); stalls how many times
+	// in a row it has been republished without moving since.
+	moved  time.Time
+	stalls int
+	// rewatched: the watch was renewed since the record last moved.
+	rewatched bool
+}
+
+// begin starts publishing iteration it's subtrees subs from the first.
+func (c *coordinator) begin(it int, subs [][]uint8) {
+	c.published, c.subs, c.sent = it, subs, 0
+	c.moved, c.stalls, c.rewatched = time.Now(), 0, false
+	c.stopWatch()
+}
+
+func (c *coordinator) stopWatch() {
+	if c.w != nil {
+		_ = c.w.Stop()
+		c.w = nil
+	}
+}
+
+// get reads the record afresh (from the bucket's leader).
+func (c *coordinator) get(ctx context.Context) (job.SplitRecord, error) {
+	rec, _, err := c.r.splits.Get(ctx, c.key)
+	return rec, markTransient(err)
+}
+
+// purge removes the ended search's answers; one left behind costs
+// storage, not an answer, so a failure is logged, not retried.
+func (c *coordinator) purge(ctx context.Context) {
+	pctx, cancel := context.WithTimeout(ctx, publishTimeout)
+	defer cancel()
+	if err := c.r.splits.PurgeAnswers(pctx, c.key); err != nil {
+		c.r.log.Warn("split: answers of an ended search not purged", "key", c.key, "err", err)
+	}
+}
+
+// step is one pass of a distributed iteration: it publishes subtree jobs
+// up to the window; with none to publish, it answers a subtree job (of
+// any state) or waits for answers, and counts those that arrived into
+// the record. A record that has not moved for the stall time has its
+// unanswered subtrees published again under a new generation.
+func (c *coordinator) step(ctx context.Context, rec job.SplitRecord) (job.SplitRecord, error) {
+	if c.w == nil || c.watched != rec.Iteration {
+		c.stopWatch()
+		w, err := c.r.splits.WatchAnswers(ctx, c.key, rec.Iteration)
+		if err != nil {
+			return rec, markTransient(err)
+		}
+		c.w, c.watched = w, rec.Iteration
+	}
+	n, sent, err := c.r.topUp(ctx, c.key, rec, c.spec, c.subs, c.sent)
+	c.sent = sent
+	if err != nil || n > 0 {
+		return rec, markTransient(err)
+	}
+	first, err := c.r.helpOrWait(ctx, c.w)
+	if err != nil {
+		return rec, markTransient(err)
+	}
+	answers, err := c.drain(first)
+	if err != nil {
+		return rec, err
+	}
+	if len(answers) > 0 {
+		now, changed, err := c.r.splits.Update(ctx, c.key, func(x *job.SplitRecord) bool {
+			changed := false
+			for _, a := range answers {
+				changed = x.Apply(a) || changed
+			}
+			return changed
+		})
+		if err != nil {
+			return rec, markTransient(err)
+		}
+		if changed {
+			c.moved, c.stalls, c.rewatched = time.Now(), 0, false
+		}
+		return now, nil
+	}
+	stall := c.r.opts.SplitStall << min(c.stalls, 3)
+	switch quiet := time.Since(c.moved); {
+	case quiet > stall:
+		return c.republish(ctx, rec, stall)
+	case quiet > stall/4 && !c.rewatched:
+		// A watch can fall silent after a failover (seen on 2.9.10) while
+		// answers are stored: a new one replays them, at the cost of a
+		// replay, long before the stall republishes anything.
+		c.stopWatch()
+		c.rewatched = true
+	}
+	return rec, nil
+}
+
+// drain collects the answers the watch holds now, first included.
+func (c *coordinator) drain(first jetstream.KeyValueEntry) ([]job.SubtreeAnswer, error) {
+	var out []job.SubtreeAnswer
+	add := func(e jetstream.KeyValueEntry) {
+		if e == nil || e.Operation() != jetstream.KeyValuePut {
+			return // the end of the stored answers, or a purge
+		}
+		a, err := job.DecodeSubtreeAnswer(e.Value())
+		if err != nil {
+			c.r.log.Error("split: an answer that does not decode is not counted", "key", e.Key(), "err", err)
+			return
+		}
+		out = append(out, a)
+	}
+	add(first)
+	for {
+		select {
+		case e, ok := <-c.w.Updates():
+			if !ok {
+				// The watch ended (its connection closed): a new one
+				// replays every answer of the iteration.
+				c.stopWatch()
+				return out, nil
+			}
+			add(e)
+		default:
+			return out, nil
+		}
+	}
+}
+
+// republish answers a stall: the record has not moved for stall although
+// subtree jobs are out. Each unanswered subtree is published again under
+// the iteration's next generation (ids the stream's duplicate window has
+// not seen), and the answers are followed by a new watch, which replays
+// them all; a subtree answered twice is counted once.
+func (c *coordinator) republish(ctx context.Context, rec job.SplitRecord, stall time.Duration) (job.SplitRecord, error) {
+	it, gen := rec.Iteration, rec.Gen
+	now, changed, err := c.r.splits.Update(ctx, c.key, func(x *job.SplitRecord) bool {
+		if x.End != "" || x.Iteration != it || x.Gen != gen {
+			return false
+		}
+		x.Gen++
+		return true
+	})
+	if err != nil || !changed {
+		return now, markTransient(err)
+	}
+	c.stopWatch()
+	// Which was lost, the jobs or the watch's news of their answers (a
+	// watch on 2.9.10 can fall silent after a failover): the new watch
+	// counts the answers stored, and only subtrees without one are
+	// published again.
+	view := now
+	view.Answered = slices.Clone(now.Answered)
+	unseen := 0
+	for i := range min(c.sent, now.Total) {
+		if now.IsAnswered(i) {
+			continue
+		}
+		if ok, err := c.r.splits.Answered(ctx, c.key, it, i); err == nil && ok {
+			view.Answered[i/8] |= 1 << (i % 8)
+			unseen++
+		}
+	}
+	n, sent, err := c.r.topUp(ctx, c.key, view, c.spec, c.subs, 0)
+	c.sent = sent
+	c.r.log.Warn("split: no answer counted for a while; unanswered subtree jobs published again", "key", c.key,
+		"iteration", it, "bound", now.Bound, "answered", now.Count, "subtrees", now.Total, "stalled", time.Since(c.moved).Round(time.Millisecond),
+		"stall_after", stall, "generation", now.Gen, "stored_unseen", unseen, "republished", n)
+	if n > 0 && c.r.opts.OnSubtrees != nil {
+		c.r.opts.OnSubtrees("republished", n)
+	}
+	c.moved, c.rewatched = time.Now(), false
+	c.stalls++
+	return now, markTransient(err)
+}
+
 // lay walks the top of rec's next iteration and lays it out in the
-// record (unless another worker did first). When it laid the iteration
-// out it returns the iteration's number and its subtrees.
-func (r *runner) lay(ctx context.Context, key string, rec job.SplitRecord, cells []uint8, spec puzzle.Spec) ([][]uint8, int, error) {
+// record (unless another worker did first). It returns the iteration's
+// subtrees and the record as stored.
+func (r *runner) lay(ctx context.Context, key string, rec job.SplitRecord, cells []uint8, spec puzzle.Spec) ([][]uint8, job.SplitRecord, error) {
 	var f search.Frontier
 	var target int64 // the refined layout's (0: none)
 	stop := cpuClock()
@@ -191,13 +444,14 @@ func (r *runner) lay(ctx context.Context, key string, rec job.SplitRecord, cells
 		err = fmt.Errorf("split %s: %w", key, ctx.Err()) // a layout cut short is not written
 	}
 	if err != nil {
-		return nil, 0, err
+		return nil, rec, err
 	}
 	if f.Pass.Stopped {
 		if ctx.Err() != nil {
-			return nil, 0, fmt.Errorf("split %s: %w", key, ctx.Err())
+			return nil, rec, fmt.Errorf("split %s: %w", key, ctx.Err())
 		}
-		return nil, 0, r.stopSplit(ctx, key, rec.Batch, f.Walked)
+		now, err := r.stopSplit(ctx, key, rec.Batch, f.Walked)
+		return nil, now, err
 	}
 	now, laid, err := r.splits.Update(ctx, key, func(x *job.SplitRecord) bool {
 		if x.Bound != rec.Bound || !x.Lay(f.Depth, len(f.Subtrees), f.Walked, f.Next) {
@@ -209,11 +463,14 @@ func (r *runner) lay(ctx context.Context, key string, rec job.SplitRecord, cells
 		}
 		return true
 	})
-	if !laid || err != nil {
-		return nil, 0, err
+	if err != nil {
+		return nil, rec, markTransient(err)
+	}
+	if !laid {
+		return nil, now, nil
 	}
 	r.opts.SplitRecord.line(key, now.Iteration, rec.Bound, "walk", f.Depth, -1, f.Walked, cpu, f.Done && f.Pass.OK)
-	return f.Subtrees, now.Iteration, nil
+	return f.Subtrees, now, nil
 }
 
 // frontier is the current iteration's subtrees, as rec laid them out,
@@ -264,7 +521,7 @@ func (r *runner) topUp(ctx context.Context, key string, rec job.SplitRecord, spe
 			continue
 		}
 		sj := job.SubtreeJob{V: job.Version, Key: key, Puzzle: rec.Puzzle, State: rec.State, Iteration: rec.Iteration,
-			Bound: rec.Bound, Index: sent, Prefix: subs[sent]}
+			Bound: rec.Bound, Index: sent, Prefix: subs[sent], Gen: rec.Gen}
 		pctx, cancel := context.WithTimeout(ctx, publishTimeout)
 		err := r.splits.PublishSubtree(pctx, spec, sj)
 		cancel()
@@ -281,69 +538,121 @@ func (r *runner) topUp(ctx context.Context, key string, rec job.SplitRecord, spe
 }
 
 // searchLocal searches the current iteration's unanswered subtrees here,
-// counting each answer into the record as a subtree job's would be.
-func (r *runner) searchLocal(ctx context.Context, key string, rec job.SplitRecord, cells []uint8, spec puzzle.Spec) error {
+// counting each answer into the record (the coordinator writes it: no
+// answer key) and returns the record as stored.
+func (r *runner) searchLocal(ctx context.Context, key string, rec job.SplitRecord, cells []uint8, spec puzzle.Spec) (job.SplitRecord, error) {
 	subs, err := r.frontier(ctx, rec, cells, spec)
 	if err != nil {
-		return err
+		return rec, err
 	}
 	for _, i := range rec.Pending() {
 		sj := job.SubtreeJob{V: job.Version, Key: key, Puzzle: rec.Puzzle, State: rec.State, Iteration: rec.Iteration,
 			Bound: rec.Bound, Index: i, Prefix: subs[i]}
-		if done, err := r.answerSubtree(ctx, sj, spec, cells, "local"); err != nil || done {
-			return err
+		a, cpu, err := r.searchSubtree(ctx, sj, spec, cells, rec)
+		if err != nil {
+			return rec, err
+		}
+		now, counted, err := r.splits.Update(ctx, key, func(x *job.SplitRecord) bool { return x.Apply(a) })
+		if err != nil {
+			return rec, markTransient(err)
+		}
+		if counted && a.Stop == "" {
+			r.opts.SplitRecord.line(key, sj.Iteration, sj.Bound, "local", len(sj.Prefix), sj.Index, a.Nodes, cpu, a.Path != nil)
+			if r.opts.OnSubtrees != nil {
+				r.opts.OnSubtrees("answered", 1)
+			}
+		}
+		if rec = now; rec.End != "" || rec.Iteration != sj.Iteration {
+			break
 		}
 	}
-	return nil
+	return rec, nil
 }
 
-// answerSubtree searches sj's subtree and counts its answer into the
-// record. done reports that the record has ended (or moved on): there is
-// nothing more to search for it.
-// kind names the work in the split record: "subtree" (a job) or "local".
-func (r *runner) answerSubtree(ctx context.Context, sj job.SubtreeJob, spec puzzle.Spec, cells []uint8, kind string) (done bool, err error) {
-	rec, _, err := r.splits.Get(ctx, sj.Key)
-	if err != nil {
+// answerSubtree searches sj's subtree and stores its answer under its own
+// key (create-only: a second answer to it changes nothing), for the
+// coordinator to count. done reports that the search of the state has
+// ended or moved past sj's iteration: nothing more to search for it.
+func (r *runner) answerSubtree(ctx context.Context, sj job.SubtreeJob, spec puzzle.Spec, cells []uint8) (done bool, err error) {
+	var rec job.SplitRecord
+	if err := r.waitOut(ctx, sj.Key, "read its record", func() (err error) {
+		rec, _, err = r.splits.Get(ctx, sj.Key)
+		return err
+	}); err != nil {
 		return false, err
 	}
-	if rec.End != "" || rec.Iteration != sj.Iteration || rec.IsAnswered(sj.Index) {
-		return rec.End != "" || rec.Iteration != sj.Iteration, nil
+	// A record behind sj's iteration is a read from before the iteration
+	// was laid out (a failover's): the job proves it was, so it is
+	// searched, never dropped. One ahead of it moved on without it.
+	switch {
+	case rec.End != "" || rec.Iteration > sj.Iteration:
+		return true, nil
+	case rec.Iteration == sj.Iteration && rec.IsAnswered(sj.Index):
+		return false, nil
 	}
 	if _, ok := r.cancelled.At(rec.Batch); ok {
 		return true, nil // the coordinator ends the record
 	}
+	var answered bool
+	if err := r.waitOut(ctx, sj.Key, "look for its answer", func() (err error) {
+		answered, err = r.splits.Answered(ctx, sj.Key, sj.Iteration, sj.Index)
+		return err
+	}); err != nil || answered {
+		return false, err
+	}
+	a, cpu, err := r.searchSubtree(ctx, sj, spec, cells, rec)
+	if err != nil {
+		return false, err
+	}
+	var created bool
+	if err := r.waitOut(ctx, sj.Key, "store a subtree's answer", func() (err error) {
+		created, err = r.splits.Answer(ctx, sj.Key, a)
+		return err
+	}); err != nil {
+		return false, err
+	}
+	if created && a.Stop == "" {
+		r.opts.SplitRecord.line(sj.Key, sj.Iteration, sj.Bound, "subtree", len(sj.Prefix), sj.Index, a.Nodes, cpu, a.Path != nil)
+		if r.opts.OnSubtrees != nil {
+			r.opts.OnSubtrees("answered", 1)
+		}
+	}
+	return a.Path != nil || a.Stop != "", nil
+}
+
+// searchSubtree searches sj's subtree with what rec has left of the
+// state's budget. An answer stopped by the budget or the batch's cancel
+// carries it (Stop); the process's own stop is an error.
+func (r *runner) searchSubtree(ctx context.Context, sj job.SubtreeJob, spec puzzle.Spec, cells []uint8, rec job.SplitRecord) (job.SubtreeAnswer, time.Duration, error) {
 	// The batch's cancel stops the search at its next checkpoint.
 	bctx, stopCancelled := r.cancelled.Context(ctx, rec.Batch)
 	defer stopCancelled()
 	var out search.Subtree
 	stop := cpuClock()
-	err = r.split(spec, func(sp search.Splitter) (err error) {
+	err := r.split(spec, func(sp search.Splitter) (err error) {
 		out, err = sp.SearchSubtree(cells, sj.Prefix, sj.Bound, r.splitBudget(bctx, rec))
 		return err
 	})
 	cpu := stop()
 	r.searched(spec, out.Nodes)
 	if err != nil {
-		return false, err
-	}
-	if out.Stopped {
-		if ctx.Err() != nil {
-			return false, fmt.Errorf("subtree %s: %w", sj.ID(), ctx.Err()) // handed back: this process stops
-		}
-		return true, r.stopSplit(ctx, sj.Key, rec.Batch, out.Nodes)
+		return job.SubtreeAnswer{}, cpu, err
 	}
 	a := job.SubtreeAnswer{Iteration: sj.Iteration, Index: sj.Index, Nodes: out.Nodes, Next: out.Next, Path: out.Path}
+	if out.Stopped {
+		if ctx.Err() != nil {
+			return a, cpu, fmt.Errorf("subtree %s: %w", sj.ID(), ctx.Err()) // handed back: this process stops
+		}
+		a.Next, a.Path, a.Stop = job.NoNext, nil, job.EndBudget
+		if _, ok := r.cancelled.At(rec.Batch); ok {
+			a.Stop = job.EndCancelled
+		}
+		return a, cpu, nil
+	}
 	if target := cmp.Or(rec.Target, r.opts.SubtreeNodes); out.Nodes > search.HeavyFactor*target {
 		a.Prefix = sj.Prefix // the next iteration splits it deeper
 	}
-	rec, counted, err := r.splits.Update(ctx, sj.Key, func(x *job.SplitRecord) bool { return x.Apply(a) })
-	if counted {
-		r.opts.SplitRecord.line(sj.Key, sj.Iteration, sj.Bound, kind, len(sj.Prefix), sj.Index, out.Nodes, cpu, out.Path != nil)
-		if r.opts.OnSubtrees != nil {
-			r.opts.OnSubtrees("answered", 1)
-		}
-	}
-	return rec.End != "", err
+	return a, cpu, nil
 }
 
 // heavyOf is the record's heavy subtrees for search.Refine.
@@ -363,23 +672,24 @@ func expander(sp search.Splitter, cells []uint8, bound int, b search.Budget) fun
 	}
 }
 
-// stopSplit ends the record of key whose search (of nodes, not yet
-// counted) the state's budget or its batch's cancel stopped. A search
-// stopped by the budget proves the state has spent it: the budget it was
-// given was what the record had left, and other searches only add.
-func (r *runner) stopSplit(ctx context.Context, key string, batch int64, nodes int64) error {
+// stopSplit ends the record of key whose walk (of nodes, not yet
+// counted) the state's budget or its batch's cancel stopped, and returns
+// it as stored. A walk stopped by the budget proves the state has spent
+// it: the budget it was given was what the record had left, and other
+// searches only add.
+func (r *runner) stopSplit(ctx context.Context, key string, batch int64, nodes int64) (job.SplitRecord, error) {
 	end := job.EndBudget
 	if _, ok := r.cancelled.At(batch); ok {
 		end = job.EndCancelled
 	}
-	_, _, err := r.splits.Update(ctx, key, func(x *job.SplitRecord) bool {
+	now, _, err := r.splits.Update(ctx, key, func(x *job.SplitRecord) bool {
 		if x.End != "" {
 			return false
 		}
 		x.Nodes += nodes
 		return x.Stop(end)
 	})
-	return err
+	return now, markTransient(err)
 }
 
 // splitBudget is what one walk or subtree of rec may spend: the rest of
@@ -393,26 +703,27 @@ func (r *runner) splitBudget(ctx context.Context, rec job.SplitRecord) search.Bu
 }
 
 // helpOrWait answers one waiting subtree job, of any state, or else waits
-// for the record to change (or splitPoll).
-func (r *runner) helpOrWait(ctx context.Context, w jetstream.KeyWatcher) error {
+// for an answer on w (or splitPoll) and returns it.
+func (r *runner) helpOrWait(ctx context.Context, w jetstream.KeyWatcher) (jetstream.KeyValueEntry, error) {
 	msgs, err := queue.FetchReady(r.hard, r.splitCons, 1)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(msgs) > 0 {
 		t := r.beats.add(msgs[0])
 		defer r.beats.remove(t)
 		r.processSubtree(ctx, t)
-		return nil
+		return nil, nil
 	}
 	timer := time.NewTimer(splitPoll)
 	defer timer.Stop()
 	select {
 	case <-ctx.Done():
-	case <-w.Updates():
+	case e := <-w.Updates():
+		return e, nil
 	case <-timer.C:
 	}
-	return nil
+	return nil, nil
 }
 
 // processSubtree handles one claimed subtree job to its end.
@@ -432,7 +743,7 @@ func (r *runner) processSubtree(ctx context.Context, t *tracked) {
 		}
 	}
 	if err == nil {
-		_, err = r.answerSubtree(ctx, sj, spec, st.Cells, "subtree")
+		_, err = r.answerSubtree(ctx, sj, spec, st.Cells)
 		switch {
 		case err == nil:
 			r.settle(t, m.Ack)

@@ -3,14 +3,16 @@ package worker_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"testing"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/tessera-solver/tessera/internal/instances"
 	"github.com/tessera-solver/tessera/internal/job"
@@ -143,7 +145,7 @@ func TestSplitSolvesLikeUnsplit(t *testing.T) {
 		if rs.JobID != fmt.Sprintf("%d-%d", 31, rs.FirstSeq) {
 			t.Fatalf("results id %s", rs.JobID)
 		}
-		checkSplitRecord(t, record.String(), job.SplitKey(31, rs.FirstSeq), r.Nodes)
+		checkSplitRecord(t, record.String(), rec)
 	}
 	count := func(event string) int {
 		n := 0
@@ -199,13 +201,16 @@ func refinedPieces(record string) int {
 	return n
 }
 
-// checkSplitRecord checks the split record's lines of key: the walks that
-// laid iterations out (index -1), the subtrees and the coordinator's own
-// searches add up to the row's nodes, each counted once, and the CPU time
-// was measured.
-func checkSplitRecord(t *testing.T, record, key string, nodes int64) {
+// checkSplitRecord checks the split record's lines of key against its
+// record: the walks that laid iterations out (index -1), the subtrees and
+// the coordinator's own searches of the exhausted iterations add up to
+// their nodes, each counted once; those of the last iteration to at least
+// what the row counted of it (a subtree searched after the goal was found
+// is listed, not counted); and the CPU time was measured.
+func checkSplitRecord(t *testing.T, record string, rec job.SplitRecord) {
 	t.Helper()
-	var sum int64
+	key := job.SplitKey(rec.Batch, rec.Seq)
+	var before, last int64
 	var cpu time.Duration
 	lines := 0
 	for _, l := range strings.Split(record, "\n") {
@@ -216,16 +221,22 @@ func checkSplitRecord(t *testing.T, record, key string, nodes int64) {
 		if len(f) != 9 {
 			t.Fatalf("record line %q", l)
 		}
+		it, _ := strconv.Atoi(f[1])
 		n, _ := strconv.ParseInt(f[6], 10, 64)
 		c, _ := strconv.ParseInt(f[7], 10, 64)
 		cpu += time.Duration(c)
 		lines++
-		if f[5] != "-2" { // the publishing walk is not in the state's count
-			sum += n
+		switch {
+		case f[5] == "-2": // the publishing walk is not in the state's count
+		case it < rec.Iteration:
+			before += n
+		default:
+			last += n
 		}
 	}
-	if sum != nodes || cpu <= 0 {
-		t.Fatalf("record of %s: %d lines, %d nodes and %v CPU, row %d nodes", key, lines, sum, cpu, nodes)
+	if before != rec.Exhausted || last < rec.Nodes-rec.Exhausted || cpu <= 0 {
+		t.Fatalf("record of %s: %d lines, %d nodes before the last iteration and %d in it, %v CPU; the record %d exhausted, %d in all",
+			key, lines, before, last, cpu, rec.Exhausted, rec.Nodes)
 	}
 }
 
@@ -395,4 +406,160 @@ func TestSplitWindowInterleaves(t *testing.T) {
 	if m := <-most; m == 0 || m > 2*window {
 		t.Fatalf("at most %d subtree jobs waiting at once, want 1 to %d", m, 2*window)
 	}
+}
+
+// A worker whose read of the record is behind its subtree job (a read
+// from before the iteration was laid out, as a replica behind a failover
+// gives) searches the subtree and stores its answer: the job proves the
+// iteration exists. A job of an iteration the record has left is acked
+// unsearched.
+func TestSplitAnswerAheadOfRecord(t *testing.T) {
+	e := newEnv(t, fastConfig())
+	sv := solver555(t)
+	splits, err := queue.OpenSplits(e.ctx, e.js, e.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	states, _ := korfStates(3)
+	spec, _ := puzzle.ParseSpec("sliding:4x4")
+	st, _ := puzzle.Parse(spec, states[0])
+	// An iteration with a few subtrees: a bound a few steps above the root's.
+	var bound int
+	var f search.Frontier
+	if _, err := sv.Split(spec, func(sp search.Splitter) (err error) {
+		if bound, err = sp.Root(st.Cells); err == nil {
+			bound += 6
+			f, err = sp.Frontier(st.Cells, bound, 1, 4, search.Budget{})
+		}
+		return err
+	}); err != nil || len(f.Subtrees) < 2 {
+		t.Fatalf("frontier %+v %v", f, err)
+	}
+	// The record as the stale read shows it: iteration 1 of the layout.
+	ahead, late := job.SplitKey(81, 0), job.SplitKey(81, 1)
+	for i, key := range []string{ahead, late} {
+		r := job.NewSplitRecord(splitJob(81, int64(i), states[0]), int64(i), states[0], bound, time.Now())
+		r.Lay(f.Depth, len(f.Subtrees), f.Walked, f.Next)
+		if key == late {
+			r.Iteration = 3 // moved past the job's iteration 2
+		}
+		if _, err := splits.Create(e.ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		sj := job.SubtreeJob{V: job.Version, Key: key, Puzzle: "sliding:4x4", State: states[0], Iteration: 2, Bound: bound, Index: 1, Prefix: f.Subtrees[1]}
+		if err := splits.PublishSubtree(e.ctx, spec, sj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.start(t, worker.Options{Workers: 1, Solve: sv.SolveText, Split: sv.Split})
+	eventually(t, "the answer of the job ahead of the record", func() bool {
+		ok, err := splits.Answered(e.ctx, ahead, 2, 1)
+		return err == nil && ok
+	})
+	eventually(t, "no job left", func() bool { return e.streamMsgs(t, queue.JobsStream) == 0 })
+	if ok, err := splits.Answered(e.ctx, late, 2, 1); err != nil || ok {
+		t.Fatalf("the late job was searched and stored: %v %v", ok, err)
+	}
+}
+
+// Subtree jobs lost after they were published (here purged from the
+// stream; on a failing cluster, acked and never answered) stall their
+// iteration: after SplitStall without an answer the coordinator logs it
+// and publishes the unanswered ones again under a new generation (the
+// first generation's ids are still in the duplicate window, which would
+// swallow them), and the search ends with the optimal length.
+func TestSplitRepublishesAfterStall(t *testing.T) {
+	e := newEnv(t, fastConfig())
+	sv := solver555(t)
+	var republished atomic.Int64
+	var log testenv.SyncBuffer
+	o := worker.Options{Workers: 1, Solve: sv.SolveText, Split: sv.Split, SubtreeNodes: 2048, SplitStall: 500 * time.Millisecond,
+		OnSubtrees: func(event string, n int) {
+			if event == "republished" {
+				republished.Add(int64(n))
+			}
+		}}
+	o.Queue = &e.cfg
+	o.PollWait, o.RetryDelay = 100*time.Millisecond, 10*time.Millisecond
+	o.Log = slog.New(slog.NewTextHandler(&log, nil))
+	ctx, cancel := context.WithCancel(e.ctx)
+	done := make(chan error, 1)
+	go func() { done <- worker.Run(ctx, e.js, o) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(waitFor):
+			t.Error("worker did not stop")
+		}
+	})
+	states, opt := korfStates(3)
+	key := job.SplitKey(91, 0)
+	e.publish(t, splitJob(91, 0, states[0]))
+	// One worker answers its own subtree jobs one at a time, so most of a
+	// distributed iteration's jobs wait in the stream.
+	at := splitRecord(t, e, key, func(r job.SplitRecord) bool { return r.Laid() && r.Total-r.Count > 20 && r.Count > 0 })
+	st, err := e.js.Stream(e.ctx, queue.JobsStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Purge(e.ctx, jetstream.WithPurgeSubject("tessera.jobs.split.>")); err != nil {
+		t.Fatal(err)
+	}
+	purged := time.Now()
+	r := e.results(t, 1)[0].Results[0]
+	answered := time.Since(purged)
+	checkSplitRow(t, r, opt[states[0]], sv)
+	if republished.Load() == 0 || !strings.Contains(log.String(), "published again") {
+		t.Fatalf("lost jobs in iteration %d (%d of %d answered), %d republished; log:\n%s", at.Iteration, at.Count, at.Total, republished.Load(), log.String())
+	}
+	lines := []string{}
+	for _, l := range strings.Split(log.String(), "\n") {
+		if strings.Contains(l, "published again") {
+			lines = append(lines, l)
+		}
+	}
+	t.Logf("jobs purged in iteration %d (%d of %d answered); the row %v after the purge; %d republished:\n%s", at.Iteration, at.Count, at.Total,
+		answered.Round(time.Millisecond), republished.Load(), strings.Join(lines, "\n"))
+}
+
+// A split bucket that cannot be created when solverd starts (here its
+// subjects are held by another stream; on a cluster, a leader not yet
+// elected) is retried with a log line, not the end of Run: once the way
+// is clear the worker sets up and solves a split state.
+func TestSplitBucketSetUpRetried(t *testing.T) {
+	e := newEnv(t, fastConfig())
+	sv := solver555(t)
+	_, err := e.js.CreateStream(e.ctx, jetstream.StreamConfig{Name: "SQUATTER", Subjects: []string{"$KV." + queue.SplitAnswersBucket + ".>"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log testenv.SyncBuffer
+	o := worker.Options{Workers: 1, Solve: sv.SolveText, Split: sv.Split, SubtreeNodes: 2048}
+	o.Queue = &e.cfg
+	o.PollWait, o.RetryDelay = 100*time.Millisecond, 10*time.Millisecond
+	o.Log = slog.New(slog.NewTextHandler(&log, nil))
+	ctx, cancel := context.WithCancel(e.ctx)
+	done := make(chan error, 1)
+	go func() { done <- worker.Run(ctx, e.js, o) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(waitFor):
+			t.Error("worker did not stop")
+		}
+	})
+	eventually(t, "a set-up retry logged", func() bool { return strings.Contains(log.String(), "split buckets: set-up failed, retrying") })
+	select {
+	case err := <-done:
+		t.Fatalf("Run returned while the bucket could not be created: %v", err)
+	default:
+	}
+	if err := e.js.DeleteStream(e.ctx, "SQUATTER"); err != nil {
+		t.Fatal(err)
+	}
+	states, opt := korfStates(3)
+	e.publish(t, splitJob(95, 0, states[0]))
+	checkSplitRow(t, e.results(t, 1)[0].Results[0], opt[states[0]], sv)
 }

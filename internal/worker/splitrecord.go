@@ -16,8 +16,10 @@ import (
 // searched, in the columns internal/splitplan reads (instance, iteration,
 // bound, kind, depth, index, nodes, cpu_ns, goal), instance being the
 // state's key ("batch.seq"). Lines are appended by single writes, so
-// several processes may share one file; a line is written only for work
-// that counted (a redelivered subtree counts once).
+// several processes may share one file; a line is written only for an
+// answer stored (a redelivered subtree is listed once). The last
+// iteration may list subtrees searched after the goal was found, which
+// the row does not count.
 type SplitRecorder struct {
 	mu sync.Mutex
 	w  io.Writer

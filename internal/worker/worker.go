@@ -97,6 +97,12 @@ type Options struct {
 	// SubtreeWindow is how many subtree jobs of one split state are out
 	// unanswered at most (default DefaultSubtreeWindow).
 	SubtreeWindow int
+	// SplitStall is how long a coordinator waits for the next answer of
+	// an iteration before it logs the stall and publishes the unanswered
+	// subtree jobs again (default DefaultSplitStall); each stall in a row
+	// doubles it, to eight times, so that a subtree that is merely long is
+	// not searched over and over.
+	SplitStall time.Duration
 	// SplitRecord, if set, records every split-search walk and subtree
 	// this process searches (solver.split_record, splitrecord.go).
 	SplitRecord *SplitRecorder
@@ -147,6 +153,9 @@ func (o *Options) defaults() {
 	}
 	if o.SubtreeWindow <= 0 {
 		o.SubtreeWindow = DefaultSubtreeWindow
+	}
+	if o.SplitStall <= 0 {
+		o.SplitStall = DefaultSplitStall
 	}
 }
 
@@ -215,10 +224,18 @@ func Run(ctx context.Context, js jetstream.JetStream, opts Options) error {
 	r := &runner{opts: opts, js: js, cons: cons, cc: cons[heavy][normal].CachedInfo().Config, log: opts.Log, hard: hard}
 	r.beats = newHeartbeats(r.cc)
 	if opts.Split != nil {
-		if r.splits, err = queue.OpenSplits(ctx, js, *opts.Queue); err != nil {
+		// Opening a bucket times out while its leader is being elected:
+		// waited out like the consumers' set-up.
+		if err = setUp(ctx, opts.Log, "worker: split buckets", func() (err error) {
+			r.splits, err = queue.OpenSplits(ctx, js, *opts.Queue)
+			return err
+		}); err != nil {
 			return fmt.Errorf("worker: %w", err)
 		}
-		if r.splitCons, err = queue.EnsureSplitConsumer(ctx, js, *opts.Queue); err != nil {
+		if err = setUp(ctx, opts.Log, "worker: split consumer", func() (err error) {
+			r.splitCons, err = queue.EnsureSplitConsumer(ctx, js, *opts.Queue)
+			return err
+		}); err != nil {
 			return fmt.Errorf("worker: %w", err)
 		}
 	}

@@ -53,6 +53,7 @@ func WorkerOptions(s config.Solver, qc queue.Config, solver Solver, log *slog.Lo
 		// Zero (a Config not from config.Default) leaves the worker's defaults.
 		SubtreeNodes:  s.SplitSubtreeNodes,
 		SubtreeWindow: s.SplitWindow,
+		SplitStall:    s.SplitStall,
 		Log:           log,
 	}
 	opts.Solve = exact(opts.Solve)
