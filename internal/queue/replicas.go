@@ -336,44 +336,6 @@ func peers(ci *jetstream.ClusterInfo) int {
 // count exceeds parent stream" (nats.go names no constant for it).
 const errCodeReplicasExceedStream jetstream.ErrorCode = 10126
 
-// ensureConsumer creates the durable consumer cc on stream, or updates an
-// existing one to cc's settings while keeping its replica count.
-func ensureConsumer(ctx context.Context, js jetstream.JetStream, stream string, cc jetstream.ConsumerConfig) (jetstream.Consumer, error) {
-	cc.Replicas = 0 // the stream's; see the comment at the top
-	cons, err := findOrCreate(ctx, js, stream, cc)
-	if err != nil {
-		return nil, err
-	}
-	// Found, or created meanwhile by another process, perhaps
-	// differently: update it, keeping its replicas.
-	cc.Replicas = cons.CachedInfo().Config.Replicas
-	err = Place(ctx, js.Conn(), 0, func() (err error) {
-		cons, err = js.UpdateConsumer(ctx, stream, cc)
-		return err
-	})
-	return cons, err
-}
-
-// findOrCreate returns the durable consumer cc.Durable of stream, creating
-// it with cc when it is missing (one that exists keeps its settings). It
-// goes through Place: the consumer of a stream just made with replicas
-// has a raft group of its own, which may answer after the client's API
-// timeout (seen in the fault suite's cluster on a loaded host).
-func findOrCreate(ctx context.Context, js jetstream.JetStream, stream string, cc jetstream.ConsumerConfig) (cons jetstream.Consumer, err error) {
-	err = Place(ctx, js.Conn(), 0, func() (err error) {
-		cons, err = js.Consumer(ctx, stream, cc.Durable)
-		if !errors.Is(err, jetstream.ErrConsumerNotFound) {
-			return err
-		}
-		cons, err = js.CreateConsumer(ctx, stream, cc)
-		if errors.Is(err, jetstream.ErrConsumerExists) {
-			cons, err = js.Consumer(ctx, stream, cc.Durable) // created meanwhile by another process
-		}
-		return err
-	})
-	return cons, err
-}
-
 // placeWait bounds how long Place waits out offline peers.
 const placeWait = 20 * time.Second
 

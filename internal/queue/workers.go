@@ -112,24 +112,8 @@ func WorkerKey(role, host string, pid int, started time.Time) string {
 // it is missing (the first process to register does; `solverd queue
 // apply` scales it like the other buckets).
 func workersKV(ctx context.Context, js jetstream.JetStream, c Config) (jetstream.KeyValue, error) {
-	kv, err := js.KeyValue(ctx, WorkersBucket)
-	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		err = Place(ctx, js.Conn(), c.Replicas, func() (err error) {
-			kv, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: WorkersBucket,
-				Description: "live tessera processes (solverd workers)", TTL: WorkerTTL, Replicas: max(c.Replicas, 1)})
-			return err
-		})
-		if errors.Is(err, jetstream.ErrBucketExists) {
-			kv, err = js.KeyValue(ctx, WorkersBucket)
-		} else if err == nil {
-			err = CheckReplicas(ctx, js, BucketStream(WorkersBucket), "bucket "+WorkersBucket, c.Replicas)
-		}
-		err = ReplicasError(js.Conn(), "bucket "+WorkersBucket, c.Replicas, err)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("bucket %s: %w", WorkersBucket, err)
-	}
-	return kv, nil
+	return openKV(ctx, js, c, jetstream.KeyValueConfig{Bucket: WorkersBucket,
+		Description: "live tessera processes (solverd workers)", TTL: WorkerTTL})
 }
 
 // Registration is a process's entry in the registry.

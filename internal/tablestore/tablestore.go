@@ -71,26 +71,18 @@ func Open(ctx context.Context, nc *nats.Conn, bucket string, replicas int) (*Sto
 	if err != nil {
 		return nil, fmt.Errorf("table bucket %s: %w", bucket, err)
 	}
-	obs, err := js.ObjectStore(ctx, bucket)
-	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		err = queue.Place(ctx, nc, replicas, func() (err error) {
-			obs, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{
+	obs, err := queue.EnsureBucket(ctx, js, replicas, bucket, queue.ObjectStoreStream(bucket),
+		func(ctx context.Context) (jetstream.ObjectStore, error) { return js.ObjectStore(ctx, bucket) },
+		func(ctx context.Context) (jetstream.ObjectStore, error) {
+			return js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{
 				Bucket:      bucket,
 				Description: "tessera precomputed tables (solverd tables push/pull)",
 				Storage:     jetstream.FileStorage,
 				Replicas:    replicas,
 			})
-			return err
 		})
-		if errors.Is(err, jetstream.ErrBucketExists) { // created meanwhile by another host
-			obs, err = js.ObjectStore(ctx, bucket)
-		} else if err == nil {
-			err = queue.CheckReplicas(ctx, js, queue.ObjectStoreStream(bucket), "bucket "+bucket, replicas)
-		}
-		err = queue.ReplicasError(nc, "bucket "+bucket, replicas, err)
-	}
 	if err != nil {
-		return nil, fmt.Errorf("table bucket %s: %w", bucket, err)
+		return nil, fmt.Errorf("tables: %w", err)
 	}
 	return &Store{bucket: bucket, obs: obs}, nil
 }
