@@ -27,6 +27,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/httpauth"
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/puzzle"
+	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/store"
 	"github.com/tessera-solver/tessera/internal/store/storetest"
 )
@@ -131,7 +132,7 @@ func TestOpenAPISecurity(t *testing.T) {
 	srv := httptest.NewServer(httpauth.NewGuard(reader, nil, httpapi.OpenPaths()...).Wrap(httpapi.New(storetest.NewStore(t), nil)))
 	t.Cleanup(srv.Close)
 	client := noRedirects(srv)
-	fill := strings.NewReplacer("{id}", "1", "{puzzle}", "8", "{path}", "nope")
+	fill := strings.NewReplacer("{id}", "1", "{puzzle}", "8", "{path}", "nope", "{action}", "pause")
 	open := 0
 	for path, item := range sp.doc.Paths.Map() {
 		for method, op := range item.Operations() {
@@ -193,8 +194,9 @@ func (sp spec) check(req *http.Request, op string, resp *http.Response, body []b
 	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
 		return err
 	}
-	if resp.StatusCode < 300 {
-		// What the server takes, the description must allow.
+	if resp.StatusCode < 300 || req.Method == http.MethodPost && resp.StatusCode == http.StatusSeeOther {
+		// What the server takes (a form it answers with 303 too), the
+		// description must allow.
 		if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil {
 			return fmt.Errorf("request not allowed by the description: %v", err)
 		}
@@ -235,6 +237,7 @@ type exchange struct {
 	token  string // bearer token ("": none)
 	cookie *http.Cookie
 	accept string
+	header map[string]string // more request headers
 	form   url.Values
 	want   int
 }
@@ -283,6 +286,12 @@ func TestOpenAPIResponses(t *testing.T) {
 	t.Cleanup(open.Close)
 	starting := guard(httpapi.WithStarting(func() error { return errors.New("starting: migrating the database schema") }))
 	down := downServer(t)
+	// Steering on a private NATS server with a registered worker, and a
+	// server whose NATS does not answer.
+	sf := newSteerFixture(t)
+	natsDown := guard(httpapi.WithSteering(httpapi.Steering{Workers: func(context.Context) ([]queue.WorkerEntry, error) {
+		return nil, errors.New("nats: no servers available for connection")
+	}}))
 
 	a, missing := fmt.Sprint(f.a), "/api/batches/999999"
 	html := "text/html,application/xhtml+xml"
@@ -373,6 +382,24 @@ func TestOpenAPIResponses(t *testing.T) {
 		{srv: starting, op: "getScrambles", path: "/api/scrambles?puzzle=8&length=4", token: reader, want: 503},
 		{srv: down, op: "getScrambles", path: "/api/scrambles?puzzle=8&length=4", want: 500},
 
+		{srv: main, op: "getBatchThroughput", path: "/api/batches/" + a + "/throughput", token: reader, want: 200},
+		{srv: main, op: "getBatchThroughput", path: "/api/batches/" + a + "/throughput?minutes=5", token: reader, want: 200},
+		{srv: main, op: "getBatchThroughput", path: fmt.Sprint("/api/batches/", f.b, "/throughput"), token: reader, want: 200},
+		{srv: main, op: "getBatchThroughput", path: "/api/batches/x/throughput", token: reader, want: 400},
+		{srv: main, op: "getBatchThroughput", path: "/api/batches/" + a + "/throughput?minutes=0", token: reader, want: 400},
+		{srv: main, op: "getBatchThroughput", path: missing + "/throughput", token: reader, want: 404},
+		{srv: main, op: "getBatchThroughput", path: missing + "/throughput", want: 401},
+		{srv: main, op: "getBatchThroughput", path: missing + "/throughput", accept: html, want: 303},
+		{srv: starting, op: "getBatchThroughput", path: missing + "/throughput", token: reader, want: 503},
+		{srv: down, op: "getBatchThroughput", path: "/api/batches/1/throughput", want: 500},
+
+		{srv: sf.srv, op: "listWorkers", path: "/api/workers", token: reader, want: 200},
+		{srv: main, op: "listWorkers", path: "/api/workers", token: reader, want: 503},     // no NATS configured
+		{srv: natsDown, op: "listWorkers", path: "/api/workers", token: reader, want: 503}, // NATS does not answer
+		{srv: starting, op: "listWorkers", path: "/api/workers", token: reader, want: 503}, // with Retry-After
+		{srv: main, op: "listWorkers", path: "/api/workers", want: 401},
+		{srv: main, op: "listWorkers", path: "/api/workers", accept: html, want: 303},
+
 		{srv: main, op: "unknownEndpoint", path: "/api/nope", token: reader, want: 404},
 		{srv: main, op: "unknownEndpoint", path: "/api/batches/1/nope/deeper", token: reader, want: 404},
 		{srv: main, op: "unknownEndpoint", path: "/api/nope", want: 401},
@@ -402,6 +429,41 @@ func TestOpenAPIResponses(t *testing.T) {
 		exchange{srv: main, op: "statusPage", path: "/", cookie: session, accept: html, want: 200},
 		exchange{srv: main, op: "logout", method: "POST", path: "/logout", cookie: session, want: 303},
 		exchange{srv: main, op: "listBatches", path: "/api/batches", cookie: session, want: 401},
+	)
+	// Steering: a writer's session with its CSRF token, writer tokens
+	// without one; whatever the action did, 303 back to the batch.
+	wc := browserClient(t, sf.srv, writerA)
+	u, _ := url.Parse(sf.srv.URL)
+	var ws *http.Cookie
+	for _, c := range wc.Jar.Cookies(u) {
+		if c.Name == httpauth.CookieName {
+			ws = c
+		}
+	}
+	if ws == nil {
+		t.Fatal("a writer's login set no session cookie")
+	}
+	csrf := csrfOf(t, wc, sf.srv, sf.batch)
+	steer := func(action string) string { return fmt.Sprintf("/batches/%d/%s", sf.batch, action) }
+	post := func(srv *httptest.Server, path, token string, cookie *http.Cookie, form url.Values, want int) exchange {
+		return exchange{srv: srv, op: "steerBatch", method: "POST", path: path, token: token, cookie: cookie, form: form, want: want}
+	}
+	crossSite := post(sf.srv, steer("pause"), "", ws, url.Values{"csrf": {csrf}}, 403)
+	crossSite.header = map[string]string{"Sec-Fetch-Site": "cross-site"}
+	cases = append(cases,
+		post(sf.srv, steer("pause"), "", ws, url.Values{"csrf": {csrf}}, 303),
+		post(sf.srv, steer("unpause"), writerA, nil, nil, 303),
+		post(sf.srv, steer("requeue"), writerB, nil, url.Values{"status": {"budget_exceeded", "failed"}, "timeout": {"1m"}, "budget_nodes": {""}}, 303),
+		post(sf.srv, steer("cancel"), writerA, nil, nil, 303),
+		post(sf.srv, "/batches/999999/pause", writerA, nil, nil, 303), // the page says the batch is missing
+		post(main, "/batches/"+a+"/pause", writerA, nil, nil, 303),    // the page says NATS is not configured
+		post(sf.srv, "/batches/one/pause", writerA, nil, nil, 400),
+		post(sf.srv, steer("pause"), reader, nil, nil, 403),
+		post(sf.srv, steer("pause"), "", ws, nil, 403), // no CSRF token
+		crossSite,
+		post(sf.srv, steer("explode"), writerA, nil, nil, 404),
+		post(sf.srv, steer("pause"), "", nil, nil, 401),
+		post(starting, "/batches/1/pause", writerA, nil, nil, 503),
 	)
 
 	seen := map[string]bool{}
@@ -480,6 +542,9 @@ func (c exchange) do(t *testing.T) (*http.Request, *http.Response, []byte) {
 	if c.accept != "" {
 		req.Header.Set("Accept", c.accept)
 	}
+	for k, v := range c.header {
+		req.Header.Set(k, v)
+	}
 	resp, err := noRedirects(c.srv).Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -557,14 +622,22 @@ func TestOpenAPICatchesDrift(t *testing.T) {
 			t.Errorf("%s: validation error %v, want ok %v", c.name, err, c.ok)
 		}
 	}
-	// A route registered without its description, and one taken away.
+	// A route registered without its description, and routes taken away
+	// (the guard's are not New's, so they count as taken away too).
+	const added = "POST /api/batches/{id}/cancel"
+	removed := []string{"GET /healthz", "POST /batches/{id}/{action}"}
 	routes := httpapi.New(nil, nil).Routes()
-	got := sp.drift(append(slices.DeleteFunc(routes, func(p string) bool { return p == "GET /healthz" }), "POST /api/batches/{id}/cancel"))
-	want := []string{"POST /api/batches/{id}/cancel is served but not described in internal/httpapi/openapi.json",
-		"GET /healthz is described in internal/httpapi/openapi.json but not served",
-		"GET /login is described in internal/httpapi/openapi.json but not served",
-		"POST /login is described in internal/httpapi/openapi.json but not served",
-		"POST /logout is described in internal/httpapi/openapi.json but not served"}
+	kept := slices.DeleteFunc(slices.Clone(routes), func(p string) bool { return slices.Contains(removed, p) })
+	if len(kept) != len(routes)-len(removed) || slices.Contains(routes, added) {
+		t.Fatalf("routes %v: want %v among them and %s not", routes, removed, added)
+	}
+	got := sp.drift(append(kept, added))
+	var gone []string
+	for _, p := range append(removed, httpauth.NewGuard("", nil).Routes()...) {
+		gone = append(gone, muxTemplate(p)+" is described in internal/httpapi/openapi.json but not served")
+	}
+	slices.Sort(gone)
+	want := append([]string{added + " is served but not described in internal/httpapi/openapi.json"}, gone...)
 	if !slices.Equal(got, want) {
 		t.Errorf("drift:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
