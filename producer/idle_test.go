@@ -10,6 +10,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/natstest"
 	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/queue/queuetest"
 	"github.com/tessera-solver/tessera/internal/store"
 )
 
@@ -64,14 +65,14 @@ func TestIdleReason(t *testing.T) {
 		t.Errorf("empty queue: %q", why)
 	}
 	j := job.Job{V: job.Version, ID: "1-0", BatchID: 1, Puzzle: "sliding:3x3", States: []string{"1 2 3/4 5 6/7 8 0"}, Mode: "optimal"}
-	if err := queue.PublishJob(ctx, js, j); err != nil {
+	if err := queuetest.PublishJob(ctx, js, j); err != nil {
 		t.Fatal(err)
 	}
 	if why := idleReason(ctx, js); !strings.Contains(why, "no solverd is consuming TESSERA_JOBS (1 jobs wait") {
 		t.Errorf("a job and no solverd: %q", why)
 	}
 	// A solver: it takes the job and holds it (ack pending).
-	cons, err := queue.EnsureJobsConsumer(ctx, js, qc, job.LaneQuick)
+	cons, err := queuetest.EnsureJobsConsumer(ctx, js, qc, job.LaneQuick)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func TestIdleReason(t *testing.T) {
 	if why := idleReason(ctx, js); why != "" {
 		t.Errorf("a solver holding the job: %q", why)
 	}
-	if err := queue.PublishResults(ctx, js, job.Results{V: job.Version, JobID: "1-0", BatchID: 1, Puzzle: "sliding:3x3"}); err != nil {
+	if err := queuetest.PublishResults(ctx, js, job.Results{V: job.Version, JobID: "1-0", BatchID: 1, Puzzle: "sliding:3x3"}); err != nil {
 		t.Fatal(err)
 	}
 	if why := idleReason(ctx, js); !strings.Contains(why, "no results writer is consuming TESSERA_RESULTS") {
@@ -106,7 +107,7 @@ func TestIdleReasonRegistered(t *testing.T) {
 		t.Fatal(err)
 	}
 	j := job.Job{V: job.Version, ID: "1-0", BatchID: 1, Puzzle: "sliding:3x3", States: []string{"1 2 3/4 5 6/7 8 0"}, Mode: "optimal"}
-	if err := queue.PublishJob(ctx, js, j); err != nil {
+	if err := queuetest.PublishJob(ctx, js, j); err != nil {
 		t.Fatal(err)
 	}
 	now := time.Now()

@@ -13,6 +13,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/natstest"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/queue/queuetest"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/store"
 	"github.com/tessera-solver/tessera/internal/store/storetest"
@@ -141,7 +142,7 @@ func TestResumeSumsUpQueuedJobs(t *testing.T) {
 	for _, first := range []int64{600, 700, 800} { // queued by the run that died before recording them
 		j := job.Job{V: job.Version, ID: fmt.Sprintf("%d-%d", batch, first), BatchID: batch, Puzzle: "sliding:3x3", FirstSeq: first,
 			States: []string{"1 2 3/4 5 6/7 8 0"}, Mode: "optimal"}
-		if err := queue.PublishJob(ctx, js, j); err != nil {
+		if err := queuetest.PublishJob(ctx, js, j); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/queue/queuetest"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/testenv"
 
@@ -244,13 +245,13 @@ func TestRunConsumesResults(t *testing.T) {
 	}
 	a, b := results(id, 0, 1, 2, 3), results(id, 3, 3, -1)
 	for _, r := range []job.Results{a, b} {
-		if err := queue.PublishResults(ctx, js, r); err != nil {
+		if err := queuetest.PublishResults(ctx, js, r); err != nil {
 			t.Fatal(err)
 		}
 	}
 	again := a
 	again.JobID += "-again" // a second publish of the same rows, past JetStream's dedup
-	if err := queue.PublishResults(ctx, js, again); err != nil {
+	if err := queuetest.PublishResults(ctx, js, again); err != nil {
 		t.Fatal(err)
 	}
 	for {

@@ -22,6 +22,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/natstest"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/queue/queuetest"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/solve"
 	"github.com/tessera-solver/tessera/internal/store"
@@ -118,7 +119,7 @@ func TestCancelBatch(t *testing.T) {
 	p.run(t)
 	j := job.Job{V: job.Version, ID: fmt.Sprintf("%d-0", id), BatchID: id, Puzzle: "8", Mode: "optimal",
 		States: []string{"1 2 3/4 5 6/7 0 8", "1 2 3/4 5 6/0 7 8", "1 2 3/4 5 0/7 8 6"}}
-	if err := queue.PublishJob(ctx, p.js, j); err != nil {
+	if err := queuetest.PublishJob(ctx, p.js, j); err != nil {
 		t.Fatal(err)
 	}
 	b := p.until(t, id, store.Batch.Finished)
@@ -166,7 +167,7 @@ func TestPauseBatch(t *testing.T) {
 	time.Sleep(200 * time.Millisecond) // the solvers hear of it in milliseconds
 	for i, s := range []string{"1 2 3/4 5 6/7 0 8", "1 2 3/4 5 6/0 7 8", "1 2 3/4 5 0/7 8 6"} {
 		j := job.Job{V: job.Version, ID: fmt.Sprintf("%d-%d", id, i), BatchID: id, Puzzle: "8", Mode: "optimal", FirstSeq: int64(i), States: []string{s}}
-		if err := queue.PublishJob(ctx, p.js, j); err != nil {
+		if err := queuetest.PublishJob(ctx, p.js, j); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -174,7 +175,7 @@ func TestPauseBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := queue.PublishJob(ctx, p.js, job.Job{V: job.Version, ID: fmt.Sprintf("%d-0", other), BatchID: other, Puzzle: "8", Mode: "optimal", States: []string{"1 2 3/4 5 6/7 0 8"}}); err != nil {
+	if err := queuetest.PublishJob(ctx, p.js, job.Job{V: job.Version, ID: fmt.Sprintf("%d-0", other), BatchID: other, Puzzle: "8", Mode: "optimal", States: []string{"1 2 3/4 5 6/7 0 8"}}); err != nil {
 		t.Fatal(err)
 	}
 	if b := p.until(t, other, store.Batch.Finished); !b.Finished() {

@@ -17,6 +17,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/natstest"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/queue/queuetest"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/solve"
 	"github.com/tessera-solver/tessera/internal/testenv"
@@ -62,10 +63,10 @@ func TestDaemonSolvesAndDrains(t *testing.T) {
 		t.Fatal(err)
 	}
 	states := []string{"8 6 7/2 5 4/3 0 1", "1 2 3/4 5 6/8 7 0"}
-	if err := queue.PublishJob(wctx, js, job.Job{V: job.Version, ID: "1-0", BatchID: 1, Puzzle: "8", States: states, Mode: "optimal"}); err != nil {
+	if err := queuetest.PublishJob(wctx, js, job.Job{V: job.Version, ID: "1-0", BatchID: 1, Puzzle: "8", States: states, Mode: "optimal"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := queue.PublishJob(wctx, js, job.Job{V: job.Version, ID: "2-0", BatchID: 2, Puzzle: "15", Mode: "optimal",
+	if err := queuetest.PublishJob(wctx, js, job.Job{V: job.Version, ID: "2-0", BatchID: 2, Puzzle: "15", Mode: "optimal",
 		States: []string{"13 6 8 12/15 14 0 10/11 7 4 5/9 1 3 2"}}); err != nil {
 		t.Fatal(err)
 	}

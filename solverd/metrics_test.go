@@ -12,6 +12,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/natstest"
 	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/queue/queuetest"
 	"github.com/tessera-solver/tessera/internal/testenv"
 )
 
@@ -73,7 +74,7 @@ func TestRunServesMetrics(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if err := queue.PublishJob(wctx, js, job.Job{V: job.Version, ID: "1-0", BatchID: 1, Puzzle: "8", Mode: "optimal",
+	if err := queuetest.PublishJob(wctx, js, job.Job{V: job.Version, ID: "1-0", BatchID: 1, Puzzle: "8", Mode: "optimal",
 		States: []string{"8 6 7/2 5 4/3 0 1", "1 2 3/4 5 6/8 7 0", "1 2 3/4 5 6/7 8 0"}}); err != nil {
 		t.Fatal(err)
 	}

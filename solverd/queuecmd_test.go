@@ -12,6 +12,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/natstest"
 	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/queue/queuetest"
 )
 
 func statusJSON(t *testing.T, url string) queue.Status {
@@ -61,7 +62,7 @@ func TestQueueStatusSingle(t *testing.T) {
 	defer cancel()
 	for i := range 2 {
 		j := job.Job{V: job.Version, ID: "7-" + string(rune('0'+i)), BatchID: 7, Puzzle: "15", FirstSeq: int64(i), States: []string{"1 2 3 4/5 6 7 8/9 10 11 12/13 14 0 15"}, Mode: "optimal"}
-		if err := queue.PublishJob(ctx, js, j); err != nil {
+		if err := queuetest.PublishJob(ctx, js, j); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -116,7 +117,7 @@ func TestQueueStatusFullStream(t *testing.T) {
 	state := strings.Repeat("1 2 3 4/5 6 7 8/9 10 11 12/13 14 0 15,", 20)
 	for i := 0; ; i++ {
 		j := job.Job{V: job.Version, ID: fmt.Sprintf("8-%d", i), BatchID: 8, Puzzle: "15", FirstSeq: int64(i), States: []string{state}, Mode: "optimal"}
-		err := queue.PublishJob(ctx, js, j)
+		err := queuetest.PublishJob(ctx, js, j)
 		if err == nil {
 			continue
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/natstest"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/queue/queuetest"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/testenv"
 	"github.com/tessera-solver/tessera/tables/catalog"
@@ -89,7 +90,7 @@ func TestRunPicksUpTablesBuiltWhileRunning(t *testing.T) {
 	}
 	solveJob := func(id string, state string) result.Result {
 		t.Helper()
-		if err := queue.PublishJob(wctx, js, job.Job{V: job.Version, ID: id, BatchID: 1, Puzzle: "15", Mode: "optimal", States: []string{state}}); err != nil {
+		if err := queuetest.PublishJob(wctx, js, job.Job{V: job.Version, ID: id, BatchID: 1, Puzzle: "15", Mode: "optimal", States: []string{state}}); err != nil {
 			t.Fatal(err)
 		}
 		for {

@@ -18,6 +18,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/natstest"
 	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/queue/queuetest"
 	"github.com/tessera-solver/tessera/internal/testenv"
 )
 
@@ -62,7 +63,7 @@ func TestWorkersListsRunningSolverd(t *testing.T) {
 	}
 	// A 24-puzzle without tables: it runs until its budget ends.
 	kf1 := "12 3 9 22 1/18 24 4 14 19/21 5 15 0 10/8 13 6 2 17/7 23 16 20 11" // Korf–Felner #1
-	if err := queue.PublishJob(wctx, js, job.Job{V: job.Version, ID: "7-3", BatchID: 7, FirstSeq: 3, Puzzle: "24", Mode: "optimal",
+	if err := queuetest.PublishJob(wctx, js, job.Job{V: job.Version, ID: "7-3", BatchID: 7, FirstSeq: 3, Puzzle: "24", Mode: "optimal",
 		States: []string{kf1}, Budget: job.NewBudget(0, 15*time.Second)}); err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ var layers = []struct {
 	{"mains", []string{"producer", "solverd", "results"}},
 	// Imported by tests only: above every layer, so no other code can.
 	{"tests only", []string{"internal/coretest", "internal/testenv", "internal/natstest", "internal/testcert",
-		"internal/store/storetest", "tables/catalog/catalogtest", "internal/faults", "internal/archtest", "deploy"}},
+		"internal/store/storetest", "internal/queue/queuetest", "tables/catalog/catalogtest", "internal/faults", "internal/archtest", "deploy"}},
 }
 
 // rank is the position of each classified package's layer, bottom = 0.
@@ -262,7 +262,7 @@ func TestAdaptersOwnTheirLibraries(t *testing.T) {
 		{"github.com/prometheus/", []string{"internal/metrics", "internal/httpapi"}},
 		{"github.com/parquet-go/", []string{"internal/parquetfile"}},
 		{"github.com/klauspost/compress/", []string{"internal/parquetfile"}}, // its zstd codec
-		{"github.com/nats-io/", []string{"internal/queue", "internal/tablestore", "internal/worker", "internal/natstest", "internal/cmdkit",
+		{"github.com/nats-io/", []string{"internal/queue", "internal/tablestore", "internal/worker", "internal/natstest", "internal/queue/queuetest", "internal/cmdkit",
 			"producer", "solverd", "results"}},
 	}
 	for _, o := range owners {

@@ -21,6 +21,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/queue/queuetest"
 	"github.com/tessera-solver/tessera/internal/store"
 )
 
@@ -516,16 +517,16 @@ func duplicates(t *testing.T, s *suite) figure {
 	dropped := 0
 	for first := 0; first < n; first += chunk {
 		j := mk(fmt.Sprintf("%d-%d", id, first), first, states[first:first+chunk])
-		if err := queue.PublishJob(ctx, s.js, j); err != nil {
+		if err := queuetest.PublishJob(ctx, s.js, j); err != nil {
 			t.Fatal(err)
 		}
-		if err := queue.PublishJob(ctx, s.js, j); !errors.Is(err, queue.ErrDuplicate) {
+		if err := queuetest.PublishJob(ctx, s.js, j); !errors.Is(err, queuetest.ErrDuplicate) {
 			t.Errorf("job %s published twice: second publish err = %v, want ErrDuplicate", j.ID, err)
 		} else {
 			dropped++
 		}
 	}
-	if err := queue.PublishJob(ctx, s.js, mk(fmt.Sprintf("%d-0-again", id), 0, states[:chunk])); err != nil {
+	if err := queuetest.PublishJob(ctx, s.js, mk(fmt.Sprintf("%d-0-again", id), 0, states[:chunk])); err != nil {
 		t.Fatal(err)
 	}
 	var other []string
@@ -535,7 +536,7 @@ func duplicates(t *testing.T, s *suite) figure {
 			other = append(other, x)
 		}
 	}
-	if err := queue.PublishJob(ctx, s.js, mk(fmt.Sprintf("%d-%d-other", id, chunk), chunk, other)); err != nil {
+	if err := queuetest.PublishJob(ctx, s.js, mk(fmt.Sprintf("%d-%d-other", id, chunk), chunk, other)); err != nil {
 		t.Fatal(err)
 	}
 	took := s.waitFinished(t, start, 2*time.Minute, id)

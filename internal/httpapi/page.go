@@ -29,20 +29,9 @@ var pageHTML string
 var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{"shorten": shorten,
 	"line": func(seq int64) int64 { return seq + 1 }}).Parse(pageHTML))
 
-// RefreshSeconds is the page's auto-refresh period unless WithRefresh
-// sets another.
+// RefreshSeconds is the page's auto-refresh period (the tests' WithRefresh
+// sets another).
 const RefreshSeconds = 5
-
-// WithRefresh sets the page's auto-refresh period in seconds (< 1:
-// RefreshSeconds).
-func WithRefresh(seconds int) Option {
-	return func(s *server) {
-		if seconds < 1 {
-			seconds = RefreshSeconds
-		}
-		s.refresh = seconds
-	}
-}
 
 type pageData struct {
 	Refresh  int

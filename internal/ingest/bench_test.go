@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tessera-solver/tessera/internal/queue/queuetest"
 	"github.com/tessera-solver/tessera/internal/result"
 
 	"github.com/tessera-solver/tessera/internal/ingest"
@@ -49,7 +50,7 @@ func BenchmarkIngestJetStream(b *testing.B) {
 				rs.Results[i] = result.Result{Puzzle: "sliding:3x3", State: "8 1 3/4 0 2/7 6 5", Status: result.StatusSolved,
 					Moves: "U L D R R U L D D R U L L U R D D L U R R D", Length: 22, Optimal: true, LowerBound: 22, Solver: "bfs-table"}
 			}
-			if err := queue.PublishResults(ctx, js, rs); err != nil {
+			if err := queuetest.PublishResults(ctx, js, rs); err != nil {
 				b.Fatal(err)
 			}
 		}

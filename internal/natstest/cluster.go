@@ -227,22 +227,6 @@ func (c *Cluster) StreamLeader(t testing.TB, name string) int {
 	return i
 }
 
-// ConsumerLeader is the index of the node leading consumer durable of
-// stream, waiting up to 30 s for a leader.
-func (c *Cluster) ConsumerLeader(t testing.TB, stream, durable string) int {
-	t.Helper()
-	i := -1
-	poll(t, 30*time.Second, "consumer "+stream+"/"+durable+": no leader", func() error {
-		info, err := c.consumerInfo(stream, durable)
-		if err != nil {
-			return err
-		}
-		i, err = c.runningLeader(info.Cluster)
-		return err
-	})
-	return i
-}
-
 // runningLeader is the index of ci's leader, if it is a running node.
 func (c *Cluster) runningLeader(ci *jetstream.ClusterInfo) (int, error) {
 	if ci == nil || ci.Leader == "" {
@@ -310,16 +294,6 @@ func (c *Cluster) streamInfo(name string) (*jetstream.StreamInfo, error) {
 			return nil, err
 		}
 		return s.CachedInfo(), nil
-	})
-}
-
-func (c *Cluster) consumerInfo(stream, durable string) (*jetstream.ConsumerInfo, error) {
-	return askRunning(c, func(ctx context.Context, js jetstream.JetStream) (*jetstream.ConsumerInfo, error) {
-		cons, err := js.Consumer(ctx, stream, durable)
-		if err != nil {
-			return nil, err
-		}
-		return cons.CachedInfo(), nil
 	})
 }
 

@@ -174,9 +174,6 @@ func (w *Writer) drain() error {
 	return nil
 }
 
-// Rows is the number of rows written so far.
-func (w *Writer) Rows() int64 { return w.rows }
-
 // Close writes the last row group and the footer (schema, row group
 // index, metadata with the row count). It does not close out.
 func (w *Writer) Close() error {

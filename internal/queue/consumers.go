@@ -74,17 +74,12 @@ func jobsConsumerConfig(c Config, lane job.Lane, prio job.Priority) jetstream.Co
 	return cc
 }
 
-// EnsureJobsConsumer returns the durable pull consumer the solverd workers
-// share for one lane's jobs, creating it with c's settings when it is
-// missing. An existing consumer keeps its settings: they are shared by
-// every solverd, so one solverd's flags must not rewrite them for all
-// (ApplyJobsConsumers does that, on purpose; JobsConsumerDrift says what
-// differs).
-func EnsureJobsConsumer(ctx context.Context, js jetstream.JetStream, c Config, lane job.Lane) (jetstream.Consumer, error) {
-	return EnsureJobsConsumerAt(ctx, js, c, lane, job.PriorityNormal)
-}
-
-// EnsureJobsConsumerAt is EnsureJobsConsumer for the jobs of lane at prio.
+// EnsureJobsConsumerAt returns the durable pull consumer the solverd
+// workers share for the jobs of one lane at prio, creating it with c's
+// settings when it is missing. An existing consumer keeps its settings:
+// they are shared by every solverd, so one solverd's flags must not
+// rewrite them for all (ApplyJobsConsumers does that, on purpose;
+// JobsConsumerDrift says what differs).
 func EnsureJobsConsumerAt(ctx context.Context, js jetstream.JetStream, c Config, lane job.Lane, prio job.Priority) (jetstream.Consumer, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err

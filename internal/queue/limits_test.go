@@ -48,7 +48,7 @@ func TestStreamFullRefusesPublish(t *testing.T) {
 		stored := 0
 		for i := range 1000 {
 			j := job.Job{ID: fmt.Sprintf("9-%d", i), BatchID: 9, Puzzle: "15", FirstSeq: int64(i), States: []string{state}, Mode: "optimal"}
-			if full = PublishJob(ctx, js, j); full != nil {
+			if full = publishJob(ctx, js, j); full != nil {
 				break
 			}
 			stored++
@@ -87,7 +87,7 @@ func TestStreamFullRefusesPublish(t *testing.T) {
 			t.Fatal(err)
 		}
 		j := job.Job{ID: "9-again", BatchID: 9, Puzzle: "15", States: []string{"1 2 3 4/5 6 7 8/9 10 11 12/13 14 0 15"}, Mode: "optimal"}
-		if err := PublishJob(ctx, js, j); err != nil {
+		if err := publishJob(ctx, js, j); err != nil {
 			t.Errorf("publish after a message was removed: %v", err)
 		}
 	}
@@ -139,7 +139,7 @@ func TestApplyMaxBytes(t *testing.T) {
 	}
 	for i := range 20 {
 		j := job.Job{ID: fmt.Sprintf("3-%d", i), BatchID: 3, Puzzle: "15", FirstSeq: int64(i), States: []string{strings.Repeat("1 2 3 4/5 6 7 8/9 10 11 12/13 14 0 15,", 20)}, Mode: "optimal"}
-		if err := PublishJob(ctx, js, j); err != nil {
+		if err := publishJob(ctx, js, j); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -211,4 +211,15 @@ func TestFitMaxBytes(t *testing.T) {
 	if got := FitMaxBytes(s, 0); got != 0 {
 		t.Errorf("no limit: %d", got)
 	}
+}
+
+// publishJob publishes j and waits for the server to store it, returning
+// the server's refusal (the product publishes through a Publisher).
+func publishJob(ctx context.Context, js jetstream.JetStream, j job.Job) error {
+	subj, data, err := EncodeJob(j)
+	if err != nil {
+		return err
+	}
+	_, err = js.Publish(ctx, subj, data, jetstream.WithMsgID(j.ID), jetstream.WithExpectStream(JobsStream))
+	return err
 }

@@ -49,32 +49,6 @@ func EncodeJob(j job.Job) (subject string, data []byte, err error) {
 	return JobSubject(spec, policy.LaneOf(spec, mode, j.Timeout()), prio), data, nil
 }
 
-// ErrDuplicate: the server dropped a job because a job with the same id
-// (Nats-Msg-Id) was stored within the duplicate window. The states of the
-// dropped job are NOT queued; when it was a deliberate re-publish of the
-// same job, that is what the caller wanted, otherwise it is a collision.
-var ErrDuplicate = errors.New("a job with this id is already queued (duplicate window)")
-
-// PublishJob publishes one job and waits for the server to store it. The
-// Nats-Msg-Id is the job id, so publishing a job twice within the duplicate
-// window stores it once: the second publish returns an error wrapping
-// ErrDuplicate, naming the stored message, rather than pass in silence.
-func PublishJob(ctx context.Context, js jetstream.JetStream, j job.Job) error {
-	subj, data, err := EncodeJob(j)
-	if err != nil {
-		return err
-	}
-	ack, err := js.Publish(ctx, subj, data, jetstream.WithMsgID(j.ID), jetstream.WithExpectStream(JobsStream))
-	if err != nil {
-		return fmt.Errorf("publish job %s: %w", j.ID, err)
-	}
-	if ack.Duplicate {
-		return fmt.Errorf("publish job %s: %w (stored as %s seq %d); its %d states were not queued again",
-			j.ID, ErrDuplicate, JobsStream, ack.Sequence, len(j.States))
-	}
-	return nil
-}
-
 // ResultsMsgID is the Nats-Msg-Id of the results of the job message
 // jobData with id jobID: "r-<job id>-<digest of the job message>". The
 // same job solved twice (a redelivery, or the dead-letter handler racing a
@@ -86,22 +60,15 @@ func ResultsMsgID(jobID string, jobData []byte) string {
 	return ResultsMsgIDPrefix + jobID + "-" + hex.EncodeToString(h[:8])
 }
 
-// PublishResults publishes the results of one job and waits for the server
-// to store them. The Nats-Msg-Id is "r-"+job id, so a job solved twice (a
-// redelivery, or a late worker racing the dead-letter handler) is stored
-// once within the duplicate window; the results writer is idempotent
-// beyond it.
+// PublishResultsID publishes the results of one job and waits for the
+// server to store them, with the Nats-Msg-Id id (ResultsMsgID of the job
+// message, so a job solved twice is stored once within the duplicate
+// window; the results writer is idempotent beyond it).
 //
 // Results too large for one message (the server's max payload) are split
 // into consecutive ranges, each its own Results message with the msg id
-// "r-<job>@<first seq>"; the split is deterministic, so a retry publishes
-// the same messages.
-func PublishResults(ctx context.Context, js jetstream.JetStream, r job.Results) error {
-	return PublishResultsID(ctx, js, r, ResultsMsgIDPrefix+r.JobID)
-}
-
-// PublishResultsID is PublishResults with the Nats-Msg-Id id (usually
-// ResultsMsgID of the job message); split parts get "<id>@<first seq>".
+// "<id>@<first seq>"; the split is deterministic, so a retry publishes the
+// same messages.
 //
 // A single result too large for a message on its own loses what makes it
 // large rather than never being recorded: its move list first (the row
@@ -243,8 +210,7 @@ type Publisher struct {
 	// lasts, and says so through OnFull once each way.
 	OnFull func(full bool)
 
-	acked, dups int64
-	full        bool
+	full bool
 }
 
 type inflight struct {
@@ -309,10 +275,6 @@ func (p *Publisher) Flush(ctx context.Context) error {
 	return nil
 }
 
-// Acked is the number of jobs stored so far and, of those, how many the
-// server recognised as duplicates of an earlier publish.
-func (p *Publisher) Acked() (jobs, duplicates int64) { return p.acked, p.dups }
-
 func (p *Publisher) send(in *inflight) error {
 	in.tries++
 	f, err := p.js.PublishMsgAsync(in.msg)
@@ -327,7 +289,6 @@ func (p *Publisher) waitOldest(ctx context.Context) error {
 	in := &p.queue[0]
 	select {
 	case ack := <-in.f.Ok():
-		p.acked++
 		if p.full {
 			p.full = false
 			if p.OnFull != nil {
@@ -335,7 +296,6 @@ func (p *Publisher) waitOldest(ctx context.Context) error {
 			}
 		}
 		if ack.Duplicate {
-			p.dups++
 			if in.tries == 1 && p.OnDuplicate != nil {
 				p.OnDuplicate(in.msg.Header.Get(jetstream.MsgIDHeader), in.states, ack.Sequence)
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/natstest"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/queue/queuetest"
 	"github.com/tessera-solver/tessera/internal/result"
 )
 
@@ -70,7 +71,7 @@ func TestEnsureStreamsIdempotent(t *testing.T) {
 	}
 	for range 2 {
 		for _, lane := range []job.Lane{job.LaneQuick, job.LaneHeavy} {
-			if _, err := queue.EnsureJobsConsumer(ctx, js, c, lane); err != nil {
+			if _, err := queuetest.EnsureJobsConsumer(ctx, js, c, lane); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -181,21 +182,21 @@ func TestEncodeJobRejects(t *testing.T) {
 func TestPublishDeduplicates(t *testing.T) {
 	ctx, js := setup(t, queue.DefaultConfig())
 	j := testJob(7, 100, "1 2 3/4 5 6/7 0 8")
-	if err := queue.PublishJob(ctx, js, j); err != nil {
+	if err := queuetest.PublishJob(ctx, js, j); err != nil {
 		t.Fatal(err)
 	}
 	// The same id again is dropped by the server, and says so.
 	other := testJob(7, 200, "1 2 3/4 5 6/0 7 8")
 	other.ID = j.ID
 	for _, again := range []job.Job{j, other} {
-		if err := queue.PublishJob(ctx, js, again); !errors.Is(err, queue.ErrDuplicate) || !strings.Contains(err.Error(), "seq 1") {
+		if err := queuetest.PublishJob(ctx, js, again); !errors.Is(err, queuetest.ErrDuplicate) || !strings.Contains(err.Error(), "seq 1") {
 			t.Fatalf("duplicate publish: %v", err)
 		}
 	}
 	r := job.Results{JobID: j.ID, BatchID: 7, Puzzle: j.Puzzle, FirstSeq: 100,
 		Results: []result.Result{{Puzzle: j.Puzzle, State: j.States[0], Status: result.StatusSolved, Moves: "L", Length: 1}}}
 	for range 3 {
-		if err := queue.PublishResults(ctx, js, r); err != nil {
+		if err := queuetest.PublishResults(ctx, js, r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -205,7 +206,7 @@ func TestPublishDeduplicates(t *testing.T) {
 	if n := msgs(t, ctx, js, queue.ResultsStream); n != 1 {
 		t.Errorf("results stream holds %d messages, want 1", n)
 	}
-	if err := queue.PublishResults(ctx, js, job.Results{}); err == nil {
+	if err := queuetest.PublishResults(ctx, js, job.Results{}); err == nil {
 		t.Error("results without a job id accepted")
 	}
 }
@@ -213,8 +214,9 @@ func TestPublishDeduplicates(t *testing.T) {
 func TestPublisherWindow(t *testing.T) {
 	ctx, js := setup(t, queue.DefaultConfig())
 	p := queue.NewPublisher(js, 8)
-	states := 0
-	p.OnAck = func(n int) { states += n }
+	states, jobs, dups := 0, 0, 0
+	p.OnAck = func(n int) { states += n; jobs++ }
+	p.OnDuplicate = func(string, int, uint64) { dups++ }
 	const n = 200
 	for i := range n {
 		if err := p.Publish(ctx, testJob(3, int64(2*i), "a", "b")); err != nil {
@@ -230,7 +232,6 @@ func TestPublisherWindow(t *testing.T) {
 	if err := p.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	jobs, dups := p.Acked()
 	if jobs != n+n/2 || dups != n/2 || states != 2*(n+n/2) {
 		t.Errorf("acked %d jobs (%d duplicates, %d states), want %d (%d, %d)", jobs, dups, states, n+n/2, n/2, 2*(n+n/2))
 	}
@@ -242,7 +243,7 @@ func TestPublisherWindow(t *testing.T) {
 func TestFetchReturnsEarly(t *testing.T) {
 	c := queue.DefaultConfig()
 	ctx, js := setup(t, c)
-	cons, err := queue.EnsureJobsConsumer(ctx, js, c, job.LaneQuick) // testJob's 8-puzzles
+	cons, err := queuetest.EnsureJobsConsumer(ctx, js, c, job.LaneQuick) // testJob's 8-puzzles
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +253,7 @@ func TestFetchReturnsEarly(t *testing.T) {
 		t.Fatalf("empty stream: %d messages, %v", len(got), err)
 	}
 	for i := range 3 {
-		if err := queue.PublishJob(ctx, js, testJob(1, int64(i), "x")); err != nil {
+		if err := queuetest.PublishJob(ctx, js, testJob(1, int64(i), "x")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -273,7 +274,7 @@ func TestFetchReturnsEarly(t *testing.T) {
 	}
 	// A single pull takes exactly one.
 	for i := range 2 {
-		if err := queue.PublishJob(ctx, js, testJob(2, int64(i), "x")); err != nil {
+		if err := queuetest.PublishJob(ctx, js, testJob(2, int64(i), "x")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -296,7 +297,7 @@ func TestMaxDeliveriesAdvisoryCaptured(t *testing.T) {
 	c.MaxDeliver = 2
 	c.BackOff = []time.Duration{50 * time.Millisecond}
 	ctx, js := setup(t, c)
-	cons, err := queue.EnsureJobsConsumer(ctx, js, c, job.LaneQuick) // testJob's 8-puzzles
+	cons, err := queuetest.EnsureJobsConsumer(ctx, js, c, job.LaneQuick) // testJob's 8-puzzles
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +305,7 @@ func TestMaxDeliveriesAdvisoryCaptured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := queue.PublishJob(ctx, js, testJob(1, 0, "x")); err != nil {
+	if err := queuetest.PublishJob(ctx, js, testJob(1, 0, "x")); err != nil {
 		t.Fatal(err)
 	}
 	var adv queue.MaxDeliveriesAdvisory
@@ -376,7 +377,7 @@ func TestStartEmbedded(t *testing.T) {
 		t.Errorf("embedded server listens on %v", s.Addr())
 	}
 	ctx, js := streamsOn(t, nc, queue.DefaultConfig())
-	if err := queue.PublishJob(ctx, js, testJob(1, 0, "x")); err != nil {
+	if err := queuetest.PublishJob(ctx, js, testJob(1, 0, "x")); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -415,7 +416,7 @@ func TestWithDeliveries(t *testing.T) {
 			t.Fatalf("WithDeliveries(%d, 1s): %v", n, err)
 		}
 		ctx, js := setup(t, c)
-		if _, err := queue.EnsureJobsConsumer(ctx, js, c, job.LaneHeavy); err != nil {
+		if _, err := queuetest.EnsureJobsConsumer(ctx, js, c, job.LaneHeavy); err != nil {
 			t.Errorf("WithDeliveries(%d, 1s) = %v: the server refuses it: %v", n, c.BackOff, err)
 		}
 	}
@@ -439,7 +440,7 @@ func TestResultsSource(t *testing.T) {
 	}
 	for i := range 3 {
 		r := job.Results{JobID: fmt.Sprintf("1-%d", i), BatchID: 1, Puzzle: "8", FirstSeq: int64(i)}
-		if err := queue.PublishResults(ctx, js, r); err != nil {
+		if err := queuetest.PublishResults(ctx, js, r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -473,7 +474,7 @@ func TestPublishResultsSplitsLarge(t *testing.T) {
 		r.Results = append(r.Results, result.Result{Puzzle: "sliding:4x4", State: fmt.Sprint(i), Status: result.StatusSolved, Moves: big})
 	}
 	for range 2 {
-		if err := queue.PublishResults(ctx, js, r); err != nil {
+		if err := queuetest.PublishResults(ctx, js, r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -552,13 +553,13 @@ func TestPublishResultsFitsOversizedResult(t *testing.T) {
 	r := job.Results{JobID: "5-0", BatchID: 5, Puzzle: "swap:4x4", Results: []result.Result{{
 		Puzzle: "swap:4x4", State: "1100/0000/0000/0011", Status: result.StatusSolved,
 		Moves: strings.Repeat("1,1R ", limit/2), Length: limit / 2, Optimal: true}}}
-	if err := queue.PublishResults(ctx, js, r); err != nil {
+	if err := queuetest.PublishResults(ctx, js, r); err != nil {
 		t.Fatal(err)
 	}
 	huge := r
 	huge.JobID = "5-1"
 	huge.Results = []result.Result{{Puzzle: "swap:4x4", State: strings.Repeat("1", limit+10), Status: result.StatusInvalid, Error: strings.Repeat("e", 5000)}}
-	if err := queue.PublishResults(ctx, js, huge); err != nil {
+	if err := queuetest.PublishResults(ctx, js, huge); err != nil {
 		t.Fatal(err)
 	}
 	cons, err := queue.EnsureResultsConsumer(ctx, js, queue.DefaultConfig())
@@ -586,12 +587,12 @@ func TestJobsConsumerSettingsHaveOneOwner(t *testing.T) {
 	first := queue.WithDeliveries(5, 30*time.Second)
 	ctx, js := setup(t, first)
 	for _, lane := range []job.Lane{job.LaneQuick, job.LaneHeavy} {
-		if _, err := queue.EnsureJobsConsumer(ctx, js, first, lane); err != nil {
+		if _, err := queuetest.EnsureJobsConsumer(ctx, js, first, lane); err != nil {
 			t.Fatal(err)
 		}
 	}
 	other := queue.WithDeliveries(3, 7*time.Second)
-	cons, err := queue.EnsureJobsConsumer(ctx, js, other, job.LaneHeavy)
+	cons, err := queuetest.EnsureJobsConsumer(ctx, js, other, job.LaneHeavy)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -632,17 +633,17 @@ func TestPreLanesConsumerMigrated(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Workers ensure the quick lane first.
-	if _, err := queue.EnsureJobsConsumer(ctx, js, c, job.LaneQuick); err != nil {
+	if _, err := queuetest.EnsureJobsConsumer(ctx, js, c, job.LaneQuick); err != nil {
 		t.Fatal(err)
 	}
-	heavy, err := queue.EnsureJobsConsumer(ctx, js, c, job.LaneHeavy)
+	heavy, err := queuetest.EnsureJobsConsumer(ctx, js, c, job.LaneHeavy)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if f := heavy.CachedInfo().Config.FilterSubject; f == "" {
 		t.Fatal("the heavy consumer is still unfiltered")
 	}
-	if _, err := queue.EnsureJobsConsumer(ctx, js, c, job.LaneQuick); err != nil {
+	if _, err := queuetest.EnsureJobsConsumer(ctx, js, c, job.LaneQuick); err != nil {
 		t.Fatalf("quick consumer beside the migrated one: %v", err)
 	}
 	got, err := queue.Fetch(ctx, heavy, 1, time.Second)
@@ -660,7 +661,7 @@ func TestMemoryConsumers(t *testing.T) {
 		ctx, js := setup(t, c)
 		var got []jetstream.Consumer
 		for _, lane := range []job.Lane{job.LaneQuick, job.LaneHeavy} {
-			cons, err := queue.EnsureJobsConsumer(ctx, js, c, lane)
+			cons, err := queuetest.EnsureJobsConsumer(ctx, js, c, lane)
 			if err != nil {
 				t.Fatal(err)
 			}

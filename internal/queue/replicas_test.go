@@ -28,7 +28,7 @@ func ensureAll(t *testing.T, ctx context.Context, js jetstream.JetStream, c Conf
 		t.Fatalf("EnsureStreams: %v", err)
 	}
 	for _, lane := range []job.Lane{job.LaneQuick, job.LaneHeavy} {
-		if _, err := EnsureJobsConsumer(ctx, js, c, lane); err != nil {
+		if _, err := EnsureJobsConsumerAt(ctx, js, c, lane, job.PriorityNormal); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/natstest"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/queue/queuetest"
 )
 
 // Answers applied by many processes at once, each twice, through the
@@ -97,7 +98,7 @@ func TestSplitsCountOnceUnderContention(t *testing.T) {
 		t.Fatalf("split consumer has %d pending, want 1 (the duplicate publish deduplicated)", pending)
 	}
 	for _, lane := range []job.Lane{job.LaneQuick, job.LaneHeavy} {
-		c, err := queue.EnsureJobsConsumer(ctx, js, queue.DefaultConfig(), lane)
+		c, err := queuetest.EnsureJobsConsumer(ctx, js, queue.DefaultConfig(), lane)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -31,14 +31,14 @@ func TestReadStreamStats(t *testing.T) {
 	if err := EnsureStreams(ctx, js, c); err != nil {
 		t.Fatal(err)
 	}
-	cons, err := EnsureJobsConsumer(ctx, js, c, job.LaneHeavy)
+	cons, err := EnsureJobsConsumerAt(ctx, js, c, job.LaneHeavy, job.PriorityNormal)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range 3 {
 		j := job.Job{V: job.Version, ID: fmt.Sprintf("4-%d", i), BatchID: 4, Puzzle: "15", FirstSeq: int64(i),
 			States: []string{"1 2 3 4/5 6 7 8/9 10 11 12/13 14 0 15"}, Mode: "optimal"}
-		if err := PublishJob(ctx, js, j); err != nil {
+		if err := publishJob(ctx, js, j); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/natstest"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/queue/queuetest"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/solve"
 	"github.com/tessera-solver/tessera/internal/worker"
@@ -169,11 +170,11 @@ func strandedAfterKill(t *testing.T, bin string) {
 	if err := queue.EnsureStreams(ctx, js, cfg); err != nil {
 		t.Fatal(err)
 	}
-	heavy, err := queue.EnsureJobsConsumer(ctx, js, cfg, job.LaneHeavy)
+	heavy, err := queuetest.EnsureJobsConsumer(ctx, js, cfg, job.LaneHeavy)
 	if err != nil {
 		t.Fatal(err)
 	}
-	quick, err := queue.EnsureJobsConsumer(ctx, js, cfg, job.LaneQuick)
+	quick, err := queuetest.EnsureJobsConsumer(ctx, js, cfg, job.LaneQuick)
 	if err != nil {
 		t.Fatal(err)
 	}

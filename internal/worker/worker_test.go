@@ -20,6 +20,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/natstest"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/queue/queuetest"
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/search"
 	"github.com/tessera-solver/tessera/internal/solve"
@@ -115,7 +116,7 @@ func (e *env) runErr(t *testing.T, late string) error {
 
 func (e *env) publish(t *testing.T, j job.Job) {
 	t.Helper()
-	if err := queue.PublishJob(e.ctx, e.js, j); err != nil {
+	if err := queuetest.PublishJob(e.ctx, e.js, j); err != nil {
 		t.Fatal(err)
 	}
 }
