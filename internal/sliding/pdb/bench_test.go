@@ -175,7 +175,8 @@ func storedDir(b testing.TB) string {
 // them with reflection. $PDB_FSM_L=n replaces its pruning machine by one
 // of the duplicates up to n moves (experiments). $PDB_PRIVATE=1 copies the
 // tables into huge-page memory (PDB.Private); $PDB_PREFETCH=0 or 1 forces
-// prefetching, and with it the lanes of one search, off or on.
+// prefetching, and with it the lanes of one search, off or on;
+// $PDB_DUAL=1 adds the dual lookups (NewDualSolver).
 func storedSolver(b *testing.B, dir string, pt Partition) (*Solver, []*PDB) {
 	var pdbs []*PDB
 	for i := range pt.Patterns {
@@ -186,6 +187,15 @@ func storedSolver(b *testing.B, dir string, pt Partition) (*Solver, []*PDB) {
 		pdbs = append(pdbs, p)
 	}
 	sv := reflectingSolver(b, pdbs...)
+	if os.Getenv("PDB_DUAL") == "1" {
+		s, err := NewSet(pdbs...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if sv, err = NewDualSolver(s, true); err != nil {
+			b.Fatal(err)
+		}
+	}
 	if v := os.Getenv("PDB_PREFETCH"); v != "" {
 		sv.prefetch = v == "1"
 		sv.interleave = sv.prefetch

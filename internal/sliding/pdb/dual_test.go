@@ -3,6 +3,10 @@ package pdb
 import (
 	"fmt"
 	"testing"
+
+	"github.com/tessera-solver/tessera/internal/coretest"
+	"github.com/tessera-solver/tessera/internal/instances"
+	"github.com/tessera-solver/tessera/internal/search"
 )
 
 // The dual bound against the BFS distance of every state of small boards:
@@ -77,5 +81,74 @@ func TestDualAdmissible(t *testing.T) {
 				t.Errorf("the dual bound is never above the regular one")
 			}
 		})
+	}
+}
+
+// With the dual lookups and pathmax the search stays optimal: every 3x3
+// state of a stride, its answer replayed and as long as its BFS distance,
+// on one thread and two.
+func TestDualSolverOptimal3x3(t *testing.T) {
+	tb, dist := bfsTable(t, 3, 3)
+	s, err := NewSet(build(t, 3, 3, []uint8{1, 2, 3, 4}, Options{}), build(t, 3, 3, []uint8{5, 6, 7, 8}, Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, reflect := range []bool{false, true} {
+		sv, err := NewDualSolver(s, reflect)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cells := make([]uint8, 9)
+		for i := uint64(0); i < tb.Size(); i += 13 {
+			tb.Cells(i, cells)
+			out, err := sv.SolveParallel(cells, search.Budget{}, search.Unweighted, 1+int(i%2))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !coretest.SlidingSolved(coretest.SlidePath(3, cells, out.Path)) || len(out.Path) != int(dist[i]) || !out.Optimal {
+				t.Fatalf("%s %v: %d moves, distance %d", sv.Name(), cells, len(out.Path), dist[i])
+			}
+		}
+	}
+}
+
+// Korf's instances that the 5-5-5 set solves quickly: the same optimal
+// lengths with the dual lookups, in fewer nodes.
+func TestDualSolverKorf555(t *testing.T) {
+	pdbs := partition(t, Partition555)
+	s, err := NewSet(pdbs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := NewSolver(s, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg.interleave = false
+	dual, err := NewDualSolver(s, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nr, nd int64
+	for _, k := range instances.Korf100() {
+		if !quickKorf[k.ID] {
+			continue
+		}
+		or, err := reg.Solve(k.Cells, search.Budget{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		od, err := dual.Solve(k.Cells, search.Budget{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(od.Path) != k.Opt || !od.Optimal || !coretest.SlidingSolved(coretest.SlidePath(4, k.Cells, od.Path)) {
+			t.Fatalf("#%d: %d moves, optimum %d", k.ID, len(od.Path), k.Opt)
+		}
+		nr, nd = nr+or.Nodes, nd+od.Nodes
+	}
+	t.Logf("nodes: regular %d, with the dual lookups %d", nr, nd)
+	if nd >= nr {
+		t.Errorf("the dual lookups expand %d nodes, the regular search %d", nd, nr)
 	}
 }

@@ -66,6 +66,13 @@ type Solver struct {
 	moves [MaxCells][4]move
 	legal [MaxCells]uint8 // bit d set: direction d is possible with the blank on the cell
 	fsm   *fsm
+
+	// dual adds the dual lookups (dual.go) of every child the regular
+	// ones do not prune, and propagates bounds between a node and its
+	// children by bidirectional pathmax: the dual bound is admissible but
+	// not consistent. corr are its corrections per pattern and blank cell.
+	dual bool
+	corr [][MaxCells]uint8
 }
 
 // move is a tile's move into the blank's cell: src is the tile's cell.
@@ -241,6 +248,18 @@ func NewSolver(s *Set, reflect bool) (*Solver, error) {
 	return sv, nil
 }
 
+// NewDualSolver is NewSolver with the dual lookups added (see Solver.dual).
+// Its iterations do not run in lanes, and SolveBatch ignores the dual
+// lookups (a batch's lanes are the regular search, node for node).
+func NewDualSolver(s *Set, reflect bool) (*Solver, error) {
+	sv, err := NewSolver(s, reflect)
+	if err != nil {
+		return nil, err
+	}
+	sv.dual, sv.corr, sv.interleave = true, dualCorrections(s), false
+	return sv, nil
+}
+
 // Name describes the heuristic, for a Result's solver field.
 func (sv *Solver) Name() string {
 	name := "ida*(pdb"
@@ -249,6 +268,9 @@ func (sv *Solver) Name() string {
 	}
 	if sv.reflect {
 		name += "+reflect"
+	}
+	if sv.dual {
+		name += "+dual"
 	}
 	return name + ")"
 }
@@ -268,6 +290,7 @@ type idaWork struct {
 	rank   [2][patSlots]uint32 // each pattern's rank, per side
 	hv     [2][patSlots]uint8  // each pattern's entry, per side
 	sum    [2]int              // the start's sums of entries, per side
+	hd     int                 // the start's dual bound (0 without dual lookups)
 	path   []uint8
 	bound  int
 	next   int
@@ -362,7 +385,9 @@ func (k *idaWork) Iterate(it search.Iteration) (search.Pass, int64) {
 	return search.Alone(&k.gate, &k.next, k.path, k.dfsRoot)
 }
 
-func (k *idaWork) dfsRoot() (int, bool) { return k.dfs(0, int(k.pos[0]), 0, k.sum[0], k.sum[1], nil) }
+func (k *idaWork) dfsRoot() (int, bool) {
+	return k.dfs(0, int(k.pos[0]), 0, k.sum[0], k.sum[1], nil, k.hd)
+}
 
 // start prepares a search of cells: the workspace with the start's ranks,
 // entries and sums of entries per side, and the bound of the start.
@@ -392,6 +417,10 @@ func (sv *Solver) start(cells []uint8, b search.Budget, w search.Weight) (k *ida
 		}
 	}
 	h0 = max(k.sum[0], k.sum[1])
+	if sv.dual && h0 < Unreached {
+		k.hd = sv.set.dualH(&k.board, int(k.pos[0]), sv.corr, sv.reflect)
+		h0 = max(h0, k.hd)
+	}
 	if h0 >= Unreached {
 		return nil, 0, fmt.Errorf("pdb search: %v cannot reach the goal", cells)
 	}
@@ -558,13 +587,16 @@ type child struct {
 	src    uint8 // the moved tile's cell
 	j      [2]uint8
 	v      [2]uint8 // entries of the moved tile's patterns, per side
+	h      int      // bound with the dual lookups and pathmax (dual only)
 }
 
 // dfs explores below a node at depth g whose blank is on cell blank, in
 // state st of the pruning machine, with sums s0 (board) and s1
 // (reflection) of the tables' entries. kr, when not nil, holds the
-// successors' ranks (the parent computed them when prefetching).
-func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int, kr *kidRanks) (int, bool) {
+// successors' ranks (the parent computed them when prefetching). hp is a
+// lower bound of the node's distance known from elsewhere (the dual
+// lookups and pathmax; 0 when none).
+func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int, kr *kidRanks, hp int) (int, bool) {
 	if g == k.split && !k.claim(blank, st, s0, s1) {
 		return 0, false
 	}
@@ -578,6 +610,7 @@ func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int, kr *kidRanks) (int, bo
 	blank &= 31
 	var cs [4]child
 	nc := 0
+	hn := max(s0, s1, hp) // the node's bound, raised by its children's (pathmax)
 	mask := sv.legal[blank] & sv.fsm.allow[st]
 	for mask != 0 {
 		d := uint8(bits.TrailingZeros8(mask))
@@ -612,16 +645,41 @@ func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int, kr *kidRanks) (int, bo
 		// lower than the next bound so far, the second load (often a
 		// miss) is skipped and the search is unchanged.
 		if f := k.f(g+1, c0); f > k.bound && f >= k.next {
+			if sv.dual && c0-1 > hn {
+				if hn = c0 - 1; k.f(g, hn) > k.bound {
+					k.next = min(k.next, k.f(g, hn))
+					return 0, false
+				}
+			}
 			continue
 		}
 		v1 := sv.data[j1][r1]
 		c1 := s1 - int(k.hv[1][j1]) + int(v1)
-		f := k.f(g+1, max(c0, c1))
+		h := max(c0, c1)
+		if sv.dual {
+			// The child's dual lookups, when the regular ones leave it
+			// within the bound; then pathmax: a node is at most one move
+			// from its child, so each bounds the other's distance to
+			// within one.
+			if h = max(h, hn-1); k.f(g+1, h) <= k.bound {
+				src := m.src & 31
+				k.board[blank], k.board[src] = t, 0
+				h = max(h, sv.set.dualH(&k.board, int(src), sv.corr, sv.reflect))
+				k.board[blank], k.board[src] = 0, t
+			}
+			if h-1 > hn {
+				if hn = h - 1; k.f(g, hn) > k.bound {
+					k.next = min(k.next, k.f(g, hn))
+					return 0, false
+				}
+			}
+		}
+		f := k.f(g+1, h)
 		if f > k.bound {
 			k.next = min(k.next, f)
 			continue
 		}
-		cs[nc] = child{r: [2]uint32{r0, r1}, s0: c0, s1: c1, f: f, dir: d, t: t, j: [2]uint8{j0, j1}, v: [2]uint8{v0, v1}}
+		cs[nc] = child{r: [2]uint32{r0, r1}, s0: c0, s1: c1, f: f, h: h, dir: d, t: t, j: [2]uint8{j0, j1}, v: [2]uint8{v0, v1}}
 		nc++
 	}
 	// Most promising first: only the last iteration's count depends on
@@ -660,7 +718,11 @@ func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int, kr *kidRanks) (int, bo
 		if sv.prefetch {
 			kr = &krs[i&3]
 		}
-		if d, ok := k.dfs(g+1, src, sv.fsm.next[st][c.dir&3], c.s0, c.s1, kr); ok {
+		hp := 0
+		if sv.dual {
+			hp = max(c.h, hn-1)
+		}
+		if d, ok := k.dfs(g+1, src, sv.fsm.next[st][c.dir&3], c.s0, c.s1, kr, hp); ok {
 			return d, true
 		}
 		k.board[blank], k.board[src&31] = 0, c.t
