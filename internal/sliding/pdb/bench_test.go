@@ -176,7 +176,9 @@ func storedDir(b testing.TB) string {
 // of the duplicates up to n moves (experiments). $PDB_PRIVATE=1 copies the
 // tables into huge-page memory (PDB.Private); $PDB_PREFETCH=0 or 1 forces
 // prefetching, and with it the lanes of one search, off or on;
-// $PDB_DUAL=1 adds the dual lookups (NewDualSolver).
+// $PDB_DUAL=1 adds the dual lookups (NewDualSolver), and with
+// $PDB_DUAL_GOALS=1 over the partition's DualGoals tables too, built in
+// memory.
 func storedSolver(b *testing.B, dir string, pt Partition) (*Solver, []*PDB) {
 	var pdbs []*PDB
 	for i := range pt.Patterns {
@@ -192,7 +194,21 @@ func storedSolver(b *testing.B, dir string, pt Partition) (*Solver, []*PDB) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if sv, err = NewDualSolver(s, true); err != nil {
+		var alt []*PDB
+		if os.Getenv("PDB_DUAL_GOALS") == "1" {
+			dg, err := DualGoals(pt)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, d := range dg {
+				p, _, err := BuildGoal(context.Background(), pt.Rows, pt.Cols, pt.Patterns[d.Pattern], d.Cell, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				alt = append(alt, p)
+			}
+		}
+		if sv, err = NewDualSolver(s, true, alt...); err != nil {
 			b.Fatal(err)
 		}
 	}

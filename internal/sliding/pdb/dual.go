@@ -16,64 +16,143 @@ import (
 // goal too, but only as a legal sequence of moves when s⁻¹'s blank is
 // where τk needs it, on z: when s's blank is home.
 //
-// For a blank on any cell b, relabel the inverse: d = σ∘s⁻¹ with σ the
-// swap of identities b and z. d has its blank on z, and τk…τ1 are then
-// legal moves from d (the blank walks back along s's path) that end on
-// σ: the goal with the blank on b and the tile whose home is b on z. So
-// d is within dist(s) of σ, and since each move moves one tile, the moves
-// of a pattern's tiles on that path are at least its abstract distance
-// from d to σ, which by the triangle inequality is at least
-// entry(d) − corr(σ), corr being the abstract distance from σ (blank on
-// b) to the table's goal (pattern home, blank in the region of z). The
-// dual bound is Σ_j max(0, entry_j(d) − corr[j][b]): admissible for every
-// b, and the plain inverse's sum when the blank is home. corr is not 0
-// only for the pattern that holds the tile whose home is b, and for
-// patterns that wall the cell b off from z.
+// For a blank on any cell b, take any board σ with its blank on b and let
+// d = σ∘s⁻¹. d has its blank on z, and τk…τ1 are legal moves from d (the
+// blank walks back along s's path) that end on σ. So d is within dist(s)
+// of σ, and since each move moves one tile, the moves of a pattern's
+// tiles on that path are at least its abstract distance from d to σ,
+// which by the triangle inequality is at least entry(d) − corr(σ), corr
+// being σ's abstract distance (blank on b) to the table's goal (pattern
+// home, blank in the region of z). The dual bound is
+// Σ_j max(0, entry_j(d) − corr_j(σ)): admissible for every b, and the
+// plain inverse's sum when the blank is home (σ the goal).
 //
-// In d, the tile whose home is cell c (c ≠ b, z) stands on the home of
-// s's tile on c, and the tile whose home is b on the home of s's tile on
-// z. The reflected dual is the reflection of d, whose σ is the one of
-// the reflected blank's cell, so the same corrections serve it.
+// σ is the goal with the blank walked to b along a shortest path (up the
+// last column then left, or left along the last row then up: the one of
+// the lesser corrections). Its corrections add up to at most that path's
+// length, the blank's Manhattan distance from home; swapping the blank
+// with the tile whose home is b instead costs up to 14 on one 15-puzzle
+// pattern. In d, tile t stands on the home of s's tile on the cell where
+// σ has t. The reflected dual is the dual of the reflected board.
+//
+// A table built with its goal's blank elsewhere (BuildGoal) serves the
+// same pattern with other corrections: for each pattern and blank cell the
+// dual lookup reads the table whose correction is the least.
 
 // dualCorrNodes caps the search of one correction (an abstract search
-// from a state one tile away from the goal; tens of nodes on the 15- and
+// from a state a few moves from the goal; tens of nodes on the 15- and
 // 24-puzzle partitions). A correction past it is left unknown, and that
 // pattern then adds nothing to the dual bound on that cell.
 const dualCorrNodes = 1 << 20
 
-// dualCorrections are, for every pattern j and blank cell b, the abstract
-// distance to the table's goal of σ_b (the tile whose home is b on the
-// last cell, the blank on b, every other tile home) in pattern j's space,
+// dualTabs are, for every blank cell b, the cell of every tile in σ_b, and
+// for every pattern j the table the dual lookup of pattern j reads and its
+// correction: the abstract distance of σ_b to that table's goal,
 // Unreached when not known.
-func dualCorrections(s *Set) [][MaxCells]uint8 {
-	g := s.g
+type dualTabs struct {
+	at   [MaxCells][32]uint8 // at[b][t]: tile t's cell in σ_b
+	pdb  [maxPatterns][MaxCells]*PDB
+	corr [maxPatterns][MaxCells]uint8
+}
+
+// sigmaPaths are the two boards σ_b: the goal with the blank walked to b
+// up the last column then left, and left along the last row then up.
+func sigmaPaths(g *geom, b int) [2][32]uint8 {
+	var out [2][32]uint8
 	z := g.n - 1
-	out := make([][MaxCells]uint8, len(s.pdbs))
-	for j, p := range s.pdbs {
-		for b := 0; b < z; b++ {
-			var ps [MaxCells]uint8
-			for x, t := range p.tiles {
-				ps[x] = t - 1
-				if int(t) == b+1 {
-					ps[x] = uint8(z)
-				}
+	for i := range out {
+		board := &out[i]
+		for c := 0; c < z; c++ {
+			board[c] = uint8(c + 1)
+		}
+		blank := z
+		step := func(to int) {
+			board[blank], board[to] = board[to], 0
+			blank = to
+		}
+		r, c := b/g.cols, b%g.cols
+		if i == 0 {
+			for blank/g.cols > r {
+				step(blank - g.cols)
 			}
-			d, ok := abstractDistance(p, ps, b, dualCorrNodes)
-			if !ok || d >= Unreached {
-				d = Unreached
-			}
-			out[j][b] = uint8(d)
+		}
+		for blank%g.cols > c {
+			step(blank - 1)
+		}
+		for blank/g.cols > r {
+			step(blank - g.cols)
 		}
 	}
 	return out
 }
 
+// newDualTabs picks, for every blank cell, the σ of the two of the least
+// total correction, and for every pattern of s the table among the set's
+// and alt (tables of the same patterns with other goal cells) of the
+// least correction.
+func newDualTabs(s *Set, alt []*PDB) (*dualTabs, error) {
+	if len(s.pdbs) > maxPatterns {
+		return nil, fmt.Errorf("pdb dual: %d tables, at most %d", len(s.pdbs), maxPatterns)
+	}
+	g := s.g
+	cands := make([][]*PDB, len(s.pdbs))
+	used := make([]bool, len(alt))
+	for j, p := range s.pdbs {
+		cands[j] = []*PDB{p}
+		for i, a := range alt {
+			if a.g == g && PatternString(a.tiles) == PatternString(p.tiles) {
+				cands[j] = append(cands[j], a)
+				used[i] = true
+			}
+		}
+	}
+	for i, u := range used {
+		if !u {
+			return nil, fmt.Errorf("pdb dual: table of pattern %s is not of the set", PatternString(alt[i].tiles))
+		}
+	}
+	dt := &dualTabs{}
+	for b := 0; b < g.n; b++ {
+		best := -1
+		for _, sigma := range sigmaPaths(&g, b) {
+			var at [32]uint8
+			for c := 0; c < g.n; c++ {
+				at[sigma[c]&31] = uint8(c)
+			}
+			var pdb [maxPatterns]*PDB
+			var corr [maxPatterns]uint8
+			total := 0
+			for j, p := range s.pdbs {
+				var ps [MaxCells]uint8
+				for x, t := range p.tiles {
+					ps[x] = at[t&31]
+				}
+				pdb[j], corr[j] = p, Unreached
+				for _, c := range cands[j] {
+					d, ok := abstractDistance(c, ps, b, dualCorrNodes)
+					if ok && d < int(corr[j]) {
+						pdb[j], corr[j] = c, uint8(d)
+					}
+				}
+				total += int(corr[j])
+			}
+			if best < 0 || total < best {
+				best = total
+				dt.at[b] = at
+				for j := range s.pdbs {
+					dt.pdb[j][b], dt.corr[j][b] = pdb[j], corr[j]
+				}
+			}
+		}
+	}
+	return dt, nil
+}
+
 // abstractDistance is the least number of moves of p's tiles that bring
 // the placement ps home, with the blank starting on cell blank and ending
-// in the region of the last cell (the table's goal), by IDA* over the
-// table itself (its entry is that
-// distance minimised over the blank's cell: a lower bound). It reports
-// false past maxNodes nodes.
+// in the region of p's goal cell (the table's goal), by IDA* over the
+// table itself (its entry is that distance minimised over the blank's
+// cell: a lower bound). It reports false past maxNodes nodes.
 func abstractDistance(p *PDB, ps [MaxCells]uint8, blank int, maxNodes int) (int, bool) {
 	g := &p.g
 	h := int(p.data[p.rank(&ps)])
@@ -82,7 +161,7 @@ func abstractDistance(p *PDB, ps [MaxCells]uint8, blank int, maxNodes int) (int,
 	}
 	nodes := 0
 	var dfs func(depth, bound, blank int) (int, bool)
-	// dfs returns the least f past bound met below, or −1 when home.
+	// dfs returns the least f past bound met below, or −1 at the goal.
 	dfs = func(depth, bound, blank int) (int, bool) {
 		nodes++
 		if nodes > maxNodes {
@@ -99,7 +178,7 @@ func abstractDistance(p *PDB, ps [MaxCells]uint8, blank int, maxNodes int) (int,
 			home = home && ps[x] == p.tiles[x]-1
 		}
 		region := g.fill(1<<blank, g.all&^occ)
-		if home && region&(1<<(g.n-1)) != 0 {
+		if home && region&(1<<p.goal) != 0 {
 			return -1, true
 		}
 		next := int(^uint(0) >> 1)
@@ -137,24 +216,20 @@ func abstractDistance(p *PDB, ps [MaxCells]uint8, blank int, maxNodes int) (int,
 }
 
 // dualPositions fills pos with the dual board of board (cell → tile,
-// blank on cell b): tile → cell, as described above.
-func dualPositions(n int, board *[32]uint8, b int, pos *Positions) {
-	z := n - 1
-	for c := 0; c < z; c++ {
-		src := c
-		if c == b {
-			src = z
-		}
-		pos[(c+1)&31] = board[src&31] - 1
+// blank on cell b) for σ_b: tile → cell, as described above.
+func (dt *dualTabs) dualPositions(n int, board *[32]uint8, b int, pos *Positions) {
+	at := &dt.at[b&31]
+	for t := 1; t < n; t++ {
+		pos[t&31] = board[at[t&31]&31] - 1
 	}
-	pos[0] = uint8(z)
+	pos[0] = uint8(n - 1)
 }
 
-// DualH is the dual bound of the board (row-major, 0 the blank), and with
-// reflect on a square board the maximum with its reflection's: an
-// admissible bound, not a consistent one (one move can change it by more
-// than one).
-func (s *Set) DualH(cells []uint8, reflect bool) (int, error) {
+// DualH is the dual bound of the board (row-major, 0 the blank) over the
+// set and alt (see newDualTabs), and with reflect on a square board the
+// maximum with its reflection's: an admissible bound, not a consistent
+// one (one move can change it by more than one).
+func (s *Set) DualH(cells []uint8, reflect bool, alt ...*PDB) (int, error) {
 	if len(cells) != s.g.n {
 		return 0, fmt.Errorf("pdb dual: %d cells, want %d", len(cells), s.g.n)
 	}
@@ -166,29 +241,67 @@ func (s *Set) DualH(cells []uint8, reflect bool) (int, error) {
 			b = i
 		}
 	}
-	corr := dualCorrections(s)
-	return s.dualH(&board, b, corr, reflect && s.square), nil
+	dt, err := newDualTabs(s, alt)
+	if err != nil {
+		return 0, err
+	}
+	return s.dualH(&board, b, dt, reflect && s.square), nil
 }
 
-// dualH is the dual bound of board (blank on b) given the corrections.
-func (s *Set) dualH(board *[32]uint8, b int, corr [][MaxCells]uint8, reflect bool) int {
-	var pos Positions
-	dualPositions(s.g.n, board, b, &pos)
-	h := 0
-	for j, p := range s.pdbs {
-		if v := int(p.data[p.Rank(&pos)]); v != Unreached {
-			h += max(0, v-int(corr[j][b]))
-		}
-	}
+// dualH is the dual bound of board (blank on b) over the tables dt.
+func (s *Set) dualH(board *[32]uint8, b int, dt *dualTabs, reflect bool) int {
+	h := s.dualSum(board, b, dt)
 	if !reflect {
 		return h
 	}
-	rb := int(s.transpose[b&31])
-	hr := 0
+	var rboard [32]uint8
+	for c := 0; c < s.g.n; c++ {
+		rboard[s.transpose[c]&31] = s.relabel[board[c]&31]
+	}
+	return max(h, s.dualSum(&rboard, int(s.transpose[b&31]), dt))
+}
+
+// dualSum is the sum of the corrected dual entries of board (blank on b).
+func (s *Set) dualSum(board *[32]uint8, b int, dt *dualTabs) int {
+	var pos Positions
+	dt.dualPositions(s.g.n, board, b, &pos)
+	b &= 31
+	h := 0
 	for j, p := range s.pdbs {
-		if v := int(p.data[s.reflectedRank(j, &pos)]); v != Unreached {
-			hr += max(0, v-int(corr[j][rb&31]))
+		if v := int(dt.pdb[j&7][b].data[p.Rank(&pos)]); v != Unreached {
+			h += max(0, v-int(dt.corr[j&7][b]))
 		}
 	}
-	return max(h, hr)
+	return h
+}
+
+// DualGoal is a table the dual lookups can use besides a partition's:
+// pattern Pattern's with the goal's blank on Cell (BuildGoal).
+type DualGoal struct{ Pattern, Cell int }
+
+// DualGoals are the tables that give a partition's dual lookups other
+// corrections: for each pattern whose tiles at home cut the free cells
+// into several regions, one per region that does not hold the last cell
+// (its lowest cell as the goal).
+func DualGoals(pt Partition) ([]DualGoal, error) {
+	g, err := newGeom(pt.Rows, pt.Cols)
+	if err != nil {
+		return nil, err
+	}
+	var out []DualGoal
+	for j, tiles := range pt.Patterns {
+		var occ uint32
+		for _, t := range tiles {
+			occ |= 1 << (t - 1)
+		}
+		free := g.all &^ occ
+		seen := g.fill(1<<(g.n-1), free)
+		for c := 0; c < g.n; c++ {
+			if free&^seen&(1<<c) != 0 {
+				seen |= g.fill(1<<c, free)
+				out = append(out, DualGoal{Pattern: j, Cell: c})
+			}
+		}
+	}
+	return out, nil
 }

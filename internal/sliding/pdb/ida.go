@@ -70,9 +70,10 @@ type Solver struct {
 	// dual adds the dual lookups (dual.go) of every child the regular
 	// ones do not prune, and propagates bounds between a node and its
 	// children by bidirectional pathmax: the dual bound is admissible but
-	// not consistent. corr are its corrections per pattern and blank cell.
+	// not consistent. dt are its tables and corrections per pattern and
+	// blank cell.
 	dual bool
-	corr [][MaxCells]uint8
+	dt   *dualTabs
 }
 
 // move is a tile's move into the blank's cell: src is the tile's cell.
@@ -248,15 +249,20 @@ func NewSolver(s *Set, reflect bool) (*Solver, error) {
 	return sv, nil
 }
 
-// NewDualSolver is NewSolver with the dual lookups added (see Solver.dual).
-// Its iterations do not run in lanes, and SolveBatch ignores the dual
-// lookups (a batch's lanes are the regular search, node for node).
-func NewDualSolver(s *Set, reflect bool) (*Solver, error) {
+// NewDualSolver is NewSolver with the dual lookups added (see Solver.dual)
+// over the set's tables and alt, tables of the set's patterns built with
+// other goal cells (BuildGoal). Its iterations do not run in lanes, and
+// SolveBatch ignores the dual lookups (a batch's lanes are the regular
+// search, node for node).
+func NewDualSolver(s *Set, reflect bool, alt ...*PDB) (*Solver, error) {
 	sv, err := NewSolver(s, reflect)
 	if err != nil {
 		return nil, err
 	}
-	sv.dual, sv.corr, sv.interleave = true, dualCorrections(s), false
+	if sv.dt, err = newDualTabs(s, alt); err != nil {
+		return nil, err
+	}
+	sv.dual, sv.interleave = true, false
 	return sv, nil
 }
 
@@ -418,7 +424,7 @@ func (sv *Solver) start(cells []uint8, b search.Budget, w search.Weight) (k *ida
 	}
 	h0 = max(k.sum[0], k.sum[1])
 	if sv.dual && h0 < Unreached {
-		k.hd = sv.set.dualH(&k.board, int(k.pos[0]), sv.corr, sv.reflect)
+		k.hd = sv.set.dualH(&k.board, int(k.pos[0]), sv.dt, sv.reflect)
 		h0 = max(h0, k.hd)
 	}
 	if h0 >= Unreached {
@@ -664,7 +670,7 @@ func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int, kr *kidRanks, hp int) 
 			if h = max(h, hn-1); k.f(g+1, h) <= k.bound {
 				src := m.src & 31
 				k.board[blank], k.board[src] = t, 0
-				h = max(h, sv.set.dualH(&k.board, int(src), sv.corr, sv.reflect))
+				h = max(h, sv.set.dualH(&k.board, int(src), sv.dt, sv.reflect))
 				k.board[blank], k.board[src] = 0, t
 			}
 			if h-1 > hn {
