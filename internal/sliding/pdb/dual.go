@@ -50,9 +50,9 @@ const dualCorrNodes = 1 << 20
 // correction: the abstract distance of σ_b to that table's goal,
 // Unreached when not known.
 type dualTabs struct {
-	at   [MaxCells][32]uint8 // at[b][t]: tile t's cell in σ_b
-	pdb  [maxPatterns][MaxCells]*PDB
-	corr [maxPatterns][MaxCells]uint8
+	at   [2][MaxCells][32]uint8 // at[i][b][t]: tile t's cell in σ_b of path i
+	pdb  [2][maxPatterns][MaxCells]*PDB
+	corr [2][maxPatterns][MaxCells]uint8
 }
 
 // sigmaPaths are the two boards σ_b: the goal with the blank walked to b
@@ -113,15 +113,13 @@ func newDualTabs(s *Set, alt []*PDB) (*dualTabs, error) {
 	}
 	dt := &dualTabs{}
 	for b := 0; b < g.n; b++ {
-		best := -1
-		for _, sigma := range sigmaPaths(&g, b) {
+		for i, sigma := range sigmaPaths(&g, b) {
 			var at [32]uint8
 			for c := 0; c < g.n; c++ {
 				at[sigma[c]&31] = uint8(c)
 			}
 			var pdb [maxPatterns]*PDB
 			var corr [maxPatterns]uint8
-			total := 0
 			for j, p := range s.pdbs {
 				var ps [MaxCells]uint8
 				for x, t := range p.tiles {
@@ -134,14 +132,10 @@ func newDualTabs(s *Set, alt []*PDB) (*dualTabs, error) {
 						pdb[j], corr[j] = c, uint8(d)
 					}
 				}
-				total += int(corr[j])
 			}
-			if best < 0 || total < best {
-				best = total
-				dt.at[b] = at
-				for j := range s.pdbs {
-					dt.pdb[j][b], dt.corr[j][b] = pdb[j], corr[j]
-				}
+			dt.at[i][b] = at
+			for j := range s.pdbs {
+				dt.pdb[i][j][b], dt.corr[i][j][b] = pdb[j], corr[j]
 			}
 		}
 	}
@@ -217,8 +211,8 @@ func abstractDistance(p *PDB, ps [MaxCells]uint8, blank int, maxNodes int) (int,
 
 // dualPositions fills pos with the dual board of board (cell → tile,
 // blank on cell b) for σ_b: tile → cell, as described above.
-func (dt *dualTabs) dualPositions(n int, board *[32]uint8, b int, pos *Positions) {
-	at := &dt.at[b&31]
+func (dt *dualTabs) dualPositions(i, n int, board *[32]uint8, b int, pos *Positions) {
+	at := &dt.at[i&1][b&31]
 	for t := 1; t < n; t++ {
 		pos[t&31] = board[at[t&31]&31] - 1
 	}
@@ -264,15 +258,19 @@ func (s *Set) dualH(board *[32]uint8, b int, dt *dualTabs, reflect bool) int {
 // dualSum is the sum of the corrected dual entries of board (blank on b).
 func (s *Set) dualSum(board *[32]uint8, b int, dt *dualTabs) int {
 	var pos Positions
-	dt.dualPositions(s.g.n, board, b, &pos)
-	b &= 31
-	h := 0
-	for j, p := range s.pdbs {
-		if v := int(dt.pdb[j&7][b].data[p.Rank(&pos)]); v != Unreached {
-			h += max(0, v-int(dt.corr[j&7][b]))
+	best := 0
+	for i := range 2 {
+		dt.dualPositions(i, s.g.n, board, b, &pos)
+		b &= 31
+		h := 0
+		for j, p := range s.pdbs {
+			if v := int(dt.pdb[i][j&7][b].data[p.Rank(&pos)]); v != Unreached {
+				h += max(0, v-int(dt.corr[i][j&7][b]))
+			}
 		}
+		best = max(best, h)
 	}
-	return h
+	return best
 }
 
 // DualGoal is a table the dual lookups can use besides a partition's:

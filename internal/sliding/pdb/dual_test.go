@@ -93,7 +93,7 @@ func TestDualAdmissible(t *testing.T) {
 				sumR += hr
 				sumD += max(hr, hd)
 				if b == n-1 {
-					dt.dualPositions(n, &board, b, &dpos)
+					dt.dualPositions(0, n, &board, b, &dpos)
 					for tile := range n {
 						inv[dpos[tile]] = uint8(tile)
 					}
