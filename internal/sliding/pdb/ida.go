@@ -301,6 +301,9 @@ type idaWork struct {
 	bound  int
 	next   int
 	gate   search.Gate   // counts the nodes, stops the search
+	// up is, when dfs returns without the goal, the bound of its node's
+	// distance it ended with (pathmax; dual lookups only).
+	up int
 	weight search.Weight // search.Unweighted is plain IDA*
 
 	// A worker of a parallel iteration (par nil when searching alone):
@@ -603,6 +606,7 @@ type child struct {
 // lower bound of the node's distance known from elsewhere (the dual
 // lookups and pathmax; 0 when none).
 func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int, kr *kidRanks, hp int) (int, bool) {
+	k.up = 0
 	if g == k.split && !k.claim(blank, st, s0, s1) {
 		return 0, false
 	}
@@ -653,7 +657,7 @@ func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int, kr *kidRanks, hp int) 
 		if f := k.f(g+1, c0); f > k.bound && f >= k.next {
 			if sv.dual && c0-1 > hn {
 				if hn = c0 - 1; k.f(g, hn) > k.bound {
-					k.next = min(k.next, k.f(g, hn))
+					k.next, k.up = min(k.next, k.f(g, hn)), hn
 					return 0, false
 				}
 			}
@@ -675,7 +679,7 @@ func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int, kr *kidRanks, hp int) 
 			}
 			if h-1 > hn {
 				if hn = h - 1; k.f(g, hn) > k.bound {
-					k.next = min(k.next, k.f(g, hn))
+					k.next, k.up = min(k.next, k.f(g, hn)), hn
 					return 0, false
 				}
 			}
@@ -736,6 +740,15 @@ func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int, kr *kidRanks, hp int) 
 		if k.gate.Stopped {
 			return 0, false
 		}
+		// Pathmax back up: what the child learnt of its own bound
+		// bounds this node's, which may now exceed the bound.
+		if u := k.up - 1; sv.dual && u > hn {
+			if hn = u; k.f(g, hn) > k.bound {
+				k.next, k.up = min(k.next, k.f(g, hn)), hn
+				return 0, false
+			}
+		}
 	}
+	k.up = hn
 	return 0, false
 }
