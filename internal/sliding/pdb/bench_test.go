@@ -189,6 +189,12 @@ func storedSolver(b *testing.B, dir string, pt Partition) (*Solver, []*PDB) {
 		pdbs = append(pdbs, p)
 	}
 	sv := reflectingSolver(b, pdbs...)
+	if v := os.Getenv("PDB_DUAL_PATHS"); v != "" {
+		dualPaths, _ = strconv.Atoi(v)
+	}
+	if v := os.Getenv("PDB_DUAL_SLACK"); v != "" {
+		dualSlack, _ = strconv.Atoi(v)
+	}
 	if os.Getenv("PDB_DUAL") == "1" {
 		s, err := NewSet(pdbs...)
 		if err != nil {

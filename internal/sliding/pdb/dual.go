@@ -45,51 +45,64 @@ import (
 // pattern then adds nothing to the dual bound on that cell.
 const dualCorrNodes = 1 << 20
 
-// dualTabs are, for every blank cell b, the cell of every tile in σ_b, and
-// for every pattern j the table the dual lookup of pattern j reads and its
-// correction: the abstract distance of σ_b to that table's goal,
-// Unreached when not known.
+// dualTabs are, for every blank cell b, the boards σ_b the dual lookups
+// use (see sigmaPaths).
 type dualTabs struct {
-	at   [2][MaxCells][32]uint8 // at[i][b][t]: tile t's cell in σ_b of path i
-	pdb  [2][maxPatterns][MaxCells]*PDB
-	corr [2][maxPatterns][MaxCells]uint8
+	sig [MaxCells][]dualSigma
 }
 
-// sigmaPaths are the two boards σ_b: the goal with the blank walked to b
-// up the last column then left, and left along the last row then up.
-func sigmaPaths(g *geom, b int) [2][32]uint8 {
-	var out [2][32]uint8
+// dualSigma is one σ_b: the cell of every tile, and for every pattern j
+// the table the dual lookup of pattern j reads and its correction: the
+// abstract distance of σ_b to that table's goal, Unreached when not known.
+type dualSigma struct {
+	at   [32]uint8 // at[t]: tile t's cell in σ_b
+	pdb  [maxPatterns]*PDB
+	corr [maxPatterns]uint8
+}
+
+// dualPaths is how many blank walks give a σ_b; 0 is every shortest walk.
+var dualPaths = 2
+
+// sigmaPaths are the boards σ_b: the goal with the blank walked to b on
+// a shortest walk, up the last column then left, left along the last row
+// then up, and with paths 0 every other shortest walk.
+func sigmaPaths(g *geom, b, paths int) [][32]uint8 {
 	z := g.n - 1
-	for i := range out {
-		board := &out[i]
-		for c := 0; c < z; c++ {
-			board[c] = uint8(c + 1)
+	var goal [32]uint8
+	for c := 0; c < z; c++ {
+		goal[c] = uint8(c + 1)
+	}
+	r, c := b/g.cols, b%g.cols
+	var out [][32]uint8
+	// walk appends every shortest walk from blank, ups before lefts.
+	var walk func(board [32]uint8, blank int)
+	walk = func(board [32]uint8, blank int) {
+		if blank == b {
+			out = append(out, board)
+			return
 		}
-		blank := z
-		step := func(to int) {
-			board[blank], board[to] = board[to], 0
-			blank = to
+		if blank/g.cols > r {
+			nb := board
+			nb[blank], nb[blank-g.cols] = nb[blank-g.cols], 0
+			walk(nb, blank-g.cols)
 		}
-		r, c := b/g.cols, b%g.cols
-		if i == 0 {
-			for blank/g.cols > r {
-				step(blank - g.cols)
-			}
-		}
-		for blank%g.cols > c {
-			step(blank - 1)
-		}
-		for blank/g.cols > r {
-			step(blank - g.cols)
+		if blank%g.cols > c {
+			nb := board
+			nb[blank], nb[blank-1] = nb[blank-1], 0
+			walk(nb, blank-1)
 		}
 	}
-	return out
+	walk(goal, z)
+	if paths == 0 || len(out) <= 1 {
+		return out
+	}
+	// The first walk is all ups then lefts; the last all lefts then ups.
+	return [][32]uint8{out[0], out[len(out)-1]}
 }
 
-// newDualTabs picks, for every blank cell, the σ of the two of the least
-// total correction, and for every pattern of s the table among the set's
-// and alt (tables of the same patterns with other goal cells) of the
-// least correction.
+// newDualTabs prepares the σ_b of every blank cell, and for every pattern
+// of s the table among the set's and alt (tables of the same patterns
+// with other goal cells) of the least correction.
 func newDualTabs(s *Set, alt []*PDB) (*dualTabs, error) {
 	if len(s.pdbs) > maxPatterns {
 		return nil, fmt.Errorf("pdb dual: %d tables, at most %d", len(s.pdbs), maxPatterns)
@@ -113,30 +126,25 @@ func newDualTabs(s *Set, alt []*PDB) (*dualTabs, error) {
 	}
 	dt := &dualTabs{}
 	for b := 0; b < g.n; b++ {
-		for i, sigma := range sigmaPaths(&g, b) {
-			var at [32]uint8
+		for _, sigma := range sigmaPaths(&g, b, dualPaths) {
+			var sg dualSigma
 			for c := 0; c < g.n; c++ {
-				at[sigma[c]&31] = uint8(c)
+				sg.at[sigma[c]&31] = uint8(c)
 			}
-			var pdb [maxPatterns]*PDB
-			var corr [maxPatterns]uint8
 			for j, p := range s.pdbs {
 				var ps [MaxCells]uint8
 				for x, t := range p.tiles {
-					ps[x] = at[t&31]
+					ps[x] = sg.at[t&31]
 				}
-				pdb[j], corr[j] = p, Unreached
+				sg.pdb[j], sg.corr[j] = p, Unreached
 				for _, c := range cands[j] {
 					d, ok := abstractDistance(c, ps, b, dualCorrNodes)
-					if ok && d < int(corr[j]) {
-						pdb[j], corr[j] = c, uint8(d)
+					if ok && d < int(sg.corr[j]) {
+						sg.pdb[j], sg.corr[j] = c, uint8(d)
 					}
 				}
 			}
-			dt.at[i][b] = at
-			for j := range s.pdbs {
-				dt.pdb[i][j][b], dt.corr[i][j][b] = pdb[j], corr[j]
-			}
+			dt.sig[b] = append(dt.sig[b], sg)
 		}
 	}
 	return dt, nil
@@ -209,12 +217,11 @@ func abstractDistance(p *PDB, ps [MaxCells]uint8, blank int, maxNodes int) (int,
 	return 0, false
 }
 
-// dualPositions fills pos with the dual board of board (cell → tile,
-// blank on cell b) for σ_b: tile → cell, as described above.
-func (dt *dualTabs) dualPositions(i, n int, board *[32]uint8, b int, pos *Positions) {
-	at := &dt.at[i&1][b&31]
+// dualPositions fills pos with the dual board of board (cell → tile)
+// for sg: tile → cell, as described above.
+func (sg *dualSigma) dualPositions(n int, board *[32]uint8, pos *Positions) {
 	for t := 1; t < n; t++ {
-		pos[t&31] = board[at[t&31]&31] - 1
+		pos[t&31] = board[sg.at[t&31]&31] - 1
 	}
 	pos[0] = uint8(n - 1)
 }
@@ -255,24 +262,24 @@ func (s *Set) dualH(board *[32]uint8, b int, dt *dualTabs, reflect bool) int {
 	return max(h, s.dualSum(&rboard, int(s.transpose[b&31]), dt))
 }
 
-// dualSum is the sum of the corrected dual entries of board (blank on b).
+// dualSum is the greatest sum of corrected dual entries of board (blank
+// on b) over its σ_b.
 func (s *Set) dualSum(board *[32]uint8, b int, dt *dualTabs) int {
 	var pos Positions
 	best := 0
-	for i := range 2 {
-		dt.dualPositions(i, s.g.n, board, b, &pos)
-		b &= 31
+	for i := range dt.sig[b&31] {
+		sg := &dt.sig[b&31][i]
+		sg.dualPositions(s.g.n, board, &pos)
 		h := 0
 		for j, p := range s.pdbs {
-			if v := int(dt.pdb[i][j&7][b].data[p.Rank(&pos)]); v != Unreached {
-				h += max(0, v-int(dt.corr[i][j&7][b]))
+			if v := int(sg.pdb[j&7].data[p.Rank(&pos)]); v != Unreached {
+				h += max(0, v-int(sg.corr[j&7]))
 			}
 		}
 		best = max(best, h)
 	}
 	return best
 }
-
 // DualGoal is a table the dual lookups can use besides a partition's:
 // pattern Pattern's with the goal's blank on Cell (BuildGoal).
 type DualGoal struct{ Pattern, Cell int }

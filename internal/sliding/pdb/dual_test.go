@@ -93,7 +93,7 @@ func TestDualAdmissible(t *testing.T) {
 				sumR += hr
 				sumD += max(hr, hd)
 				if b == n-1 {
-					dt.dualPositions(0, n, &board, b, &dpos)
+					dt.sig[b][0].dualPositions(n, &board, &dpos)
 					for tile := range n {
 						inv[dpos[tile]] = uint8(tile)
 					}

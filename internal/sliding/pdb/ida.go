@@ -671,7 +671,7 @@ func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int, kr *kidRanks, hp int) 
 			// within the bound; then pathmax: a node is at most one move
 			// from its child, so each bounds the other's distance to
 			// within one.
-			if h = max(h, hn-1); k.f(g+1, h) <= k.bound {
+			if h = max(h, hn-1); k.f(g+1, h) <= k.bound && k.f(g+1, h) >= k.bound-dualSlack {
 				src := m.src & 31
 				k.board[blank], k.board[src] = t, 0
 				h = max(h, sv.set.dualH(&k.board, int(src), sv.dt, sv.reflect))
@@ -752,3 +752,5 @@ func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int, kr *kidRanks, hp int) 
 	k.up = hn
 	return 0, false
 }
+
+var dualSlack = 100
