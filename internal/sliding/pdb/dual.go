@@ -60,13 +60,18 @@ type dualSigma struct {
 	corr [maxPatterns]uint8
 }
 
-// dualPaths is how many blank walks give a σ_b; 0 is every shortest walk.
+// dualPaths is how many blank walks give a σ_b; 0 is every shortest walk,
+// −1 none (experiments: the dual lookups off, the rest of the search as
+// with them).
 var dualPaths = 2
 
 // sigmaPaths are the boards σ_b: the goal with the blank walked to b on
 // a shortest walk, up the last column then left, left along the last row
 // then up, and with paths 0 every other shortest walk.
 func sigmaPaths(g *geom, b, paths int) [][32]uint8 {
+	if paths < 0 {
+		return nil
+	}
 	z := g.n - 1
 	var goal [32]uint8
 	for c := 0; c < z; c++ {

@@ -74,6 +74,10 @@ type Solver struct {
 	// blank cell.
 	dual bool
 	dt   *dualTabs
+	// extra is a second partition looked up where the dual lookups are
+	// (with its reflection, and its dual lookups when extraDual is set).
+	extra     *Set
+	extraDual *dualTabs
 }
 
 // move is a tile's move into the blank's cell: src is the tile's cell.
@@ -675,6 +679,16 @@ func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int, kr *kidRanks, hp int) 
 				src := m.src & 31
 				k.board[blank], k.board[src] = t, 0
 				h = max(h, sv.set.dualH(&k.board, int(src), sv.dt, sv.reflect))
+				if x := sv.extra; x != nil {
+					var pos Positions
+					for c := range x.g.n {
+						pos[k.board[c]&31] = uint8(c)
+					}
+					h = max(h, x.HReflect(&pos))
+					if sv.extraDual != nil {
+						h = max(h, x.dualH(&k.board, int(src), sv.extraDual, sv.reflect))
+					}
+				}
 				k.board[blank], k.board[src] = 0, t
 			}
 			if h-1 > hn {
