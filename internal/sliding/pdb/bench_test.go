@@ -215,11 +215,12 @@ func storedSolver(b *testing.B, dir string, pt Partition) (*Solver, []*PDB) {
 				alt = append(alt, p)
 			}
 		}
-		if sv, err = NewDualSolver(s, true, alt...); err != nil {
-			b.Fatal(err)
-		}
+		opt := DualOptions{Alt: alt}
 		if v := os.Getenv("PDB_EXTRA"); v != "" {
-			sv.extra, sv.extraDual = extraSet(b, v)
+			opt.Extra, opt.ExtraDual = extraSet(b, v), os.Getenv("PDB_EXTRA_DUAL") == "1"
+		}
+		if sv, err = NewDualSolver(s, true, opt); err != nil {
+			b.Fatal(err)
 		}
 	}
 	if v := os.Getenv("PDB_PREFETCH"); v != "" {
@@ -471,10 +472,9 @@ func metaOf(id search.Table) tables.Meta {
 }
 
 // extraSet builds in memory a partition of the 15-puzzle given as
-// patterns of tiles ("1,2,3,4,5,6,9,13/7,8,10,11,12,14,15"), and its dual
-// tables when $PDB_EXTRA_DUAL=1 (experiments: a second partition looked
-// up where the dual lookups are).
-func extraSet(b *testing.B, spec string) (*Set, *dualTabs) {
+// patterns of tiles ("1,2,3,4,5,6,9,13/7,8,10,11,12,14,15"), a second
+// partition for the dual search (DualOptions.Extra).
+func extraSet(b *testing.B, spec string) *Set {
 	var pdbs []*PDB
 	for _, pat := range strings.Split(spec, "/") {
 		var tiles []uint8
@@ -513,14 +513,7 @@ func extraSet(b *testing.B, spec string) (*Set, *dualTabs) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if os.Getenv("PDB_EXTRA_DUAL") != "1" {
-		return s, nil
-	}
-	dt, err := newDualTabs(s, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return s, dt
+	return s
 }
 
 // BenchmarkDual15 solves Korf's 100 and the 1,000 random states of
@@ -572,12 +565,13 @@ func BenchmarkDual15(b *testing.B) {
 		b.Fatal(err)
 	}
 	reg.interleave = false
-	dual, err := NewDualSolver(s, true)
+	var opt DualOptions
+	if v := os.Getenv("PDB_EXTRA"); v != "" {
+		opt.Extra, opt.ExtraDual = extraSet(b, v), os.Getenv("PDB_EXTRA_DUAL") == "1"
+	}
+	dual, err := NewDualSolver(s, true, opt)
 	if err != nil {
 		b.Fatal(err)
-	}
-	if v := os.Getenv("PDB_EXTRA"); v != "" {
-		dual.extra, dual.extraDual = extraSet(b, v)
 	}
 	for _, set := range []struct {
 		name string

@@ -251,25 +251,27 @@ func (s *Set) DualH(cells []uint8, reflect bool, alt ...*PDB) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return s.dualH(&board, b, dt, reflect && s.square), nil
+	return s.dualH(&board, b, dt, reflect && s.square, Unreached), nil
 }
 
-// dualH is the dual bound of board (blank on b) over the tables dt.
-func (s *Set) dualH(board *[32]uint8, b int, dt *dualTabs, reflect bool) int {
-	h := s.dualSum(board, b, dt)
-	if !reflect {
+// dualH is the dual bound of board (blank on b) over the tables dt, or
+// any value of at least enough that it met first (a search needs no more
+// than what prunes).
+func (s *Set) dualH(board *[32]uint8, b int, dt *dualTabs, reflect bool, enough int) int {
+	h := s.dualSum(board, b, dt, enough)
+	if !reflect || h >= enough {
 		return h
 	}
 	var rboard [32]uint8
 	for c := 0; c < s.g.n; c++ {
 		rboard[s.transpose[c]&31] = s.relabel[board[c]&31]
 	}
-	return max(h, s.dualSum(&rboard, int(s.transpose[b&31]), dt))
+	return max(h, s.dualSum(&rboard, int(s.transpose[b&31]), dt, enough))
 }
 
 // dualSum is the greatest sum of corrected dual entries of board (blank
-// on b) over its σ_b.
-func (s *Set) dualSum(board *[32]uint8, b int, dt *dualTabs) int {
+// on b) over its σ_b, or the first of at least enough.
+func (s *Set) dualSum(board *[32]uint8, b int, dt *dualTabs, enough int) int {
 	var pos Positions
 	best := 0
 	for i := range dt.sig[b&31] {
@@ -281,7 +283,9 @@ func (s *Set) dualSum(board *[32]uint8, b int, dt *dualTabs) int {
 				h += max(0, v-int(sg.corr[j&7]))
 			}
 		}
-		best = max(best, h)
+		if best = max(best, h); best >= enough {
+			break
+		}
 	}
 	return best
 }
@@ -314,4 +318,21 @@ func DualGoals(pt Partition) ([]DualGoal, error) {
 		}
 	}
 	return out, nil
+}
+
+// symmetric reports whether the reflection maps every pattern of s onto
+// itself: its reflected lookup is then the direct one.
+func (s *Set) symmetric() bool {
+	if !s.square {
+		return false
+	}
+	for j, p := range s.pdbs {
+		for _, t := range s.rtiles[j] {
+			if s.of[t] != int8(j) {
+				return false
+			}
+		}
+		_ = p
+	}
+	return true
 }

@@ -78,14 +78,14 @@ func TestDualAdmissible(t *testing.T) {
 				}
 				PositionsOf(cells, &pos)
 				hr := s.HReflect(&pos)
-				hd := s.dualH(&board, b, dt, s.square)
+				hd := s.dualH(&board, b, dt, s.square, Unreached)
 				if hd > d {
 					t.Fatalf("%v: dual bound %d, distance %d", cells, hd, d)
 				}
 				if hd > hr {
 					above++
 				}
-				if ha := s.dualH(&board, b, dta, s.square); ha > d {
+				if ha := s.dualH(&board, b, dta, s.square, Unreached); ha > d {
 					t.Fatalf("%v: dual bound %d with other goal cells, distance %d", cells, ha, d)
 				} else if ha > hd {
 					aboveAlt++
@@ -123,7 +123,7 @@ func TestDualSolverOptimal3x3(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, reflect := range []bool{false, true} {
-		sv, err := NewDualSolver(s, reflect)
+		sv, err := NewDualSolver(s, reflect, DualOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,7 +154,7 @@ func TestDualSolverKorf555(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg.interleave = false
-	dual, err := NewDualSolver(s, true)
+	dual, err := NewDualSolver(s, true, DualOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

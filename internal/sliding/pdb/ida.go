@@ -76,8 +76,9 @@ type Solver struct {
 	dt   *dualTabs
 	// extra is a second partition looked up where the dual lookups are
 	// (with its reflection, and its dual lookups when extraDual is set).
-	extra     *Set
-	extraDual *dualTabs
+	extra        *Set
+	extraDual    *dualTabs
+	extraReflect bool
 }
 
 // move is a tile's move into the blank's cell: src is the tile's cell.
@@ -253,18 +254,41 @@ func NewSolver(s *Set, reflect bool) (*Solver, error) {
 	return sv, nil
 }
 
-// NewDualSolver is NewSolver with the dual lookups added (see Solver.dual)
-// over the set's tables and alt, tables of the set's patterns built with
-// other goal cells (BuildGoal). Its iterations do not run in lanes, and
-// SolveBatch ignores the dual lookups (a batch's lanes are the regular
-// search, node for node).
-func NewDualSolver(s *Set, reflect bool, alt ...*PDB) (*Solver, error) {
+// DualOptions are what NewDualSolver adds to the dual lookups of a set.
+type DualOptions struct {
+	// Alt are tables of the set's patterns built with other goal cells
+	// (BuildGoal), read by the dual lookups where their corrections are
+	// smaller.
+	Alt []*PDB
+	// Extra is a second partition of the board, looked up (with its
+	// reflection, unless the reflection maps each of its patterns onto
+	// itself) where the dual lookups are; ExtraDual adds its own dual
+	// lookups.
+	Extra     *Set
+	ExtraDual bool
+}
+
+// NewDualSolver is NewSolver with the dual lookups added (see Solver.dual).
+// Its iterations do not run in lanes, and SolveBatch ignores the dual
+// lookups (a batch's lanes are the regular search, node for node).
+func NewDualSolver(s *Set, reflect bool, opt DualOptions) (*Solver, error) {
 	sv, err := NewSolver(s, reflect)
 	if err != nil {
 		return nil, err
 	}
-	if sv.dt, err = newDualTabs(s, alt); err != nil {
+	if sv.dt, err = newDualTabs(s, opt.Alt); err != nil {
 		return nil, err
+	}
+	if x := opt.Extra; x != nil {
+		if x.g != s.g {
+			return nil, fmt.Errorf("pdb dual: extra partition of another board")
+		}
+		sv.extra, sv.extraReflect = x, sv.reflect && x.square && !x.symmetric()
+		if opt.ExtraDual {
+			if sv.extraDual, err = newDualTabs(x, nil); err != nil {
+				return nil, err
+			}
+		}
 	}
 	sv.dual, sv.interleave = true, false
 	return sv, nil
@@ -431,7 +455,7 @@ func (sv *Solver) start(cells []uint8, b search.Budget, w search.Weight) (k *ida
 	}
 	h0 = max(k.sum[0], k.sum[1])
 	if sv.dual && h0 < Unreached {
-		k.hd = sv.set.dualH(&k.board, int(k.pos[0]), sv.dt, sv.reflect)
+		k.hd = k.lookMore(0, Unreached, int(k.pos[0]))
 		h0 = max(h0, k.hd)
 	}
 	if h0 >= Unreached {
@@ -488,6 +512,30 @@ func (k *idaWork) walkTop(split int, before *int64, collect *laneScratch) topWal
 	stopped := !ok && par.Out.Load()
 	items := w.items.Met()
 	return topWalk{items: items, done: ok || stopped || items == 0, d: d, ok: ok, stopped: stopped, next: w.next, path: w.path}
+}
+
+// lookMore raises h, the bound of the board (blank on src), by the
+// extra partition's and the dual lookups, cheapest first, stopping once h
+// reaches enough.
+func (k *idaWork) lookMore(h, enough, src int) int {
+	sv := k.Solver
+	if x := sv.extra; x != nil {
+		var pos Positions
+		for c := range x.g.n {
+			pos[k.board[c]&31] = uint8(c)
+		}
+		h = max(h, x.H(&pos))
+		if sv.extraReflect && h < enough {
+			h = max(h, x.HReflected(&pos))
+		}
+	}
+	if h < enough {
+		h = max(h, sv.set.dualH(&k.board, src, sv.dt, sv.reflect, enough))
+	}
+	if sv.extraDual != nil && h < enough {
+		h = max(h, sv.extra.dualH(&k.board, src, sv.extraDual, sv.extraReflect, enough))
+	}
+	return h
 }
 
 // f is the cost bound of a node at depth g with heuristic h.
@@ -678,17 +726,12 @@ func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int, kr *kidRanks, hp int) 
 			if h = max(h, hn-1); k.f(g+1, h) <= k.bound && k.f(g+1, h) >= k.bound-dualSlack {
 				src := m.src & 31
 				k.board[blank], k.board[src] = t, 0
-				h = max(h, sv.set.dualH(&k.board, int(src), sv.dt, sv.reflect))
-				if x := sv.extra; x != nil {
-					var pos Positions
-					for c := range x.g.n {
-						pos[k.board[c]&31] = uint8(c)
-					}
-					h = max(h, x.HReflect(&pos))
-					if sv.extraDual != nil {
-						h = max(h, x.dualH(&k.board, int(src), sv.extraDual, sv.reflect))
-					}
+				// Enough prunes the child (weighted bounds go to the end).
+				enough := Unreached
+				if k.weight == search.Unweighted {
+					enough = k.bound - g
 				}
+				h = k.lookMore(h, enough, int(src))
 				k.board[blank], k.board[src] = 0, t
 			}
 			if h-1 > hn {
