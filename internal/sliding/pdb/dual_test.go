@@ -115,20 +115,29 @@ func TestDualAdmissible(t *testing.T) {
 
 // With the dual lookups and pathmax the search stays optimal: every 3x3
 // state of a stride, its answer replayed and as long as its BFS distance,
-// on one thread and two.
+// on one thread and two, with and without a second partition and its
+// dual lookups.
 func TestDualSolverOptimal3x3(t *testing.T) {
 	tb, dist := bfsTable(t, 3, 3)
 	s, err := NewSet(build(t, 3, 3, []uint8{1, 2, 3, 4}, Options{}), build(t, 3, 3, []uint8{5, 6, 7, 8}, Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, reflect := range []bool{false, true} {
-		sv, err := NewDualSolver(s, reflect, DualOptions{})
+	x, err := NewSet(build(t, 3, 3, []uint8{1, 2, 4}, Options{}), build(t, 3, 3, []uint8{3, 5, 6}, Options{}), build(t, 3, 3, []uint8{7, 8}, Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		reflect bool
+		opt     DualOptions
+	}{{false, DualOptions{}}, {true, DualOptions{}}, {true, DualOptions{Extra: x}}, {true, DualOptions{Extra: x, ExtraDual: true}}} {
+		reflect := c.reflect
+		sv, err := NewDualSolver(s, reflect, c.opt)
 		if err != nil {
 			t.Fatal(err)
 		}
 		cells := make([]uint8, 9)
-		for i := uint64(0); i < tb.Size(); i += 13 {
+		for i := uint64(0); i < tb.Size(); i += 31 {
 			tb.Cells(i, cells)
 			out, err := sv.SolveParallel(cells, search.Budget{}, search.Unweighted, 1+int(i%2))
 			if err != nil {
@@ -179,5 +188,31 @@ func TestDualSolverKorf555(t *testing.T) {
 	t.Logf("nodes: regular %d, with the dual lookups %d", nr, nd)
 	if nd >= nr {
 		t.Errorf("the dual lookups expand %d nodes, the regular search %d", nd, nr)
+	}
+}
+
+// The reflected lookup of a partition whose patterns the reflection maps
+// onto themselves is the direct one: the dual search skips it.
+func TestSymmetricPartition(t *testing.T) {
+	sym, err := NewSet(build(t, 3, 3, []uint8{1, 2, 4, 5}, Options{}), build(t, 3, 3, []uint8{3, 6, 7, 8}, Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	asym, err := NewSet(build(t, 3, 3, []uint8{1, 2, 3, 4}, Options{}), build(t, 3, 3, []uint8{5, 6, 7, 8}, Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sym.symmetric() || asym.symmetric() {
+		t.Fatalf("symmetric: %v and %v", sym.symmetric(), asym.symmetric())
+	}
+	tb, _ := bfsTable(t, 3, 3)
+	cells := make([]uint8, 9)
+	var pos Positions
+	for i := uint64(0); i < tb.Size(); i += 7 {
+		tb.Cells(i, cells)
+		PositionsOf(cells, &pos)
+		if sym.H(&pos) != sym.HReflected(&pos) {
+			t.Fatalf("%v: direct %d, reflected %d", cells, sym.H(&pos), sym.HReflected(&pos))
+		}
 	}
 }
