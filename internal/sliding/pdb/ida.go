@@ -811,9 +811,8 @@ func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int, kr *kidRanks, hp int) 
 }
 
 // dualSlack limits the dual lookups to children whose f after the regular
-// lookups is within it of the bound: Korf's 100 over 15-pdb-78 expands
-// fewer nodes with 1 (1,052,635) than with the lookups on every child in
-// the bound (1,075,911), where the other children's dual bounds reorder
-// the last iteration for the worse (BenchmarkKorf100Stored with
-// $PDB_DUAL_SLACK).
+// lookups is within it of the bound. On Korf's 100 over 15-pdb-78, 1
+// expands fewer nodes than lookups on every child within the bound, whose
+// dual bounds reorder the last iteration for the worse (docs/BENCHMARKS.md,
+// "Fewer nodes on the 15-puzzle").
 var dualSlack = 1
