@@ -289,6 +289,7 @@ func (s *Set) dualSum(board *[32]uint8, b int, dt *dualTabs, enough int) int {
 	}
 	return best
 }
+
 // DualGoal is a table the dual lookups can use besides a partition's:
 // pattern Pattern's with the goal's blank on Cell (BuildGoal).
 type DualGoal struct{ Pattern, Cell int }
@@ -326,13 +327,12 @@ func (s *Set) symmetric() bool {
 	if !s.square {
 		return false
 	}
-	for j, p := range s.pdbs {
+	for j := range s.pdbs {
 		for _, t := range s.rtiles[j] {
 			if s.of[t] != int8(j) {
 				return false
 			}
 		}
-		_ = p
 	}
 	return true
 }

@@ -319,19 +319,19 @@ const (
 
 type idaWork struct {
 	*Solver
-	board  [32]uint8           // cell → tile
-	pos    Positions           // tile → cell, at the start only
-	rank   [2][patSlots]uint32 // each pattern's rank, per side
-	hv     [2][patSlots]uint8  // each pattern's entry, per side
-	sum    [2]int              // the start's sums of entries, per side
-	hd     int                 // the start's dual bound (0 without dual lookups)
-	path   []uint8
-	bound  int
-	next   int
-	gate   search.Gate   // counts the nodes, stops the search
+	board [32]uint8           // cell → tile
+	pos   Positions           // tile → cell, at the start only
+	rank  [2][patSlots]uint32 // each pattern's rank, per side
+	hv    [2][patSlots]uint8  // each pattern's entry, per side
+	sum   [2]int              // the start's sums of entries, per side
+	hd    int                 // the start's dual bound (0 without dual lookups)
+	path  []uint8
+	bound int
+	next  int
+	gate  search.Gate // counts the nodes, stops the search
 	// up is, when dfs returns without the goal, the bound of its node's
 	// distance it ended with (pathmax; dual lookups only).
-	up int
+	up     int
 	weight search.Weight // search.Unweighted is plain IDA*
 
 	// A worker of a parallel iteration (par nil when searching alone):
