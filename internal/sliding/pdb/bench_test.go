@@ -177,9 +177,7 @@ func storedDir(b testing.TB) string {
 // of the duplicates up to n moves (experiments). $PDB_PRIVATE=1 copies the
 // tables into huge-page memory (PDB.Private); $PDB_PREFETCH=0 or 1 forces
 // prefetching, and with it the lanes of one search, off or on;
-// $PDB_DUAL=1 adds the dual lookups (NewDualSolver), and with
-// $PDB_DUAL_GOALS=1 over the partition's DualGoals tables too, built in
-// memory.
+// $PDB_DUAL=1 adds the dual lookups (NewDualSolver).
 func storedSolver(b *testing.B, dir string, pt Partition) (*Solver, []*PDB) {
 	var pdbs []*PDB
 	for i := range pt.Patterns {
@@ -201,21 +199,7 @@ func storedSolver(b *testing.B, dir string, pt Partition) (*Solver, []*PDB) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		var alt []*PDB
-		if os.Getenv("PDB_DUAL_GOALS") == "1" {
-			dg, err := DualGoals(pt)
-			if err != nil {
-				b.Fatal(err)
-			}
-			for _, d := range dg {
-				p, _, err := BuildGoal(context.Background(), pt.Rows, pt.Cols, pt.Patterns[d.Pattern], d.Cell, Options{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				alt = append(alt, p)
-			}
-		}
-		opt := DualOptions{Alt: alt}
+		var opt DualOptions
 		if v := os.Getenv("PDB_EXTRA"); v != "" {
 			opt.Extra, opt.ExtraDual = extraSet(b, v), os.Getenv("PDB_EXTRA_DUAL") == "1"
 		}

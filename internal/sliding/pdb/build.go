@@ -69,28 +69,11 @@ type Options struct {
 // Build computes the database of pattern tiles (in rank order) on a board
 // of rows × cols cells.
 func Build(ctx context.Context, rows, cols int, tiles []uint8, opt Options) (*PDB, Stats, error) {
-	return BuildGoal(ctx, rows, cols, tiles, rows*cols-1, opt)
-}
-
-// BuildGoal is Build with the goal's blank on cell goal instead of the
-// last cell: the goal region is then the one of that cell (the same
-// table when the pattern's home leaves both cells in one region). The
-// dual lookups use it (see dual.go).
-func BuildGoal(ctx context.Context, rows, cols int, tiles []uint8, goal int, opt Options) (*PDB, Stats, error) {
 	t0 := time.Now()
 	p, err := newPDB(rows, cols, tiles)
 	if err != nil {
 		return nil, Stats{}, err
 	}
-	if goal < 0 || goal >= p.g.n {
-		return nil, Stats{}, fmt.Errorf("pdb: goal cell %d of %d", goal, p.g.n)
-	}
-	for _, t := range tiles {
-		if int(t)-1 == goal {
-			return nil, Stats{}, fmt.Errorf("pdb: goal cell %d is tile %d's home", goal, t)
-		}
-	}
-	p.goal = uint8(goal)
 	b := &builder{p: p, free: uint64(p.g.n - p.k)}
 	st, err := b.run(ctx, opt)
 	st.Elapsed = time.Since(t0)
@@ -152,7 +135,7 @@ func (b *builder) run(ctx context.Context, opt Options) (Stats, error) {
 	b.initRegions()
 	b.groupWords = b.groupPl * b.free / 32
 
-	// The goal: every pattern tile home, the blank on its goal cell.
+	// The goal: every pattern tile home, the blank in the last cell.
 	var ps [MaxCells]uint8
 	var occ uint32
 	for i, t := range p.tiles {
@@ -160,7 +143,7 @@ func (b *builder) run(ctx context.Context, opt Options) (Stats, error) {
 		occ |= 1 << (t - 1)
 	}
 	freeCells := p.g.all &^ occ
-	region := p.g.fill(1<<p.goal, freeCells)
+	region := p.g.fill(1<<(p.g.n-1), freeCells)
 	goal := p.rank(&ps)*b.free + b.freeIndex(freeCells, region)
 	b.codes[goal/32] = 1 << (goal % 32 * 2)
 

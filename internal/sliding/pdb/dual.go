@@ -34,10 +34,6 @@ import (
 // with the tile whose home is b instead costs up to 14 on one 15-puzzle
 // pattern. In d, tile t stands on the home of s's tile on the cell where
 // σ has t. The reflected dual is the dual of the reflected board.
-//
-// A table built with its goal's blank elsewhere (BuildGoal) serves the
-// same pattern with other corrections: for each pattern and blank cell the
-// dual lookup reads the table whose correction is the least.
 
 // dualCorrNodes caps the search of one correction (an abstract search
 // from a state a few moves from the goal; tens of nodes on the 15- and
@@ -52,11 +48,10 @@ type dualTabs struct {
 }
 
 // dualSigma is one σ_b: the cell of every tile, and for every pattern j
-// the table the dual lookup of pattern j reads and its correction: the
-// abstract distance of σ_b to that table's goal, Unreached when not known.
+// the correction of its dual entry: the abstract distance of σ_b to the
+// table's goal, Unreached when not known.
 type dualSigma struct {
 	at   [32]uint8 // at[t]: tile t's cell in σ_b
-	pdb  [maxPatterns]*PDB
 	corr [maxPatterns]uint8
 }
 
@@ -105,30 +100,12 @@ func sigmaPaths(g *geom, b, paths int) [][32]uint8 {
 	return [][32]uint8{out[0], out[len(out)-1]}
 }
 
-// newDualTabs prepares the σ_b of every blank cell, and for every pattern
-// of s the table among the set's and alt (tables of the same patterns
-// with other goal cells) of the least correction.
-func newDualTabs(s *Set, alt []*PDB) (*dualTabs, error) {
+// newDualTabs prepares the σ_b of every blank cell and their corrections.
+func newDualTabs(s *Set) (*dualTabs, error) {
 	if len(s.pdbs) > maxPatterns {
 		return nil, fmt.Errorf("pdb dual: %d tables, at most %d", len(s.pdbs), maxPatterns)
 	}
 	g := s.g
-	cands := make([][]*PDB, len(s.pdbs))
-	used := make([]bool, len(alt))
-	for j, p := range s.pdbs {
-		cands[j] = []*PDB{p}
-		for i, a := range alt {
-			if a.g == g && PatternString(a.tiles) == PatternString(p.tiles) {
-				cands[j] = append(cands[j], a)
-				used[i] = true
-			}
-		}
-	}
-	for i, u := range used {
-		if !u {
-			return nil, fmt.Errorf("pdb dual: table of pattern %s is not of the set", PatternString(alt[i].tiles))
-		}
-	}
 	dt := &dualTabs{}
 	for b := 0; b < g.n; b++ {
 		for _, sigma := range sigmaPaths(&g, b, dualPaths) {
@@ -141,12 +118,9 @@ func newDualTabs(s *Set, alt []*PDB) (*dualTabs, error) {
 				for x, t := range p.tiles {
 					ps[x] = sg.at[t&31]
 				}
-				sg.pdb[j], sg.corr[j] = p, Unreached
-				for _, c := range cands[j] {
-					d, ok := abstractDistance(c, ps, b, dualCorrNodes)
-					if ok && d < int(sg.corr[j]) {
-						sg.pdb[j], sg.corr[j] = c, uint8(d)
-					}
+				sg.corr[j] = Unreached
+				if d, ok := abstractDistance(p, ps, b, dualCorrNodes); ok && d < Unreached {
+					sg.corr[j] = uint8(d)
 				}
 			}
 			dt.sig[b] = append(dt.sig[b], sg)
@@ -157,7 +131,7 @@ func newDualTabs(s *Set, alt []*PDB) (*dualTabs, error) {
 
 // abstractDistance is the least number of moves of p's tiles that bring
 // the placement ps home, with the blank starting on cell blank and ending
-// in the region of p's goal cell (the table's goal), by IDA* over the
+// in the region of the last cell (the table's goal), by IDA* over the
 // table itself (its entry is that distance minimised over the blank's
 // cell: a lower bound). It reports false past maxNodes nodes.
 func abstractDistance(p *PDB, ps [MaxCells]uint8, blank int, maxNodes int) (int, bool) {
@@ -185,7 +159,7 @@ func abstractDistance(p *PDB, ps [MaxCells]uint8, blank int, maxNodes int) (int,
 			home = home && ps[x] == p.tiles[x]-1
 		}
 		region := g.fill(1<<blank, g.all&^occ)
-		if home && region&(1<<p.goal) != 0 {
+		if home && region&(1<<(g.n-1)) != 0 {
 			return -1, true
 		}
 		next := int(^uint(0) >> 1)
@@ -232,10 +206,10 @@ func (sg *dualSigma) dualPositions(n int, board *[32]uint8, pos *Positions) {
 }
 
 // DualH is the dual bound of the board (row-major, 0 the blank) over the
-// set and alt (see newDualTabs), and with reflect on a square board the
+// set, and with reflect on a square board the
 // maximum with its reflection's: an admissible bound, not a consistent
 // one (one move can change it by more than one).
-func (s *Set) DualH(cells []uint8, reflect bool, alt ...*PDB) (int, error) {
+func (s *Set) DualH(cells []uint8, reflect bool) (int, error) {
 	if len(cells) != s.g.n {
 		return 0, fmt.Errorf("pdb dual: %d cells, want %d", len(cells), s.g.n)
 	}
@@ -247,7 +221,7 @@ func (s *Set) DualH(cells []uint8, reflect bool, alt ...*PDB) (int, error) {
 			b = i
 		}
 	}
-	dt, err := newDualTabs(s, alt)
+	dt, err := newDualTabs(s)
 	if err != nil {
 		return 0, err
 	}
@@ -279,7 +253,7 @@ func (s *Set) dualSum(board *[32]uint8, b int, dt *dualTabs, enough int) int {
 		sg.dualPositions(s.g.n, board, &pos)
 		h := 0
 		for j, p := range s.pdbs {
-			if v := int(sg.pdb[j&7].data[p.Rank(&pos)]); v != Unreached {
+			if v := int(p.data[p.Rank(&pos)]); v != Unreached {
 				h += max(0, v-int(sg.corr[j&7]))
 			}
 		}
@@ -288,37 +262,6 @@ func (s *Set) dualSum(board *[32]uint8, b int, dt *dualTabs, enough int) int {
 		}
 	}
 	return best
-}
-
-// DualGoal is a table the dual lookups can use besides a partition's:
-// pattern Pattern's with the goal's blank on Cell (BuildGoal).
-type DualGoal struct{ Pattern, Cell int }
-
-// DualGoals are the tables that give a partition's dual lookups other
-// corrections: for each pattern whose tiles at home cut the free cells
-// into several regions, one per region that does not hold the last cell
-// (its lowest cell as the goal).
-func DualGoals(pt Partition) ([]DualGoal, error) {
-	g, err := newGeom(pt.Rows, pt.Cols)
-	if err != nil {
-		return nil, err
-	}
-	var out []DualGoal
-	for j, tiles := range pt.Patterns {
-		var occ uint32
-		for _, t := range tiles {
-			occ |= 1 << (t - 1)
-		}
-		free := g.all &^ occ
-		seen := g.fill(1<<(g.n-1), free)
-		for c := 0; c < g.n; c++ {
-			if free&^seen&(1<<c) != 0 {
-				seen |= g.fill(1<<c, free)
-				out = append(out, DualGoal{Pattern: j, Cell: c})
-			}
-		}
-	}
-	return out, nil
 }
 
 // symmetric reports whether the reflection maps every pattern of s onto

@@ -256,10 +256,6 @@ func NewSolver(s *Set, reflect bool) (*Solver, error) {
 
 // DualOptions are what NewDualSolver adds to the dual lookups of a set.
 type DualOptions struct {
-	// Alt are tables of the set's patterns built with other goal cells
-	// (BuildGoal), read by the dual lookups where their corrections are
-	// smaller.
-	Alt []*PDB
 	// Extra is a second partition of the board, looked up (with its
 	// reflection, unless the reflection maps each of its patterns onto
 	// itself) where the dual lookups are; ExtraDual adds its own dual
@@ -276,7 +272,7 @@ func NewDualSolver(s *Set, reflect bool, opt DualOptions) (*Solver, error) {
 	if err != nil {
 		return nil, err
 	}
-	if sv.dt, err = newDualTabs(s, opt.Alt); err != nil {
+	if sv.dt, err = newDualTabs(s); err != nil {
 		return nil, err
 	}
 	if x := opt.Extra; x != nil {
@@ -285,7 +281,7 @@ func NewDualSolver(s *Set, reflect bool, opt DualOptions) (*Solver, error) {
 		}
 		sv.extra, sv.extraReflect = x, sv.reflect && x.square && !x.symmetric()
 		if opt.ExtraDual {
-			if sv.extraDual, err = newDualTabs(x, nil); err != nil {
+			if sv.extraDual, err = newDualTabs(x); err != nil {
 				return nil, err
 			}
 		}

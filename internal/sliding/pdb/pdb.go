@@ -113,7 +113,6 @@ type PDB struct {
 	mul  [perm.MaxN]uint64
 	size uint64 // N!/(N−k)!
 	data []byte // one entry per rank
-	goal uint8  // the blank's cell at the goal: the last one, except BuildGoal's
 }
 
 // newPDB checks the pattern and prepares the ranking; data is left nil.
@@ -133,7 +132,7 @@ func newPDB(rows, cols int, tiles []uint8) (*PDB, error) {
 		}
 		seen |= 1 << t
 	}
-	p := &PDB{g: g, k: k, tiles: append([]uint8(nil), tiles...), goal: uint8(g.n - 1)}
+	p := &PDB{g: g, k: k, tiles: append([]uint8(nil), tiles...)}
 	p.perm = perm.NewPartial(g.n, k)
 	p.mul = p.perm.Muls()
 	p.size = p.perm.Size()
