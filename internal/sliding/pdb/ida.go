@@ -2,6 +2,7 @@ package pdb
 
 import (
 	"fmt"
+	"github.com/tessera-solver/tessera/internal/sliding"
 	"math/bits"
 	"sync"
 	"unsafe"
@@ -321,10 +322,14 @@ type idaWork struct {
 	hv    [2][patSlots]uint8  // each pattern's entry, per side
 	sum   [2]int              // the start's sums of entries, per side
 	hd    int                 // the start's dual bound (0 without dual lookups)
-	path  []uint8
-	bound int
-	next  int
-	gate  search.Gate // counts the nodes, stops the search
+	// parity is the parity of the start's distance (its Manhattan distance's:
+	// a move changes that by one), so a node's at depth g is parity+g: the
+	// dual search rounds its bounds up to it.
+	parity int
+	path   []uint8
+	bound  int
+	next   int
+	gate   search.Gate // counts the nodes, stops the search
 	// up is, when dfs returns without the goal, the bound of its node's
 	// distance it ended with (pathmax; dual lookups only).
 	up     int
@@ -451,7 +456,9 @@ func (sv *Solver) start(cells []uint8, b search.Budget, w search.Weight) (k *ida
 	}
 	h0 = max(k.sum[0], k.sum[1])
 	if sv.dual && h0 < Unreached {
+		k.parity = sliding.Manhattan(sv.set.g.rows, sv.set.g.cols, cells) & 1
 		k.hd = k.lookMore(0, Unreached, int(k.pos[0]))
+		k.hd += (k.hd ^ k.parity) & 1
 		h0 = max(h0, k.hd)
 	}
 	if h0 >= Unreached {
@@ -730,6 +737,10 @@ func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int, kr *kidRanks, hp int) 
 				h = k.lookMore(h, enough, int(src))
 				k.board[blank], k.board[src] = 0, t
 			}
+			// A bound of the wrong parity is one below the distance at
+			// least; rounded, f keeps one parity and IDA*'s bounds step
+			// by two, as the regular search's do.
+			h += (h ^ k.parity ^ (g + 1)) & 1
 			if h-1 > hn {
 				if hn = h - 1; k.f(g, hn) > k.bound {
 					k.next, k.up = min(k.next, k.f(g, hn)), hn
