@@ -205,29 +205,6 @@ func (sg *dualSigma) dualPositions(n int, board *[32]uint8, pos *Positions) {
 	pos[0] = uint8(n - 1)
 }
 
-// DualH is the dual bound of the board (row-major, 0 the blank) over the
-// set, and with reflect on a square board the
-// maximum with its reflection's: an admissible bound, not a consistent
-// one (one move can change it by more than one).
-func (s *Set) DualH(cells []uint8, reflect bool) (int, error) {
-	if len(cells) != s.g.n {
-		return 0, fmt.Errorf("pdb dual: %d cells, want %d", len(cells), s.g.n)
-	}
-	var board [32]uint8
-	b := -1
-	for i, t := range cells {
-		board[i] = t
-		if t == 0 {
-			b = i
-		}
-	}
-	dt, err := newDualTabs(s)
-	if err != nil {
-		return 0, err
-	}
-	return s.dualH(&board, b, dt, reflect && s.square, Unreached), nil
-}
-
 // dualH is the dual bound of board (blank on b) over the tables dt, or
 // any value of at least enough that it met first (a search needs no more
 // than what prunes).
