@@ -2,13 +2,13 @@ package pdb
 
 import (
 	"fmt"
-	"github.com/tessera-solver/tessera/internal/sliding"
 	"math/bits"
 	"sync"
 	"unsafe"
 
 	"github.com/tessera-solver/tessera/internal/prefetch"
 	"github.com/tessera-solver/tessera/internal/search"
+	"github.com/tessera-solver/tessera/internal/sliding"
 )
 
 // Solver is IDA* for one board over a Set: the bound is the additive sum
@@ -68,10 +68,10 @@ type Solver struct {
 	legal [MaxCells]uint8 // bit d set: direction d is possible with the blank on the cell
 	fsm   *fsm
 
-	// dual adds the dual lookups (dual.go) of every child the regular
-	// ones do not prune, and propagates bounds between a node and its
-	// children by bidirectional pathmax: the dual bound is admissible but
-	// not consistent. dt are its tables and corrections per pattern and
+	// dual adds the dual lookups (dual.go) of the children the regular
+	// ones leave at the bound (dualSlack), and propagates bounds between
+	// a node and its children by bidirectional pathmax: the dual bound is
+	// admissible but not consistent. dt are its σ and corrections per
 	// blank cell.
 	dual bool
 	dt   *dualTabs
