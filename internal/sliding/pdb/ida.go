@@ -424,7 +424,10 @@ func (k *idaWork) Iterate(it search.Iteration) (search.Pass, int64) {
 }
 
 func (k *idaWork) dfsRoot() (int, bool) {
-	return k.dfs(0, int(k.pos[0]), 0, k.sum[0], k.sum[1], nil, k.hd)
+	if k.dual {
+		return k.dfsDual(0, int(k.pos[0]), 0, k.sum[0], k.sum[1], nil, k.hd)
+	}
+	return k.dfs(0, int(k.pos[0]), 0, k.sum[0], k.sum[1], nil)
 }
 
 // start prepares a search of cells: the workspace with the start's ranks,
@@ -657,10 +660,120 @@ type child struct {
 // dfs explores below a node at depth g whose blank is on cell blank, in
 // state st of the pruning machine, with sums s0 (board) and s1
 // (reflection) of the tables' entries. kr, when not nil, holds the
-// successors' ranks (the parent computed them when prefetching). hp is a
-// lower bound of the node's distance known from elsewhere (the dual
+// successors' ranks (the parent computed them when prefetching).
+func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int, kr *kidRanks) (int, bool) {
+	if g == k.split && !k.claim(blank, st, s0, s1) {
+		return 0, false
+	}
+	if k.gate.Visit() {
+		return 0, false
+	}
+	if max(s0, s1) == 0 && k.isGoal() {
+		return g, true
+	}
+	sv := k.Solver
+	blank &= 31
+	var cs [4]child
+	nc := 0
+	mask := sv.legal[blank] & sv.fsm.allow[st]
+	for mask != 0 {
+		d := uint8(bits.TrailingZeros8(mask))
+		mask &= mask - 1
+		m := &sv.moves[blank][d&3]
+		t := k.board[m.src&31] & 31
+		j0, j1 := sv.pat[0][t]&15, sv.pat[1][t]&15
+		var r0, r1 uint32
+		if kr != nil {
+			r0, r1 = kr[d&3][0], kr[d&3][1]
+		} else {
+			// The vertical side's step: cols, corrected for the tiles
+			// jumped (cells past the cols−1 between are the always empty
+			// cell 31); the same as steps, written out: it is the
+			// search's inner loop.
+			vs := m.vs & 1
+			cr := &sv.cross[vs][t]
+			a := sv.vert[vs][t] + cr[k.board[m.between[0]&31]&31] + cr[k.board[m.between[1]&31]&31] +
+				cr[k.board[m.between[2]&31]&31] + cr[k.board[m.between[3]&31]&31]
+			if sv.wide {
+				a += sv.wideSteps(&k.board, m, t)
+			}
+			// sel is all ones when the board's side is the horizontal one.
+			sel := -uint32(vs)
+			r0 = k.rank[0][j0] + ((a&^sel | sv.horiz[0][t]&sel) ^ m.neg[0] - m.neg[0])
+			r1 = k.rank[1][j1] + ((a&sel | sv.horiz[1][t]&^sel) ^ m.neg[1] - m.neg[1])
+		}
+		v0 := sv.data[j0][r0]
+		c0 := s0 - int(k.hv[0][j0]) + int(v0)
+		// A child the board's side alone prunes needs its reflection only
+		// to lower the next bound: f ≥ this side's f, so when that is no
+		// lower than the next bound so far, the second load (often a
+		// miss) is skipped and the search is unchanged.
+		if f := k.f(g+1, c0); f > k.bound && f >= k.next {
+			continue
+		}
+		v1 := sv.data[j1][r1]
+		c1 := s1 - int(k.hv[1][j1]) + int(v1)
+		f := k.f(g+1, max(c0, c1))
+		if f > k.bound {
+			k.next = min(k.next, f)
+			continue
+		}
+		cs[nc] = child{r: [2]uint32{r0, r1}, s0: c0, s1: c1, f: f, dir: d, t: t, j: [2]uint8{j0, j1}, v: [2]uint8{v0, v1}}
+		nc++
+	}
+	// Most promising first: only the last iteration's count depends on
+	// the order, and it shrinks.
+	for i := 1; i < nc; i++ {
+		for j := i; j > 0 && cs[j].f < cs[j-1].f; j-- {
+			cs[j], cs[j-1] = cs[j-1], cs[j]
+		}
+	}
+	var krs [4]kidRanks
+	if sv.prefetch {
+		// Prefetch the entries of every child's successors now: the
+		// misses overlap, and those of the children after the first are
+		// over before their turn comes.
+		for i := range nc {
+			c := &cs[i]
+			src := int(sv.moves[blank][c.dir&3].src) & 31
+			j0, j1 := c.j[0]&15, c.j[1]&15
+			k.board[blank], k.board[src] = c.t, 0
+			r0, r1 := k.rank[0][j0], k.rank[1][j1]
+			k.rank[0][j0], k.rank[1][j1] = c.r[0], c.r[1]
+			k.prefetchKids(src, sv.fsm.next[st][c.dir&3], &krs[i&3])
+			k.board[blank], k.board[src] = 0, c.t
+			k.rank[0][j0], k.rank[1][j1] = r0, r1
+		}
+	}
+	for i := range nc {
+		c := &cs[i]
+		src := int(sv.moves[blank][c.dir&3].src)
+		j0, j1 := c.j[0]&15, c.j[1]&15
+		k.board[blank], k.board[src&31] = c.t, 0
+		r0, r1, v0, v1 := k.rank[0][j0], k.rank[1][j1], k.hv[0][j0], k.hv[1][j1]
+		k.rank[0][j0], k.rank[1][j1], k.hv[0][j0], k.hv[1][j1] = c.r[0], c.r[1], c.v[0], c.v[1]
+		k.path[g] = c.dir
+		var kr *kidRanks
+		if sv.prefetch {
+			kr = &krs[i&3]
+		}
+		if d, ok := k.dfs(g+1, src, sv.fsm.next[st][c.dir&3], c.s0, c.s1, kr); ok {
+			return d, true
+		}
+		k.board[blank], k.board[src&31] = 0, c.t
+		k.rank[0][j0], k.rank[1][j1], k.hv[0][j0], k.hv[1][j1] = r0, r1, v0, v1
+		if k.gate.Stopped {
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// dfsDual is dfs with the dual lookups and pathmax (Solver.dual), kept
+// apart so that the regular search pays nothing for them. hp is a lower
+// bound of the node's distance known from elsewhere (the parent's
 // lookups and pathmax; 0 when none).
-func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int, kr *kidRanks, hp int) (int, bool) {
+func (k *idaWork) dfsDual(g, blank int, st int32, s0, s1 int, kr *kidRanks, hp int) (int, bool) {
 	k.up = 0
 	if g == k.split && !k.claim(blank, st, s0, s1) {
 		return 0, false
@@ -796,7 +909,7 @@ func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int, kr *kidRanks, hp int) 
 		if sv.dual {
 			hp = max(c.h, hn-1)
 		}
-		if d, ok := k.dfs(g+1, src, sv.fsm.next[st][c.dir&3], c.s0, c.s1, kr, hp); ok {
+		if d, ok := k.dfsDual(g+1, src, sv.fsm.next[st][c.dir&3], c.s0, c.s1, kr, hp); ok {
 			return d, true
 		}
 		k.board[blank], k.board[src&31] = 0, c.t

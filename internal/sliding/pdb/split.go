@@ -86,7 +86,7 @@ func (sv *Solver) SearchSubtree(cells []uint8, prefix []uint8, bound int, b sear
 		return search.Subtree{}, err
 	}
 	k.next = search.NoNext
-	d, ok := k.dfs(len(prefix), n.blank, n.st, n.s0, n.s1, nil, 0)
+	d, ok := k.dfs(len(prefix), n.blank, n.st, n.s0, n.s1, nil)
 	out := search.Subtree{Nodes: k.gate.Nodes, Next: k.next, OK: ok, Stopped: !ok && k.gate.Stopped}
 	if ok {
 		out.Path = append([]uint8(nil), k.path[:d]...)
@@ -116,7 +116,7 @@ func (sv *Solver) Expand(cells []uint8, prefix []uint8, bound, depth int, b sear
 	if err != nil {
 		return search.Frontier{}, err
 	}
-	d, ok := w.dfs(len(prefix), n.blank, n.st, n.s0, n.s1, nil, 0)
+	d, ok := w.dfs(len(prefix), n.blank, n.st, n.s0, n.s1, nil)
 	items := sc.items
 	f := search.Frontier{Depth: depth, Above: w.gate.Nodes, Walked: w.gate.Nodes, Next: w.next}
 	if stopped := !ok && par.Out.Load(); ok || stopped || len(items) == 0 {
