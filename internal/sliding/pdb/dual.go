@@ -27,18 +27,17 @@ import (
 // Σ_j max(0, entry_j(d) − corr_j(σ)): admissible for every b, and the
 // plain inverse's sum when the blank is home (σ the goal).
 //
-// σ is the goal with the blank walked to b along a shortest path (up the
-// last column then left, or left along the last row then up: the one of
-// the lesser corrections). Its corrections add up to at most that path's
+// σ is the goal with the blank walked to b along a shortest walk: up the
+// last column then left, and left along the last row then up, the greater
+// bound kept (dualPaths). Its corrections add up to at most the walk's
 // length, the blank's Manhattan distance from home; swapping the blank
 // with the tile whose home is b instead costs up to 14 on one 15-puzzle
 // pattern. In d, tile t stands on the home of s's tile on the cell where
 // σ has t. The reflected dual is the dual of the reflected board.
 
 // dualCorrNodes caps the search of one correction (an abstract search
-// from a state a few moves from the goal; tens of nodes on the 15- and
-// 24-puzzle partitions). A correction past it is left unknown, and that
-// pattern then adds nothing to the dual bound on that cell.
+// from a state a few moves from the goal). A correction past it is left
+// unknown, and that pattern then adds nothing to the dual bound of that σ.
 const dualCorrNodes = 1 << 20
 
 // dualTabs are, for every blank cell b, the boards σ_b the dual lookups
