@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -175,7 +176,8 @@ func storedDir(b testing.TB) string {
 // them with reflection. $PDB_FSM_L=n replaces its pruning machine by one
 // of the duplicates up to n moves (experiments). $PDB_PRIVATE=1 copies the
 // tables into huge-page memory (PDB.Private); $PDB_PREFETCH=0 or 1 forces
-// prefetching, and with it the lanes of one search, off or on.
+// prefetching, and with it the lanes of one search, off or on;
+// $PDB_DUAL=1 adds the dual lookups (NewDualSolver).
 func storedSolver(b *testing.B, dir string, pt Partition) (*Solver, []*PDB) {
 	var pdbs []*PDB
 	for i := range pt.Patterns {
@@ -186,6 +188,25 @@ func storedSolver(b *testing.B, dir string, pt Partition) (*Solver, []*PDB) {
 		pdbs = append(pdbs, p)
 	}
 	sv := reflectingSolver(b, pdbs...)
+	if v := os.Getenv("PDB_DUAL_PATHS"); v != "" {
+		dualPaths, _ = strconv.Atoi(v)
+	}
+	if v := os.Getenv("PDB_DUAL_SLACK"); v != "" {
+		dualSlack, _ = strconv.Atoi(v)
+	}
+	if os.Getenv("PDB_DUAL") == "1" {
+		s, err := NewSet(pdbs...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var opt DualOptions
+		if v := os.Getenv("PDB_EXTRA"); v != "" {
+			opt.Extra, opt.ExtraDual = extraSet(b, v), os.Getenv("PDB_EXTRA_DUAL") == "1"
+		}
+		if sv, err = NewDualSolver(s, true, opt); err != nil {
+			b.Fatal(err)
+		}
+	}
 	if v := os.Getenv("PDB_PREFETCH"); v != "" {
 		sv.prefetch = v == "1"
 		sv.interleave = sv.prefetch
@@ -432,4 +453,152 @@ func searchPass(b *testing.B, sv *Solver, ks []instances.Instance, threads, goro
 func metaOf(id search.Table) tables.Meta {
 	return tables.Meta{Name: id.Name, Puzzle: id.Puzzle, Pattern: id.Pattern, Encoding: id.Encoding,
 		Entries: id.Entries, Generator: id.Generator}
+}
+
+// extraSet builds in memory a partition of the 15-puzzle given as
+// patterns of tiles ("1,2,3,4,5,6,9,13/7,8,10,11,12,14,15"), a second
+// partition for the dual search (DualOptions.Extra).
+func extraSet(b *testing.B, spec string) *Set {
+	var pdbs []*PDB
+	for _, pat := range strings.Split(spec, "/") {
+		var tiles []uint8
+		for _, f := range strings.Split(pat, ",") {
+			t, err := strconv.Atoi(f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			tiles = append(tiles, uint8(t))
+		}
+		// $PDB_EXTRA_DIR keeps the payloads between runs.
+		raw := ""
+		if dir := os.Getenv("PDB_EXTRA_DIR"); dir != "" {
+			raw = filepath.Join(dir, "extra-"+strings.ReplaceAll(pat, ",", "-")+".raw")
+			if data, err := os.ReadFile(raw); err == nil {
+				p, err := FromData(4, 4, tiles, data)
+				if err != nil {
+					b.Fatal(err)
+				}
+				pdbs = append(pdbs, p)
+				continue
+			}
+		}
+		p, _, err := Build(context.Background(), 4, 4, tiles, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if raw != "" {
+			if err := os.WriteFile(raw, p.Data(), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+		pdbs = append(pdbs, p)
+	}
+	s, err := NewSet(pdbs...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// BenchmarkDual15 solves Korf's 100 and the 1,000 random states of
+// `solverd scramble --puzzle 15 --count 1000 --seed 1` ($PDB_RANDOM_N,
+// $PDB_RANDOM_SEED change them) over 15-pdb-78 with reflection on one
+// thread, regular (without lanes, whose node counts depend on how an
+// iteration is cut) and with the dual lookups (NewDualSolver), one pass of
+// each in turn. Every answer is replayed; the dual search's lengths must
+// equal the regular one's (and Korf's published optima). Node counts are
+// exact; cpu-s/op is user and system time of the pass. $PDB_EXTRA adds a
+// second partition to the dual search (see extraSet). A first pass of
+// each, untimed, brings the tables' pages in unless $PDB_NO_WARM is set.
+//
+//	go test -run '^$' -bench Dual15 -benchtime 1x -count 4 ./internal/sliding/pdb > out.txt
+//	benchstat -col /solver out.txt
+func BenchmarkDual15(b *testing.B) {
+	n, seed := 1000, uint64(1)
+	if v := os.Getenv("PDB_RANDOM_N"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 1 {
+			b.Fatalf("PDB_RANDOM_N=%q", v)
+		}
+	}
+	if v := os.Getenv("PDB_RANDOM_SEED"); v != "" {
+		var err error
+		if seed, err = strconv.ParseUint(v, 10, 64); err != nil {
+			b.Fatalf("PDB_RANDOM_SEED=%q", v)
+		}
+	}
+	spec := puzzle.Spec{Kind: puzzle.Sliding, Rows: 4, Cols: 4}
+	rng := rand.New(rand.NewPCG(seed, 0x7e55e7a)) // solverd scramble's generator
+	var random []instances.Instance
+	for range n {
+		random = append(random, instances.Instance{Cells: puzzle.Random(spec, rng).Cells})
+	}
+	dir := storedDir(b)
+	var pdbs []*PDB
+	for i := range Partition78.Patterns {
+		p := stored(b, dir, Partition78, i, os.Getenv("PDB_PRIVATE") != "")
+		if p == nil {
+			b.Skipf("table %s is not in %s", Partition78.TableName(i), dir)
+		}
+		pdbs = append(pdbs, p)
+	}
+	s, err := NewSet(pdbs...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	reg, err := NewSolver(s, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	reg.interleave = false
+	var opt DualOptions
+	if v := os.Getenv("PDB_EXTRA"); v != "" {
+		opt.Extra, opt.ExtraDual = extraSet(b, v), os.Getenv("PDB_EXTRA_DUAL") == "1"
+	}
+	dual, err := NewDualSolver(s, true, opt)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, set := range []struct {
+		name string
+		ks   []instances.Instance
+	}{{"korf100", instances.Korf100()}, {"random" + strconv.Itoa(n) + "-seed" + strconv.FormatUint(seed, 10), random}} {
+		lengths := make([]int, len(set.ks))
+		for _, sv := range []struct {
+			name string
+			sv   *Solver
+		}{{"regular", reg}, {"dual", dual}} {
+			b.Run(set.name+"/solver="+sv.name, func(b *testing.B) {
+				if os.Getenv("PDB_NO_WARM") == "" {
+					for _, k := range set.ks {
+						if _, err := sv.sv.Solve(k.Cells, search.Budget{}); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				var nodes int64
+				cpu0 := coretest.CPUTime()
+				for b.Loop() {
+					nodes = 0
+					for i, k := range set.ks {
+						out, err := sv.sv.Solve(k.Cells, search.Budget{})
+						if err != nil {
+							b.Fatal(err)
+						}
+						if !out.Optimal || !coretest.SlidingSolved(coretest.SlidePath(4, k.Cells, out.Path)) || k.Opt > 0 && len(out.Path) != k.Opt {
+							b.Fatalf("%s state %d: %d moves, optimum %d", sv.name, i, len(out.Path), k.Opt)
+						}
+						if lengths[i] == 0 {
+							lengths[i] = len(out.Path)
+						} else if lengths[i] != len(out.Path) {
+							b.Fatalf("%s state %d: %d moves, the regular search %d", sv.name, i, len(out.Path), lengths[i])
+						}
+						nodes += out.Nodes
+					}
+				}
+				b.ReportMetric((coretest.CPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+				b.ReportMetric(float64(nodes), "nodes")
+			})
+		}
+	}
 }
