@@ -5,8 +5,9 @@ PKGS  := ./...
 
 # Pinned so that CI and every machine lint alike (fetched through the module proxy).
 STATICCHECK := v0.8.2
+DEADCODE    := v0.52.0
 
-.PHONY: help build test test-short test-faults run bench lint ci fuzz clean
+.PHONY: help build test test-short test-faults run bench lint deadcode ci fuzz clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -53,6 +54,9 @@ lint: ## gofmt, go vet, staticcheck
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK) $(PKGS)
+
+deadcode: ## functions nothing reaches, or only tests (scripts/deadcode-allow.txt lists the few kept on purpose)
+	DEADCODE=$(DEADCODE) scripts/deadcode.sh
 
 FUZZ := internal/puzzle:FuzzParse internal/puzzle:FuzzParseMoves internal/puzzle:FuzzParseSpec \
 	internal/puzzle:FuzzUnmarshalJSON internal/worker:FuzzDecodeJob internal/ingest:FuzzDecode \
