@@ -135,3 +135,33 @@ func Pinned(t *testing.T, want []string, n int, run func(i int) (name string, ou
 		}
 	}
 }
+
+// Ball is every Loopover state of sp's shape within depth moves of the
+// goal, with its distance, by BFS over whole boards (the puzzle's own
+// moves, independent of any solver's move codes).
+func Ball(sp puzzle.Spec, depth int) map[string]int {
+	goal := puzzle.State{Spec: sp, Cells: make([]uint8, sp.Cells())}
+	for i := range goal.Cells {
+		goal.Cells[i] = uint8(i + 1)
+	}
+	dist := map[string]int{string(goal.Cells): 0}
+	frontier := [][]uint8{goal.Cells}
+	moves := puzzle.LegalMoves(goal)
+	for d := 1; d <= depth; d++ {
+		var next [][]uint8
+		for _, c := range frontier {
+			for _, m := range moves {
+				st := puzzle.State{Spec: sp, Cells: slices.Clone(c)}
+				if err := st.Apply(m); err != nil {
+					panic(err)
+				}
+				if _, ok := dist[string(st.Cells)]; !ok {
+					dist[string(st.Cells)] = d
+					next = append(next, st.Cells)
+				}
+			}
+		}
+		frontier = next
+	}
+	return dist
+}

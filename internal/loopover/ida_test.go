@@ -141,38 +141,9 @@ func TestEMDSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for k, d := range ball(spec(4, 4), 5) {
+	for k, d := range coretest.Ball(spec(4, 4), 5) {
 		if h, _ := e4.Heuristic([]uint8(k)); h > d {
 			t.Fatalf("%v: displacement bound %d > distance %d", []uint8(k), h, d)
 		}
 	}
-}
-
-// ball is every 4×4 state within depth of the goal, by BFS over whole
-// boards (the puzzle's own moves, independent of the solver's move codes).
-func ball(sp puzzle.Spec, depth int) map[string]int {
-	goal := puzzle.State{Spec: sp, Cells: make([]uint8, sp.Cells())}
-	for i := range goal.Cells {
-		goal.Cells[i] = uint8(i + 1)
-	}
-	dist := map[string]int{string(goal.Cells): 0}
-	frontier := [][]uint8{goal.Cells}
-	moves := puzzle.LegalMoves(goal)
-	for d := 1; d <= depth; d++ {
-		var next [][]uint8
-		for _, c := range frontier {
-			for _, m := range moves {
-				st := puzzle.State{Spec: sp, Cells: slices.Clone(c)}
-				if err := st.Apply(m); err != nil {
-					panic(err)
-				}
-				if _, ok := dist[string(st.Cells)]; !ok {
-					dist[string(st.Cells)] = d
-					next = append(next, st.Cells)
-				}
-			}
-		}
-		frontier = next
-	}
-	return dist
 }

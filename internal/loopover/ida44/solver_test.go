@@ -31,35 +31,6 @@ func randomState(sp puzzle.Spec, rng *rand.Rand) []uint8 {
 	return c
 }
 
-// ball is every 4×4 state within depth of the goal, by BFS over whole
-// boards (the puzzle's own moves, independent of the solver's move codes).
-func ball(sp puzzle.Spec, depth int) map[string]int {
-	goal := puzzle.State{Spec: sp, Cells: make([]uint8, sp.Cells())}
-	for i := range goal.Cells {
-		goal.Cells[i] = uint8(i + 1)
-	}
-	dist := map[string]int{string(goal.Cells): 0}
-	frontier := [][]uint8{goal.Cells}
-	moves := puzzle.LegalMoves(goal)
-	for d := 1; d <= depth; d++ {
-		var next [][]uint8
-		for _, c := range frontier {
-			for _, m := range moves {
-				st := puzzle.State{Spec: sp, Cells: slices.Clone(c)}
-				if err := st.Apply(m); err != nil {
-					panic(err)
-				}
-				if _, ok := dist[string(st.Cells)]; !ok {
-					dist[string(st.Cells)] = d
-					next = append(next, st.Cells)
-				}
-			}
-		}
-		frontier = next
-	}
-	return dist
-}
-
 // 4×4: every state within 5 moves of the goal (and a sample at depth 6)
 // gets an answer of exactly its BFS depth, and the bound never exceeds it.
 func TestOptimal4x4Ball(t *testing.T) {
@@ -68,7 +39,7 @@ func TestOptimal4x4Ball(t *testing.T) {
 		depth = 5
 	}
 	sp := spec(4, 4)
-	dist := ball(sp, depth)
+	dist := coretest.Ball(sp, depth)
 	counts := make([]int, depth+1)
 	for _, d := range dist {
 		counts[d]++

@@ -85,7 +85,7 @@ func TestDFS55MatchesGeneral(t *testing.T) {
 func TestDFS55Ball(t *testing.T) {
 	fast, _ := solvers55(t)
 	n := 0
-	for key, d := range ball(spec(5, 5), 4) {
+	for key, d := range coretest.Ball(spec(5, 5), 4) {
 		cells := []uint8(key)
 		if n++; n%13 != 0 {
 			continue

@@ -101,7 +101,7 @@ func checkPattern55(t *testing.T, with, without *Solver, walks []int, perWalk in
 func TestPattern55(t *testing.T) {
 	with, without := patternSolvers55(t)
 	n := 0
-	for key, d := range ball(spec(5, 5), 4) {
+	for key, d := range coretest.Ball(spec(5, 5), 4) {
 		cells := []uint8(key)
 		h, err := with.Heuristic(cells)
 		if err != nil || h > d {
@@ -195,7 +195,7 @@ func TestPattern55P7(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ball4 := ball(spec(5, 5), 4)
+	ball4 := coretest.Ball(spec(5, 5), 4)
 	for _, slots := range []int{maxSlots55, pattern55Slots} {
 		with, err := NewWithPattern(wd, p7, slots)
 		if err != nil {

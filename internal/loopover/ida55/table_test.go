@@ -5,47 +5,18 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/tessera-solver/tessera/tables"
 
+	"github.com/tessera-solver/tessera/internal/coretest"
 	"github.com/tessera-solver/tessera/internal/loopover"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/search"
 )
 
 func spec(r, c int) puzzle.Spec { return puzzle.Spec{Kind: puzzle.Loopover, Rows: r, Cols: c} }
-
-// ball is every 4×4 state within depth of the goal, by BFS over whole
-// boards (the puzzle's own moves, independent of the solver's move codes).
-func ball(sp puzzle.Spec, depth int) map[string]int {
-	goal := puzzle.State{Spec: sp, Cells: make([]uint8, sp.Cells())}
-	for i := range goal.Cells {
-		goal.Cells[i] = uint8(i + 1)
-	}
-	dist := map[string]int{string(goal.Cells): 0}
-	frontier := [][]uint8{goal.Cells}
-	moves := puzzle.LegalMoves(goal)
-	for d := 1; d <= depth; d++ {
-		var next [][]uint8
-		for _, c := range frontier {
-			for _, m := range moves {
-				st := puzzle.State{Spec: sp, Cells: slices.Clone(c)}
-				if err := st.Apply(m); err != nil {
-					panic(err)
-				}
-				if _, ok := dist[string(st.Cells)]; !ok {
-					dist[string(st.Cells)] = d
-					next = append(next, st.Cells)
-				}
-			}
-		}
-		frontier = next
-	}
-	return dist
-}
 
 // wd55FromDir maps the 5×5 walking distance from $TESSERA_SOLVER_TABLES_DIR
 // (built by `solverd tables build loopover-5x5-wd`), or skips.
@@ -76,7 +47,7 @@ func wd55FromDir(tb testing.TB) *Solver {
 // exactly that many moves.
 func TestWD55Ball(t *testing.T) {
 	s := wd55FromDir(t)
-	dist := ball(spec(5, 5), 4)
+	dist := coretest.Ball(spec(5, 5), 4)
 	n := 0
 	for key, d := range dist {
 		cells := []uint8(key)
