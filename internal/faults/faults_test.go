@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tessera-solver/tessera/internal/instances"
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
@@ -236,16 +235,9 @@ func splitKill(t *testing.T, s *suite) figure {
 	// The stream stores subtree jobs too: count their consumer's deliveries.
 	splitDeliveries := counter{queue.JobsStream, append(queue.JobsConsumers(), queue.SplitConsumer)}
 	jobs, res := s.read(t, splitDeliveries), s.read(t, resultDeliveries)
-	spec := puzzle.Spec{Kind: puzzle.Sliding, Rows: 4, Cols: 4}
-	var in bytes.Buffer
-	opt := map[string]int{}
-	for _, k := range instances.Korf100() {
-		st := puzzle.State{Spec: spec, Cells: k.Cells}.String()
-		opt[st] = k.Opt
-		fmt.Fprintln(&in, st)
-	}
+	in, opt := korf100Corpus()
 	start := time.Now()
-	id := s.produce(t, in.Bytes(), "--puzzle", "15", "--file", "-", "--split")
+	id := s.produce(t, in, "--puzzle", "15", "--file", "-", "--split")
 	s.waitDone(t, id, 20, 2*time.Minute)
 	a.kill()
 	s.solverd(t, "solverd-a", 1, 0, tables)

@@ -43,16 +43,9 @@ func splitLeaderKill(t *testing.T, s *suite) figure {
 	daemons := append([]*proc{cs.writer(t, "cs-results")}, solvers...)
 	splitDeliveries := counter{queue.JobsStream, append(queue.JobsConsumers(), queue.SplitConsumer)}
 	jobs, res := cs.read(t, splitDeliveries), cs.read(t, resultDeliveries)
-	spec := puzzle.Spec{Kind: puzzle.Sliding, Rows: 4, Cols: 4}
-	var in bytes.Buffer
-	opt := map[string]int{}
-	for _, k := range instances.Korf100() {
-		st := puzzle.State{Spec: spec, Cells: k.Cells}.String()
-		opt[st] = k.Opt
-		fmt.Fprintln(&in, st)
-	}
+	in, opt := korf100Corpus()
 	start := time.Now()
-	id := cs.produce(t, in.Bytes(), "--puzzle", "15", "--file", "-", "--split")
+	id := cs.produce(t, in, "--puzzle", "15", "--file", "-", "--split")
 	stalled := cs.watchStall(id)
 	var kills []string
 	for _, at := range []int64{20, 50, 80} {
@@ -147,4 +140,18 @@ func stallLines(t *testing.T, ps ...*proc) string {
 	}
 	return fmt.Sprintf("%d stalls logged (after %s without an answer; %d answers stored, not yet counted), %d subtree jobs republished",
 		n, strings.Join(after, ", "), unseen, jobs)
+}
+
+// korf100Corpus is Korf's 100 15-puzzles as a producer's input, one per
+// line, and each state's optimal length.
+func korf100Corpus() ([]byte, map[string]int) {
+	spec := puzzle.Spec{Kind: puzzle.Sliding, Rows: 4, Cols: 4}
+	var in bytes.Buffer
+	opt := map[string]int{}
+	for _, k := range instances.Korf100() {
+		st := puzzle.State{Spec: spec, Cells: k.Cells}.String()
+		opt[st] = k.Opt
+		fmt.Fprintln(&in, st)
+	}
+	return in.Bytes(), opt
 }
