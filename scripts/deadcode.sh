@@ -13,7 +13,7 @@ fail=0
 if out=$("${deadcode[@]}" -test ./...) && [ -n "$out" ]; then
   echo "unreachable even from the tests (delete it):"; echo "$out"; fail=1
 fi
-support='^(internal/(natstest|coretest|testenv|testcert|store/storetest|queue/queuetest|faults|archtest|splitplan|tablebench)|tables/catalog/catalogtest|deploy|scripts)/'
+support='^(internal/(natstest|coretest|testenv|testcert|familytest|store/storetest|queue/queuetest|faults|archtest|splitplan|tablebench)|tables/catalog/catalogtest|deploy|scripts)/'
 allowed=$(grep -v '^#' scripts/deadcode-allow.txt | awk 'NF {print $1}')
 while IFS= read -r line; do
   [ -z "$line" ] && continue

@@ -41,7 +41,8 @@ var layers = []struct {
 	{"mains", []string{"producer", "solverd", "results"}},
 	// Imported by tests only: above every layer, so no other code can.
 	{"tests only", []string{"internal/coretest", "internal/testenv", "internal/natstest", "internal/testcert",
-		"internal/store/storetest", "internal/queue/queuetest", "tables/catalog/catalogtest", "internal/faults", "internal/archtest", "deploy"}},
+		"internal/store/storetest", "internal/queue/queuetest", "tables/catalog/catalogtest", "internal/faults", "internal/archtest", "deploy",
+		"internal/familytest"}},
 }
 
 // rank is the position of each classified package's layer, bottom = 0.

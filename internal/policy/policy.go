@@ -1,8 +1,11 @@
 // Package policy is what tessera decides for each puzzle family beyond its
 // rules (internal/puzzle): which built-in algorithm answers a board, the
 // default per-state budget, how many states travel in one job message and
-// so which lane a job takes. One row per family, in families below; the
-// rules say what a board is, this says how tessera treats it.
+// so which lane a job takes. One row per built-in family, in families
+// below; a family without one (declared outside internal/puzzle, whose
+// solver entry serves it by kind) gets no route, the quick lane's budget
+// and the tiny-board chunks. The rules say what a board is, this says how
+// tessera treats it.
 package policy
 
 import (

@@ -92,3 +92,16 @@ func TestEveryFamilyHasAPolicy(t *testing.T) {
 		t.Error("a spec of no family has a route")
 	}
 }
+
+// A family without a row (one declared outside internal/puzzle, whose
+// solver entry serves it by kind: internal/familytest) still gets a
+// budget every job ends under, the quick lane and usable chunks.
+func TestDefaultsWithoutARow(t *testing.T) {
+	for _, sp := range []puzzle.Spec{{Kind: puzzle.FirstDeclared, Rows: 3, Cols: 3}, {Kind: puzzle.FirstDeclared, Rows: 5, Cols: 5}} {
+		for _, mode := range []result.Mode{result.ModeOptimal, result.ModeFast} {
+			if Of(sp, mode == result.ModeFast) != NoRoute || DefaultTimeout(sp, mode) != QuickLimit || LaneOf(sp, mode, 0) != job.LaneQuick || ChunkSize(sp, mode, 0, 1<<20) < 1 {
+				t.Errorf("%v %s: route %d, budget %v, lane %v, chunk %d", sp, mode, Of(sp, mode == result.ModeFast), DefaultTimeout(sp, mode), LaneOf(sp, mode, 0), ChunkSize(sp, mode, 0, 1<<20))
+			}
+		}
+	}
+}

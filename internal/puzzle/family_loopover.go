@@ -28,16 +28,16 @@ var loopoverRules = loopoverFamily{facts{
 
 func (loopoverFamily) Arrangements(sp Spec) *big.Int { return arrangementsOf(sp.Cells()) }
 
-func (loopoverFamily) cellRange(n int) (lo, hi int)  { return 1, n }
-func (loopoverFamily) tileName(v int) string         { return "piece " + strconv.Itoa(v) }
-func (loopoverFamily) isRun(tok string) bool         { return allBytes(tok, isLetter) }
-func (loopoverFamily) rowRun(tok string, _ int) bool { return allBytes(tok, isLetter) }
-func (loopoverFamily) stateGoal(s State) State       { return Goal(s.Spec) }
-func (loopoverFamily) checkGoal(s, goal State) error { return checkOneGoal(s, goal) }
+func (loopoverFamily) CellRange(n int) (lo, hi int)  { return 1, n }
+func (loopoverFamily) TileName(v int) string         { return "piece " + strconv.Itoa(v) }
+func (loopoverFamily) IsRun(tok string) bool         { return allBytes(tok, isLetter) }
+func (loopoverFamily) RowRun(tok string, _ int) bool { return allBytes(tok, isLetter) }
+func (loopoverFamily) GoalOfState(s State) State     { return Goal(s.Spec) }
+func (loopoverFamily) CheckGoal(s, goal State) error { return checkOneGoal(s, goal) }
 
-func (loopoverFamily) writeState(b *strings.Builder, s State) { writeNumbers(b, s) }
+func (loopoverFamily) WriteState(b *strings.Builder, s State) { writeNumbers(b, s) }
 
-func (loopoverFamily) goal(sp Spec) State {
+func (loopoverFamily) GoalOf(sp Spec) State {
 	c := make([]uint8, cellCount(sp))
 	for i := range c {
 		c[i] = uint8(i + 1)
@@ -45,7 +45,7 @@ func (loopoverFamily) goal(sp Spec) State {
 	return State{Spec: sp, Cells: c}
 }
 
-func (loopoverFamily) isGoal(c []uint8) bool {
+func (loopoverFamily) IsGoal(c []uint8) bool {
 	for i, v := range c {
 		if v != uint8(i+1) {
 			return false
@@ -54,9 +54,9 @@ func (loopoverFamily) isGoal(c []uint8) bool {
 	return true
 }
 
-// solvable: a row shift is a cycle of Cols pieces, a column shift one of
+// Solvable: a row shift is a cycle of Cols pieces, a column shift one of
 // Rows pieces, and a cycle of odd length is an even permutation.
-func (loopoverFamily) solvable(s State) error {
+func (loopoverFamily) Solvable(s State) error {
 	sp := s.Spec
 	if sp.Rows%2 == 0 || sp.Cols%2 == 0 {
 		return nil
@@ -70,7 +70,7 @@ func (loopoverFamily) solvable(s State) error {
 
 var errLoopoverToken = fmt.Errorf("want <n>R, <n>L (row n) or <n>U, <n>D (column n), optionally with a repeat count (2R3): %w", ErrMalformed)
 
-func (loopoverFamily) appendToken(sp Spec, ms []Move, tok string) ([]Move, error) {
+func (loopoverFamily) AppendToken(sp Spec, ms []Move, tok string) ([]Move, error) {
 	bad := errLoopoverToken
 	line, i, ok := readNum(tok, 0)
 	if !ok || i >= len(tok) {
@@ -97,14 +97,14 @@ func (loopoverFamily) appendToken(sp Spec, ms []Move, tok string) ([]Move, error
 	return appendRepeat(ms, Move{Dir: d, Line: line - 1}, count)
 }
 
-func (loopoverFamily) appendMove(dst []byte, m Move) []byte {
+func (loopoverFamily) AppendMove(dst []byte, m Move) []byte {
 	dst = strconv.AppendInt(dst, int64(m.Line)+1, 10)
 	return append(dst, m.Dir.Letter())
 }
 
-func (loopoverFamily) apply(sp Spec, c []uint8, m Move) error { return loopoverApply(sp, c, m) }
+func (loopoverFamily) ApplyMove(sp Spec, c []uint8, m Move) error { return loopoverApply(sp, c, m) }
 
-func (loopoverFamily) applyMoves(sp Spec, c []uint8, ms []Move) (int, error) {
+func (loopoverFamily) ApplyAll(sp Spec, c []uint8, ms []Move) (int, error) {
 	for i, m := range ms {
 		if err := loopoverApply(sp, c, m); err != nil {
 			return i, err
@@ -154,9 +154,9 @@ func loopoverApply(sp Spec, c []uint8, m Move) error {
 	return nil
 }
 
-// legalMoves: every row L, R then every column U, D (on a line of two
+// LegalMoves: every row L, R then every column U, D (on a line of two
 // cells L and R are the same permutation; both are listed).
-func (loopoverFamily) legalMoves(s State) []Move {
+func (loopoverFamily) LegalMoves(s State) []Move {
 	w, h := s.Spec.Cols, s.Spec.Rows
 	ms := make([]Move, 0, 2*(h+w))
 	for r := 0; r < h; r++ {
@@ -168,19 +168,19 @@ func (loopoverFamily) legalMoves(s State) []Move {
 	return ms
 }
 
-// fixParity swaps the first two cells of an odd permutation when both
+// FixParity swaps the first two cells of an odd permutation when both
 // sides are odd (only even permutations reachable); otherwise every
 // permutation is.
-func (loopoverFamily) fixParity(s State) {
+func (loopoverFamily) FixParity(s State) {
 	c, sp := s.Cells, s.Spec
 	if sp.Rows%2 == 1 && sp.Cols%2 == 1 && inversions(c, false)%2 == 1 {
 		c[0], c[1] = c[1], c[0]
 	}
 }
 
-// walk never shifts the line just shifted back (on a line of two cells
+// Walk never shifts the line just shifted back (on a line of two cells
 // left and right are one move, so that line is not shifted twice in a row).
-func (loopoverFamily) walk(s State, rng *rand.Rand, length int, ms []Move, record bool) []Move {
+func (loopoverFamily) Walk(s State, rng *rand.Rand, length int, ms []Move, record bool) []Move {
 	w, h := s.Spec.Cols, s.Spec.Rows
 	// The distinct generators: a two-cell line has one shift.
 	var gen []Move

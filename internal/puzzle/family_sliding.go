@@ -26,20 +26,20 @@ var slidingRules = slidingFamily{facts{
 
 func (slidingFamily) Arrangements(sp Spec) *big.Int { return arrangementsOf(sp.Cells()) }
 
-func (slidingFamily) cellRange(n int) (lo, hi int)           { return 0, n - 1 }
-func (slidingFamily) isRun(string) bool                      { return false }
-func (slidingFamily) rowRun(tok string, _ int) bool          { return false }
-func (slidingFamily) stateGoal(s State) State                { return Goal(s.Spec) }
-func (slidingFamily) writeState(b *strings.Builder, s State) { writeNumbers(b, s) }
+func (slidingFamily) CellRange(n int) (lo, hi int)           { return 0, n - 1 }
+func (slidingFamily) IsRun(string) bool                      { return false }
+func (slidingFamily) RowRun(tok string, _ int) bool          { return false }
+func (slidingFamily) GoalOfState(s State) State              { return Goal(s.Spec) }
+func (slidingFamily) WriteState(b *strings.Builder, s State) { writeNumbers(b, s) }
 
-func (slidingFamily) tileName(v int) string {
+func (slidingFamily) TileName(v int) string {
 	if v == 0 {
 		return "the blank (0)"
 	}
 	return "tile " + strconv.Itoa(v)
 }
 
-func (slidingFamily) goal(sp Spec) State {
+func (slidingFamily) GoalOf(sp Spec) State {
 	n := cellCount(sp)
 	c := make([]uint8, n)
 	for i := 0; i+1 < n; i++ {
@@ -48,7 +48,7 @@ func (slidingFamily) goal(sp Spec) State {
 	return State{Spec: sp, Cells: c}
 }
 
-func (slidingFamily) isGoal(c []uint8) bool {
+func (slidingFamily) IsGoal(c []uint8) bool {
 	n := len(c)
 	for i := 0; i+1 < n; i++ {
 		if c[i] != uint8(i+1) {
@@ -58,10 +58,10 @@ func (slidingFamily) isGoal(c []uint8) bool {
 	return c[n-1] == 0
 }
 
-func (slidingFamily) checkGoal(s, goal State) error { return checkOneGoal(s, goal) }
+func (slidingFamily) CheckGoal(s, goal State) error { return checkOneGoal(s, goal) }
 
-// solvable: see Solvable for the parity rule of each width.
-func (slidingFamily) solvable(s State) error {
+// Solvable: see Solvable for the parity rule of each width.
+func (slidingFamily) Solvable(s State) error {
 	sp := s.Spec
 	inv := SlidingInversions(s)
 	if sp.Cols%2 == 1 {
@@ -81,9 +81,9 @@ func (slidingFamily) solvable(s State) error {
 
 var errSlidingToken = fmt.Errorf("want U, D, L or R (the direction the tile moves), optionally with a repeat count (R3): %w", ErrMalformed)
 
-// appendToken reads U, D, L, R with optional counts, letters run together
+// AppendToken reads U, D, L, R with optional counts, letters run together
 // ("RRD", "R2D").
-func (slidingFamily) appendToken(_ Spec, ms []Move, tok string) ([]Move, error) {
+func (slidingFamily) AppendToken(_ Spec, ms []Move, tok string) ([]Move, error) {
 	for i := 0; i < len(tok); {
 		d, ok := dirOf(tok[i])
 		if !ok {
@@ -101,15 +101,15 @@ func (slidingFamily) appendToken(_ Spec, ms []Move, tok string) ([]Move, error) 
 	return ms, nil
 }
 
-func (slidingFamily) appendMove(dst []byte, m Move) []byte { return append(dst, m.Dir.Letter()) }
+func (slidingFamily) AppendMove(dst []byte, m Move) []byte { return append(dst, m.Dir.Letter()) }
 
-func (slidingFamily) apply(sp Spec, c []uint8, m Move) error { return slidingApply(sp, c, m) }
+func (slidingFamily) ApplyMove(sp Spec, c []uint8, m Move) error { return slidingApply(sp, c, m) }
 
-// applyMoves finds the blank and divides it into row and column once, then
+// ApplyAll finds the blank and divides it into row and column once, then
 // follows it move by move, instead of slidingApply's scan for the blank and
 // two divides per move (most of replaying an answer). A move it cannot
 // make goes to slidingApply, which says why.
-func (slidingFamily) applyMoves(sp Spec, c []uint8, ms []Move) (int, error) {
+func (slidingFamily) ApplyAll(sp Spec, c []uint8, ms []Move) (int, error) {
 	w, h := sp.Cols, sp.Rows
 	b := blankIndex(c)
 	if b < 0 || w < 1 {
@@ -190,8 +190,8 @@ func slidingApply(sp Spec, c []uint8, m Move) error {
 	return nil
 }
 
-// legalMoves: up to 4, in the order U D L R.
-func (slidingFamily) legalMoves(s State) []Move {
+// LegalMoves: up to 4, in the order U D L R.
+func (slidingFamily) LegalMoves(s State) []Move {
 	w, h := s.Spec.Cols, s.Spec.Rows
 	b := BlankIndex(s)
 	if b < 0 {
@@ -214,9 +214,9 @@ func (slidingFamily) legalMoves(s State) []Move {
 	return ms
 }
 
-// fixParity swaps the tiles in the first two non-blank cells of an
+// FixParity swaps the tiles in the first two non-blank cells of an
 // unsolvable board (see Random).
-func (slidingFamily) fixParity(s State) {
+func (slidingFamily) FixParity(s State) {
 	c, sp := s.Cells, s.Spec
 	inv := inversions(c, true)
 	bad := inv%2 == 1
@@ -237,8 +237,8 @@ func (slidingFamily) fixParity(s State) {
 	}
 }
 
-// walk never moves the tile just moved straight back.
-func (slidingFamily) walk(s State, rng *rand.Rand, length int, ms []Move, record bool) []Move {
+// Walk never moves the tile just moved straight back.
+func (slidingFamily) Walk(s State, rng *rand.Rand, length int, ms []Move, record bool) []Move {
 	w, h := s.Spec.Cols, s.Spec.Rows
 	c := s.Cells
 	b := len(c) - 1

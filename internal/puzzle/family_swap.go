@@ -34,18 +34,18 @@ func (swapFamily) Arrangements(sp Spec) *big.Int {
 	return new(big.Int).Binomial(n, n/2)
 }
 
-func (swapFamily) cellRange(int) (lo, hi int) { return 0, 1 }
-func (swapFamily) tileName(v int) string      { return loopoverRules.tileName(v) }
-func (swapFamily) isRun(tok string) bool      { return allBytes(tok, isDigit) }
+func (swapFamily) CellRange(int) (lo, hi int) { return 0, 1 }
+func (swapFamily) TileName(v int) string      { return loopoverRules.TileName(v) }
+func (swapFamily) IsRun(tok string) bool      { return allBytes(tok, isDigit) }
 
-// rowRun: a row of exactly Cols characters is a digit string even with a
+// RowRun: a row of exactly Cols characters is a digit string even with a
 // stray character in it, so the error can point at that character.
-func (swapFamily) rowRun(tok string, cols int) bool {
+func (swapFamily) RowRun(tok string, cols int) bool {
 	return allBytes(tok, isDigit) || len(tok) == cols
 }
 
-// writeState writes rows as digit strings ("1101").
-func (swapFamily) writeState(b *strings.Builder, s State) {
+// WriteState writes rows as digit strings ("1101").
+func (swapFamily) WriteState(b *strings.Builder, s State) {
 	cols := s.Spec.Cols
 	b.Grow(len(s.Cells) + s.Spec.Rows)
 	for i, v := range s.Cells {
@@ -60,11 +60,11 @@ func (swapFamily) writeState(b *strings.Builder, s State) {
 	}
 }
 
-func (swapFamily) goal(sp Spec) State      { return SwapGoal(sp, cellCount(sp)/2) }
-func (swapFamily) stateGoal(s State) State { return SwapGoal(s.Spec, countOnes(s.Cells)) }
+func (swapFamily) GoalOf(sp Spec) State      { return SwapGoal(sp, cellCount(sp)/2) }
+func (swapFamily) GoalOfState(s State) State { return SwapGoal(s.Spec, countOnes(s.Cells)) }
 
-// isGoal: ones then zeros, so no cell may exceed its predecessor.
-func (swapFamily) isGoal(c []uint8) bool {
+// IsGoal: ones then zeros, so no cell may exceed its predecessor.
+func (swapFamily) IsGoal(c []uint8) bool {
 	prev := uint8(1)
 	for _, v := range c {
 		if v > prev {
@@ -75,9 +75,9 @@ func (swapFamily) isGoal(c []uint8) bool {
 	return true
 }
 
-// checkGoal accepts any 0/1 board with as many ones: every such pattern is
+// CheckGoal accepts any 0/1 board with as many ones: every such pattern is
 // reachable.
-func (swapFamily) checkGoal(s, goal State) error {
+func (swapFamily) CheckGoal(s, goal State) error {
 	if err := goal.Validate(); err != nil {
 		return fmt.Errorf("goal: %w", err)
 	}
@@ -87,12 +87,12 @@ func (swapFamily) checkGoal(s, goal State) error {
 	return nil
 }
 
-// solvable: every board reaches the goal with the same number of ones.
-func (swapFamily) solvable(State) error { return nil }
+// Solvable: every board reaches the goal with the same number of ones.
+func (swapFamily) Solvable(State) error { return nil }
 
 var errSwapToken = fmt.Errorf("want <row>,<col>R or <row>,<col>D, optionally with a repeat count (1,2R2): %w", ErrMalformed)
 
-func (swapFamily) appendToken(sp Spec, ms []Move, tok string) ([]Move, error) {
+func (swapFamily) AppendToken(sp Spec, ms []Move, tok string) ([]Move, error) {
 	bad := errSwapToken
 	r, i, ok := readNum(tok, 0)
 	if !ok || i >= len(tok) || tok[i] != ',' {
@@ -125,16 +125,16 @@ func (swapFamily) appendToken(sp Spec, ms []Move, tok string) ([]Move, error) {
 	return appendRepeat(ms, Move{Dir: d, Line: r - 1, Col: c - 1}, count)
 }
 
-func (swapFamily) appendMove(dst []byte, m Move) []byte {
+func (swapFamily) AppendMove(dst []byte, m Move) []byte {
 	dst = strconv.AppendInt(dst, int64(m.Line)+1, 10)
 	dst = append(dst, ',')
 	dst = strconv.AppendInt(dst, int64(m.Col)+1, 10)
 	return append(dst, m.Dir.Letter())
 }
 
-func (swapFamily) apply(sp Spec, c []uint8, m Move) error { return swapApply(sp, c, m) }
+func (swapFamily) ApplyMove(sp Spec, c []uint8, m Move) error { return swapApply(sp, c, m) }
 
-func (swapFamily) applyMoves(sp Spec, c []uint8, ms []Move) (int, error) {
+func (swapFamily) ApplyAll(sp Spec, c []uint8, ms []Move) (int, error) {
 	for i, m := range ms {
 		if err := swapApply(sp, c, m); err != nil {
 			return i, err
@@ -167,8 +167,8 @@ func swapApply(sp Spec, c []uint8, m Move) error {
 	return nil
 }
 
-// legalMoves: every adjacent pair whose cells differ, row-major, R before D.
-func (swapFamily) legalMoves(s State) []Move {
+// LegalMoves: every adjacent pair whose cells differ, row-major, R before D.
+func (swapFamily) LegalMoves(s State) []Move {
 	w, h := s.Spec.Cols, s.Spec.Rows
 	var ms []Move
 	for i, v := range s.Cells {
@@ -183,11 +183,11 @@ func (swapFamily) legalMoves(s State) []Move {
 	return ms
 }
 
-// fixParity: every arrangement of the ones is solvable.
-func (swapFamily) fixParity(State) {}
+// FixParity: every arrangement of the ones is solvable.
+func (swapFamily) FixParity(State) {}
 
-// walk never repeats the swap just made and only swaps cells that differ.
-func (swapFamily) walk(s State, rng *rand.Rand, length int, ms []Move, record bool) []Move {
+// Walk never repeats the swap just made and only swaps cells that differ.
+func (swapFamily) Walk(s State, rng *rand.Rand, length int, ms []Move, record bool) []Move {
 	return swapWalk(s, rng, length, ms, record)
 }
 

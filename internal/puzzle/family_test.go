@@ -12,9 +12,9 @@ import (
 // kind would answer another family's rules.
 func TestFamiliesAreIndexedByTheirKind(t *testing.T) {
 	names := map[string]bool{}
-	for k := Kind(0); int(k) < len(families)+2; k++ {
+	for k := Kind(0); int(k) < len(builtin)+2; k++ {
 		f := k.Family()
-		if k == 0 || int(k) >= len(families) {
+		if k == 0 || int(k) >= len(builtin) {
 			if f != nil {
 				t.Errorf("Kind(%d).Family() = %s, want none", k, f.Name())
 			}
@@ -24,7 +24,7 @@ func TestFamiliesAreIndexedByTheirKind(t *testing.T) {
 			t.Fatalf("Kind(%d) has no family", k)
 		}
 		if f.Kind() != k {
-			t.Errorf("families[%d] is the family of %v", k, f.Kind())
+			t.Errorf("builtin[%d] is the family of %v", k, f.Kind())
 		}
 		if names[f.Name()] {
 			t.Errorf("two families named %q", f.Name())
@@ -52,7 +52,7 @@ func TestUnknownKindNamesEveryFamily(t *testing.T) {
 // and, inverted, replay to the goal; every legal move applies; the goal
 // is a goal; the pipeline's defaults are usable.
 func TestFamilyContracts(t *testing.T) {
-	for _, f := range families {
+	for _, f := range allFamilies() {
 		if f == nil {
 			continue
 		}
@@ -141,7 +141,7 @@ func TestSlidingApplyMovesFollowsBlank(t *testing.T) {
 			for i := range ms {
 				ms[i] = Move{Dir: Dir(rng.IntN(5))}
 			}
-			gi, gerr := slidingRules.applyMoves(sp, a.Cells, ms)
+			gi, gerr := slidingRules.ApplyAll(sp, a.Cells, ms)
 			wi, werr := 0, error(nil)
 			for i, m := range ms {
 				if werr = slidingApply(sp, b.Cells, m); werr != nil {

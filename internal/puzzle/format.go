@@ -17,7 +17,7 @@ func (s State) String() string {
 	}
 	var b strings.Builder
 	if f := s.Spec.Family(); f != nil {
-		f.writeState(&b, s)
+		f.WriteState(&b, s)
 	} else {
 		writeNumbers(&b, s) // a kind of no family (built by hand): its numbers
 	}

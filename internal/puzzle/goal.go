@@ -8,9 +8,9 @@ import "fmt"
 // use (the first N/2 cells ones). Use SwapGoal or State.Goal for others.
 func Goal(spec Spec) State {
 	if f := spec.Family(); f != nil {
-		return f.goal(spec)
+		return f.GoalOf(spec)
 	}
-	return loopoverRules.goal(spec) // no family: ascending cells
+	return loopoverRules.GoalOf(spec) // no family: ascending cells
 }
 
 // SwapGoal is the goal of a swap board holding `ones` ones: they fill the
@@ -29,7 +29,7 @@ func SwapGoal(spec Spec, ones int) State {
 // the state: swaps preserve the number of ones.
 func (s State) Goal() State {
 	if f := s.Spec.Family(); f != nil {
-		return f.stateGoal(s)
+		return f.GoalOfState(s)
 	}
 	return Goal(s.Spec)
 }
@@ -41,7 +41,7 @@ func (s State) IsGoal() bool {
 	if n != s.Spec.Cells() || n == 0 || f == nil {
 		return false
 	}
-	return f.isGoal(s.Cells)
+	return f.IsGoal(s.Cells)
 }
 
 func countOnes(c []uint8) int {
@@ -62,7 +62,7 @@ func CheckGoal(s, goal State) error {
 		return fmt.Errorf("goal is a %s board, the state a %s one: %w", goal.Spec, s.Spec, ErrMalformed)
 	}
 	if f := s.Spec.Family(); f != nil {
-		return f.checkGoal(s, goal)
+		return f.CheckGoal(s, goal)
 	}
 	return checkOneGoal(s, goal)
 }

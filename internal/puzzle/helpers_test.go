@@ -32,7 +32,8 @@ func key(c []uint8) uint64 {
 }
 
 // allMoves lists every move of sp regardless of legality, built by hand
-// (not by LegalMoves) so that the BFS oracle does not trust it.
+// (not by LegalMoves) so that the BFS oracle does not trust it; a family
+// it does not know is walked by its LegalMoves from the goal.
 func allMoves(sp Spec) []Move {
 	var ms []Move
 	switch sp.Kind {
@@ -56,6 +57,8 @@ func allMoves(sp Spec) []Move {
 				}
 			}
 		}
+	default:
+		ms = LegalMoves(Goal(sp))
 	}
 	return ms
 }

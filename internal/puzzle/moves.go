@@ -59,7 +59,7 @@ func ParseMoves(spec Spec, text string) ([]Move, error) {
 		}
 		pos++
 		var err error
-		ms, err = f.appendToken(spec, ms, text[i:j])
+		ms, err = f.AppendToken(spec, ms, text[i:j])
 		if err != nil {
 			return nil, fmt.Errorf("%s moves: token %d %s: %w", spec, pos, quoteShort(text[i:j]), err)
 		}
@@ -128,13 +128,13 @@ func FormatMoves(spec Spec, moves []Move) string {
 		f = loopoverRules // a kind of no family (built by hand): line and letter
 	}
 	var b strings.Builder
-	b.Grow(f.moveBytes() * len(moves))
+	b.Grow(f.MoveBytes() * len(moves))
 	var buf [24]byte
 	for i, m := range moves {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.Write(f.appendMove(buf[:0], m))
+		b.Write(f.AppendMove(buf[:0], m))
 	}
 	return b.String()
 }
@@ -142,7 +142,7 @@ func FormatMoves(spec Spec, moves []Move) string {
 func moveText(k Kind, m Move) string {
 	var buf [24]byte
 	if f := k.Family(); f != nil {
-		return string(f.appendMove(buf[:0], m))
+		return string(f.AppendMove(buf[:0], m))
 	}
 	return string(append(buf[:0], m.Dir.Letter()))
 }
@@ -170,7 +170,7 @@ func (s *State) ApplyMoves(ms []Move) error {
 	f, err := s.family()
 	if err == nil {
 		// One call: the family's loop over the moves is concrete.
-		if i, err = f.applyMoves(s.Spec, s.Cells, ms); err == nil {
+		if i, err = f.ApplyAll(s.Spec, s.Cells, ms); err == nil {
 			return nil
 		}
 	}
@@ -182,7 +182,7 @@ func (s *State) apply(m Move) error {
 	if err != nil {
 		return err
 	}
-	return f.apply(s.Spec, s.Cells, m)
+	return f.ApplyMove(s.Spec, s.Cells, m)
 }
 
 // family is the rules of a state whose cells fit its board, or an error
@@ -275,7 +275,7 @@ func LegalMoves(s State) []Move {
 	if err != nil {
 		return nil
 	}
-	return f.legalMoves(s)
+	return f.LegalMoves(s)
 }
 
 // InvertMoves returns the moves that undo ms: reversed, each move
@@ -284,7 +284,7 @@ func LegalMoves(s State) []Move {
 func InvertMoves(spec Spec, ms []Move) []Move {
 	out := make([]Move, len(ms))
 	f := spec.Family()
-	self := f != nil && f.selfInverse()
+	self := f != nil && f.SelfInverse()
 	for i, m := range ms {
 		if !self {
 			m.Dir = m.Dir.Opposite()

@@ -39,8 +39,8 @@ func ParseUnchecked(spec Spec, text string) (State, error) {
 		return State{}, err
 	}
 	f := spec.Family()
-	lo, hi := f.cellRange(spec.Cells())
-	p := parser{spec: spec, fam: f, lo: lo, hi: hi, letters: f.letters(), cells: make([]uint8, spec.Cells())}
+	lo, hi := f.CellRange(spec.Cells())
+	p := parser{spec: spec, fam: f, lo: lo, hi: hi, letters: f.Letters(), cells: make([]uint8, spec.Cells())}
 	if err := p.parse(strings.TrimSpace(text)); err != nil {
 		return State{}, err
 	}
@@ -64,8 +64,8 @@ func (s State) Validate() error {
 		return fmt.Errorf("%s state: %s, want %d: %w", sp, plural(len(s.Cells), "cell"), n, ErrMalformed)
 	}
 	f := sp.Family()
-	lo, hi := f.cellRange(n)
-	distinct := f.distinct()
+	lo, hi := f.CellRange(n)
+	distinct := f.Distinct()
 	// at[v] is 1 + the first index holding v; Spec.Validate keeps sliding
 	// and Loopover boards within 64 cells, so v ≤ 64 and i+1 ≤ 64.
 	var at [MaxSide*MaxSide + 1]uint8
@@ -91,10 +91,10 @@ func (s State) Validate() error {
 	}
 	v := s.Cells[dupAt]
 	msg := fmt.Sprintf("%s appears twice (row %d, column %d and row %d, column %d)",
-		f.tileName(int(v)), dupFirst/sp.Cols+1, dupFirst%sp.Cols+1, dupAt/sp.Cols+1, dupAt%sp.Cols+1)
+		f.TileName(int(v)), dupFirst/sp.Cols+1, dupFirst%sp.Cols+1, dupAt/sp.Cols+1, dupAt%sp.Cols+1)
 	for m := lo; m <= hi; m++ {
 		if at[m] == 0 {
-			msg += "; " + f.tileName(m) + " is missing"
+			msg += "; " + f.TileName(m) + " is missing"
 			break
 		}
 	}
@@ -151,7 +151,7 @@ func (p *parser) parseFlat(t string) error {
 			}
 		}
 		return nil
-	case len(toks) == 1 && len(toks[0]) == n && p.fam.isRun(toks[0]):
+	case len(toks) == 1 && len(toks[0]) == n && p.fam.IsRun(toks[0]):
 		tok := toks[0]
 		for r := 0; r < rows; r++ {
 			if err := p.fillRow(r, []string{tok[r*cols : (r+1)*cols]}); err != nil {
@@ -185,7 +185,7 @@ func (p *parser) tokens(line string) []string {
 func (p *parser) fillRow(r int, toks []string) error {
 	cols := p.spec.Cols
 	dst := p.cells[r*cols : (r+1)*cols]
-	if len(toks) == 1 && p.fam.rowRun(toks[0], cols) {
+	if len(toks) == 1 && p.fam.RowRun(toks[0], cols) {
 		run := toks[0]
 		if len(run) != cols {
 			return p.errorf("row %d has %s, want %d", r+1, plural(len(run), "cell"), cols)
@@ -229,7 +229,7 @@ func (p *parser) cell(r, c int, tok string) (uint8, error) {
 		}
 	}
 	if v < 0 {
-		return 0, p.errorf("row %d, column %d: %s is not %s", r+1, c+1, quoteShort(tok), p.fam.cellWant())
+		return 0, p.errorf("row %d, column %d: %s is not %s", r+1, c+1, quoteShort(tok), p.fam.CellWant())
 	}
 	if v < lo || v > hi {
 		return 0, p.errorf("row %d, column %d: %s is out of range %d..%d", r+1, c+1, quoteShort(tok), lo, hi)

@@ -27,7 +27,7 @@ func Random(spec Spec, rng *rand.Rand) State {
 		return s
 	}
 	if f := spec.Family(); f != nil {
-		f.fixParity(s)
+		f.FixParity(s)
 	}
 	return s
 }
@@ -67,7 +67,7 @@ func walk(spec Spec, rng *rand.Rand, length int, record bool) (State, []Move) {
 		ms = make([]Move, 0, length)
 	}
 	if f := spec.Family(); f != nil {
-		ms = f.walk(s, rng, length, ms, record)
+		ms = f.Walk(s, rng, length, ms, record)
 	}
 	return s, ms
 }

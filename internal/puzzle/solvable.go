@@ -34,7 +34,7 @@ func Solvable(s State) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
-	return s.Spec.Family().solvable(s) // Validate: the spec has a family
+	return s.Spec.Family().Solvable(s) // Validate: the spec has a family
 }
 
 // SlidingInversions counts the pairs of tiles out of order in row-major

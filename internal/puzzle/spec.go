@@ -12,14 +12,9 @@ import (
 	"strings"
 )
 
-// Kind is a puzzle family.
+// Kind is a puzzle family (the constants, with the table they index, are
+// in family.go).
 type Kind uint8
-
-const (
-	Sliding Kind = iota + 1
-	Loopover
-	Swap
-)
 
 func (k Kind) String() string {
 	if f := k.Family(); f != nil {
@@ -67,8 +62,8 @@ func ParseSpec(s string) (Spec, error) {
 		return Spec{}, fmt.Errorf("puzzle %q: want KIND:ROWSxCOLS (e.g. sliding:4x4) or 8, 15, 24: %w", s, ErrMalformed)
 	}
 	var sp Spec
-	for _, f := range families {
-		if f != nil && f.Name() == kind {
+	for _, f := range allFamilies() {
+		if f.Name() == kind {
 			sp.Kind = f.Kind()
 		}
 	}
@@ -119,7 +114,7 @@ func specName(s Spec) string {
 // specNames are the names of every family's specs with sides up to 8,
 // made once: every result carries its puzzle's name, and building it per
 // result would be an allocation per result.
-var specNames = func() (t [len(families)][9][9]string) {
+var specNames = func() (t [len(builtin)][9][9]string) {
 	for k := range t {
 		for r := range t[k] {
 			for c := range t[k][r] {
@@ -136,10 +131,8 @@ func (s Spec) Cells() int { return s.Rows * s.Cols }
 // familyNames lists the kinds' words for an error: "sliding, loopover or swap".
 func familyNames() string {
 	var names []string
-	for _, f := range families {
-		if f != nil {
-			names = append(names, f.Name())
-		}
+	for _, f := range allFamilies() {
+		names = append(names, f.Name())
 	}
 	if len(names) < 2 {
 		return strings.Join(names, "")
