@@ -42,7 +42,14 @@ const (
 // Opposite is the direction that undoes d.
 func (d Dir) Opposite() Dir { return d ^ 1 }
 
-func (d Dir) Letter() byte { return "UDLR"[d&3] }
+// Letter is d's letter in move notation ('?' for a value that names no
+// direction: never a neighbour's letter).
+func (d Dir) Letter() byte {
+	if d > Right {
+		return '?'
+	}
+	return "UDLR"[d]
+}
 
 // Move is one unit move.
 //   - sliding: only Dir is used.
