@@ -43,7 +43,7 @@ func loadEnv(t *testing.T, env map[string]string) *types.Project {
 	return p
 }
 
-// Issue 18: the tables volume is read-only where the comment says so
+// The tables volume is read-only where the comment says so
 // (solverd), read-write only for the one-shot service that builds tables;
 // every tessera service but the one-shots has a healthcheck on /readyz
 // (able to take work: compose restarts nothing on it).
@@ -102,13 +102,14 @@ func TestCompose(t *testing.T) {
 	}
 }
 
-// Issue 29, compose as a newcomer meets it:
-//   - about 5 % of `openssl rand -hex 24` passwords (2e68…) made
-//     nats-server refuse deploy/nats.conf: a number, not a string;
-//   - the passwords travelled as plain variables although postgres and
-//     tessera can read them from files (secrets);
-//   - the producer had no way to read a corpus file;
-//   - every service built the same image again.
+// Compose as a newcomer meets it:
+//   - a password that reads as a number (about 5 % of `openssl rand -hex
+//     24` passwords, 2e68…) is still a string to nats-server's parser of
+//     deploy/nats.conf;
+//   - postgres and the tessera services read the passwords from secret
+//     files, in none of their environments (nats-server's own excepted);
+//   - the producer mounts a corpus directory;
+//   - one image serves every service, built once.
 func TestComposeIssue29(t *testing.T) {
 	for _, pw := range []string{"2e6843c2f0a1b5d7e9", "204817365091"} { // numbers to nats-server 2.10's and 2.15's parsers
 		p := loadEnv(t, map[string]string{"NATS_PASSWORD": pw, "POSTGRES_PASSWORD": "p", "RESULTS_HTTP_TOKEN": "t"})
@@ -199,7 +200,7 @@ func TestComposeIssue29(t *testing.T) {
 	}
 }
 
-// Issue 26: the cluster profile runs three nats-server nodes from
+// The cluster profile runs three nats-server nodes from
 // deploy/nats-cluster.conf, each with its own name and store, routed to
 // each other with JetStream on; every tessera service of the profile lists
 // the three client URLs and asks for three replicas. The nodes' config is

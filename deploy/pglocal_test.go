@@ -11,8 +11,8 @@ import (
 	"time"
 )
 
-// Issue 18: `scripts/pg-local.sh status` only reports; it created and
-// started a private server.
+// `scripts/pg-local.sh status` only reports: it neither creates nor
+// starts a private server.
 func TestPGLocalStatusStartsNothing(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "pg")
 	cmd := exec.Command("bash", "../scripts/pg-local.sh", "status")
@@ -35,8 +35,8 @@ func TestPGLocalStatusStartsNothing(t *testing.T) {
 	}
 }
 
-// Issue 29: status created database tessera on whatever server answered
-// on the standard port. It now says what it would do and creates nothing.
+// status creates no database tessera on whatever server answers on the
+// standard port: it says what it would do and creates nothing.
 func TestPGLocalStatusCreatesNoDatabase(t *testing.T) {
 	u, err := url.Parse(os.Getenv("TEST_DATABASE_URL"))
 	if err != nil || u.Port() == "" {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The figures of docs/BENCHMARKS.md "Distributions and scrambles at 10^7 rows"
-# (issue 30, target 5): N stored 8-puzzle rows generated in PostgreSQL (not
+# The figures of docs/BENCHMARKS.md ("Distributions and scrambles at 10^6 to
+# 10^8 rows"): N stored 8-puzzle rows generated in PostgreSQL (not
 # solved), then the time of `results dist --puzzle 8`, of the status page's
 # first load, of /api/puzzles/8/distribution and of /api/scrambles, and the
 # plans of their queries.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue 30 target 6, second half, the figures of docs/BENCHMARKS.md
-# ("Pipeline as fast as its search"): N (default 1,000,000) random
+# The figures of docs/BENCHMARKS.md ("Pipeline as fast as its search",
+# the million 8-puzzles against the COPY floor): N (default 1,000,000) random
 # 8-puzzles end to end with `producer --local --wait` into an empty
 # database, against the COPY floor measured the same way: the same rows,
 # exported from that database as CSV, loaded with psql's \copy into the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 30 target 6, the figures of docs/BENCHMARKS.md ("Pipeline as fast
+# The figures of docs/BENCHMARKS.md ("Pipeline as fast
 # as its search"): the same N random 15-puzzles solved by the bare search
 # (`solverd solve --workers 2`) and by the whole pipeline in one process
 # (`producer --local --wait`: embedded JetStream, the workers, the results

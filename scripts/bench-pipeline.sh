@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The pipeline figures of docs/BENCHMARKS.md (issue 3):
+# The pipeline figures of docs/BENCHMARKS.md ("Pipeline"):
 #  1. N8 (default 1,000,000) random 8-puzzles end to end with producer --local:
 #     enqueue on an in-process JetStream, solve, store in PostgreSQL with counts.
 #  2. N15 (default 200) random 15-puzzles, first with the bare solver

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 26 item 7, the figures of docs/BENCHMARKS.md ("Processes add up"):
+# The figures of docs/BENCHMARKS.md ("Processes add up"):
 # K solverd processes with one worker each against one solverd with K
 # workers, on the same batch, in alternating runs. Each run starts its
 # solverd processes on a private nats-server (the version go.mod pins,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 27's wall-time figure (docs/BENCHMARKS.md, "Split search"): one
+# The wall-time figure of docs/BENCHMARKS.md ("Split search"): one
 # hard 24-puzzle (Korf–Felner #IDS, default 29) solved by two solverd
 # processes with one worker and one search thread each, split
 # (producer --split), against one solverd with one worker and two search

@@ -6,7 +6,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/queue"
 )
 
-// The tests' names for what the command kit now holds.
+// The tests' names for what the command kit holds.
 const (
 	exitOK       = cmdkit.ExitOK
 	exitRejected = cmdkit.ExitFailed

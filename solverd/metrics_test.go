@@ -16,7 +16,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/testenv"
 )
 
-// Issue 18: solverd run serves /metrics (client_golang: solves by puzzle,
+// solverd run serves /metrics (client_golang: solves by puzzle,
 // mode and status, nodes, solve times, queue lag, jobs in flight, and the
 // Go runtime and process collectors) behind solver.metrics_token, and an
 // open /healthz, on solver.metrics_addr.

@@ -112,8 +112,8 @@ func TestSlidingPublishedCounts(t *testing.T) {
 	}
 }
 
-// TestBig builds the 12-cell tables (20 s to a minute each on two cores,
-// up to 240 MB): run with TESSERA_BFS_BIG=1, one board with
+// TestBig builds the 12-cell tables (up to 240 MB, slow; docs/BENCHMARKS.md
+// has the times): run with TESSERA_BFS_BIG=1, one board with
 // -run 'TestBig/loopover:3x4'.
 func TestBig(t *testing.T) {
 	if os.Getenv("TESSERA_BFS_BIG") == "" || testing.Short() {
@@ -616,8 +616,8 @@ func TestSampleAtDepth(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	cells := make([]uint8, 9)
-	// Asking for more than exist returns every one: Counts[d] (as the old
-	// exhaustive listing did), here for depths past the 15 an entry holds.
+	// Asking for more than exist returns every one, Counts[d], here for
+	// depths past the 15 an entry holds.
 	for _, c := range []struct{ d, k, want int }{{20, 50, 50}, {31, 10, 2}, {16, 3, 3}, {5, 1000, int(tb.Counts[5])}, {29, 1000, int(tb.Counts[29])}} {
 		got := tb.SampleAtDepth(c.d, c.k, rng)
 		seen := map[uint64]bool{}
@@ -635,8 +635,7 @@ func TestSampleAtDepth(t *testing.T) {
 }
 
 // TestPayloadDigests pins small tables byte for byte, with their
-// histograms: the digests are those of the builder before internal/bfs
-// took over, so a builder change that moves one entry fails here.
+// histograms, so a builder change that moves one entry fails here.
 func TestPayloadDigests(t *testing.T) {
 	for sp, want := range map[puzzle.Spec]string{
 		sliding(2, 3):  "d99c53635b15ea1b5adf8be3771149cdaeda5c32c590cdb474e9ef133e7a9cfe",

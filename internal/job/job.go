@@ -32,7 +32,7 @@ type Job struct {
 	// Replace marks a re-run of stored states (`results requeue`): its
 	// answers replace the stored rows they improve.
 	Replace bool `json:"replace,omitempty"`
-	// Split asks for each state to be solved as a split search (issue 27):
+	// Split asks for each state to be solved as a split search:
 	// its IDA* iterations cut into subtree jobs that any solverd takes.
 	Split bool `json:"split,omitempty"`
 	// Priority is the level the job is published at (high, normal or low;

@@ -10,12 +10,11 @@ import (
 
 // The results message is the pipeline's busiest wire format: a thousand
 // 8-puzzle rows per message, decoded by the writer and encoded by the
-// workers, where encoding/json's reflection cost more CPU than solving
-// them (docs/BENCHMARKS.md, "Pipeline as fast as its search"). The codec
-// below handles the common shape by hand: plain ASCII strings, known
-// fields, whole numbers. Anything else (escapes, non-ASCII, unknown or
-// repeated keys, nulls, numbers out of range) goes to encoding/json as
-// before, so the format on the wire and every answer stay exactly what
+// workers, where encoding/json's reflection costs more CPU than solving
+// them. The codec below handles the common shape by hand: plain ASCII
+// strings, known fields, whole numbers. Anything else (escapes, non-ASCII,
+// unknown or repeated keys, nulls, numbers out of range) goes to
+// encoding/json, so the format on the wire and every answer stay exactly what
 // encoding/json makes of them; the tests hold the two equal.
 
 // MarshalResults is json.Marshal(r), byte for byte.

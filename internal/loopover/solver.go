@@ -75,8 +75,8 @@ func newSolver(rows, cols int, emd bool) (*Solver, error) {
 			return nil, fmt.Errorf("loopover %dx%d: %w", rows, cols, err)
 		}
 		// A square board's two tables are the same (and read-only):
-		// building one halves a 4×4 solver's start (about 20 ms), which
-		// the first state of a process waits for.
+		// building one halves a 4×4 solver's start, which the first
+		// state of a process waits for.
 		if rows == cols {
 			s.cols = s.rows
 		} else if s.cols, err = NewWD(cols, rows); err != nil {

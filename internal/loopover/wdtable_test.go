@@ -13,8 +13,8 @@ import (
 	"github.com/tessera-solver/tessera/internal/puzzle"
 )
 
-// The parallel table builder labels every pattern as the BFS NewWD ran
-// before it (bfsOracle) does, index for index, on every shape NewWD builds.
+// The parallel table builder labels every pattern as a plain serial BFS
+// (bfsOracle) does, index for index, on every shape NewWD builds.
 func TestBuildWDTableMatchesBFS(t *testing.T) {
 	for _, sh := range [][2]int{{2, 2}, {2, 5}, {5, 2}, {3, 3}, {3, 4}, {4, 3}, {4, 4}, {3, 5}, {5, 3}, {4, 5}} {
 		want := oracleWD(sh[0], sh[1])
@@ -51,8 +51,8 @@ func oracleWD(lines, perLine int) *WD {
 // bfsOracle labels every pattern with its distance from the goal. One
 // perpendicular shift takes some label l_i out of every line i and puts it
 // into line i+1 (down) or i−1 (up); every choice of labels present is a
-// possible shift of some arrangement in the pattern. It is the BFS
-// NewWD ran before internal/bfs built its tables, kept as their oracle.
+// possible shift of some arrangement in the pattern. A plain serial BFS,
+// kept as the oracle of the tables internal/bfs builds.
 func (t *WD) bfsOracle() {
 	L := t.Lines
 	var goal [MaxSide]uint16
@@ -144,9 +144,9 @@ func TestWD55Golden(t *testing.T) {
 	}
 }
 
-// The table of lines×perLine (capped at maxDepth when not negative) is the
-// same, byte for byte and level for level, as the builder's before
-// internal/bfs took over (its digests are pinned here).
+// The table of lines×perLine (capped at maxDepth when not negative) is
+// pinned byte for byte and level for level by its digest, so a builder
+// change that moves one entry fails here.
 func TestBuildWDTableDigests(t *testing.T) {
 	for _, c := range []struct {
 		lines, perLine, maxDepth int

@@ -335,8 +335,8 @@ func withJS[T any](url string, f func(context.Context, jetstream.JetStream) (T, 
 // hold across every test binary of the run: go test runs packages in
 // parallel, and two three-node JetStream clusters on a two-core machine
 // starve each other's raft heartbeats, so leaders flap and requests time
-// out for minutes (seen in a full run: two cluster tests of two packages
-// failing at their two-minute deadlines, each passing alone). A test may
+// out for minutes (in a full run, two cluster tests of two packages fail
+// at their two-minute deadlines, each passing alone). A test may
 // start one cluster at a time. The lock is registered before the nodes, so
 // t's cleanup kills them before it lets the next cluster start.
 func lockClusters(t testing.TB) {

@@ -15,8 +15,9 @@ import (
 // apply`).
 
 // ConsumerOf is the durable consumer of a lane's jobs at prio: solverd and
-// solverd-quick at normal priority (the names jobs had before priorities),
-// solverd-<prio> and solverd-quick-<prio> at the others.
+// solverd-quick at normal priority (the plain names, which a deployment's
+// existing consumers already have), solverd-<prio> and
+// solverd-quick-<prio> at the others.
 func ConsumerOf(lane job.Lane, prio job.Priority) string {
 	name := JobsConsumer
 	if lane == job.LaneQuick {
@@ -41,8 +42,9 @@ func JobsConsumers() []string {
 }
 
 // jobsConsumerConfig is the configuration of the consumer of a lane's jobs
-// at prio under c. Normal priority keeps the subjects jobs had before
-// priorities (4 and 5 tokens); high and low add two tokens
+// at prio under c. Normal priority has the plain subjects (4 and 5
+// tokens), so jobs a deployment already holds stay readable; high and low
+// add two tokens
 // (tessera.jobs.<prio>.<lane>.<kind>.<RxC>), so no filter overlaps another.
 func jobsConsumerConfig(c Config, lane job.Lane, prio job.Priority) jetstream.ConsumerConfig {
 	filter, about := heavyFilter, "solverd workers: heavy lane"

@@ -17,9 +17,9 @@ import (
 // ($SYS.REQ.SERVER.PING.JSZ) needs the system account; what every
 // server tells without credentials is its monitoring endpoint, /jsz,
 // which lists the streams it holds with its own state of each. On
-// nats-server 2.9.10 a follower restarted after a leader kill kept 1,565
-// job messages 150 s after its leader had deleted them: only such a
-// per-server read shows it.
+// nats-server 2.9.10 a follower restarted after a leader kill can keep
+// job messages its leader has deleted: only such a per-server read shows
+// it.
 
 // jszStreams is the part of /jsz?accounts=true&streams=true read here,
 // with the server's name from /varz (/jsz has only its id); the field

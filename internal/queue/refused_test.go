@@ -17,8 +17,9 @@ import (
 	"github.com/tessera-solver/tessera/internal/testcert"
 )
 
-// Issue 29: solverd run and results run retried settings errors forever.
-// Refused tells a settings error from an outage, on real Connect errors.
+// solverd run and results run stop on a settings error rather than retry
+// it forever: Refused tells a settings error from an outage, on real
+// Connect errors.
 func TestRefused(t *testing.T) {
 	s := natstest.StartWith(t, func(o *server.Options) { o.Username, o.Password = "alice", testPassword })
 	junk := filepath.Join(t.TempDir(), "junk")

@@ -38,8 +38,8 @@ type StrandedReport struct {
 // to the highest ack floor of its consumers and returns the messages at or
 // below the ack floor of a consumer whose filter matches them. It reads
 // without a subject filter: on nats-server 2.9.10 a subject-filtered get
-// can answer "not found" for a message a plain get returns, and the old
-// sweep stopped there. Deleted sequences (from the stream's deleted
+// can answer "not found" for a message a plain get returns, where a
+// filtered sweep would stop. Deleted sequences (from the stream's deleted
 // details) are stepped over without a request, and a message that cannot
 // be read is skipped, not the end: the error then says how many, and the
 // report still holds every message that was read.

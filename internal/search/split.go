@@ -11,7 +11,7 @@ import (
 // leads beyond the bound.
 var ErrPrefix = errors.New("split search: prefix is not a node of the iteration")
 
-// A split search (issue 27): one IDA* iteration cut, at a depth of the
+// A split search: one IDA* iteration cut, at a depth of the
 // tree, into subtrees that other processes search, each named by the
 // moves from the root to its node. A Splitter is a search that can do it;
 // the coordination (which iteration, which subtrees are answered) is the

@@ -275,9 +275,8 @@ func forSampled(t *testing.T, cases []sampledCase, f func(t *testing.T, sp puzzl
 }
 
 // TestOracleRandomStates solves uniformly random states (puzzle.Random,
-// fixed seeds) and compares with the BFS distance: 2x4 and 4x2 (the issue's
-// "random 2x4 states"), and 2x5 / 5x2, whose 1.8 M states are too many to
-// solve exhaustively here.
+// fixed seeds) and compares with the BFS distance: 2x4 and 4x2, and
+// 2x5 / 5x2, whose 1.8 M states are too many to solve exhaustively here.
 func TestOracleRandomStates(t *testing.T) {
 	t.Parallel()
 	forSampled(t, []sampledCase{

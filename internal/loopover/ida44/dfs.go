@@ -370,8 +370,8 @@ func (w *work44) prune(g, p, par int) {
 // by slot makes each slot a round trip to memory, the seven- and
 // eight-piece tables being bigger than the caches; reading every slot at
 // once reads three times as much (67 M reads on the 200 benchmark states
-// instead of 22 M with seven pieces). Two and three measured alike with
-// seven pieces; with eight, two was about a tenth faster than three, one
+// instead of 22 M with seven pieces). Two and three measure alike with
+// seven pieces; with eight, two is about a tenth faster than three, one
 // and four. (The six-piece table, which stays in cache, is read slot by
 // slot.)
 const batchSlots = 2

@@ -19,12 +19,13 @@ import (
 // the inverse's too.
 //
 // Legend (the 200 random states of BenchmarkRandom4x4, slots 8+8 for six
-// and seven pieces, 4+4 and 4+4 inverse for eight):
+// and seven pieces, 4+4 and 4+4 inverse for eight; build times in
+// docs/BENCHMARKS.md):
 //
-//	pieces  entries      bytes    mean   build (CPU, peak)  nodes/state
-//	6       5,765,760    2.9 MB   8.02   0.8 s, in memory     21,791
-//	7       57,657,600   29 MB    8.88   7.9 s, 32 MB          4,274
-//	8       518,918,400  259 MB   9.72   92 s, 253 MB            704
+//	pieces  entries      bytes    mean   builder peak  nodes/state
+//	6       5,765,760    2.9 MB   8.02   in memory          21,791
+//	7       57,657,600   29 MB    8.88   32 MB               4,274
+//	8       518,918,400  259 MB   9.72   253 MB                704
 
 // A pattern is the first k pieces in row-major order (k = 6: row 0 and
 // the first two of row 1; k = 7: row 0 and the first three of row 1; k =

@@ -136,9 +136,9 @@ var (
 
 // solvers44 is the 4×4 solver with the six-piece table it builds itself
 // and, unless -short, one over the seven-piece table (built once per test
-// binary: about 8 s of CPU), and one over the eight-piece table when
-// `solverd tables build loopover-4x4-pdb8` has written it to
-// $TESSERA_SOLVER_TABLES_DIR (1.5 min of CPU to build: never here).
+// binary), and one over the eight-piece table when `solverd tables build
+// loopover-4x4-pdb8` has written it to $TESSERA_SOLVER_TABLES_DIR (too
+// slow to build here).
 func solvers44(t *testing.T) []*Solver {
 	t.Helper()
 	s6, err := New()

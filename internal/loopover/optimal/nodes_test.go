@@ -18,7 +18,6 @@ import (
 // the dfs loops (general, dfs55, dfs44) decide together which nodes are
 // expanded, so a change to either that alters the search (bounds, order,
 // budget checkpoints) shows here even when every answer stays optimal.
-// Recorded on the searches before they shared internal/search's driver.
 func TestNodesPinned(t *testing.T) {
 	type solver interface {
 		Solve([]uint8, search.Budget) (search.Outcome, error)

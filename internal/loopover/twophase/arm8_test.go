@@ -96,7 +96,7 @@ func TestArm8FirstLevels(t *testing.T) {
 }
 
 // TestArm8Full builds the whole table and checks its histogram against the
-// golden one (TESSERA_BFS_BIG=1: 260 MB, about 35 s of CPU).
+// golden one (TESSERA_BFS_BIG=1: 260 MB).
 func TestArm8Full(t *testing.T) {
 	if os.Getenv("TESSERA_BFS_BIG") == "" {
 		t.Skip("set TESSERA_BFS_BIG=1 to build the 260 MB table")

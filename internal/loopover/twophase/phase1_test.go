@@ -141,9 +141,9 @@ var capped7 = sync.OnceValues(func() ([]uint64, []int64) {
 	return tab, counts
 })
 
-// TestPhase1Full builds the whole table (≈1–2 min on 2 cores) and checks
-// its histogram; TESSERA_BFS_BIG=1 turns it on. TESSERA_BFS_BIG=7 builds
-// the seven-piece table instead (≈5 min, 1.2 GB).
+// TestPhase1Full builds the whole table and checks its histogram;
+// TESSERA_BFS_BIG=1 turns it on. TESSERA_BFS_BIG=7 builds the seven-piece
+// table instead (1.2 GB).
 func TestPhase1Full(t *testing.T) {
 	build, entries, golden, m := phase6, uint64(phase1Entries), phase1Counts, phase1Meta()
 	switch os.Getenv("TESSERA_BFS_BIG") {
@@ -201,8 +201,8 @@ func openPhase1(tb testing.TB) []byte {
 func unrank(idx uint64, p []uint8) { patPerm[len(p)].Unrank(idx, p) }
 
 // TestPayloadDigests pins small tables of k pieces (capped at maxDepth
-// when not negative) byte for byte, with their histograms: the digests are
-// those of the builder before internal/bfs took over.
+// when not negative) byte for byte, with their histograms, so a builder
+// change that moves one entry fails here.
 func TestPayloadDigests(t *testing.T) {
 	for _, c := range []struct {
 		k, maxDepth int

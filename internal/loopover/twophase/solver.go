@@ -42,7 +42,7 @@ func New(phase1 []byte) (*Solver, error) { return NewWith(phase1, nil) }
 // NewWith wraps a phase-1 payload (phase1Entries 4-bit entries, or
 // phase7Entries for the seven-piece table) and a phase-2 payload
 // (BuildPhase2's), e.g. read-only mapped table files; they are only read. A nil phase-2 payload builds those bounds in memory: the
-// arm PDB (11 MB) and the phase-2 walking distance (2 MB), ≈0.4 s of CPU.
+// arm PDB (11 MB) and the phase-2 walking distance (2 MB).
 // A nil phase-1 payload selects the fallback: a four-piece phase-1 table
 // (150 KB) with the phase-1 walking distance (4 MB), built here, weaker
 // but free; the big table makes that walking distance useless, so it is
@@ -401,8 +401,8 @@ func (s *Solver) index1(k int, pos *[9]uint8) uint64 {
 	return v
 }
 
-// index7 is index1 on the seven-piece table, written out (a third of
-// phase 1's CPU was this ranking, one digit after another): perm.Rank7
+// index7 is index1 on the seven-piece table, written out (ranked one
+// digit after another, it takes a third of phase 1's CPU): perm.Rank7
 // with its place values constants, which the multiplications fold
 // (perm.Rank7 itself, reading them from memory, costs 7 % more a node).
 func index7(lk *lookup, pos *[9]uint8) uint64 {

@@ -8,7 +8,7 @@ import (
 )
 
 // The phase-2 table file holds the phase-2 bounds that New would
-// otherwise compute by BFS at the first request (≈0.4 s of CPU): the arm
+// otherwise compute by BFS at the first request: the arm
 // pattern database, then the phase-2 walking distance, one byte per
 // entry, laid out as in memory so the solver reads the mapping directly.
 const (

@@ -331,11 +331,8 @@ func (l *lane) successors() {
 
 // laneAbove is the size of an iteration (nodes) after which the next ones
 // run in lanes (a variable so that tests cut small searches). With
-// laneWant, chosen on Korf's 100 over 15-pdb-78 (CPU, best of 5; 0.18 s
-// in one search): above 256 nodes, max(16, last/256) items, 0.157 s and
-// 2.8 % more nodes; max(16, last/512) 0.160 s; max(32, last/256) 0.171 s;
-// above 512 or 2048 nodes, 0.162 s and 0.169 s; above 4096 with the
-// parallel split's items (search.SplitWant), 0.201 s against 0.200 s.
+// laneWant, chosen on Korf's 100 over 15-pdb-78 against other thresholds
+// and item counts (docs/BENCHMARKS.md, "Measured and dropped").
 var laneAbove int64 = 256
 
 // laneWant is how many work items an iteration in lanes wants, given the

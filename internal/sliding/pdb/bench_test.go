@@ -327,7 +327,8 @@ func BenchmarkKorf100StoredFast(b *testing.B) {
 	}
 }
 
-// BenchmarkSearch15 is issue 19's target 5 in process, over 15-pdb-78 with
+// BenchmarkSearch15 is the search against the best public solver
+// (docs/BENCHMARKS.md) in process, over 15-pdb-78 with
 // reflection: Korf's 100 and $PDB_RANDOM_N (default 1,000) uniform random
 // 15-puzzles (the states of `solverd scramble --puzzle 15 --count 1000
 // --seed 2`), each solved one after the other on one thread (threads=1),

@@ -106,10 +106,9 @@ type pattern struct {
 const maxPatterns = 8
 
 // prefetchAbove is the size of the largest table from which the search
-// prefetches entries. Measured: the 6-6-3 set (5.8 MB tables) stays in
-// the caches; on 15-pdb-78 (a 519 MB table) prefetching saves 10 %
-// (Korf's 100 in 0.22 s instead of 0.245 s); on 24-pdb-6666 (127 MB
-// tables) it costs 20 % (93 ns/node instead of 75): moves of the tiles
+// prefetches entries: the 6-6-3 set (5.8 MB tables) stays in the caches,
+// prefetching pays on 15-pdb-78 (a 519 MB table) and costs on
+// 24-pdb-6666's 127 MB tables (docs/BENCHMARKS.md): moves of the tiles
 // late in rank order step by a few entries, so their lines are often
 // cached already and the prefetches only take issue slots.
 const prefetchAbove = 256 << 20

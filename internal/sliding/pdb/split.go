@@ -8,7 +8,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/sliding"
 )
 
-// A split iteration (issue 27, docs/ARCHITECTURE.md "Split search"): one
+// A split iteration (docs/ARCHITECTURE.md "Split search"): one
 // IDA* iteration cut into subtrees that other processes search. The top
 // of the tree, down to the split depth, is walked here with the same
 // move pruning and the same bound as the unsplit search (it is the walk

@@ -21,7 +21,7 @@ import (
 // replaces it.
 const splitSubtreeNodes = 1 << 21
 
-// BenchmarkSplitKorfFelner24 is issue 27's node overhead at equal bounds:
+// BenchmarkSplitKorfFelner24 is the split search's node overhead at equal bounds:
 // the split search of Korf–Felner 24-puzzles ($PDB_KF24_IDS, default
 // 29,36,1) as the pipeline lays it out (the worker's rule: after an
 // iteration of last nodes, 5·last/target subtrees at most 65536, and an

@@ -7,8 +7,8 @@ import (
 	"github.com/tessera-solver/tessera/internal/instances"
 )
 
-// Partition7764 is an experiment kept with its measurements (issue 30,
-// target 2; docs/BENCHMARKS.md "A seven-tile 24-puzzle partition"): two
+// Partition7764 is an experiment kept with its measurements
+// (docs/BENCHMARKS.md, "Measured and dropped"): two
 // seven-tile patterns (25!/18! = 2.42 G entries, 2.4 GB each), a six-tile
 // one and a 2×2 block at the blank's home, made by adding tile 11 to
 // 6666's d and 20 to its c:
