@@ -93,7 +93,7 @@ func TestCompose(t *testing.T) {
 		}
 	}
 	// Secrets come from .env, never the file: as secret files made from
-	// its variables (TestComposeIssue29).
+	// its variables (TestComposeAsNewcomersMeetIt).
 	if sec := p.Secrets["nats_password"]; sec.Environment != "NATS_PASSWORD" {
 		t.Errorf("the NATS password is not ${NATS_PASSWORD}: %+v", sec)
 	}
@@ -110,7 +110,7 @@ func TestCompose(t *testing.T) {
 //     files, in none of their environments (nats-server's own excepted);
 //   - the producer mounts a corpus directory;
 //   - one image serves every service, built once.
-func TestComposeIssue29(t *testing.T) {
+func TestComposeAsNewcomersMeetIt(t *testing.T) {
 	for _, pw := range []string{"2e6843c2f0a1b5d7e9", "204817365091"} { // numbers to nats-server 2.10's and 2.15's parsers
 		p := loadEnv(t, map[string]string{"NATS_PASSWORD": pw, "POSTGRES_PASSWORD": "p", "RESULTS_HTTP_TOKEN": "t"})
 		v, err := p.GetService("nats")

@@ -48,10 +48,9 @@ type local struct {
 // localGC lets the collector run less often in a --local run, unless
 // GOGC or GOMEMLIMIT say otherwise. The process holds the embedded NATS
 // server, pgx and the writer's decoded batches, and each cycle marks them
-// all: a higher GOGC trades resident memory for CPU (docs/BENCHMARKS.md
-// has the measurement). The soft limit
-// keeps a large run from growing the heap past 1 GiB; tables are mapped
-// files, outside both.
+// all: a higher GOGC trades resident memory for CPU. The soft limit keeps
+// a large run from growing the heap past 1 GiB; tables are mapped files,
+// outside both.
 func localGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)

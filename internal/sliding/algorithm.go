@@ -15,10 +15,9 @@ const fastWeight search.Weight = 24
 // state whose weighted search needs more ends budget_exceeded after
 // exactly this many nodes, whatever the host's load, instead of after
 // whatever the clock allowed. About a second of one core on 24-puzzles
-// (270 ns a node of CPU under load; docs/BENCHMARKS.md, "Fast mode by
-// default: counted in nodes"), ten times under the time ceiling
-// (search.FastCeiling, within the 10 s job default), where a clock of
-// 10 s used to decide.
+// (docs/BENCHMARKS.md, "Fast mode by default: counted in nodes"), ten
+// times under the time ceiling (search.FastCeiling, within the 10 s job
+// default).
 const FastNodes = 4_000_000
 
 // Answer solves req by IDA* over the searcher's bound on req.Threads
