@@ -429,8 +429,8 @@ func TestLoadValidates(t *testing.T) {
 }
 
 // A command's Set binds only its keys, reads them from every source, and
-// neither reads nor validates the others (issue 18: a bad solver key
-// stopped `results dist`).
+// neither reads nor validates the others (a bad solver key must not stop
+// `results dist`).
 func TestSet(t *testing.T) {
 	clearEnv(t)
 	set := Uses("database", "results.http_addr")

@@ -9,9 +9,9 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// Issue 29: `solver.timeout: 10` in YAML was 10 ns, and so every
-// 15-puzzle ended "budget_exceeded after 0 nodes". A duration without a
-// unit is refused from every source, naming the key and showing one.
+// `solver.timeout: 10` in YAML would be 10 ns, and every 15-puzzle would
+// end "budget_exceeded after 0 nodes": a duration without a unit is
+// refused from every source, naming the key and showing one.
 func TestDurationWithoutUnitRefused(t *testing.T) {
 	for _, c := range []struct {
 		name, file, body, env, envVal, key string

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// Issue 29: compose handed every password over as a plain variable. A
+// Passwords need not travel as plain variables: a
 // secret key reads from the file its *_FILE variable names (a Docker
 // secret), and a secret given twice, or an unreadable file, is refused
 // without showing the secret.

@@ -13,9 +13,8 @@ import (
 	"github.com/tessera-solver/tessera/internal/store/storetest"
 )
 
-// Issue 29: `results run` retried a password NATS refuses forever, a
-// warning every 5 s; it now exits non-zero after a few tries, saying why
-// and without the password.
+// `results run` does not retry a password NATS refuses forever: it exits
+// non-zero after a few tries, saying why and without the password.
 func TestRunExitsOnRefusedSettings(t *testing.T) {
 	isolate(t)
 	u := storetest.SchemaURL(t)

@@ -9,9 +9,9 @@ import (
 	"github.com/tessera-solver/tessera/internal/testenv"
 )
 
-// Issue 18: each command offers and validates only the keys it reads.
-// `results --help` listed --budget-nodes, --chunk-size, --tables-private…,
-// and a bad solver key stopped `results dist`.
+// Each command offers and validates only the keys it reads: `results
+// --help` lists no --budget-nodes, --chunk-size or --tables-private, and
+// a bad solver key does not stop `results dist`.
 func TestCommandKeys(t *testing.T) {
 	isolate(t)
 	ctx := context.Background()

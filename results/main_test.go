@@ -276,7 +276,7 @@ func TestRunConsumesResults(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	// Issue 18: the writer's own /metrics (client_golang, beside the Go
+	// The writer's own /metrics (client_golang, beside the Go
 	// runtime and process collectors) counts what it wrote.
 	m := regexp.MustCompile(`serving /metrics, /healthz and /readyz" addr=(\S+)`).FindStringSubmatch(stderr.String())
 	if m == nil {

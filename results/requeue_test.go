@@ -375,7 +375,7 @@ func TestScramblesGenerate(t *testing.T) {
 
 // Once as many states of the length as were asked for are stored, the rest
 // of the generation batch is cancelled, in PostgreSQL and for the solvers
-// (issue 29: asked for 3, it kept solving 1,578 candidates), and the next
+// (asked for 3, no solver goes on through the other candidates), and the next
 // request may generate again. settle is called directly, so no solver
 // races the check.
 func TestGenerateCancelsRest(t *testing.T) {

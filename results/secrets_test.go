@@ -33,7 +33,7 @@ func withPassword(t *testing.T, u, password string) string {
 // writerSecret is a results.http_writer_tokens token.
 const writerSecret = "wrTOK-9f3k2m7q1x8z"
 
-// Issue 16: every output of results — help, config and URL errors,
+// Every output of results — help, config and URL errors,
 // PostgreSQL and NATS failures, retry warnings, the startup lines of run
 // and serve — is free of the database password, the NATS password and
 // token, the HTTP token and the writer tokens.

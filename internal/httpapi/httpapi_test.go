@@ -114,8 +114,8 @@ type apiError struct {
 }
 
 // /healthz is liveness and never touches the database: it answers 200
-// with PostgreSQL down (it used to answer 503, and an orchestrator would
-// restart a server whose database was merely slow). /readyz is readiness:
+// with PostgreSQL down (a 503 would make an orchestrator restart a
+// server whose database is merely slow). /readyz is readiness:
 // the database on a connection of its own.
 func TestProbes(t *testing.T) {
 	t.Parallel()
@@ -437,7 +437,7 @@ func TestMetrics(t *testing.T) {
 	if m["tessera_ready"] != 1 {
 		t.Errorf("tessera_ready %v with PostgreSQL answering, want 1", m["tessera_ready"])
 	}
-	// Issue 18: the standard runtime and process collectors (client_golang).
+	// The standard runtime and process collectors (client_golang).
 	for _, k := range []string{"go_goroutines", "go_memstats_alloc_bytes", "process_resident_memory_bytes", "process_cpu_seconds_total"} {
 		if _, ok := m[k]; !ok {
 			t.Errorf("no %s", k)
@@ -640,9 +640,8 @@ func TestScramblesForClients(t *testing.T) {
 	}
 }
 
-// Served-state tracking writes, so only writers may use it (issue 29: 20
-// requests with invented keys inserted 170,000 rows, another caller used
-// up a real client's unseen states, a 60 KB key was accepted): a reader's
+// Served-state tracking writes, so only writers may use it (invented keys
+// would insert rows, use up a real client's unseen states, or be huge): a reader's
 // client= is refused without writing, keys are bounded, each writer's keys
 // are its own, and a key is served at most its cap of states.
 func TestScramblesAccess(t *testing.T) {

@@ -13,10 +13,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// Health and load (issue 29): under 10,000 concurrent /api/scrambles
-// requests every request used to queue on the store's few pooled
-// connections for 30 s, /healthz waited in the same queue and answered
-// 503, and each timeout was logged at ERROR. Now:
+// Health and load: a burst of concurrent requests far beyond the store's
+// few pooled connections must neither queue every request nor fail the
+// probes:
 //   - /healthz is liveness: it answers from the process alone, never
 //     touching the pool, so a server that is merely busy is not restarted;
 //   - /readyz is readiness: the database on a connection of its own

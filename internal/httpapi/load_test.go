@@ -35,7 +35,7 @@ func (g blockingGen) Generate(ctx context.Context, _ puzzle.Spec, _, _ int) (int
 }
 
 // With the cap of API requests in flight, one more is shed at once with
-// 503 and Retry-After (it used to queue behind the others), and both
+// 503 and Retry-After (it does not queue behind the others), and both
 // probes still answer 200 at once. Without a cap the extra request would
 // block in the generator until the test's timeout.
 func TestShedOverCap(t *testing.T) {

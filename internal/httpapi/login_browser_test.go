@@ -16,9 +16,8 @@ import (
 	"github.com/tessera-solver/tessera/internal/store"
 )
 
-// A person with the token, in headless Chromium (issue 29: with
-// results.http_token set the page could not be opened in a browser at
-// all): sent to the login form, logs in, cannot read the session cookie
+// A person with the token, in headless Chromium, with
+// results.http_token set: sent to the login form, logs in, cannot read the session cookie
 // from scripts, filters the batches, pages through a batch's rows and
 // dead letters, downloads them, and logs out.
 func TestLoginInBrowser(t *testing.T) {

@@ -211,8 +211,7 @@ func TestPageSplitProgress(t *testing.T) {
 }
 
 // Per-puzzle distributions are live: a page loaded after new rows shows
-// them (they were reused for 30 s while counting distinct states sorted
-// every row of the puzzle; puzzle_counts made them cheap, issue 30).
+// them (puzzle_counts makes them cheap, so nothing is cached).
 func TestPageDistributionsLive(t *testing.T) {
 	t.Parallel()
 	f := newStatusFixture(t)

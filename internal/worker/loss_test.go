@@ -70,8 +70,8 @@ func TestPoisonJobBoundedTime(t *testing.T) {
 
 // A result too large for one message (a move list of megabytes, as a big
 // swap board's) is recorded without its moves, saying why, on the first
-// delivery — it used to fail to publish on every delivery and end as
-// "workers crashed".
+// delivery, rather than failing to publish on every delivery and ending
+// as "workers crashed".
 func TestOversizedResultRecorded(t *testing.T) {
 	e := newEnv(t, fastConfig())
 	huge := strings.Repeat("1,1R ", 500_000) // 2.5 MB
