@@ -4,7 +4,9 @@ package archtest
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -322,5 +324,63 @@ func TestCoreTestsStayLight(t *testing.T) {
 				t.Errorf("%s's tests import %s: the core's tests use internal/coretest", p, q)
 			}
 		}
+	}
+}
+
+// docMap reads the package map of docs/ARCHITECTURE.md (the fenced block
+// under "Packages and dependency direction"): each layer's name, from the
+// line that starts it, and the package paths named on its lines.
+func docMap(text string) map[string][]string {
+	_, rest, _ := strings.Cut(text, "## Packages and dependency direction")
+	_, rest, _ = strings.Cut(rest, "```\n")
+	block, _, _ := strings.Cut(rest, "```")
+	names := map[string]bool{}
+	for _, l := range layers {
+		names[l.name] = true
+	}
+	pkg := regexp.MustCompile(`^(internal|tables|config|migrations|producer|solverd|results|deploy|scripts)(/[a-z0-9]+)*/?$`)
+	out := map[string][]string{}
+	cur := ""
+	for _, line := range strings.Split(block, "\n") {
+		if head := strings.TrimRight(line[:min(len(line), 13)], " "); head != "" {
+			cur = head
+			if !names[cur] {
+				out[cur] = nil // a layer the code does not have: reported
+			}
+		}
+		for _, f := range strings.Fields(line[min(len(line), 13):]) {
+			if pkg.MatchString(f) {
+				out[cur] = append(out[cur], strings.TrimSuffix(f, "/"))
+			}
+		}
+	}
+	return out
+}
+
+// docs/ARCHITECTURE.md's map is the classification: the same layers, in
+// each the same packages.
+func TestArchitectureMapMatches(t *testing.T) {
+	text, err := os.ReadFile("../../docs/ARCHITECTURE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := docMap(string(text))
+	for _, l := range layers {
+		got, want := slices.Sorted(slices.Values(doc[l.name])), slices.Sorted(slices.Values(l.pkgs))
+		if !slices.Equal(got, want) {
+			t.Errorf("layer %q: docs/ARCHITECTURE.md names %v, internal/archtest %v", l.name, got, want)
+		}
+		delete(doc, l.name)
+	}
+	for name := range doc {
+		t.Errorf("docs/ARCHITECTURE.md's map has a layer %q that internal/archtest does not", name)
+	}
+}
+
+// The map check can fail: a package missing from the doc's layer is seen.
+func TestDocMapReadsLayers(t *testing.T) {
+	doc := docMap("## Packages and dependency direction\n\n```\nmains        producer/  solverd/  results/   commands\nedges        internal/worker (the loop)\n             internal/steer\n```\n")
+	if !slices.Equal(doc["mains"], []string{"producer", "solverd", "results"}) || !slices.Equal(doc["edges"], []string{"internal/worker", "internal/steer"}) {
+		t.Errorf("docMap = %v", doc)
 	}
 }
