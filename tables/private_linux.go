@@ -22,8 +22,8 @@ func adviseHuge(mem []byte) { _ = syscall.Madvise(mem, syscall.MADV_HUGEPAGE) }
 // Private replaces the shared mapping of the payload by a copy in this
 // process's own memory, advised to the kernel for transparent huge pages.
 // A search over tables of hundreds of MB misses the TLB on nearly every
-// lookup with 4 KB pages; with 2 MB pages the whole table fits the TLB.
-// Measured on the 24-puzzle's 6-6-6-6 set: 79 → 69 ns per node. The price:
+// lookup with 4 KB pages; with 2 MB pages the whole table fits the TLB
+// (docs/BENCHMARKS.md, the Private column). The price:
 // every process holds its own copy instead of sharing the page cache, so
 // it suits a host running one solver process. Data stays read-only.
 func (t *Table) Private() error {
