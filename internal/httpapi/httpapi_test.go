@@ -400,6 +400,9 @@ func parseMetrics(t *testing.T, text string) map[string]float64 {
 func TestMetrics(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
+	if ok, err := f.st.PauseBatch(context.Background(), f.b); err != nil || !ok {
+		t.Fatalf("pause batch %d: %v, %v", f.b, ok, err)
+	}
 	code, ctype, body := get(t, f.srv, "/metrics")
 	if code != 200 || !strings.HasPrefix(ctype, "text/plain; version=0.0.4") {
 		t.Fatalf("metrics: %d %s", code, ctype)
@@ -422,6 +425,8 @@ func TestMetrics(t *testing.T) {
 		fmt.Sprintf(`tessera_batch_expected_states{batch="%d",%s}`, f.a, p8):                      6,
 		fmt.Sprintf(`tessera_batch_finished{batch="%d",%s}`, f.a, p8):                             0,
 		fmt.Sprintf(`tessera_batch_finished{batch="%d",%s}`, f.c, p8):                             1,
+		fmt.Sprintf(`tessera_batch_paused{batch="%d",%s}`, f.a, p8):                               0,
+		fmt.Sprintf(`tessera_batch_paused{batch="%d",puzzle="sliding:4x4"}`, f.b):                 1,
 	}
 	for k, v := range want {
 		if got, ok := m[k]; !ok || got != v {

@@ -37,11 +37,12 @@ var (
 	descBatchExpected = prometheus.NewDesc("tessera_batch_expected_states",
 		"States enqueued in each of the newest batches (absent while the producer has not said).", []string{"batch", "puzzle"}, nil)
 	descBatchFinished = prometheus.NewDesc("tessera_batch_finished", "1 when every state of the batch has a stored row, else 0.", []string{"batch", "puzzle"}, nil)
+	descBatchPaused   = prometheus.NewDesc("tessera_batch_paused", "1 while `results pause` holds the batch, else 0: it makes no progress on purpose.", []string{"batch", "puzzle"}, nil)
 )
 
 func (c dbCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descUp, descDatabaseUp, descScrape, descBatches, descFinished, descSolutions,
-		descBatchStates, descBatchExpected, descBatchFinished} {
+		descBatchStates, descBatchExpected, descBatchFinished, descBatchPaused} {
 		ch <- d
 	}
 }
@@ -87,6 +88,7 @@ func (c dbCollector) Collect(ch chan<- prometheus.Metric) {
 			gauge(descBatchExpected, float64(b.Total), id, b.Puzzle)
 		}
 		gauge(descBatchFinished, boolValue(b.Finished()), id, b.Puzzle)
+		gauge(descBatchPaused, boolValue(b.PausedAt != nil), id, b.Puzzle)
 	}
 }
 
