@@ -177,7 +177,7 @@ func storedDir(b testing.TB) string {
 // of the duplicates up to n moves (experiments). $PDB_PRIVATE=1 copies the
 // tables into huge-page memory (PDB.Private); $PDB_PREFETCH=0 or 1 forces
 // prefetching, and with it the lanes of one search, off or on;
-// $PDB_DUAL=1 adds the dual lookups (NewDualSolver).
+// $PDB_DUAL=1 adds the dual lookups (newDualSolver).
 func storedSolver(b *testing.B, dir string, pt Partition) (*Solver, []*PDB) {
 	var pdbs []*PDB
 	for i := range pt.Patterns {
@@ -199,11 +199,11 @@ func storedSolver(b *testing.B, dir string, pt Partition) (*Solver, []*PDB) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		var opt DualOptions
+		var opt dualOptions
 		if v := os.Getenv("PDB_EXTRA"); v != "" {
 			opt.Extra, opt.ExtraDual = extraSet(b, v), os.Getenv("PDB_EXTRA_DUAL") == "1"
 		}
-		if sv, err = NewDualSolver(s, true, opt); err != nil {
+		if sv, err = newDualSolver(s, true, opt); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -458,7 +458,7 @@ func metaOf(id search.Table) tables.Meta {
 
 // extraSet builds in memory a partition of the 15-puzzle given as
 // patterns of tiles ("1,2,3,4,5,6,9,13/7,8,10,11,12,14,15"), a second
-// partition for the dual search (DualOptions.Extra).
+// partition for the dual search (dualOptions.Extra).
 func extraSet(b *testing.B, spec string) *Set {
 	var pdbs []*PDB
 	for _, pat := range strings.Split(spec, "/") {
@@ -505,7 +505,7 @@ func extraSet(b *testing.B, spec string) *Set {
 // `solverd scramble --puzzle 15 --count 1000 --seed 1` ($PDB_RANDOM_N,
 // $PDB_RANDOM_SEED change them) over 15-pdb-78 with reflection on one
 // thread, regular (without lanes, whose node counts depend on how an
-// iteration is cut) and with the dual lookups (NewDualSolver), one pass of
+// iteration is cut) and with the dual lookups (newDualSolver), one pass of
 // each in turn. Every answer is replayed; the dual search's lengths must
 // equal the regular one's (and Korf's published optima). Node counts are
 // exact; cpu-s/op is user and system time of the pass. $PDB_EXTRA adds a
@@ -552,11 +552,11 @@ func BenchmarkDual15(b *testing.B) {
 		b.Fatal(err)
 	}
 	reg.interleave = false
-	var opt DualOptions
+	var opt dualOptions
 	if v := os.Getenv("PDB_EXTRA"); v != "" {
 		opt.Extra, opt.ExtraDual = extraSet(b, v), os.Getenv("PDB_EXTRA_DUAL") == "1"
 	}
-	dual, err := NewDualSolver(s, true, opt)
+	dual, err := newDualSolver(s, true, opt)
 	if err != nil {
 		b.Fatal(err)
 	}

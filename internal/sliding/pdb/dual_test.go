@@ -105,10 +105,10 @@ func TestDualSolverOptimal3x3(t *testing.T) {
 	}
 	for _, c := range []struct {
 		reflect bool
-		opt     DualOptions
-	}{{false, DualOptions{}}, {true, DualOptions{}}, {true, DualOptions{Extra: x}}, {true, DualOptions{Extra: x, ExtraDual: true}}} {
+		opt     dualOptions
+	}{{false, dualOptions{}}, {true, dualOptions{}}, {true, dualOptions{Extra: x}}, {true, dualOptions{Extra: x, ExtraDual: true}}} {
 		reflect := c.reflect
-		sv, err := NewDualSolver(s, reflect, c.opt)
+		sv, err := newDualSolver(s, reflect, c.opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,7 +139,7 @@ func TestDualSolverKorf555(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg.interleave = false
-	dual, err := NewDualSolver(s, true, DualOptions{})
+	dual, err := newDualSolver(s, true, dualOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

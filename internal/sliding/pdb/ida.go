@@ -8,7 +8,6 @@ import (
 
 	"github.com/tessera-solver/tessera/internal/prefetch"
 	"github.com/tessera-solver/tessera/internal/search"
-	"github.com/tessera-solver/tessera/internal/sliding"
 )
 
 // Solver is IDA* for one board over a Set: the bound is the additive sum
@@ -68,18 +67,19 @@ type Solver struct {
 	legal [MaxCells]uint8 // bit d set: direction d is possible with the blank on the cell
 	fsm   *fsm
 
-	// dual adds the dual lookups (dual.go) of the children the regular
-	// ones leave at the bound (dualSlack), and propagates bounds between
-	// a node and its children by bidirectional pathmax: the dual bound is
-	// admissible but not consistent. dt are its σ and corrections per
-	// blank cell.
-	dual bool
-	dt   *dualTabs
-	// extra is a second partition looked up where the dual lookups are
-	// (with its reflection, and its dual lookups when extraDual is set).
-	extra        *Set
-	extraDual    *dualTabs
-	extraReflect bool
+	// dual, when set, replaces the search below the start and raises the
+	// start's bound: the tests' dual search (dual_search_test.go), which
+	// expands fewer nodes for more time per node. Nil, the regular search
+	// runs.
+	dual dualHook
+}
+
+// dualHook is the search a test sets on Solver.dual.
+type dualHook interface {
+	// bound is the start's bound (k at the start) with the dual lookups.
+	bound(k *idaWork) int
+	// dfsRoot searches k's current iteration from the start.
+	dfsRoot(k *idaWork) (int, bool)
 }
 
 // move is a tile's move into the blank's cell: src is the tile's cell.
@@ -254,42 +254,6 @@ func NewSolver(s *Set, reflect bool) (*Solver, error) {
 	return sv, nil
 }
 
-// DualOptions are what NewDualSolver adds to the dual lookups of a set.
-type DualOptions struct {
-	// Extra is a second partition of the board, looked up (with its
-	// reflection, unless the reflection maps each of its patterns onto
-	// itself) where the dual lookups are; ExtraDual adds its own dual
-	// lookups.
-	Extra     *Set
-	ExtraDual bool
-}
-
-// NewDualSolver is NewSolver with the dual lookups added (see Solver.dual).
-// Its iterations do not run in lanes, and SolveBatch ignores the dual
-// lookups (a batch's lanes are the regular search, node for node).
-func NewDualSolver(s *Set, reflect bool, opt DualOptions) (*Solver, error) {
-	sv, err := NewSolver(s, reflect)
-	if err != nil {
-		return nil, err
-	}
-	if sv.dt, err = newDualTabs(s); err != nil {
-		return nil, err
-	}
-	if x := opt.Extra; x != nil {
-		if x.g != s.g {
-			return nil, fmt.Errorf("pdb dual: extra partition of another board")
-		}
-		sv.extra, sv.extraReflect = x, sv.reflect && x.square && !x.symmetric()
-		if opt.ExtraDual {
-			if sv.extraDual, err = newDualTabs(x); err != nil {
-				return nil, err
-			}
-		}
-	}
-	sv.dual, sv.interleave = true, false
-	return sv, nil
-}
-
 // Name describes the heuristic, for a Result's solver field.
 func (sv *Solver) Name() string {
 	name := "ida*(pdb"
@@ -298,9 +262,6 @@ func (sv *Solver) Name() string {
 	}
 	if sv.reflect {
 		name += "+reflect"
-	}
-	if sv.dual {
-		name += "+dual"
 	}
 	return name + ")"
 }
@@ -315,23 +276,15 @@ const (
 
 type idaWork struct {
 	*Solver
-	board [32]uint8           // cell → tile
-	pos   Positions           // tile → cell, at the start only
-	rank  [2][patSlots]uint32 // each pattern's rank, per side
-	hv    [2][patSlots]uint8  // each pattern's entry, per side
-	sum   [2]int              // the start's sums of entries, per side
-	hd    int                 // the start's dual bound (0 without dual lookups)
-	// parity is the parity of the start's distance (its Manhattan distance's:
-	// a move changes that by one), so a node's at depth g is parity+g: the
-	// dual search rounds its bounds up to it.
-	parity int
+	board  [32]uint8           // cell → tile
+	pos    Positions           // tile → cell, at the start only
+	rank   [2][patSlots]uint32 // each pattern's rank, per side
+	hv     [2][patSlots]uint8  // each pattern's entry, per side
+	sum    [2]int              // the start's sums of entries, per side
 	path   []uint8
 	bound  int
 	next   int
-	gate   search.Gate // counts the nodes, stops the search
-	// up is, when dfs returns without the goal, the bound of its node's
-	// distance it ended with (pathmax; dual lookups only).
-	up     int
+	gate   search.Gate   // counts the nodes, stops the search
 	weight search.Weight // search.Unweighted is plain IDA*
 
 	// A worker of a parallel iteration (par nil when searching alone):
@@ -423,8 +376,8 @@ func (k *idaWork) Iterate(it search.Iteration) (search.Pass, int64) {
 }
 
 func (k *idaWork) dfsRoot() (int, bool) {
-	if k.dual {
-		return k.dfsDual(0, int(k.pos[0]), 0, k.sum[0], k.sum[1], nil, k.hd)
+	if k.dual != nil {
+		return k.dual.dfsRoot(k)
 	}
 	return k.dfs(0, int(k.pos[0]), 0, k.sum[0], k.sum[1], nil)
 }
@@ -457,12 +410,8 @@ func (sv *Solver) start(cells []uint8, b search.Budget, w search.Weight) (k *ida
 		}
 	}
 	h0 = max(k.sum[0], k.sum[1])
-	if sv.dual && h0 < Unreached {
-		v, hz := sliding.ManhattanAxes(sv.set.g.rows, sv.set.g.cols, cells)
-		k.parity = (v + hz) & 1 // every path to the goal has this parity
-		k.hd = k.lookMore(0, Unreached, int(k.pos[0]))
-		k.hd += (k.hd ^ k.parity) & 1
-		h0 = max(h0, k.hd)
+	if sv.dual != nil && h0 < Unreached {
+		h0 = max(h0, sv.dual.bound(k))
 	}
 	if h0 >= Unreached {
 		return nil, 0, fmt.Errorf("pdb search: %v cannot reach the goal", cells)
@@ -518,30 +467,6 @@ func (k *idaWork) walkTop(split int, before *int64, collect *laneScratch) topWal
 	stopped := !ok && par.Out.Load()
 	items := w.items.Met()
 	return topWalk{items: items, done: ok || stopped || items == 0, d: d, ok: ok, stopped: stopped, next: w.next, path: w.path}
-}
-
-// lookMore raises h, the bound of the board (blank on src), by the
-// extra partition's and the dual lookups, cheapest first, stopping once h
-// reaches enough.
-func (k *idaWork) lookMore(h, enough, src int) int {
-	sv := k.Solver
-	if x := sv.extra; x != nil {
-		var pos Positions
-		for c := range x.g.n {
-			pos[k.board[c]&31] = uint8(c)
-		}
-		h = max(h, x.H(&pos))
-		if sv.extraReflect && h < enough {
-			h = max(h, x.HReflected(&pos))
-		}
-	}
-	if h < enough {
-		h = max(h, sv.set.dualH(&k.board, src, sv.dt, sv.reflect, enough))
-	}
-	if sv.extraDual != nil && h < enough {
-		h = max(h, sv.extra.dualH(&k.board, src, sv.extraDual, sv.extraReflect, enough))
-	}
-	return h
 }
 
 // f is the cost bound of a node at depth g with heuristic h.
@@ -654,7 +579,6 @@ type child struct {
 	src    uint8 // the moved tile's cell
 	j      [2]uint8
 	v      [2]uint8 // entries of the moved tile's patterns, per side
-	h      int      // bound with the dual lookups and pathmax (dual only)
 }
 
 // dfs explores below a node at depth g whose blank is on cell blank, in
@@ -768,171 +692,3 @@ func (k *idaWork) dfs(g, blank int, st int32, s0, s1 int, kr *kidRanks) (int, bo
 	}
 	return 0, false
 }
-
-// dfsDual is dfs with the dual lookups and pathmax (Solver.dual), kept
-// apart so that the regular search pays nothing for them. hp is a lower
-// bound of the node's distance known from elsewhere (the parent's
-// lookups and pathmax; 0 when none).
-func (k *idaWork) dfsDual(g, blank int, st int32, s0, s1 int, kr *kidRanks, hp int) (int, bool) {
-	k.up = 0
-	if g == k.split && !k.claim(blank, st, s0, s1) {
-		return 0, false
-	}
-	if k.gate.Visit() {
-		return 0, false
-	}
-	if max(s0, s1) == 0 && k.isGoal() {
-		return g, true
-	}
-	sv := k.Solver
-	blank &= 31
-	var cs [4]child
-	nc := 0
-	hn := max(s0, s1, hp) // the node's bound, raised by its children's (pathmax)
-	mask := sv.legal[blank] & sv.fsm.allow[st]
-	for mask != 0 {
-		d := uint8(bits.TrailingZeros8(mask))
-		mask &= mask - 1
-		m := &sv.moves[blank][d&3]
-		t := k.board[m.src&31] & 31
-		j0, j1 := sv.pat[0][t]&15, sv.pat[1][t]&15
-		var r0, r1 uint32
-		if kr != nil {
-			r0, r1 = kr[d&3][0], kr[d&3][1]
-		} else {
-			// The vertical side's step: cols, corrected for the tiles
-			// jumped (cells past the cols−1 between are the always empty
-			// cell 31); the same as steps, written out: it is the
-			// search's inner loop.
-			vs := m.vs & 1
-			cr := &sv.cross[vs][t]
-			a := sv.vert[vs][t] + cr[k.board[m.between[0]&31]&31] + cr[k.board[m.between[1]&31]&31] +
-				cr[k.board[m.between[2]&31]&31] + cr[k.board[m.between[3]&31]&31]
-			if sv.wide {
-				a += sv.wideSteps(&k.board, m, t)
-			}
-			// sel is all ones when the board's side is the horizontal one.
-			sel := -uint32(vs)
-			r0 = k.rank[0][j0] + ((a&^sel | sv.horiz[0][t]&sel) ^ m.neg[0] - m.neg[0])
-			r1 = k.rank[1][j1] + ((a&sel | sv.horiz[1][t]&^sel) ^ m.neg[1] - m.neg[1])
-		}
-		v0 := sv.data[j0][r0]
-		c0 := s0 - int(k.hv[0][j0]) + int(v0)
-		// A child the board's side alone prunes needs its reflection only
-		// to lower the next bound: f ≥ this side's f, so when that is no
-		// lower than the next bound so far, the second load (often a
-		// miss) is skipped and the search is unchanged.
-		if f := k.f(g+1, c0); f > k.bound && f >= k.next {
-			if sv.dual && c0-1 > hn {
-				if hn = c0 - 1; k.f(g, hn) > k.bound {
-					k.next, k.up = min(k.next, k.f(g, hn)), hn
-					return 0, false
-				}
-			}
-			continue
-		}
-		v1 := sv.data[j1][r1]
-		c1 := s1 - int(k.hv[1][j1]) + int(v1)
-		h := max(c0, c1)
-		if sv.dual {
-			// The child's dual lookups, when the regular ones leave it
-			// within the bound; then pathmax: a node is at most one move
-			// from its child, so each bounds the other's distance to
-			// within one.
-			if h = max(h, hn-1); k.f(g+1, h) <= k.bound && k.f(g+1, h) >= k.bound-dualSlack {
-				src := m.src & 31
-				k.board[blank], k.board[src] = t, 0
-				// Enough prunes the child (weighted bounds go to the end).
-				enough := Unreached
-				if k.weight == search.Unweighted {
-					enough = k.bound - g
-				}
-				h = k.lookMore(h, enough, int(src))
-				k.board[blank], k.board[src] = 0, t
-			}
-			// A bound of the wrong parity is one below the distance at
-			// least; rounded, f keeps one parity and IDA*'s bounds step
-			// by two, as the regular search's do.
-			h += (h ^ k.parity ^ (g + 1)) & 1
-			if h-1 > hn {
-				if hn = h - 1; k.f(g, hn) > k.bound {
-					k.next, k.up = min(k.next, k.f(g, hn)), hn
-					return 0, false
-				}
-			}
-		}
-		f := k.f(g+1, h)
-		if f > k.bound {
-			k.next = min(k.next, f)
-			continue
-		}
-		cs[nc] = child{r: [2]uint32{r0, r1}, s0: c0, s1: c1, f: f, h: h, dir: d, t: t, j: [2]uint8{j0, j1}, v: [2]uint8{v0, v1}}
-		nc++
-	}
-	// Most promising first: only the last iteration's count depends on
-	// the order, and it shrinks.
-	for i := 1; i < nc; i++ {
-		for j := i; j > 0 && cs[j].f < cs[j-1].f; j-- {
-			cs[j], cs[j-1] = cs[j-1], cs[j]
-		}
-	}
-	var krs [4]kidRanks
-	if sv.prefetch {
-		// Prefetch the entries of every child's successors now: the
-		// misses overlap, and those of the children after the first are
-		// over before their turn comes.
-		for i := range nc {
-			c := &cs[i]
-			src := int(sv.moves[blank][c.dir&3].src) & 31
-			j0, j1 := c.j[0]&15, c.j[1]&15
-			k.board[blank], k.board[src] = c.t, 0
-			r0, r1 := k.rank[0][j0], k.rank[1][j1]
-			k.rank[0][j0], k.rank[1][j1] = c.r[0], c.r[1]
-			k.prefetchKids(src, sv.fsm.next[st][c.dir&3], &krs[i&3])
-			k.board[blank], k.board[src] = 0, c.t
-			k.rank[0][j0], k.rank[1][j1] = r0, r1
-		}
-	}
-	for i := range nc {
-		c := &cs[i]
-		src := int(sv.moves[blank][c.dir&3].src)
-		j0, j1 := c.j[0]&15, c.j[1]&15
-		k.board[blank], k.board[src&31] = c.t, 0
-		r0, r1, v0, v1 := k.rank[0][j0], k.rank[1][j1], k.hv[0][j0], k.hv[1][j1]
-		k.rank[0][j0], k.rank[1][j1], k.hv[0][j0], k.hv[1][j1] = c.r[0], c.r[1], c.v[0], c.v[1]
-		k.path[g] = c.dir
-		var kr *kidRanks
-		if sv.prefetch {
-			kr = &krs[i&3]
-		}
-		hp := 0
-		if sv.dual {
-			hp = max(c.h, hn-1)
-		}
-		if d, ok := k.dfsDual(g+1, src, sv.fsm.next[st][c.dir&3], c.s0, c.s1, kr, hp); ok {
-			return d, true
-		}
-		k.board[blank], k.board[src&31] = 0, c.t
-		k.rank[0][j0], k.rank[1][j1], k.hv[0][j0], k.hv[1][j1] = r0, r1, v0, v1
-		if k.gate.Stopped {
-			return 0, false
-		}
-		// Pathmax back up: what the child learnt of its own bound
-		// bounds this node's, which may now exceed the bound.
-		if u := k.up - 1; sv.dual && u > hn {
-			if hn = u; k.f(g, hn) > k.bound {
-				k.next, k.up = min(k.next, k.f(g, hn)), hn
-				return 0, false
-			}
-		}
-	}
-	k.up = hn
-	return 0, false
-}
-
-// dualSlack limits the dual lookups to children whose f after the regular
-// lookups is within it of the bound. On Korf's 100 over 15-pdb-78, 1
-// expands fewer nodes than lookups on every child within the bound, whose
-// dual bounds reorder the last iteration for the worse (docs/BENCHMARKS.md,
-// "Fewer nodes on the 15-puzzle").
-var dualSlack = 1
