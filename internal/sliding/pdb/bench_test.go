@@ -358,19 +358,16 @@ func BenchmarkSearch15(b *testing.B) {
 		name string
 		ks   []instances.Instance
 	}{{"korf100", instances.Korf100()}, {"random" + strconv.Itoa(n), random}} {
-		searchPass(b, sv, set.ks, 1, 1, 0, 0)
+		searchPass(b, sv, set.ks, 1, 1)
 		for _, mode := range []struct {
 			name                string
 			threads, goroutines int
-			lanes, chunk        int
-		}{{"threads=1", 1, 1, 0, 0}, {"threads=2", 2, 1, 0, 0}, {"goroutines=2", 1, 2, 0, 0},
-			{"batch", 1, 1, BatchLanes, 0}, {"batch/goroutines=2", 1, 2, BatchLanes, 0},
-			{"batch/chunks=8/goroutines=2", 1, 2, BatchLanes, 8}, {"batch/chunks=32/goroutines=2", 1, 2, BatchLanes, 32}} {
+		}{{"threads=1", 1, 1}, {"threads=2", 2, 1}, {"goroutines=2", 1, 2}} {
 			b.Run(set.name+"/"+mode.name, func(b *testing.B) {
 				var nodes int64
 				cpu0 := coretest.CPUTime()
 				for b.Loop() {
-					nodes = searchPass(b, sv, set.ks, mode.threads, mode.goroutines, mode.lanes, mode.chunk)
+					nodes = searchPass(b, sv, set.ks, mode.threads, mode.goroutines)
 				}
 				b.ReportMetric((coretest.CPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 				b.ReportMetric(float64(nodes), "nodes")
@@ -380,13 +377,10 @@ func BenchmarkSearch15(b *testing.B) {
 }
 
 // searchPass solves ks on goroutines goroutines (each taking the next
-// state), each search on threads threads, or with lanes > 0 each goroutine
-// interleaving lanes searches (Solver.solveLanes), over every state it
-// takes or, with chunk > 0, over chunk states at a time (one pipeline
-// job's states in one batch); it checks every answer (replayed, optimal,
-// and of the published length where ks has one) and returns the nodes
-// spent.
-func searchPass(b *testing.B, sv *Solver, ks []instances.Instance, threads, goroutines, lanes, chunk int) int64 {
+// state), each search on threads threads; it checks every answer
+// (replayed, optimal, and of the published length where ks has one) and
+// returns the nodes spent.
+func searchPass(b *testing.B, sv *Solver, ks []instances.Instance, threads, goroutines int) int64 {
 	var next, nodes atomic.Int64
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -414,24 +408,6 @@ func searchPass(b *testing.B, sv *Solver, ks []instances.Instance, threads, goro
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for lanes > 0 && chunk > 0 {
-				first := int(next.Add(int64(chunk)) - int64(chunk))
-				if first >= len(ks) {
-					return
-				}
-				i, end := first, min(first+chunk, len(ks))
-				sv.solveLanes(func() (int, []uint8, bool) {
-					if i == end {
-						return 0, nil, false
-					}
-					i++
-					return i - 1, ks[i-1].Cells, true
-				}, check, search.Budget{}, lanes)
-			}
-			if lanes > 0 {
-				sv.solveLanes(take, check, search.Budget{}, lanes)
-				return
-			}
 			for {
 				i, cells, ok := take()
 				if !ok {

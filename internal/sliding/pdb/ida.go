@@ -24,9 +24,8 @@ import (
 // into, so their cache misses overlap. Move sequences that a shorter or
 // lexicographically smaller equivalent sequence replaces are pruned by a
 // finite-state machine (see fsm.go). On tables too large for the caches
-// the larger iterations run in lanes, and SolveBatch interleaves whole
-// searches (see batch.go): one search's prefetches come too late to hide
-// its own misses.
+// the larger iterations run in lanes (see lanes.go): one depth-first
+// search's prefetches come too late to hide its own misses.
 //
 // Move codes of the Outcome's Path are those of internal/search: the
 // direction the TILE moves (Up 0, Down 1, Left 2, Right 3).
@@ -41,8 +40,7 @@ type Solver struct {
 	// that, prefetching costs more than the misses it saves.
 	prefetch bool
 	// interleave is set with prefetch: an iteration of a search alone
-	// runs its subtrees in lanes (iterateLanes), which hides the misses
-	// as batches do.
+	// runs its subtrees in lanes (iterateLanes), which hides the misses.
 	interleave bool
 	// scratch pools the lane iterations' memory (laneScratch) across
 	// searches.

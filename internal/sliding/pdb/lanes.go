@@ -10,90 +10,22 @@ import (
 	"github.com/tessera-solver/tessera/internal/search"
 )
 
-// Batches: several states searched at once on one goroutine.
+// Lanes: several subtrees of one search's iteration searched at once on
+// one goroutine.
 //
 // Over a table far larger than the caches (15-pdb-78: 519 MB) a node's
-// entries are misses, and one search cannot hide them: the prefetches of
-// a node's successors are issued just before the first of them is
-// expanded (Korf's 100 spends about half its time waiting on memory;
-// over the cache-sized 6-6-3 tables a node costs half as much). A batch
-// interleaves independent searches, one node each in turn: a node
-// prefetches its successors' entries and yields, and by the time its
-// search comes round again the other searches' nodes have hidden the
-// misses. Each search is the same IDA* as Solve's plain depth-first
-// search, node for node (the same order, pruning and counts, so the same
-// answer), written as an explicit stack so that it can stop after any
-// node. (On prefetched tables Solve itself runs its larger iterations in
-// lanes, which may expand other nodes and find another optimal path.)
+// entries are misses, and one depth-first search cannot hide them: the
+// prefetches of a node's successors are issued just before the first of
+// them is expanded. Lanes interleave independent subtrees, one node each
+// in turn: a node prefetches its successors' entries and yields, and by
+// the time its lane comes round again the other lanes' nodes have hidden
+// the misses. Each lane is the dfs's search of its subtree, node for node
+// (the same order and pruning), written as an explicit stack so that it
+// can stop after any node.
 
-// BatchLanes is how many searches a batch interleaves unless told: enough
-// for the other lanes' nodes to cover a miss (measured on 15-pdb-78).
-const BatchLanes = 4
-
-// SolveBatch solves every state of states optimally on the calling
-// goroutine, up to lanes (≤ 0: BatchLanes) at a time. outs[i] and errs[i]
-// are what Solve's plain depth-first search returns for states[i] (Solve
-// with lanes off): the same answer and node count. b applies to each state: MaxNodes counts its own nodes, and a
-// Deadline or a context ends every state still searching. A batch always
-// prefetches: it is meant for tables far larger than the caches.
-func (sv *Solver) SolveBatch(states [][]uint8, b search.Budget, lanes int) (outs []search.Outcome, errs []error) {
-	outs = make([]search.Outcome, len(states))
-	errs = make([]error, len(states))
-	next := 0
-	sv.solveLanes(func() (int, []uint8, bool) {
-		if next == len(states) {
-			return 0, nil, false
-		}
-		next++
-		return next - 1, states[next-1], true
-	}, func(i int, out search.Outcome, err error) { outs[i], errs[i] = out, err }, b, lanes)
-	return outs, errs
-}
-
-// solveLanes is SolveBatch over the states next hands out (an index and
-// a board, until it reports false), each result passed to done.
-func (sv *Solver) solveLanes(next func() (int, []uint8, bool), done func(int, search.Outcome, error), b search.Budget, lanes int) {
-	if lanes <= 0 {
-		lanes = BatchLanes
-	}
-	ls := make([]*lane, 0, lanes)
-	// fill starts states in a free lane until one needs expanding.
-	fill := func(l *lane) bool {
-		for {
-			i, cells, ok := next()
-			if !ok {
-				return false
-			}
-			if l.begin(sv, i, cells, b) {
-				return true
-			}
-			done(i, l.out, l.err)
-		}
-	}
-	for range lanes {
-		l := &lane{}
-		if !fill(l) {
-			break
-		}
-		ls = append(ls, l)
-	}
-	for len(ls) > 0 {
-		for j := 0; j < len(ls); {
-			l := ls[j]
-			if !l.step() {
-				j++
-				continue
-			}
-			done(l.idx, l.out, l.err)
-			if fill(l) {
-				j++
-				continue
-			}
-			ls[j] = ls[len(ls)-1]
-			ls = ls[:len(ls)-1]
-		}
-	}
-}
+// laneCount is how many lanes a goroutine interleaves: enough for the
+// other lanes' nodes to cover a miss (measured on 15-pdb-78).
+const laneCount = 4
 
 // frame is a node on a lane's stack: its successors within the bound in
 // the order they are searched, and what the descent into the current one
@@ -119,55 +51,20 @@ type laneKid struct {
 	j           [2]uint8
 }
 
-// lane is one search of a batch.
+// lane is one lane of an iteration (iterateLanes): it searches one work
+// item's subtree at a time.
 type lane struct {
 	*idaWork
-	idx    int
 	g      int // depth of the current node
 	frames []frame
-	// deep runs a batch's search from one iteration to the next (as
-	// search.Deepen does a search alone); from is the node count at the
-	// start of the current iteration.
-	deep   search.Deepener
-	from   int64
 	expand bool // the current node's successors are prefetched, not yet evaluated
-	// A lane of one iteration (iterateLanes) searches subtrees: root is
-	// the depth of the current one's root, and found is set when it
-	// reached the goal.
+	// root is the depth of the current subtree's root; found is set when
+	// the lane reached the goal (path is then the path to it), err when
+	// the budget ran out.
 	root  int
-	item  bool
 	found bool
-	out   search.Outcome
+	path  []uint8
 	err   error
-}
-
-// begin starts the search of cells; it reports false when the search
-// ended at once (l.out and l.err hold the result).
-func (l *lane) begin(sv *Solver, idx int, cells []uint8, b search.Budget) bool {
-	k, h0, err := sv.start(cells, b, search.Unweighted)
-	l.idx, l.out, l.err = idx, search.Outcome{}, err
-	if err != nil {
-		return false
-	}
-	l.idaWork, l.deep = k, search.NewDeepener(search.Deepening{H0: h0})
-	k.bound = l.deep.Bound
-	return !l.iterate()
-}
-
-// iterate starts an iteration at the current bound from the root; it
-// reports true when the search ended.
-func (l *lane) iterate() bool {
-	k := l.idaWork
-	k.path = search.PathFor(k.path, k.bound)
-	if len(l.frames) < k.bound+1 {
-		l.frames = make([]frame, k.bound+1)
-	}
-	k.next = search.NoNext
-	l.from = k.gate.Nodes
-	l.g = 0
-	fr := &l.frames[0]
-	fr.blank, fr.st, fr.s0, fr.s1 = int(k.pos[0]), 0, k.sum[0], k.sum[1]
-	return l.enter()
 }
 
 // enter visits the current node: counts it, looks at the budget and the
@@ -177,12 +74,11 @@ func (l *lane) enter() bool {
 	k := l.idaWork
 	fr := &l.frames[l.g]
 	if k.gate.Visit() {
-		l.done(search.Pass{Stopped: true})
+		l.err = search.ErrBudgetExceeded
 		return true
 	}
 	if max(fr.s0, fr.s1) == 0 && k.isGoal() {
-		l.done(search.Pass{D: l.g, OK: true, Path: k.path})
-		l.found = true
+		l.path, l.found = append([]uint8(nil), k.path[:l.g]...), true
 		return true
 	}
 	// The successors' ranks, and a prefetch of their entries (the
@@ -222,7 +118,8 @@ func (l *lane) enter() bool {
 
 // step evaluates the current node's successors (their entries were
 // prefetched when it was entered), then moves to the next node of the
-// depth-first order and enters it. It reports true when the search ended.
+// depth-first order and enters it. It reports true when the subtree's
+// search ended.
 func (l *lane) step() bool {
 	k := l.idaWork
 	sv := k.Solver
@@ -248,15 +145,7 @@ func (l *lane) step() bool {
 			return l.enter()
 		}
 		if l.g == l.root {
-			if l.item {
-				return true // the subtree is done
-			}
-			// The iteration is over without the goal.
-			if l.done(search.Pass{Next: k.next}) {
-				return true
-			}
-			k.bound = l.deep.Bound
-			return l.iterate()
+			return true // the subtree is done
 		}
 		// Back to the parent: undo its move into this node.
 		l.g--
@@ -268,17 +157,6 @@ func (l *lane) step() bool {
 		k.rank[0][j0], k.rank[1][j1] = pf.saveR[0], pf.saveR[1]
 		k.hv[0][j0], k.hv[1][j1] = pf.saveV[0], pf.saveV[1]
 	}
-}
-
-// done hands the end of an iteration to the lane's Deepener and reports
-// whether the search ended (l.out and l.err then hold its outcome).
-func (l *lane) done(p search.Pass) bool {
-	end, out, err := l.deep.Done(p, l.gate.Nodes-l.from)
-	l.from = l.gate.Nodes
-	if end {
-		l.out, l.err = out, err
-	}
-	return end
 }
 
 // successors evaluates the current node's successors from what enter
@@ -318,11 +196,10 @@ func (l *lane) successors() {
 	fr.nc, fr.i = nc, 0
 }
 
-// Lanes within one search. An iteration of a search alone that has grown
-// past laneAbove nodes is cut, like a parallel one, into the subtrees
-// below a split depth (work items: a walk of the tree above collects
-// their nodes), and BatchLanes of them are searched at a time,
-// interleaved as the states of a batch are. Only the order of the nodes
+// An iteration of a search alone that has grown past laneAbove nodes is
+// cut, like a parallel one, into the subtrees below a split depth (work
+// items: a walk of the tree above collects their nodes), and laneCount of
+// them are searched at a time, interleaved. Only the order of the nodes
 // changes: every subtree is searched whole unless the goal is met, so the
 // iteration proves what it would alone; the answer is as short, but may
 // be another path, and the nodes differ from Solve's by the walk above
@@ -340,7 +217,7 @@ var laneAbove int64 = 256
 // short and the lanes busy; the goal's lane finds it no later than in
 // one search, but the other lanes' items were begun by then.
 func laneWant(last int64, workers int) int64 {
-	return max(4*BatchLanes*int64(workers), last/256)
+	return max(4*laneCount*int64(workers), last/256)
 }
 
 // laneItem is the node of a work item: the board, ranks and entries, the
@@ -356,7 +233,7 @@ type laneItem struct {
 }
 
 // iterateLanes runs one iteration of k's bound in lanes, on it.Workers
-// goroutines (each with BatchLanes lanes, drawing the items in turn); the
+// goroutines (each with laneCount lanes, drawing the items in turn); the
 // split is chosen from the previous iteration's size, it.Last. It returns
 // the iteration's outcome and its nodes, the walk's included.
 func (k *idaWork) iterateLanes(it search.Iteration) (search.Pass, int64) {
@@ -411,7 +288,7 @@ func (k *idaWork) iterateLanes(it search.Iteration) (search.Pass, int64) {
 		}
 	}
 	if found != nil {
-		return search.Pass{D: len(found.out.Path), OK: true, Next: next, Path: found.out.Path}, nodes - it.Before
+		return search.Pass{D: len(found.path), OK: true, Next: next, Path: found.path}, nodes - it.Before
 	}
 	return search.Pass{Stopped: par.Out.Load(), Next: next}, nodes - it.Before
 }
@@ -440,8 +317,8 @@ type laneScratch struct {
 
 // laneSet is one worker's lanes and their workspaces.
 type laneSet struct {
-	lanes [BatchLanes]lane
-	works [BatchLanes]idaWork
+	lanes [laneCount]lane
+	works [laneCount]idaWork
 	live  []*lane
 }
 
@@ -469,7 +346,7 @@ func (k *idaWork) release() {
 	}
 }
 
-// run searches items, drawn in turn from drawn, in BatchLanes lanes over
+// run searches items, drawn in turn from drawn, in laneCount lanes over
 // copies of k's start, until none is left, a lane reaches the goal or the
 // budget (shared in par) runs out.
 func (lw *laneWorker) run(k *idaWork, par *search.Shared, items []laneItem, drawn *atomic.Int64) {
@@ -522,7 +399,7 @@ func (lw *laneWorker) run(k *idaWork, par *search.Shared, items []laneItem, draw
 		if cap(frames) < k.bound+1 {
 			frames = make([]frame, k.bound+1)
 		}
-		*l = lane{idaWork: w, item: true, frames: frames[:k.bound+1]}
+		*l = lane{idaWork: w, frames: frames[:k.bound+1]}
 		if begin(l) {
 			live = append(live, l)
 		} else if l.found || l.err != nil {
