@@ -86,7 +86,7 @@ func EnsureJobsConsumerAt(ctx context.Context, js jetstream.JetStream, c Config,
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	if err := migratePreLanes(ctx, js, c); err != nil {
+	if err := refusePreLanes(ctx, js); err != nil {
 		return nil, err
 	}
 	cc := jobsConsumerConfig(c, lane, prio)
@@ -97,28 +97,25 @@ func EnsureJobsConsumerAt(ctx context.Context, js jetstream.JetStream, c Config,
 	return cons, nil
 }
 
-// migratePreLanes recreates the solverd consumer of a deployment from
-// before lanes, which read the whole stream, with the heavy lane's filter:
-// the quick consumer would overlap it, and servers before 2.10 refuse to
-// add a filter to a consumer. Its unacknowledged jobs stay in the
-// work-queue stream, so the recreated consumer delivers them (their
-// subjects are the heavy lane's).
-func migratePreLanes(ctx context.Context, js jetstream.JetStream, c Config) error {
+// ErrPreLanesConsumer marks a deployment whose solverd consumer reads the
+// whole jobs stream, as it did before lanes: the quick consumer would
+// overlap it, and the operator removes it once (its unacknowledged jobs
+// stay in the work-queue stream, and the heavy lane's consumer created in
+// its place delivers them).
+var ErrPreLanesConsumer = errors.New("consumer " + JobsConsumer + " on " + JobsStream + " reads the whole stream; " +
+	"remove it with `nats consumer rm " + JobsStream + " " + JobsConsumer + "`, then restart solverd (its queued jobs are kept)")
+
+// refusePreLanes reports ErrPreLanesConsumer when the solverd consumer
+// has no filter.
+func refusePreLanes(ctx context.Context, js jetstream.JetStream) error {
 	old, err := js.Consumer(ctx, JobsStream, JobsConsumer)
-	if errors.Is(err, jetstream.ErrConsumerNotFound) || err == nil && old.CachedInfo().Config.FilterSubject != "" {
+	switch {
+	case errors.Is(err, jetstream.ErrConsumerNotFound):
 		return nil
-	}
-	if err == nil {
-		err = js.DeleteConsumer(ctx, JobsStream, JobsConsumer)
-	}
-	if err == nil || errors.Is(err, jetstream.ErrConsumerNotFound) {
-		_, err = js.CreateConsumer(ctx, JobsStream, jobsConsumerConfig(c, job.LaneHeavy, job.PriorityNormal))
-		if errors.Is(err, jetstream.ErrConsumerExists) {
-			err = nil // recreated meanwhile by another solverd
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("migrate consumer %s on %s to lanes: %w", JobsConsumer, JobsStream, err)
+	case err != nil:
+		return fmt.Errorf("read consumer %s on %s: %w", JobsConsumer, JobsStream, err)
+	case old.CachedInfo().Config.FilterSubject == "" && len(old.CachedInfo().Config.FilterSubjects) == 0:
+		return fmt.Errorf("ensure the lanes' consumers: %w", ErrPreLanesConsumer)
 	}
 	return nil
 }
@@ -132,7 +129,7 @@ func ApplyJobsConsumers(ctx context.Context, js jetstream.JetStream, c Config) e
 	}
 	for _, lane := range []job.Lane{job.LaneQuick, job.LaneHeavy} {
 		for _, prio := range job.Priorities() {
-			if _, err := EnsureJobsConsumerAt(ctx, js, c, lane, prio); err != nil { // creates, or migrates a pre-lanes consumer
+			if _, err := EnsureJobsConsumerAt(ctx, js, c, lane, prio); err != nil { // creates, or refuses a pre-lanes consumer
 				return err
 			}
 			cc := jobsConsumerConfig(c, lane, prio)

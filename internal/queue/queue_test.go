@@ -616,9 +616,11 @@ func TestJobsConsumerSettingsHaveOneOwner(t *testing.T) {
 }
 
 // A deployment from before lanes has an unfiltered solverd consumer and
-// jobs on the old subjects: ensuring the lanes recreates the consumer with
-// its filter, beside the quick one, and the queued job is still delivered.
-func TestPreLanesConsumerMigrated(t *testing.T) {
+// jobs on the old subjects: ensuring either lane refuses with
+// ErrPreLanesConsumer, whose message is the command to run; once the
+// operator has removed the consumer, both lanes are created and the
+// queued job is still delivered.
+func TestPreLanesConsumerRefused(t *testing.T) {
 	c := queue.DefaultConfig()
 	ctx, js := setup(t, c)
 	if _, err := js.CreateConsumer(ctx, queue.JobsStream, jetstream.ConsumerConfig{Durable: queue.JobsConsumer, AckPolicy: jetstream.AckExplicitPolicy}); err != nil {
@@ -632,19 +634,21 @@ func TestPreLanesConsumerMigrated(t *testing.T) {
 	if _, err := js.Publish(ctx, "tessera.jobs.sliding.3x3", data); err != nil { // the pre-lanes subject
 		t.Fatal(err)
 	}
-	// Workers ensure the quick lane first.
+	for _, lane := range []job.Lane{job.LaneQuick, job.LaneHeavy} {
+		_, err := queuetest.EnsureJobsConsumer(ctx, js, c, lane)
+		if !errors.Is(err, queue.ErrPreLanesConsumer) || !strings.Contains(err.Error(), "nats consumer rm TESSERA_JOBS solverd") {
+			t.Fatalf("%s lane: %v, want ErrPreLanesConsumer naming the command", lane, err)
+		}
+	}
+	if err := js.DeleteConsumer(ctx, queue.JobsStream, queue.JobsConsumer); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := queuetest.EnsureJobsConsumer(ctx, js, c, job.LaneQuick); err != nil {
 		t.Fatal(err)
 	}
 	heavy, err := queuetest.EnsureJobsConsumer(ctx, js, c, job.LaneHeavy)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if f := heavy.CachedInfo().Config.FilterSubject; f == "" {
-		t.Fatal("the heavy consumer is still unfiltered")
-	}
-	if _, err := queuetest.EnsureJobsConsumer(ctx, js, c, job.LaneQuick); err != nil {
-		t.Fatalf("quick consumer beside the migrated one: %v", err)
 	}
 	got, err := queue.Fetch(ctx, heavy, 1, time.Second)
 	if err != nil || len(got) != 1 {

@@ -249,13 +249,14 @@ const setUpPatience = 2 * time.Minute
 // that is electing a leader, creating or reading a consumer times out for
 // a few seconds, and giving up at once would end the whole solverd (seen
 // in the rolling-restart fault scenario on nats-server 2.9.10). A replica
-// count the cluster cannot place is not retried.
+// count the cluster cannot place, and a consumer from before the lanes,
+// are not retried: only the operator can fix them.
 func setUp(ctx context.Context, log *slog.Logger, what string, f func() error) error {
 	pctx, cancel := context.WithTimeout(ctx, setUpPatience)
 	defer cancel()
 	return backoff.Retry(pctx, pullBackoff, func() error {
 		err := f()
-		if errors.Is(err, queue.ErrReplicas) {
+		if errors.Is(err, queue.ErrReplicas) || errors.Is(err, queue.ErrPreLanesConsumer) {
 			return backoff.Permanent(err)
 		}
 		return err

@@ -584,3 +584,17 @@ func TestQuickLaneNotStarved(t *testing.T) {
 	close(release)
 	e.results(t, 2)
 }
+
+// A solverd consumer from before the lanes ends Run at once with
+// ErrPreLanesConsumer instead of being retried for minutes: only the
+// operator can remove it.
+func TestPreLanesConsumerEndsRun(t *testing.T) {
+	e := newEnv(t, queue.DefaultConfig())
+	if _, err := e.js.CreateConsumer(e.ctx, queue.JobsStream, jetstream.ConsumerConfig{Durable: queue.JobsConsumer, AckPolicy: jetstream.AckExplicitPolicy}); err != nil {
+		t.Fatal(err)
+	}
+	e.start(t, worker.Options{Solve: echo})
+	if err := e.runErr(t, "Run retried a pre-lanes consumer"); !errors.Is(err, queue.ErrPreLanesConsumer) {
+		t.Fatalf("Run: %v, want ErrPreLanesConsumer", err)
+	}
+}
