@@ -50,10 +50,11 @@ bench: ## benchmarks behind docs/BENCHMARKS.md (long: builds every table, Korf's
 	scripts/bench-pipeline.sh
 	$(GO) run ./internal/tablebench/datasheet --doc docs/BENCHMARKS.md
 
-lint: ## gofmt, go vet, staticcheck
+lint: ## gofmt, go vet, staticcheck, and the dead-code check (scripts/deadcode.sh, as make deadcode)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK) $(PKGS)
+	DEADCODE=$(DEADCODE) scripts/deadcode.sh
 
 deadcode: ## functions nothing reaches, or only tests (scripts/deadcode-allow.txt lists the few kept on purpose)
 	DEADCODE=$(DEADCODE) scripts/deadcode.sh
