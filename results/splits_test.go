@@ -13,6 +13,8 @@ import (
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/natstest"
 	"github.com/tessera-solver/tessera/internal/queue"
+	"github.com/tessera-solver/tessera/internal/search"
+	"github.com/tessera-solver/tessera/internal/split"
 	"github.com/tessera-solver/tessera/internal/store"
 	"github.com/tessera-solver/tessera/internal/store/storetest"
 )
@@ -28,13 +30,13 @@ func TestSplitsProgress(t *testing.T) {
 		t.Fatalf("no bucket: %d %q %s", code, out, e)
 	}
 	s := openSplits(ctx, t, nc)
-	r := job.NewSplitRecord(job.Job{ID: "5-2", BatchID: 5}, 2, "1 2 3/4 5 6/7 0 8", 40, time.Now())
-	r.Lay(3, 12, 500, 42)
-	r.Apply(job.SubtreeAnswer{Iteration: 1, Index: 4, Nodes: 1000, Next: 42})
+	r := split.NewRecord(job.Job{ID: "5-2", BatchID: 5}, 2, "1 2 3/4 5 6/7 0 8", 40, search.Budget{}, time.Now())
+	split.Lay(&r, 3, 12, 500, 42)
+	split.Apply(&r, job.SubtreeAnswer{Iteration: 1, Index: 4, Nodes: 1000, Next: 42})
 	if _, err := s.Create(ctx, r); err != nil {
 		t.Fatal(err)
 	}
-	other := job.NewSplitRecord(job.Job{ID: "6-0", BatchID: 6}, 0, "x", 1, time.Now())
+	other := split.NewRecord(job.Job{ID: "6-0", BatchID: 6}, 0, "x", 1, search.Budget{}, time.Now())
 	if _, err := s.Create(ctx, other); err != nil {
 		t.Fatal(err)
 	}
@@ -79,14 +81,14 @@ func TestBatchesShowSplitProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := openSplits(ctx, t, nc)
-	r := job.NewSplitRecord(job.Job{ID: "x", BatchID: id}, 2, "s", 40, time.Now())
-	r.Lay(3, 12, 500, 42)
-	r.Apply(job.SubtreeAnswer{Iteration: 1, Index: 4, Nodes: 1000, Next: 42})
+	r := split.NewRecord(job.Job{ID: "x", BatchID: id}, 2, "s", 40, search.Budget{}, time.Now())
+	split.Lay(&r, 3, 12, 500, 42)
+	split.Apply(&r, job.SubtreeAnswer{Iteration: 1, Index: 4, Nodes: 1000, Next: 42})
 	if _, err := s.Create(ctx, r); err != nil {
 		t.Fatal(err)
 	}
 	// Another batch's record is not shown under this one.
-	if _, err := s.Create(ctx, job.NewSplitRecord(job.Job{ID: "y", BatchID: id + 1}, 0, "s", 1, time.Now())); err != nil {
+	if _, err := s.Create(ctx, split.NewRecord(job.Job{ID: "y", BatchID: id + 1}, 0, "s", 1, search.Budget{}, time.Now())); err != nil {
 		t.Fatal(err)
 	}
 	code, out, e := cli(t, ctx, "batches", db, "--nats-url="+url)
@@ -119,7 +121,7 @@ func TestServeSplitsReader(t *testing.T) {
 	url, nc := natstest.Server(t)
 	s := openSplits(ctx, t, nc)
 	for _, b := range []int64{3, 4} {
-		if _, err := s.Create(ctx, job.NewSplitRecord(job.Job{ID: "x", BatchID: b}, 1, "s", 40, time.Now())); err != nil {
+		if _, err := s.Create(ctx, split.NewRecord(job.Job{ID: "x", BatchID: b}, 1, "s", 40, search.Budget{}, time.Now())); err != nil {
 			t.Fatal(err)
 		}
 	}

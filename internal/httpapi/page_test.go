@@ -15,6 +15,8 @@ import (
 	"github.com/tessera-solver/tessera/internal/httpapi"
 	"github.com/tessera-solver/tessera/internal/job"
 	"github.com/tessera-solver/tessera/internal/result"
+	"github.com/tessera-solver/tessera/internal/search"
+	"github.com/tessera-solver/tessera/internal/split"
 	"github.com/tessera-solver/tessera/internal/store"
 	"github.com/tessera-solver/tessera/internal/store/storetest"
 )
@@ -87,16 +89,16 @@ func newStatusFixture(t *testing.T) statusFixture {
 	if _, err := st.InsertResults(ctx, rs); err != nil {
 		t.Fatal(err)
 	}
-	rec := job.NewSplitRecord(job.Job{ID: "x", BatchID: f.run}, 7, "s", 54, time.Now().Add(-time.Minute))
+	rec := split.NewRecord(job.Job{ID: "x", BatchID: f.run}, 7, "s", 54, search.Budget{}, time.Now().Add(-time.Minute))
 	for it := 1; it <= 3; it++ {
-		rec.Lay(4, 40, 1000, rec.Bound+2)
+		split.Lay(&rec, 4, 40, 1000, rec.Bound+2)
 		for i := range 40 {
 			if it < 3 || i < 5 {
-				rec.Apply(job.SubtreeAnswer{Iteration: it, Index: i, Nodes: 2000, Next: rec.Bound + 2})
+				split.Apply(&rec, job.SubtreeAnswer{Iteration: it, Index: i, Nodes: 2000, Next: rec.Bound + 2})
 			}
 		}
 		if it < 3 {
-			rec.Advance()
+			split.Advance(&rec)
 		}
 	}
 	sp := fakeSplits{records: map[int64][]job.SplitRecord{f.run: {rec}}, failing: f.hard}

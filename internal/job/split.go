@@ -9,14 +9,8 @@ import (
 
 // A split search's wire and key-value vocabulary (docs/ARCHITECTURE.md
 // "Split search"): the coordination record of one state, the subtree job
-// and its answer, and the rules by which an answer changes the record.
-// The rules are pure and idempotent: the coordinator folds answers into
-// the record inside its compare-and-set loop, and folding one twice
-// changes nothing.
-
-// NoNext is a record's Next when no node was cut off by the bound
-// (search.NoNext, repeated here because the vocabulary imports no solver).
-const NoNext = 1 << 30
+// and its answer. The rules by which they change the record are
+// internal/split's.
 
 // How a split search ended (SplitRecord.End).
 const (
@@ -28,7 +22,10 @@ const (
 
 // SplitRecord is the coordination record of one split state, the value
 // of its key in the split bucket. Every change is a compare-and-set on
-// the entry's revision, so that any process can continue it.
+// the entry's revision, so that any process can continue it. Bound,
+// Lower, Exhausted and Last are the search's IDA* state between
+// iterations (search.DeepState), and a Next of 1<<30 is search.NoNext:
+// no node was cut off.
 type SplitRecord struct {
 	V      int    `json:"v"`
 	Job    string `json:"job"` // the parent job's id: the dedup id of the state's results
@@ -61,8 +58,8 @@ type SplitRecord struct {
 	// layout is the frontier's subtrees as they are.
 	Target int64 `json:"target,omitempty"`
 	// Heavy are the iteration before's heavy subtrees, which the layout
-	// splits deeper; Big are this iteration's so far (at most MaxHeavy,
-	// the largest), Heavy once it is exhausted.
+	// splits deeper; Big are this iteration's so far (at most
+	// split.MaxHeavy, the largest), Heavy once it is exhausted.
 	Heavy []SplitHeavy `json:"heavy,omitempty"`
 	Big   []SplitHeavy `json:"big,omitempty"`
 
@@ -78,27 +75,12 @@ type SplitRecord struct {
 	Error     string  `json:"error,omitempty"`
 }
 
-// NewSplitRecord is the record of state seq of the split job j, before its
-// first iteration, whose bound is h0; now starts the budget's clock.
-func NewSplitRecord(j Job, seq int64, state string, h0 int, now time.Time) SplitRecord {
-	r := SplitRecord{V: Version, Job: j.ID, Batch: j.BatchID, Seq: seq, Puzzle: j.Puzzle, State: state, Mode: j.Mode,
-		MaxNodes: j.MaxNodes, Started: now.UTC(), Bound: h0, Lower: h0, Total: -1, Next: NoNext}
-	if j.TimeoutMS > 0 {
-		r.Deadline = r.Started.Add(time.Duration(j.TimeoutMS) * time.Millisecond)
-	}
-	return r
-}
-
 // SplitHeavy is a subtree that took far more nodes than the subtrees were
 // meant to (search.Heavy on the wire).
 type SplitHeavy struct {
 	Prefix []uint8 `json:"prefix"`
 	Nodes  int64   `json:"nodes"`
 }
-
-// MaxHeavy is how many heavy subtrees a record keeps for the next
-// iteration's layout: the largest.
-const MaxHeavy = 64
 
 // SplitKey is the key of state seq of batch in the split bucket.
 func SplitKey(batch, seq int64) string { return fmt.Sprintf("%d.%d", batch, seq) }
@@ -115,23 +97,6 @@ func AnswerKey(key string, iteration, index int) string {
 
 // Laid reports whether the current iteration's subtrees are laid out.
 func (r *SplitRecord) Laid() bool { return r.Iteration > 0 && r.Total >= 0 }
-
-// Lay lays out the iteration at the record's Bound: its split depth and
-// number of subtrees, the nodes of the walk that chose them (walked) and
-// the least f above the bound the walk cut off. It changes nothing
-// (false) when the iteration is laid out already: another process won.
-func (r *SplitRecord) Lay(depth, total int, walked int64, next int) bool {
-	if r.End != "" || r.Laid() {
-		return false
-	}
-	r.Iteration++
-	r.Depth, r.Total, r.Count, r.Gen = depth, total, 0, 0
-	r.Answered = make([]byte, (total+7)/8)
-	r.Next = next
-	r.IterNodes = walked
-	r.Nodes += walked
-	return true
-}
 
 // SubtreeAnswer is what one subtree's search answered.
 type SubtreeAnswer struct {
@@ -162,117 +127,9 @@ func DecodeSubtreeAnswer(data []byte) (SubtreeAnswer, error) {
 	return a, nil
 }
 
-// Apply counts a subtree's answer. It changes nothing (false) for an
-// answer already counted (a redelivery), one of another iteration (late)
-// or one to a record that has ended: every answer is counted once.
-func (r *SplitRecord) Apply(a SubtreeAnswer) bool {
-	if r.End != "" || !r.Laid() || a.Iteration != r.Iteration || a.Index < 0 || a.Index >= r.Total {
-		return false
-	}
-	if a.Stop != "" {
-		// The search it had was what the record had left, and others only
-		// add: the state has spent its budget (or was cancelled).
-		r.Nodes += a.Nodes
-		r.IterNodes += a.Nodes
-		return r.Stop(a.Stop)
-	}
-	byteAt, bit := a.Index/8, byte(1)<<(a.Index%8)
-	if r.Answered[byteAt]&bit != 0 {
-		return false
-	}
-	r.Answered[byteAt] |= bit
-	r.Count++
-	r.Nodes += a.Nodes
-	r.IterNodes += a.Nodes
-	r.Next = min(r.Next, a.Next)
-	if a.Prefix != nil {
-		r.Big = keepHeavy(r.Big, SplitHeavy{Prefix: append([]uint8(nil), a.Prefix...), Nodes: a.Nodes})
-	}
-	if a.Path != nil {
-		// IDA*: a solution in the iteration to Bound has length Bound, and
-		// every shorter one was refuted by the exhausted iterations before.
-		r.Path = append([]uint8(nil), a.Path...)
-		r.Lower = len(a.Path)
-		r.End = EndSolved
-	}
-	return true
-}
-
-// keepHeavy adds h to heavy if it is among the MaxHeavy largest.
-func keepHeavy(heavy []SplitHeavy, h SplitHeavy) []SplitHeavy {
-	if len(heavy) < MaxHeavy {
-		return append(heavy, h)
-	}
-	least := 0
-	for i := range heavy {
-		if heavy[i].Nodes < heavy[least].Nodes {
-			least = i
-		}
-	}
-	if h.Nodes > heavy[least].Nodes {
-		heavy[least] = h
-	}
-	return heavy
-}
-
-// Answered reports whether subtree i of the current iteration is counted.
+// IsAnswered reports whether subtree i of the current iteration is counted.
 func (r *SplitRecord) IsAnswered(i int) bool {
 	return r.Laid() && i >= 0 && i < r.Total && r.Answered[i/8]&(1<<(i%8)) != 0
-}
-
-// Complete reports whether every subtree of the current iteration has
-// answered without a solution: the iteration is exhausted.
-func (r *SplitRecord) Complete() bool {
-	return r.End == "" && r.Laid() && r.Count == r.Total
-}
-
-// Advance moves a complete iteration's record to the next bound, not yet
-// laid out: every path shorter than it is refuted, so it is the lower
-// bound proved. A search that cut nothing off has no solution (failed).
-// It changes nothing (false) when the iteration is not complete.
-func (r *SplitRecord) Advance() bool {
-	if !r.Complete() {
-		return false
-	}
-	if r.Next == NoNext {
-		r.End, r.Error = EndFailed, "no solution exists: the search cut nothing off"
-		return true
-	}
-	r.Bound, r.Lower = r.Next, r.Next
-	r.Exhausted = r.Nodes
-	r.Last, r.IterNodes = r.IterNodes, 0
-	r.Total, r.Count, r.Answered, r.Next = -1, 0, nil, NoNext
-	r.Heavy, r.Big, r.Target = r.Big, nil, 0
-	return true
-}
-
-// Stop ends a record that has not ended with end (EndBudget,
-// EndCancelled): false when it had ended already.
-func (r *SplitRecord) Stop(end string) bool {
-	if r.End != "" {
-		return false
-	}
-	r.End = end
-	return true
-}
-
-// OverBudget reports whether the record has spent its budget at now.
-func (r *SplitRecord) OverBudget(now time.Time) bool {
-	return r.MaxNodes > 0 && r.Nodes > r.MaxNodes || !r.Deadline.IsZero() && now.After(r.Deadline)
-}
-
-// Pending lists the subtrees of the current iteration not yet answered.
-func (r *SplitRecord) Pending() []int {
-	if !r.Laid() {
-		return nil
-	}
-	out := make([]int, 0, r.Total-r.Count)
-	for i := range r.Total {
-		if r.Answered[i/8]&(1<<(i%8)) == 0 {
-			out = append(out, i)
-		}
-	}
-	return out
 }
 
 // count is the number of bits set in the bitset, for validation.

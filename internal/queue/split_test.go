@@ -15,6 +15,8 @@ import (
 	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/queue/queuetest"
+	"github.com/tessera-solver/tessera/internal/search"
+	"github.com/tessera-solver/tessera/internal/split"
 )
 
 // Answers applied by many processes at once, each twice, through the
@@ -33,8 +35,8 @@ func TestSplitsCountOnceUnderContention(t *testing.T) {
 	if _, _, err := s.Get(ctx, key); !errors.Is(err, queue.ErrNoSplit) {
 		t.Fatalf("missing record: %v", err)
 	}
-	r := job.NewSplitRecord(job.Job{ID: "9-4", BatchID: 9}, 4, "s", 30, time.Now())
-	r.Lay(3, 40, 100, 33)
+	r := split.NewRecord(job.Job{ID: "9-4", BatchID: 9}, 4, "s", 30, search.Budget{}, time.Now())
+	split.Lay(&r, 3, 40, 100, 33)
 	if _, err := s.Create(ctx, r); err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +50,7 @@ func TestSplitsCountOnceUnderContention(t *testing.T) {
 		for range 2 {
 			wg.Go(func() {
 				a := job.SubtreeAnswer{Iteration: 1, Index: i, Nodes: int64(i + 1), Next: 31 + i%5}
-				if _, _, err := s.Update(ctx, key, func(r *job.SplitRecord) bool { return r.Apply(a) }); err != nil {
+				if _, _, err := s.Update(ctx, key, func(r *job.SplitRecord) bool { return split.Apply(r, a) }); err != nil {
 					t.Error(err)
 				}
 			})
@@ -56,10 +58,12 @@ func TestSplitsCountOnceUnderContention(t *testing.T) {
 	}
 	wg.Wait()
 	got, _, err := s.Get(ctx, key)
-	if err != nil || !got.Complete() || got.Nodes != 100+40*41/2 || got.Next != 31 {
+	if err != nil || !split.Complete(got) || got.Nodes != 100+40*41/2 || got.Next != 31 {
 		t.Fatalf("after 80 answers to 40 subtrees: %+v %v", got, err)
 	}
-	if _, changed, err := s.Update(ctx, key, func(r *job.SplitRecord) bool { return r.Apply(job.SubtreeAnswer{Iteration: 1, Index: 0, Nodes: 5}) }); changed || err != nil {
+	if _, changed, err := s.Update(ctx, key, func(r *job.SplitRecord) bool {
+		return split.Apply(r, job.SubtreeAnswer{Iteration: 1, Index: 0, Nodes: 5})
+	}); changed || err != nil {
 		t.Fatalf("a redelivered answer changed the record: %v", err)
 	}
 	// The listing reads what the bucket holds, by batch.
@@ -140,8 +144,8 @@ func answersCountOnce(t *testing.T, ctx context.Context, js jetstream.JetStream,
 	}
 	key := job.SplitKey(12, 0)
 	const n = 200
-	r := job.NewSplitRecord(job.Job{ID: "12-0", BatchID: 12}, 0, "s", 30, time.Now())
-	r.Lay(3, n, 100, 33)
+	r := split.NewRecord(job.Job{ID: "12-0", BatchID: 12}, 0, "s", 30, search.Budget{}, time.Now())
+	split.Lay(&r, 3, n, 100, 33)
 	if _, err := s.Create(ctx, r); err != nil {
 		t.Fatal(err)
 	}
@@ -189,15 +193,15 @@ func answersCountOnce(t *testing.T, ctx context.Context, js jetstream.JetStream,
 	got, _, err := s.Update(ctx, key, func(x *job.SplitRecord) bool {
 		changed := false
 		for _, a := range answers {
-			changed = x.Apply(a) || changed
+			changed = split.Apply(x, a) || changed
 		}
 		return changed
 	})
-	if err != nil || !got.Complete() || got.Nodes != 100+n*(n+1)/2 || got.Next != 31 {
+	if err != nil || !split.Complete(got) || got.Nodes != 100+n*(n+1)/2 || got.Next != 31 {
 		t.Fatalf("after %d answers folded: %+v %v", len(answers), got, err)
 	}
 	// The read is the leader's: the write just made, at its revision.
-	if now, rev, err := s.Get(ctx, key); err != nil || !now.Complete() || rev == 0 {
+	if now, rev, err := s.Get(ctx, key); err != nil || !split.Complete(now) || rev == 0 {
 		t.Fatalf("read after the fold: %+v rev %d %v", now, rev, err)
 	}
 	if ok, err := s.Answered(ctx, key, 1, 7); err != nil || !ok {
@@ -239,8 +243,8 @@ func BenchmarkSubtreeRoundTrip(b *testing.B) {
 		b.Fatal(err)
 	}
 	key := job.SplitKey(1, 0)
-	r := job.NewSplitRecord(job.Job{ID: "1-0", BatchID: 1}, 0, "s", 80, time.Now())
-	r.Lay(6, max(b.N, 1), 100, 82)
+	r := split.NewRecord(job.Job{ID: "1-0", BatchID: 1}, 0, "s", 80, search.Budget{}, time.Now())
+	split.Lay(&r, 6, max(b.N, 1), 100, 82)
 	if _, err := s.Create(ctx, r); err != nil {
 		b.Fatal(err)
 	}

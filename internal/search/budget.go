@@ -128,9 +128,14 @@ const CheckEvery = 1 << 16
 // more than MaxNodes, past the Deadline, or its context done. It reads the
 // clock, so searches call it every few thousand nodes (see NextCheck).
 func (b Budget) Exhausted(nodes int64) bool {
-	return b.MaxNodes > 0 && nodes > b.MaxNodes ||
-		!b.Deadline.IsZero() && time.Now().After(b.Deadline) ||
-		b.Ctx != nil && b.Ctx.Err() != nil
+	return b.ExhaustedAt(nodes, time.Now()) || b.Ctx != nil && b.Ctx.Err() != nil
+}
+
+// ExhaustedAt reports whether nodes are more than MaxNodes or now is past
+// the Deadline: Exhausted without the context, on a clock the caller
+// reads (a split search's record, judged by whichever process holds it).
+func (b Budget) ExhaustedAt(nodes int64, now time.Time) bool {
+	return b.MaxNodes > 0 && nodes > b.MaxNodes || !b.Deadline.IsZero() && now.After(b.Deadline)
 }
 
 // NextCheck is the node count at which a search that has expanded nodes

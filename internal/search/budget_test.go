@@ -183,3 +183,25 @@ func TestProgress(t *testing.T) {
 		t.Fatalf("nodes %d, want %d", g2.Nodes, alone)
 	}
 }
+
+// ExhaustedAt is Exhausted's rule on the caller's clock: more than
+// MaxNodes, or past the Deadline; no limit is never exhausted.
+func TestExhaustedAt(t *testing.T) {
+	now := time.Date(2026, 11, 29, 3, 0, 0, 0, time.UTC)
+	b := Budget{MaxNodes: 100, Deadline: now}
+	for _, c := range []struct {
+		nodes int64
+		at    time.Time
+		want  bool
+	}{{100, now, false}, {101, now, true}, {0, now.Add(time.Nanosecond), true}, {0, now.Add(-time.Hour), false}} {
+		if got := b.ExhaustedAt(c.nodes, c.at); got != c.want {
+			t.Errorf("%d nodes at %v: exhausted %v", c.nodes, c.at, got)
+		}
+	}
+	if (Budget{}).ExhaustedAt(1<<62, now.Add(1000*time.Hour)) {
+		t.Error("no limit exhausted")
+	}
+	if !(Budget{MaxNodes: 5}).Exhausted(6) || (Budget{MaxNodes: 5, Deadline: time.Now().Add(time.Hour)}).Exhausted(5) {
+		t.Error("Exhausted disagrees with ExhaustedAt")
+	}
+}

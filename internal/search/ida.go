@@ -7,7 +7,7 @@ package search
 // the switch to parallel iterations, while each search keeps its own
 // hand-written dfs over concrete types (no interface call per node) and
 // counts its nodes on its Gate. A search that cannot block in Iterate
-// (the PDB batches) steps the same state, a Deepener, itself.
+// (the split search) steps the same state, a Deepener, itself.
 
 // Tree is one search as Deepen drives it: the root and the workspace of
 // a hand-written dfs. Deepen calls it once per iteration, never per node.
@@ -105,17 +105,30 @@ func Deepen(t Tree, d Deepening) (Outcome, error) {
 }
 
 // Deepener is Deepen's state between iterations, for a search that runs
-// its iterations its own way and cannot block in Iterate (the PDB
-// search's batches, which interleave several searches on one
-// goroutine): it runs the iteration to Bound, then hands the outcome to
-// Done. The zero Deepener is an unweighted search whose outcomes need no
-// bounds (a subtree of a split iteration).
+// its iterations its own way and cannot block in Iterate (the split
+// search, whose iterations are searched by a fleet and whose state lives
+// in a record between them, internal/split): it runs the iteration to
+// Bound, then hands the outcome to Done.
 type Deepener struct {
-	d     Deepening
+	d Deepening
+	DeepState
+}
+
+// DeepState is what a Deepener knows between iterations: all a search
+// needs to go on from where another process left it (ResumeDeepener).
+type DeepState struct {
 	Bound int   // the next iteration's bound
 	Lower int   // no solution is shorter: proved so far
 	Nodes int64 // every iteration's nodes so far
 	Last  int64 // nodes of the last iteration
+}
+
+// ResumeDeepener is the Deepener of a search run as d says that stands at
+// st: the iterations before st.Bound are done.
+func ResumeDeepener(d Deepening, st DeepState) Deepener {
+	s := NewDeepener(d)
+	s.DeepState = st
+	return s
 }
 
 // NewDeepener is the state of a search run as d says, before its first
@@ -126,7 +139,7 @@ func NewDeepener(d Deepening) Deepener {
 	if d.ParallelAbove == 0 {
 		d.ParallelAbove = ParallelAbove
 	}
-	return Deepener{d: d, Bound: d.Weight.Scale(d.H0), Lower: d.H0}
+	return Deepener{d: d, DeepState: DeepState{Bound: d.Weight.Scale(d.H0), Lower: d.H0}}
 }
 
 // Parallel reports whether the next iteration runs on the workers.

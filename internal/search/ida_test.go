@@ -157,6 +157,38 @@ func TestDeepen(t *testing.T) {
 	}
 }
 
+// A Deepener resumed from another's state (a split search's record, read
+// by another process) goes on as the first would have: the same bounds,
+// lower bound and nodes to the same answer.
+func TestResumeDeepener(t *testing.T) {
+	goal := []uint8{1, 0, 1, 1, 0, 1}
+	tr := &lineTree{goal: 6, path: goal, gate: NewGate(Budget{})}
+	first := NewDeepener(Deepening{H0: 2})
+	for range 2 {
+		p, n := tr.Iterate(Iteration{Bound: first.Bound, Workers: 1})
+		if done, out, err := first.Done(p, n); done {
+			t.Fatalf("ended early: %+v %v", out, err)
+		}
+	}
+	st := first.DeepState
+	if st.Bound != 4 || st.Lower != 4 || st.Nodes != nodesTo(2)+nodesTo(3) || st.Last != nodesTo(3) {
+		t.Fatalf("after two iterations: %+v", st)
+	}
+	d := ResumeDeepener(Deepening{H0: 2}, st)
+	for {
+		p, n := tr.Iterate(Iteration{Bound: d.Bound, Workers: 1})
+		done, out, err := d.Done(p, n)
+		if !done {
+			continue
+		}
+		whole, werr := Deepen(&lineTree{goal: 6, path: goal, gate: NewGate(Budget{})}, Deepening{H0: 2})
+		if err != nil || werr != nil || !slices.Equal(out.Path, whole.Path) || out.Nodes != whole.Nodes || out.LowerBound != 6 || !out.Optimal {
+			t.Fatalf("resumed: %+v %v; whole %+v %v", out, err, whole, werr)
+		}
+		return
+	}
+}
+
 // The gate lets exactly MaxNodes nodes through, then stops the search
 // without counting the node it refused; a context is looked at on the
 // first node.

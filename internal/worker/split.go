@@ -18,6 +18,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/search"
 	"github.com/tessera-solver/tessera/internal/solve"
+	"github.com/tessera-solver/tessera/internal/split"
 )
 
 // Split searches (docs/ARCHITECTURE.md "Split search"). The worker
@@ -27,7 +28,7 @@ import (
 // answers subtree jobs itself (of any state), so that a process with one
 // worker never waits on itself. Any worker answers subtree jobs, each
 // under its own key; only the coordinator writes the record, always by
-// compare-and-set (queue.Splits.Update) of job's pure rules, so a worker
+// compare-and-set (queue.Splits.Update) of internal/split's pure rules, so a worker
 // that dies leaves nothing half done: its parent job or subtree job is
 // redelivered and the record and the answers say where the search
 // stands.
@@ -92,9 +93,6 @@ func (r *runner) local(last int64) bool { return 5*last < r.opts.SubtreeNodes }
 // or the search itself failing), and the record keeps the search's
 // progress for the next delivery.
 func (r *runner) solveSplit(ctx context.Context, j job.Job, seq int64, spec puzzle.Spec, text string, opt solve.Options) (result.Result, error) {
-	// The whole state's budget is the one a solve of it would have (the
-	// job's, under the host's ceilings).
-	j.Budget = job.NewBudget(opt.Budget.MaxNodes, opt.Budget.Timeout)
 	st, err := puzzle.Parse(spec, text)
 	if err != nil {
 		return solve.Rejected(spec, text, err), nil
@@ -112,7 +110,9 @@ func (r *runner) solveSplit(ctx context.Context, j job.Job, seq int64, spec puzz
 	defer c.stopWatch()
 	var rec job.SplitRecord
 	if err := r.waitOut(ctx, c.key, "create its record", func() (err error) {
-		rec, err = r.splits.Create(ctx, job.NewSplitRecord(j, seq, text, h0, time.Now()))
+		// The whole state's budget is the one a solve of it would have (the
+		// job's, under the host's ceilings).
+		rec, err = r.splits.Create(ctx, split.NewRecord(j, seq, text, h0, opt.Budget, time.Now()))
 		return err
 	}); err != nil {
 		return result.Result{}, err
@@ -129,11 +129,11 @@ func (r *runner) solveSplit(ctx context.Context, j job.Job, seq int64, spec puzz
 		var change func(*job.SplitRecord) bool
 		switch {
 		case r.cancelledJob(j) != "":
-			change = func(x *job.SplitRecord) bool { return x.Stop(job.EndCancelled) }
-		case rec.OverBudget(time.Now()):
-			change = func(x *job.SplitRecord) bool { return x.Stop(job.EndBudget) }
-		case rec.Complete():
-			change = func(x *job.SplitRecord) bool { return x.Advance() }
+			change = func(x *job.SplitRecord) bool { return split.Stop(x, job.EndCancelled) }
+		case split.OverBudget(rec, time.Now()):
+			change = func(x *job.SplitRecord) bool { return split.Stop(x, job.EndBudget) }
+		case split.Complete(rec):
+			change = func(x *job.SplitRecord) bool { return split.Advance(x) }
 		case !rec.Laid():
 			// The subtrees this worker laid out are the ones to publish:
 			// no second walk (a new holder walks again, in frontier).
@@ -308,7 +308,7 @@ func (c *coordinator) step(ctx context.Context, rec job.SplitRecord) (job.SplitR
 		now, changed, err := c.r.splits.Update(ctx, c.key, func(x *job.SplitRecord) bool {
 			changed := false
 			for _, a := range answers {
-				changed = x.Apply(a) || changed
+				changed = split.Apply(x, a) || changed
 			}
 			return changed
 		})
@@ -425,7 +425,7 @@ func (r *runner) lay(ctx context.Context, key string, rec job.SplitRecord, cells
 		if local {
 			want = 1
 		}
-		b := r.splitBudget(ctx, rec)
+		b := split.Budget(ctx, rec)
 		if f, err = sp.Frontier(cells, rec.Bound, max(rec.Depth, 1), want, b); err != nil || f.Done || local || len(rec.Heavy) == 0 {
 			return err
 		}
@@ -434,7 +434,7 @@ func (r *runner) lay(ctx context.Context, key string, rec job.SplitRecord, cells
 		target = r.opts.SubtreeNodes
 		// Only the context stops the expanding walks (they are small): the
 		// layout must be the one frontier meets again.
-		subs, walked, next, err := search.Refine(f.Subtrees, heavyOf(rec.Heavy), target, expander(sp, cells, rec.Bound, search.Budget{Ctx: ctx}))
+		subs, walked, next, err := search.Refine(f.Subtrees, split.Heavy(rec), target, expander(sp, cells, rec.Bound, search.Budget{Ctx: ctx}))
 		f.Subtrees, f.Walked, f.Next = subs, f.Walked+walked, min(f.Next, next)
 		return err
 	})
@@ -454,12 +454,12 @@ func (r *runner) lay(ctx context.Context, key string, rec job.SplitRecord, cells
 		return nil, now, err
 	}
 	now, laid, err := r.splits.Update(ctx, key, func(x *job.SplitRecord) bool {
-		if x.Bound != rec.Bound || !x.Lay(f.Depth, len(f.Subtrees), f.Walked, f.Next) {
+		if x.Bound != rec.Bound || !split.Lay(x, f.Depth, len(f.Subtrees), f.Walked, f.Next) {
 			return false
 		}
 		x.Target = target
 		if f.Done && f.Pass.OK {
-			x.Path, x.Lower, x.End = append([]uint8(nil), f.Pass.Path...), f.Pass.D, job.EndSolved
+			split.Solved(x, f.Pass.Path)
 		}
 		return true
 	})
@@ -487,7 +487,7 @@ func (r *runner) frontier(ctx context.Context, rec job.SplitRecord, cells []uint
 		if f, err = sp.Frontier(cells, rec.Bound, rec.Depth, 0, b); err != nil || rec.Target == 0 {
 			return err
 		}
-		subs, walked, _, err := search.Refine(f.Subtrees, heavyOf(rec.Heavy), rec.Target, expander(sp, cells, rec.Bound, b))
+		subs, walked, _, err := search.Refine(f.Subtrees, split.Heavy(rec), rec.Target, expander(sp, cells, rec.Bound, b))
 		f.Subtrees, f.Walked = subs, f.Walked+walked
 		return err
 	})
@@ -545,14 +545,14 @@ func (r *runner) searchLocal(ctx context.Context, key string, rec job.SplitRecor
 	if err != nil {
 		return rec, err
 	}
-	for _, i := range rec.Pending() {
+	for _, i := range split.Pending(rec) {
 		sj := job.SubtreeJob{V: job.Version, Key: key, Puzzle: rec.Puzzle, State: rec.State, Iteration: rec.Iteration,
 			Bound: rec.Bound, Index: i, Prefix: subs[i]}
 		a, cpu, err := r.searchSubtree(ctx, sj, spec, cells, rec)
 		if err != nil {
 			return rec, err
 		}
-		now, counted, err := r.splits.Update(ctx, key, func(x *job.SplitRecord) bool { return x.Apply(a) })
+		now, counted, err := r.splits.Update(ctx, key, func(x *job.SplitRecord) bool { return split.Apply(x, a) })
 		if err != nil {
 			return rec, markTransient(err)
 		}
@@ -630,7 +630,7 @@ func (r *runner) searchSubtree(ctx context.Context, sj job.SubtreeJob, spec puzz
 	var out search.Subtree
 	stop := cpuClock()
 	err := r.split(spec, func(sp search.Splitter) (err error) {
-		out, err = sp.SearchSubtree(cells, sj.Prefix, sj.Bound, r.splitBudget(bctx, rec))
+		out, err = sp.SearchSubtree(cells, sj.Prefix, sj.Bound, split.Budget(bctx, rec))
 		return err
 	})
 	cpu := stop()
@@ -643,7 +643,7 @@ func (r *runner) searchSubtree(ctx context.Context, sj job.SubtreeJob, spec puzz
 		if ctx.Err() != nil {
 			return a, cpu, fmt.Errorf("subtree %s: %w", sj.ID(), ctx.Err()) // handed back: this process stops
 		}
-		a.Next, a.Path, a.Stop = job.NoNext, nil, job.EndBudget
+		a.Next, a.Path, a.Stop = search.NoNext, nil, job.EndBudget
 		if _, ok := r.cancelled.At(rec.Batch); ok {
 			a.Stop = job.EndCancelled
 		}
@@ -653,15 +653,6 @@ func (r *runner) searchSubtree(ctx context.Context, sj job.SubtreeJob, spec puzz
 		a.Prefix = sj.Prefix // the next iteration splits it deeper
 	}
 	return a, cpu, nil
-}
-
-// heavyOf is the record's heavy subtrees for search.Refine.
-func heavyOf(hs []job.SplitHeavy) []search.Heavy {
-	out := make([]search.Heavy, len(hs))
-	for i, h := range hs {
-		out[i] = search.Heavy{Prefix: h.Prefix, Nodes: h.Nodes}
-	}
-	return out
 }
 
 // expander is search.Refine's expand over sp's walk of the iteration to
@@ -687,19 +678,9 @@ func (r *runner) stopSplit(ctx context.Context, key string, batch int64, nodes i
 			return false
 		}
 		x.Nodes += nodes
-		return x.Stop(end)
+		return split.Stop(x, end)
 	})
 	return now, markTransient(err)
-}
-
-// splitBudget is what one walk or subtree of rec may spend: the rest of
-// the state's nodes, its deadline, until ctx ends.
-func (r *runner) splitBudget(ctx context.Context, rec job.SplitRecord) search.Budget {
-	b := search.Budget{Ctx: ctx, Deadline: rec.Deadline}
-	if rec.MaxNodes > 0 {
-		b.MaxNodes = max(rec.MaxNodes-rec.Nodes, 1)
-	}
-	return b
 }
 
 // helpOrWait answers one waiting subtree job, of any state, or else waits

@@ -23,6 +23,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/search"
 	"github.com/tessera-solver/tessera/internal/sliding/pdb"
 	"github.com/tessera-solver/tessera/internal/solve"
+	"github.com/tessera-solver/tessera/internal/split"
 	"github.com/tessera-solver/tessera/internal/testenv"
 	"github.com/tessera-solver/tessera/internal/worker"
 )
@@ -285,7 +286,9 @@ func TestSplitSurvivesKilledProcess(t *testing.T) {
 	a := newEnvOn(t, doomed, fastConfig())
 	a.start(t, o())
 	a.publish(t, splitJob(41, 0, states[0]))
-	mid := splitRecord(t, e, key, func(r job.SplitRecord) bool { return r.Iteration == want.Iteration-1 && r.Count > 0 && !r.Complete() })
+	mid := splitRecord(t, e, key, func(r job.SplitRecord) bool {
+		return r.Iteration == want.Iteration-1 && r.Count > 0 && !split.Complete(r)
+	})
 	doomed.Close() // kill -9, as NATS sees it
 	a.stop()
 	e.start(t, o())
@@ -438,8 +441,8 @@ func TestSplitAnswerAheadOfRecord(t *testing.T) {
 	// The record as the stale read shows it: iteration 1 of the layout.
 	ahead, late := job.SplitKey(81, 0), job.SplitKey(81, 1)
 	for i, key := range []string{ahead, late} {
-		r := job.NewSplitRecord(splitJob(81, int64(i), states[0]), int64(i), states[0], bound, time.Now())
-		r.Lay(f.Depth, len(f.Subtrees), f.Walked, f.Next)
+		r := split.NewRecord(splitJob(81, int64(i), states[0]), int64(i), states[0], bound, search.Budget{}, time.Now())
+		split.Lay(&r, f.Depth, len(f.Subtrees), f.Walked, f.Next)
 		if key == late {
 			r.Iteration = 3 // moved past the job's iteration 2
 		}
