@@ -17,6 +17,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/queue"
 	"github.com/tessera-solver/tessera/internal/redact"
 	"github.com/tessera-solver/tessera/internal/solve"
+	"github.com/tessera-solver/tessera/internal/split"
 	"github.com/tessera-solver/tessera/internal/tableservice"
 	"github.com/tessera-solver/tessera/internal/worker"
 )
@@ -147,7 +148,7 @@ func serve(ctx context.Context, cfg config.Config, conn *cmdkit.Conn, solver sol
 	opts := solverkit.WorkerOptions(cfg.Solver, qc, solver, log, obs, p)
 	opts.OnReady = ready
 	if path := cfg.Solver.SplitRecord; path != "" {
-		rec, closeRecord, err := worker.OpenSplitRecord(path)
+		rec, closeRecord, err := split.OpenRecorder(path)
 		if err != nil {
 			return err
 		}

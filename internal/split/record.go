@@ -6,7 +6,8 @@
 // stepped by search.Deepener and judged by search.Budget, so IDA*'s
 // rules exist once. The rules are pure and idempotent: the coordinator
 // folds answers into the record inside its compare-and-set loop, and
-// folding one twice changes nothing.
+// folding one twice changes nothing. A Recorder writes down each walk
+// and subtree a process searches (solver.split_record).
 package split
 
 import (

@@ -418,7 +418,7 @@ func (c *coordinator) republish(ctx context.Context, rec job.SplitRecord, stall 
 func (r *runner) lay(ctx context.Context, key string, rec job.SplitRecord, cells []uint8, spec puzzle.Spec) ([][]uint8, job.SplitRecord, error) {
 	var f search.Frontier
 	var target int64 // the refined layout's (0: none)
-	stop := cpuClock()
+	stop := split.CPUClock()
 	err := r.split(spec, func(sp search.Splitter) (err error) {
 		want := r.subtreeWant(rec.Last)
 		local := r.local(rec.Last)
@@ -469,7 +469,7 @@ func (r *runner) lay(ctx context.Context, key string, rec job.SplitRecord, cells
 	if !laid {
 		return nil, now, nil
 	}
-	r.opts.SplitRecord.line(key, now.Iteration, rec.Bound, "walk", f.Depth, -1, f.Walked, cpu, f.Done && f.Pass.OK)
+	r.opts.SplitRecord.Line(key, now.Iteration, rec.Bound, "walk", f.Depth, -1, f.Walked, cpu, f.Done && f.Pass.OK)
 	return f.Subtrees, now, nil
 }
 
@@ -478,7 +478,7 @@ func (r *runner) lay(ctx context.Context, key string, rec job.SplitRecord, cells
 // redelivered parent job) and by searchLocal.
 func (r *runner) frontier(ctx context.Context, rec job.SplitRecord, cells []uint8, spec puzzle.Spec) ([][]uint8, error) {
 	var f search.Frontier
-	stop := cpuClock()
+	stop := split.CPUClock()
 	err := r.split(spec, func(sp search.Splitter) (err error) {
 		// want 0: the laid-out depth itself; the walk is deterministic, so
 		// it meets the same subtrees in the same order, and the layout the
@@ -494,7 +494,7 @@ func (r *runner) frontier(ctx context.Context, rec job.SplitRecord, cells []uint
 	r.searched(spec, f.Walked)
 	// Index -2: a holder's walk that lists the subtrees another laid out,
 	// to publish them (its nodes are not in the state's count).
-	r.opts.SplitRecord.line(job.SplitKey(rec.Batch, rec.Seq), rec.Iteration, rec.Bound, "walk", f.Depth, -2, f.Walked, stop(), false)
+	r.opts.SplitRecord.Line(job.SplitKey(rec.Batch, rec.Seq), rec.Iteration, rec.Bound, "walk", f.Depth, -2, f.Walked, stop(), false)
 	if err == nil && (f.Depth != rec.Depth || len(f.Subtrees) != rec.Total) {
 		err = fmt.Errorf("split %s: iteration %d laid out %d subtrees at depth %d, the walk meets %d at depth %d",
 			job.SplitKey(rec.Batch, rec.Seq), rec.Iteration, rec.Total, rec.Depth, len(f.Subtrees), f.Depth)
@@ -557,7 +557,7 @@ func (r *runner) searchLocal(ctx context.Context, key string, rec job.SplitRecor
 			return rec, markTransient(err)
 		}
 		if counted && a.Stop == "" {
-			r.opts.SplitRecord.line(key, sj.Iteration, sj.Bound, "local", len(sj.Prefix), sj.Index, a.Nodes, cpu, a.Path != nil)
+			r.opts.SplitRecord.Line(key, sj.Iteration, sj.Bound, "local", len(sj.Prefix), sj.Index, a.Nodes, cpu, a.Path != nil)
 			if r.opts.OnSubtrees != nil {
 				r.opts.OnSubtrees("answered", 1)
 			}
@@ -612,7 +612,7 @@ func (r *runner) answerSubtree(ctx context.Context, sj job.SubtreeJob, spec puzz
 		return false, err
 	}
 	if created && a.Stop == "" {
-		r.opts.SplitRecord.line(sj.Key, sj.Iteration, sj.Bound, "subtree", len(sj.Prefix), sj.Index, a.Nodes, cpu, a.Path != nil)
+		r.opts.SplitRecord.Line(sj.Key, sj.Iteration, sj.Bound, "subtree", len(sj.Prefix), sj.Index, a.Nodes, cpu, a.Path != nil)
 		if r.opts.OnSubtrees != nil {
 			r.opts.OnSubtrees("answered", 1)
 		}
@@ -628,7 +628,7 @@ func (r *runner) searchSubtree(ctx context.Context, sj job.SubtreeJob, spec puzz
 	bctx, stopCancelled := r.cancelled.Context(ctx, rec.Batch)
 	defer stopCancelled()
 	var out search.Subtree
-	stop := cpuClock()
+	stop := split.CPUClock()
 	err := r.split(spec, func(sp search.Splitter) (err error) {
 		out, err = sp.SearchSubtree(cells, sj.Prefix, sj.Bound, split.Budget(bctx, rec))
 		return err

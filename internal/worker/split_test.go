@@ -109,9 +109,9 @@ func TestSplitSolvesLikeUnsplit(t *testing.T) {
 	e := newEnv(t, fastConfig())
 	sv := solver555(t)
 	var published sync.Map
-	var rows atomic.Int64                                   // split rows handed to OnSplitRow (the solves metric)
-	var record testenv.SyncBuffer                           // both processes append to it while the test reads it
-	recorder, err := worker.NewSplitRecorder(&record, true) // both processes append to one record
+	var rows atomic.Int64                             // split rows handed to OnSplitRow (the solves metric)
+	var record testenv.SyncBuffer                     // both processes append to it while the test reads it
+	recorder, err := split.NewRecorder(&record, true) // both processes append to one record
 	if err != nil {
 		t.Fatal(err)
 	}

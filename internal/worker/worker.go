@@ -29,6 +29,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/result"
 	"github.com/tessera-solver/tessera/internal/search"
 	"github.com/tessera-solver/tessera/internal/solve"
+	"github.com/tessera-solver/tessera/internal/split"
 )
 
 // SolveFunc solves one state. Bad input must come back as a Result with
@@ -104,8 +105,8 @@ type Options struct {
 	// not searched over and over.
 	SplitStall time.Duration
 	// SplitRecord, if set, records every split-search walk and subtree
-	// this process searches (solver.split_record, splitrecord.go).
-	SplitRecord *SplitRecorder
+	// this process searches (solver.split_record, split.Recorder).
+	SplitRecord *split.Recorder
 	// OnSubtrees, if set, is called with n subtree jobs of split searches
 	// that this process published (event "published") or answered, its
 	// answer counted into the record ("answered"): metrics.

@@ -1,4 +1,4 @@
-package worker
+package split
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// SplitRecorder writes the record of a process's split-search work
+// Recorder writes the record of a process's split-search work
 // (solver.split_record): one tab-separated line per walk and per subtree
 // searched, in the columns internal/splitplan reads (instance, iteration,
 // bound, kind, depth, index, nodes, cpu_ns, goal), instance being the
@@ -20,32 +20,32 @@ import (
 // answer stored (a redelivered subtree is listed once). The last
 // iteration may list subtrees searched after the goal was found, which
 // the row does not count.
-type SplitRecorder struct {
+type Recorder struct {
 	mu sync.Mutex
 	w  io.Writer
 }
 
-// NewSplitRecorder records to w (header first when header is set).
-func NewSplitRecorder(w io.Writer, header bool) (*SplitRecorder, error) {
+// NewRecorder records to w (header first when header is set).
+func NewRecorder(w io.Writer, header bool) (*Recorder, error) {
 	if header {
 		if _, err := io.WriteString(w, "instance\titeration\tbound\tkind\tdepth\tindex\tnodes\tcpu_ns\tgoal\n"); err != nil {
 			return nil, fmt.Errorf("split record: %w", err)
 		}
 	}
-	return &SplitRecorder{w: w}, nil
+	return &Recorder{w: w}, nil
 }
 
-// OpenSplitRecord appends to the record file path, creating it with its
+// OpenRecorder appends to the record file path, creating it with its
 // header; the func it returns closes it.
-func OpenSplitRecord(path string) (*SplitRecorder, func() error, error) {
+func OpenRecorder(path string) (*Recorder, func() error, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, nil, fmt.Errorf("split record: %w", err)
 	}
 	st, err := f.Stat()
 	if err == nil {
-		var r *SplitRecorder
-		if r, err = NewSplitRecorder(f, st.Size() == 0); err == nil {
+		var r *Recorder
+		if r, err = NewRecorder(f, st.Size() == 0); err == nil {
 			return r, f.Close, nil
 		}
 	}
@@ -53,9 +53,10 @@ func OpenSplitRecord(path string) (*SplitRecorder, func() error, error) {
 	return nil, nil, fmt.Errorf("split record %s: %w", path, err)
 }
 
-// line records one piece of work. A record that cannot be written is a
-// measurement lost, not a search: it does not stop the search.
-func (s *SplitRecorder) line(key string, iteration, bound int, kind string, depth, index int, nodes int64, cpu time.Duration, goal bool) {
+// Line records one piece of work; a nil Recorder records nothing. A
+// record that cannot be written is a measurement lost, not a search: it
+// does not stop the search.
+func (s *Recorder) Line(key string, iteration, bound int, kind string, depth, index int, nodes int64, cpu time.Duration, goal bool) {
 	if s == nil {
 		return
 	}
@@ -69,11 +70,11 @@ func (s *SplitRecorder) line(key string, iteration, bound int, kind string, dept
 	_, _ = s.w.Write(b)
 }
 
-// cpuClock measures the CPU time of a single-threaded search that runs
+// CPUClock measures the CPU time of a single-threaded search that runs
 // on the calling goroutine: the goroutine is held on its OS thread and
 // the thread's own CPU time read, so that other workers and the load of
 // the host do not count. stop returns the time and releases the thread.
-func cpuClock() (stop func() time.Duration) {
+func CPUClock() (stop func() time.Duration) {
 	runtime.LockOSThread()
 	t0 := threadCPU()
 	return func() time.Duration {
