@@ -28,10 +28,10 @@ import (
 // answers subtree jobs itself (of any state), so that a process with one
 // worker never waits on itself. Any worker answers subtree jobs, each
 // under its own key; only the coordinator writes the record, always by
-// compare-and-set (queue.Splits.Update) of internal/split's pure rules, so a worker
-// that dies leaves nothing half done: its parent job or subtree job is
-// redelivered and the record and the answers say where the search
-// stands.
+// compare-and-set (queue.Splits.Update) of internal/split's pure rules,
+// so a worker that dies leaves nothing half done: its parent job or
+// subtree job is redelivered and the record and the answers say where
+// the search stands.
 
 // DefaultSubtreeNodes is the size (nodes) a subtree job aims at: about a
 // tenth of a second of search, far above the few milliseconds a message
