@@ -137,19 +137,23 @@ func (r *runner) solveSplit(ctx context.Context, j job.Job, seq int64, spec puzz
 		case !rec.Laid():
 			// The subtrees this worker laid out are the ones to publish:
 			// no second walk (a new holder walks again, in frontier).
+			// None come back when the stored layout is not this walk's
+			// write: another holder's, or this one's whose answer a
+			// failover lost (the compare-and-set retried finds it laid).
 			var laid [][]uint8
 			var now job.SplitRecord
 			if laid, now, err = r.lay(ctx, c.key, rec, st.Cells, spec); err == nil {
-				if now.Laid() && now.Iteration > rec.Iteration {
+				if now.Laid() && now.Iteration > rec.Iteration && len(laid) == now.Total {
 					c.begin(now.Iteration, laid)
 				}
 				rec = now
 			}
 		case r.local(rec.Last):
 			rec, err = r.searchLocal(ctx, c.key, rec, st.Cells, spec)
-		case c.published != rec.Iteration:
+		case c.published != rec.Iteration || len(c.subs) != rec.Total:
 			// A new iteration for this worker (a redelivered parent job,
-			// or one it just laid out): its subtrees, from the first.
+			// or one laid out without its walk's subtrees in hand): its
+			// subtrees, from the first.
 			var subs [][]uint8
 			if subs, err = r.frontier(ctx, rec, st.Cells, spec); err == nil {
 				c.begin(rec.Iteration, subs)

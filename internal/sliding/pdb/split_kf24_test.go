@@ -220,7 +220,7 @@ func splitOne(b *testing.B, sv *Solver, inst instances.Instance, target int64, r
 			}
 			break
 		}
-		// The worker's record keeps the largest (job.MaxHeavy).
+		// The worker's record keeps the largest (split.MaxHeavy).
 		slices.SortStableFunc(heavy, func(x, y search.Heavy) int { return cmp.Compare(y.Nodes, x.Nodes) })
 		heavy = heavy[:min(len(heavy), 64)]
 		bound, last = p.Next, n
