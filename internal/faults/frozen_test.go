@@ -35,12 +35,16 @@ const (
 type client struct {
 	p       *proc
 	addr    string // its metrics listener
-	counter string // the sample that grows with its progress
+	counter string // the metric that grows with its progress (summed over its labels)
 }
 
 // clientTrace is what the sampler saw of one client from the freeze on.
 type clientTrace struct {
 	stall time.Duration // longest time its counter did not grow
+	// final is its counter at the end (−1: never seen), grown when it
+	// last grew, from the freeze.
+	final float64
+	grown time.Duration
 }
 
 // frozenLeader: the node leading TESSERA_JOBS is frozen with SIGSTOP for
@@ -102,6 +106,12 @@ func frozenLeader(t *testing.T, s *suite) figure {
 	for i, cl := range clients {
 		b, _ := os.ReadFile(cl.p.log)
 		tr := trace[i]
+		if tr.final < 0 {
+			// A counter never seen measures nothing: the stall would be
+			// the whole run, or no client's progress would be checked.
+			t.Errorf("%s: %s never appeared in its /metrics", cl.p.name, cl.counter)
+		}
+		t.Logf("%s: %s %.0f at the end, last grew %s after the freeze", cl.p.name, cl.counter, tr.final, dur(tr.grown))
 		at, down, ok := lostAndBack(string(b), lost)
 		if !ok {
 			off = append(off, cl.p.name)
@@ -207,7 +217,7 @@ func followClients(clients []client) func(freeze time.Time) []clientTrace {
 			defer tick.Stop()
 			for {
 				_, body := testenv.Probe(cl.addr, "/metrics")
-				samples[i] = append(samples[i], sample{time.Now(), testenv.Gauge(body, cl.counter)})
+				samples[i] = append(samples[i], sample{time.Now(), testenv.Sum(body, cl.counter)})
 				select {
 				case <-ctx.Done():
 					return
@@ -242,6 +252,7 @@ func followClients(clients []client) func(freeze time.Time) []clientTrace {
 					last, lastAt = sm.value, sm.at
 				}
 			}
+			tr.final, tr.grown = last, lastAt.Sub(freeze)
 			out[i] = tr
 		}
 		return out

@@ -205,6 +205,32 @@ func Gauge(exposition, name string) float64 {
 	return math.NaN()
 }
 
+// Sum is the sum of every sample of the metric name, whatever its labels
+// (a counter by lane is the lanes' total), in a Prometheus text
+// exposition, or NaN when there is none.
+func Sum(exposition, name string) float64 {
+	sum, seen := 0.0, false
+	for _, l := range strings.Split(exposition, "\n") {
+		rest, ok := strings.CutPrefix(l, name)
+		if !ok || rest == "" || rest[0] != ' ' && rest[0] != '{' {
+			continue // another metric whose name starts so
+		}
+		if rest[0] == '{' {
+			_, rest, ok = strings.Cut(rest, "} ")
+			if !ok {
+				continue
+			}
+		}
+		if v, err := strconv.ParseFloat(strings.TrimSpace(rest), 64); err == nil {
+			sum, seen = sum+v, true
+		}
+	}
+	if !seen {
+		return math.NaN()
+	}
+	return sum
+}
+
 // WaitFor polls ok every 10 ms until it holds, failing t when d passes
 // first.
 func WaitFor(t testing.TB, what string, d time.Duration, ok func() bool) {
