@@ -31,9 +31,9 @@ test-short: ## unit tests only, no databases
 
 # The figures table goes to a file and is printed at the end, so that it
 # is the last thing on the screen (docs/RELIABILITY.md keeps it).
-test-faults: ## fault suite (~8 min): kill -9, restarts, poison, starvation, a three-node NATS cluster, on real nats-server + PostgreSQL; prints docs/RELIABILITY.md's figures
+test-faults: ## fault suite (~18 min): kill -9, restarts, poison, starvation, a three-node NATS cluster, on real nats-server + PostgreSQL; prints docs/RELIABILITY.md's figures
 	@report=$$(mktemp) && \
-	  TESSERA_FAULTS=full TESSERA_FAULTS_REPORT=$$report $(GO) test -count=1 -timeout 20m -run '^TestFaults$$' -v ./internal/faults; \
+	  TESSERA_FAULTS=full TESSERA_FAULTS_REPORT=$$report $(GO) test -count=1 -timeout 40m -run '^TestFaults$$' -v ./internal/faults; \
 	  rc=$$?; echo; cat $$report; rm -f $$report; exit $$rc
 
 run: build ## the demo: the whole pipeline in one process on an embedded NATS and a local PostgreSQL
