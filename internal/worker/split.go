@@ -150,9 +150,9 @@ func (r *runner) solveSplit(ctx context.Context, j job.Job, seq int64, spec puzz
 			}
 		case r.local(rec.Last):
 			rec, err = r.searchLocal(ctx, c.key, rec, st.Cells, spec)
-		case c.published != rec.Iteration || len(c.subs) != rec.Total:
+		case c.published != rec.Iteration:
 			// A new iteration for this worker (a redelivered parent job,
-			// or one laid out without its walk's subtrees in hand): its
+			// or one laid out without this walk's subtrees): its
 			// subtrees, from the first.
 			var subs [][]uint8
 			if subs, err = r.frontier(ctx, rec, st.Cells, spec); err == nil {
