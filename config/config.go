@@ -216,9 +216,9 @@ func Default() Config {
 	c.Solver.TablesDir = defaultTablesDir()
 	c.Solver.Tables = "auto"
 	c.Solver.TablesRescan = 30 * time.Second
-	c.Solver.SplitSubtreeNodes = 1 << 21 // worker.DefaultSubtreeNodes: about a tenth of a second
-	c.Solver.SplitWindow = 512           // worker.DefaultSubtreeWindow
-	c.Solver.SplitStall = time.Minute    // worker.DefaultSplitStall
+	c.Solver.SplitSubtreeNodes = 1 << 21 // split.DefaultSubtreeNodes: about a tenth of a second
+	c.Solver.SplitWindow = 512           // split.DefaultSubtreeWindow
+	c.Solver.SplitStall = time.Minute    // split.DefaultStall
 	c.Solver.MetricsAddr = "127.0.0.1:9464"
 	c.Results.FetchBatch = 1000
 	c.Results.FetchWait = time.Second

@@ -35,7 +35,8 @@ var layers = []struct {
 	{"tables", []string{"tables", "tables/catalog"}},
 	{"facade", []string{"internal/solve"}},
 	{"adapters", []string{"internal/queue", "internal/store", "config", "internal/tablestore", "migrations", "internal/parquetfile"}},
-	// The split search's record rules, over search's IDA* state and budget.
+	// The split search: its record's rules over search's IDA* state and
+	// budget, and its coordinator over the split buckets.
 	{"split search", []string{"internal/split"}},
 	// The mains' shared pieces; --version reads the table format of tables.
 	{"edges", []string{"internal/worker", "internal/ingest", "internal/httpapi", "internal/cmdkit", "internal/cmdkit/solverkit", "internal/steer", "internal/tableservice",

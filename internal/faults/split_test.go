@@ -110,7 +110,7 @@ func (s *suite) splitsInFlight(t *testing.T, id int64, patience time.Duration) s
 	}
 }
 
-// stallRe reads a coordinator's stall line (worker/split.go, republish).
+// stallRe reads a coordinator's stall line (split/search.go, republish).
 var stallRe = regexp.MustCompile(`published again.*stalled=(\S+) .*stored_unseen=(\d+) republished=(\d+)`)
 
 // stallLines sums the stall lines of the solverd logs: how many, after

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -222,13 +223,78 @@ func (s *Splits) Answered(ctx context.Context, key string, iteration, index int)
 }
 
 // WatchAnswers reports every answer of iteration of key's search, those
-// already stored first (then a nil entry), then each as it is stored.
-func (s *Splits) WatchAnswers(ctx context.Context, key string, iteration int) (jetstream.KeyWatcher, error) {
+// already stored first (then one update with CaughtUp), then each as it
+// is stored. Stop it when done.
+func (s *Splits) WatchAnswers(ctx context.Context, key string, iteration int) (*AnswerWatch, error) {
 	w, err := s.ans.Watch(ctx, job.AnswerKey(key, iteration, -1))
 	if err != nil {
 		return nil, fmt.Errorf("watch answers of %s iteration %d: %w", key, iteration, err)
 	}
-	return w, nil
+	aw := &AnswerWatch{w: w, out: make(chan AnswerUpdate), done: make(chan struct{})}
+	go aw.run()
+	return aw, nil
+}
+
+// AnswerWatch follows the answers of one iteration of a split search.
+type AnswerWatch struct {
+	w    jetstream.KeyWatcher
+	out  chan AnswerUpdate
+	done chan struct{}
+	once sync.Once
+}
+
+// AnswerUpdate is one answer a watch reports, decoded (Err: it does not
+// decode; Key names it), or CaughtUp: every answer stored when the watch
+// began has been reported.
+type AnswerUpdate struct {
+	Answer   job.SubtreeAnswer
+	Key      string
+	Err      error
+	CaughtUp bool
+}
+
+// Updates delivers the watch's answers. It is closed when the watch ends:
+// Stop, or its connection closed (a new watch replays every answer).
+func (a *AnswerWatch) Updates() <-chan AnswerUpdate { return a.out }
+
+// Stop ends the watch.
+func (a *AnswerWatch) Stop() error {
+	var err error
+	a.once.Do(func() {
+		close(a.done)
+		err = a.w.Stop()
+	})
+	return err
+}
+
+// run decodes the watch's entries onto out until it ends; deletes and
+// purges are not answers.
+func (a *AnswerWatch) run() {
+	defer close(a.out)
+	for {
+		var u AnswerUpdate
+		select {
+		case <-a.done:
+			return
+		case e, ok := <-a.w.Updates():
+			switch {
+			case !ok:
+				return
+			case e == nil:
+				u.CaughtUp = true
+			case e.Operation() != jetstream.KeyValuePut:
+				continue
+			default:
+				u.Key = e.Key()
+				u.Answer, u.Err = job.DecodeSubtreeAnswer(e.Value())
+			}
+		}
+		select {
+		case a.out <- u:
+		case <-a.done:
+			return
+		}
+	}
 }
 
 // PurgeAnswers removes every answer of key's search (its record has

@@ -179,16 +179,30 @@ func answersCountOnce(t *testing.T, ctx context.Context, js jetstream.JetStream,
 	defer func() { _ = w.Stop() }()
 	seen := map[int]bool{}
 	var answers []job.SubtreeAnswer
-	for e := range w.Updates() {
-		if e == nil {
+	for u := range w.Updates() {
+		if u.CaughtUp {
 			break // every stored answer delivered
 		}
-		a, err := job.DecodeSubtreeAnswer(e.Value())
+		a, err := u.Answer, u.Err
 		if err != nil || a.Iteration != 1 || seen[a.Index] {
-			t.Fatalf("answer %s: %+v %v (seen before: %v)", e.Key(), a, err, seen[a.Index])
+			t.Fatalf("answer %s: %+v %v (seen before: %v)", u.Key, a, err, seen[a.Index])
 		}
 		seen[a.Index] = true
 		answers = append(answers, a)
+	}
+	// Stopped, the watch closes its updates (twice is harmless), so a
+	// coordinator waiting on them is never left hanging.
+	if err := w.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	_ = w.Stop()
+	select {
+	case _, ok := <-w.Updates():
+		if ok {
+			t.Fatal("an update after the stored answers and Stop")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a stopped watch's updates are not closed")
 	}
 	got, _, err := s.Update(ctx, key, func(x *job.SplitRecord) bool {
 		changed := false

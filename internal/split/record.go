@@ -1,13 +1,15 @@
-// Package split holds the rules of a split search's record
-// (docs/ARCHITECTURE.md "Split search"): how a layout, an answer, a stop
-// and an exhausted iteration change the coordination record of one
-// state. The record's wire form is internal/job's; its IDA* state (the
-// bound, the lower bound proved, the nodes) and its budget are search's,
-// stepped by search.Deepener and judged by search.Budget, so IDA*'s
-// rules exist once. The rules are pure and idempotent: the coordinator
-// folds answers into the record inside its compare-and-set loop, and
-// folding one twice changes nothing. A Recorder writes down each walk
-// and subtree a process searches (solver.split_record).
+// Package split runs split searches (docs/ARCHITECTURE.md "Split
+// search"): the coordinator of a state and the searches of its subtree
+// jobs (search.go), and the rules of the record they share (this file):
+// how a layout, an answer, a stop and an exhausted iteration change the
+// coordination record of one state. The record's wire form is
+// internal/job's; its IDA* state (the bound, the lower bound proved, the
+// nodes) and its budget are search's, stepped by search.Deepener and
+// judged by search.Budget, so IDA*'s rules exist once. The rules are pure
+// and idempotent: the coordinator folds answers into the record inside
+// its compare-and-set loop, and folding one twice changes nothing. A
+// Recorder writes down each walk and subtree a process searches
+// (solver.split_record).
 package split
 
 import (

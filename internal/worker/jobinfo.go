@@ -8,7 +8,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/tessera-solver/tessera/internal/job"
-	"github.com/tessera-solver/tessera/internal/puzzle"
 	"github.com/tessera-solver/tessera/internal/queue"
 )
 
@@ -56,12 +55,4 @@ func subtreeInfo(m jetstream.Msg, meta *jetstream.MsgMetadata) JobInfo {
 		_, _ = fmt.Sscanf(sj.Key, "%d.%d", &info.Batch, &info.FirstSeq) // job.SplitKey
 	}
 	return info
-}
-
-// searched counts nodes a split search's walk or subtree expanded here
-// (Options.OnSplitNodes).
-func (r *runner) searched(spec puzzle.Spec, nodes int64) {
-	if r.opts.OnSplitNodes != nil && nodes > 0 {
-		r.opts.OnSplitNodes(spec.String(), nodes)
-	}
 }

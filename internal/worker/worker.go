@@ -93,14 +93,14 @@ type Options struct {
 	// split searches (split.go); nil solves them whole.
 	Split solve.SplitFunc
 	// SubtreeNodes is the size a subtree job aims at (default
-	// DefaultSubtreeNodes).
+	// split.DefaultSubtreeNodes).
 	SubtreeNodes int64
 	// SubtreeWindow is how many subtree jobs of one split state are out
-	// unanswered at most (default DefaultSubtreeWindow).
+	// unanswered at most (default split.DefaultSubtreeWindow).
 	SubtreeWindow int
 	// SplitStall is how long a coordinator waits for the next answer of
 	// an iteration before it logs the stall and publishes the unanswered
-	// subtree jobs again (default DefaultSplitStall); each stall in a row
+	// subtree jobs again (default split.DefaultStall); each stall in a row
 	// doubles it, to eight times, so that a subtree that is merely long is
 	// not searched over and over.
 	SplitStall time.Duration
@@ -149,15 +149,6 @@ func (o *Options) defaults() {
 	if o.Log == nil {
 		o.Log = slog.Default()
 	}
-	if o.SubtreeNodes <= 0 {
-		o.SubtreeNodes = DefaultSubtreeNodes
-	}
-	if o.SubtreeWindow <= 0 {
-		o.SubtreeWindow = DefaultSubtreeWindow
-	}
-	if o.SplitStall <= 0 {
-		o.SplitStall = DefaultSplitStall
-	}
 }
 
 // ErrDrain is returned by Run when jobs were still running at the drain
@@ -187,8 +178,9 @@ type runner struct {
 	blocked atomic.Int32
 	hard    context.Context // cancelled at the drain deadline: solves stop, jobs are handed back
 	beats   *heartbeats
-	// splits and splitCons serve split searches (nil without Options.Split).
-	splits    *queue.Splits
+	// searches and splitCons serve split searches (nil without
+	// Options.Split).
+	searches  *split.Searches
 	splitCons jetstream.Consumer
 }
 
@@ -224,11 +216,12 @@ func Run(ctx context.Context, js jetstream.JetStream, opts Options) error {
 	defer hardStop()
 	r := &runner{opts: opts, js: js, cons: cons, cc: cons[heavy][normal].CachedInfo().Config, log: opts.Log, hard: hard}
 	r.beats = newHeartbeats(r.cc)
+	var splits *queue.Splits
 	if opts.Split != nil {
 		// Opening a bucket times out while its leader is being elected:
 		// waited out like the consumers' set-up.
 		if err = setUp(ctx, opts.Log, "worker: split buckets", func() (err error) {
-			r.splits, err = queue.OpenSplits(ctx, js, *opts.Queue)
+			splits, err = queue.OpenSplits(ctx, js, *opts.Queue)
 			return err
 		}); err != nil {
 			return fmt.Errorf("worker: %w", err)
@@ -245,6 +238,11 @@ func Run(ctx context.Context, js jetstream.JetStream, opts Options) error {
 	}
 	if r.paused, err = queue.WatchPaused(hard, js, *opts.Queue); err != nil {
 		r.log.Warn("worker: cannot follow paused batches; their jobs will be solved", "err", err)
+	}
+	if splits != nil {
+		r.searches = split.New(split.Config{Splits: splits, Split: opts.Split, Cancelled: r.cancelled,
+			SubtreeNodes: opts.SubtreeNodes, Window: opts.SubtreeWindow, Stall: opts.SplitStall, Record: opts.SplitRecord,
+			OnSubtrees: opts.OnSubtrees, OnNodes: opts.OnSplitNodes, Help: r.helpOne, Closed: js.Conn().IsClosed, Log: opts.Log})
 	}
 	go r.beats.run(hard)
 	if opts.OnReady != nil {
@@ -454,7 +452,7 @@ func (r *runner) process(t *tracked) {
 		r.log.Error("worker: message without JetStream metadata", "subject", m.Subject(), "err", err)
 		return
 	}
-	if r.splits != nil && isSubtree(m) {
+	if r.searches != nil && isSubtree(m) {
 		if r.opts.OnJob != nil {
 			defer r.opts.OnJob(subtreeInfo(m, meta))()
 		}
@@ -544,13 +542,13 @@ func (r *runner) solveAll(t *tracked, d decoded, meta *jetstream.MsgMetadata) (j
 		}
 		var out result.Result
 		var err error
-		if j.Split && r.splits != nil && d.opt.Mode == result.ModeOptimal {
-			out, err = r.solveSplit(ctx, j, j.FirstSeq+int64(i), d.spec, s, d.opt)
+		if j.Split && r.searches != nil && d.opt.Mode == result.ModeOptimal {
+			out, err = r.searches.Solve(ctx, j, j.FirstSeq+int64(i), d.spec, s, d.opt)
 			if err == nil && r.opts.OnSplitRow != nil {
 				r.opts.OnSplitRow(d.spec.String(), d.opt.Mode, out)
 			}
 		}
-		if !j.Split || r.splits == nil || d.opt.Mode != result.ModeOptimal || errors.Is(err, errNoSplit) {
+		if !j.Split || r.searches == nil || d.opt.Mode != result.ModeOptimal || errors.Is(err, split.ErrNoSplitSearch) {
 			out, err = r.solveOne(cctx, d.spec, s, d.opt)
 			if err == nil && out.Status == result.StatusBudgetExceeded && cancelled(cctx) {
 				// Stopped by the cancel, not by its budget: the row keeps

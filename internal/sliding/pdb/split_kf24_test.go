@@ -16,7 +16,7 @@ import (
 	"github.com/tessera-solver/tessera/internal/search"
 )
 
-// splitSubtreeNodes is the worker's subtree target (worker.DefaultSubtreeNodes,
+// splitSubtreeNodes is the worker's subtree target (split.DefaultSubtreeNodes,
 // repeated: a core test does not link the worker); $SPLIT_SUBTREE_NODES
 // replaces it.
 const splitSubtreeNodes = 1 << 21
@@ -129,7 +129,7 @@ func splitOne(b *testing.B, sv *Solver, inst instances.Instance, target int64, r
 		}
 
 		c0 := coretest.CPUTime()
-		want, kind := min(max(5*last/target, 1), 1<<16), "subtree" // worker.maxSubtrees
+		want, kind := min(max(5*last/target, 1), 1<<16), "subtree" // split.maxSubtrees
 		if 5*last < target {
 			want, kind = 1, "local" // the coordinator searches them, no message
 		}
