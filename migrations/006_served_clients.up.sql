@@ -1,4 +1,4 @@
--- How many states each client key has been served (issue 29): the per-key
+-- How many states each client key has been served: the per-key
 -- cap of served-state tracking is checked against this counter, kept in the
 -- transaction that records the states, so it never counts served_scrambles.
 -- Keys recorded before this version are counted once here.

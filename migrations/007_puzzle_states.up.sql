@@ -1,5 +1,5 @@
 -- Per-puzzle distributions and scrambles-by-length that do not grow with the
--- rows stored (issue 30): both count DISTINCT states, a state solved in
+-- rows stored: both count DISTINCT states, a state solved in
 -- several batches once, which made every request sort every optimal row of
 -- the puzzle (12 s at 10 M rows).
 --

@@ -184,7 +184,7 @@ func dur(d time.Duration) string { return d.Round(10 * time.Millisecond).String(
 // times, each time restarted at once. The jobs it held come back after the
 // ack wait (2 s here) and are solved by either.
 func solverKill(t *testing.T, s *suite, kills int, n int64) figure {
-	a := s.solverd(t, "solverd-a", 1, 1)
+	a, addr := s.meteredSolverd(t, "solverd-a", 1, 1)
 	s.solverd(t, "solverd-b", 1, 1)
 	s.writer(t, "results")
 	jobs, res := s.read(t, jobDeliveries), s.read(t, resultDeliveries)
@@ -195,8 +195,8 @@ func solverKill(t *testing.T, s *suite, kills int, n int64) figure {
 	id := s.produce(t, nil, "--puzzle", "15", "--random", strconv.FormatInt(n, 10), "--seed", "15", "--timeout", "400ms", "--chunk-size", "1")
 	for k := 1; k <= kills; k++ {
 		s.waitDone(t, id, int64(k)*n/int64(kills+1), 2*time.Minute)
-		a.kill()
-		a = s.solverd(t, "solverd-a", 1, 1)
+		killHolding(t, a, addr)
+		a, addr = s.meteredSolverd(t, "solverd-a", 1, 1)
 	}
 	took := s.waitFinished(t, start, 3*time.Minute, id)
 	tl := s.check(t, id)
@@ -229,7 +229,7 @@ func splitKill(t *testing.T, s *suite) figure {
 	dir := filepath.Join(s.root, "tables-555")
 	s.run(t, nil, "solverd", "tables", "build", "15-pdb-555", "--tables-dir", dir)
 	tables := "TESSERA_SOLVER_TABLES_DIR=" + dir
-	a := s.solverd(t, "solverd-a", 1, 0, tables)
+	a, addr := s.meteredSolverd(t, "solverd-a", 1, 0, tables)
 	s.solverd(t, "solverd-b", 1, 0, tables)
 	s.writer(t, "results")
 	// The stream stores subtree jobs too: count their consumer's deliveries.
@@ -239,7 +239,7 @@ func splitKill(t *testing.T, s *suite) figure {
 	start := time.Now()
 	id := s.produce(t, in, "--puzzle", "15", "--file", "-", "--split")
 	s.waitDone(t, id, 20, 2*time.Minute)
-	a.kill()
+	killHolding(t, a, addr)
 	s.solverd(t, "solverd-a", 1, 0, tables)
 	took := s.waitFinished(t, start, 5*time.Minute, id)
 	tl := s.check(t, id)

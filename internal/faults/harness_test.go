@@ -424,6 +424,26 @@ func (s *suite) solverd(t *testing.T, name string, workers, quick int, extra ...
 	}, extra...), "solverd", "run")
 }
 
+// meteredSolverd starts a solverd serving /metrics on a port of its own
+// and returns it with that address, for killHolding.
+func (s *suite) meteredSolverd(t *testing.T, name string, workers, quick int, extra ...string) (*proc, string) {
+	addr := "127.0.0.1:" + strconv.Itoa(testenv.FreePort(t))
+	return s.solverd(t, name, workers, quick, append([]string{"TESSERA_SOLVER_METRICS_ADDR=" + addr}, extra...)...), addr
+}
+
+// killHolding kills p, a solverd serving /metrics on addr, with -9 once
+// it holds a job (tessera_solver_jobs_in_flight above 0): a kill between
+// two jobs redelivers nothing and proves nothing. It fails t when p
+// holds none for a minute.
+func killHolding(t *testing.T, p *proc, addr string) {
+	t.Helper()
+	testenv.WaitFor(t, p.name+" holding a job", time.Minute, func() bool {
+		_, body := testenv.Probe(addr, "/metrics")
+		return testenv.Sum(body, "tessera_solver_jobs_in_flight") > 0
+	})
+	p.kill()
+}
+
 // writer starts a `results run`.
 func (s *suite) writer(t *testing.T, name string) *proc {
 	return s.daemon(t, name, nil, "results", "run")
