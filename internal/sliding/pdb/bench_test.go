@@ -177,13 +177,23 @@ func storedDir(b testing.TB) string {
 // of the duplicates up to n moves (experiments). $PDB_PRIVATE=1 copies the
 // tables into huge-page memory (PDB.Private); $PDB_PREFETCH=0 or 1 forces
 // prefetching, and with it the lanes of one search, off or on;
-// $PDB_DUAL=1 adds the dual lookups (newDualSolver).
+// $PDB_DUAL=1 adds the dual lookups (newDualSolver); $PDB_COMPRESS=k
+// searches the tables as compressed by k would answer (compressMin).
 func storedSolver(b *testing.B, dir string, pt Partition) (*Solver, []*PDB) {
 	var pdbs []*PDB
 	for i := range pt.Patterns {
 		p := stored(b, dir, pt, i, os.Getenv("PDB_PRIVATE") != "")
 		if p == nil {
 			b.Skipf("table %s is not in %s", pt.TableName(i), dir)
+		}
+		if v := os.Getenv("PDB_COMPRESS"); v != "" {
+			k, err := strconv.Atoi(v)
+			if err == nil {
+				p, err = compressMin(p, k)
+			}
+			if err != nil {
+				b.Fatalf("PDB_COMPRESS=%q: %v", v, err)
+			}
 		}
 		pdbs = append(pdbs, p)
 	}
