@@ -30,8 +30,21 @@ func TestClusterSurvivesLeaderKill(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "R3", Subjects: []string{"r3.>"}, Replicas: 3}); err != nil {
-		t.Fatalf("create R3 stream: %v", err)
+	// Each create waits at most 10 s and is asked again (the same config:
+	// a create that did land is answered with the stream): the answer to
+	// one asked while the new cluster's routes still churn can be lost,
+	// which held a single create for the whole 2 min (seen in CI).
+	for {
+		cctx, ccancel := context.WithTimeout(ctx, 10*time.Second)
+		_, err := js.CreateStream(cctx, jetstream.StreamConfig{Name: "R3", Subjects: []string{"r3.>"}, Replicas: 3})
+		ccancel()
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("create R3 stream: %v", err)
+		}
+		time.Sleep(250 * time.Millisecond)
 	}
 	// Each publish waits at most 5 s for its ack and is sent again under
 	// the same message id: an ack lost while the leader fails over would
