@@ -191,13 +191,14 @@ func AckDeadline(cc jetstream.ConsumerConfig, n uint64) time.Duration {
 	return cc.AckWait
 }
 
-// publishAckTimeout bounds how long an async publish waits for the
-// server's PubAck before it counts as failed (and is retried).
-const publishAckTimeout = 10 * time.Second
+// PublishTimeout bounds how long one publish waits for the server's
+// PubAck before it counts as failed (and is retried): async publishes
+// here, and the callers' contexts of their synchronous ones.
+const PublishTimeout = 10 * time.Second
 
 // New returns the JetStream context tessera uses on nc.
 func New(nc *nats.Conn) (jetstream.JetStream, error) {
-	js, err := jetstream.New(nc, jetstream.WithPublishAsyncTimeout(publishAckTimeout))
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncTimeout(PublishTimeout))
 	if err != nil {
 		return nil, fmt.Errorf("jetstream context: %w", err)
 	}

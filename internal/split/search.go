@@ -106,9 +106,6 @@ func (s *Searches) searched(spec puzzle.Spec, nodes int64) {
 	}
 }
 
-// publishTimeout bounds one publish of a subtree job or one purge.
-const publishTimeout = 10 * time.Second
-
 // DefaultSubtreeNodes is the size (nodes) a subtree job aims at: about a
 // tenth of a second of search, far above the few milliseconds a message
 // costs. An iteration whose predecessor was smaller than one subtree is
@@ -347,7 +344,7 @@ func (c *coordinator) get(ctx context.Context) (job.SplitRecord, error) {
 // purge removes the ended search's answers; one left behind costs
 // storage, not an answer, so a failure is logged, not retried.
 func (c *coordinator) purge(ctx context.Context) {
-	pctx, cancel := context.WithTimeout(ctx, publishTimeout)
+	pctx, cancel := context.WithTimeout(ctx, queue.PublishTimeout)
 	defer cancel()
 	if err := c.s.c.Splits.PurgeAnswers(pctx, c.key); err != nil {
 		c.s.c.Log.Warn("split: answers of an ended search not purged", "key", c.key, "err", err)
@@ -619,7 +616,7 @@ func (s *Searches) topUp(ctx context.Context, key string, rec job.SplitRecord, s
 		}
 		sj := job.SubtreeJob{V: job.Version, Key: key, Puzzle: rec.Puzzle, State: rec.State, Iteration: rec.Iteration,
 			Bound: rec.Bound, Index: sent, Prefix: subs[sent], Gen: rec.Gen}
-		pctx, cancel := context.WithTimeout(ctx, publishTimeout)
+		pctx, cancel := context.WithTimeout(ctx, queue.PublishTimeout)
 		err := s.c.Splits.PublishSubtree(pctx, spec, sj)
 		cancel()
 		if err != nil {

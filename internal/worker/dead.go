@@ -105,7 +105,7 @@ func recordOne(ctx context.Context, js jetstream.JetStream, jobs jetstream.Strea
 	if adv.Stream != queue.JobsStream || adv.StreamSeq == 0 {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, publishTimeout)
+	ctx, cancel := context.WithTimeout(ctx, queue.PublishTimeout)
 	defer cancel()
 	raw, err := jobs.GetMsg(ctx, adv.StreamSeq)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {

@@ -71,7 +71,7 @@ func (r *runner) processSubtree(ctx context.Context, t *tracked) {
 	}
 	// Malformed: kept as a dead letter, never dropped.
 	reason := fmt.Sprintf("subtree job: %v", err)
-	pctx, cancel := context.WithTimeout(r.hard, publishTimeout)
+	pctx, cancel := context.WithTimeout(r.hard, queue.PublishTimeout)
 	defer cancel()
 	if perr := queue.PublishDeadJob(pctx, r.js, m.Data(), m.Subject(), meta.Sequence.Stream, reason); perr != nil {
 		r.retry(t, meta, perr)

@@ -155,9 +155,6 @@ func (o *Options) defaults() {
 // deadline and their workers did not stop; the jobs were handed back.
 var ErrDrain = errors.New("worker: jobs still running after the drain deadline")
 
-// publishTimeout bounds one publish of results or a dead letter.
-const publishTimeout = 10 * time.Second
-
 // maxStuckGrace bounds how long Run waits for workers after the drain
 // deadline has handed their jobs back.
 const maxStuckGrace = 2 * time.Second
@@ -680,7 +677,7 @@ const blockedPoll = 100 * time.Millisecond
 // (queue.FitResult), never refused.
 func (r *runner) publish(res job.Results, id string) error {
 	storable(&res)
-	ctx, cancel := context.WithTimeout(r.hard, publishTimeout)
+	ctx, cancel := context.WithTimeout(r.hard, queue.PublishTimeout)
 	defer cancel()
 	return queue.PublishResultsID(ctx, r.js, res, id)
 }
