@@ -23,12 +23,18 @@ import (
 // tiles, at cells ps (in pattern order), to their homes (tile t at
 // cell t−1).
 func (p *PDB) mdParity(ps []uint8) byte {
-	var s int
+	var s byte
 	for i, c := range ps {
-		h := int(p.tiles[i]) - 1
-		s += int(c)/p.g.cols + int(c)%p.g.cols + h/p.g.cols + h%p.g.cols
+		s ^= p.tileParity(i, int(c))
 	}
-	return byte(s & 1)
+	return s
+}
+
+// tileParity is the parity of the Manhattan distance of the pattern's
+// i-th tile at cell c to its home.
+func (p *PDB) tileParity(i, c int) byte {
+	h, w := int(p.tiles[i])-1, p.g.cols
+	return byte((c/w + c%w + h/w + h%w) & 1)
 }
 
 // compressMin returns p as a table compressed by k answers it (see
@@ -52,8 +58,7 @@ func compressMin(p *PDB, k int) (*PDB, error) {
 			if used&(1<<c) != 0 {
 				continue
 			}
-			h := int(p.tiles[p.k-1]) - 1
-			par[d] = prefix ^ byte((c/p.g.cols+c%p.g.cols+h/p.g.cols+h%p.g.cols)&1)
+			par[d] = prefix ^ p.tileParity(p.k-1, c)
 			d++
 		}
 		for lo := uint64(0); lo < block; lo += uint64(k) {
