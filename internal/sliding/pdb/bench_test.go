@@ -211,7 +211,7 @@ func storedSolver(b *testing.B, dir string, pt Partition) (*Solver, []*PDB) {
 		}
 		var opt dualOptions
 		if v := os.Getenv("PDB_EXTRA"); v != "" {
-			opt.Extra, opt.ExtraDual = extraSet(b, v), os.Getenv("PDB_EXTRA_DUAL") == "1"
+			opt.Extra, opt.ExtraDual = extraSet(b, v, pt.Rows, pt.Cols), os.Getenv("PDB_EXTRA_DUAL") == "1"
 		}
 		if sv, err = newDualSolver(s, true, opt); err != nil {
 			b.Fatal(err)
@@ -442,10 +442,10 @@ func metaOf(id search.Table) tables.Meta {
 		Entries: id.Entries, Generator: id.Generator}
 }
 
-// extraSet builds in memory a partition of the 15-puzzle given as
-// patterns of tiles ("1,2,3,4,5,6,9,13/7,8,10,11,12,14,15"), a second
-// partition for the dual search (dualOptions.Extra).
-func extraSet(b *testing.B, spec string) *Set {
+// extraSet builds in memory a partition of the rows×cols board given as
+// patterns of tiles ("1,2,3,4,5,6,9,13/7,8,10,11,12,14,15" on the
+// 15-puzzle), a second partition for the dual search (dualOptions.Extra).
+func extraSet(b *testing.B, spec string, rows, cols int) *Set {
 	var pdbs []*PDB
 	for _, pat := range strings.Split(spec, "/") {
 		var tiles []uint8
@@ -461,7 +461,7 @@ func extraSet(b *testing.B, spec string) *Set {
 		if dir := os.Getenv("PDB_EXTRA_DIR"); dir != "" {
 			raw = filepath.Join(dir, "extra-"+strings.ReplaceAll(pat, ",", "-")+".raw")
 			if data, err := os.ReadFile(raw); err == nil {
-				p, err := FromData(4, 4, tiles, data)
+				p, err := FromData(rows, cols, tiles, data)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -469,7 +469,7 @@ func extraSet(b *testing.B, spec string) *Set {
 				continue
 			}
 		}
-		p, _, err := Build(context.Background(), 4, 4, tiles, Options{})
+		p, _, err := Build(context.Background(), rows, cols, tiles, Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -540,7 +540,7 @@ func BenchmarkDual15(b *testing.B) {
 	reg.interleave = false
 	var opt dualOptions
 	if v := os.Getenv("PDB_EXTRA"); v != "" {
-		opt.Extra, opt.ExtraDual = extraSet(b, v), os.Getenv("PDB_EXTRA_DUAL") == "1"
+		opt.Extra, opt.ExtraDual = extraSet(b, v, 4, 4), os.Getenv("PDB_EXTRA_DUAL") == "1"
 	}
 	dual, err := newDualSolver(s, true, opt)
 	if err != nil {

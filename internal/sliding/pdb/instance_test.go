@@ -35,8 +35,8 @@ import (
 // tables bound the node as before.
 
 // idPartition888 is the 24-puzzle's tiles in three blocks of eight
-// (home cells: the left three columns of rows 0-2 but one, the right two
-// columns of rows 0-3, the bottom left).
+// (home cells: the left three columns of rows 0-1 and two of row 2; the
+// right two columns of rows 0-3; the rest).
 var idPartition888 = [][]uint8{
 	{1, 2, 3, 6, 7, 8, 11, 12},
 	{4, 5, 9, 10, 14, 15, 19, 20},
@@ -105,11 +105,11 @@ type idPattern struct {
 	md    [8][32]uint8
 	tab   *keyTable // placement key → least closed distance
 	fstar int       // every abstract state with d + hs < fstar is closed
-	// closed and took describe the build.
+	// closed is how many abstract states the build closed.
 	closed int
 }
 
-// idGrid is the 5×5 board's cell masks for the region fills.
+// idGrid is a board's cell masks for the blank regions' fills.
 type idGrid struct {
 	rows, cols, n int
 	full          uint32
@@ -278,8 +278,8 @@ func (p *idPattern) bound(key uint64, hs int) int {
 // when the regular tables leave it within the bound. Single-threaded.
 type idSearch struct {
 	pats []*idPattern
-	// pat[t] is the instance pattern of tile t (−1 none); bitpos[t] its
-	// key's shift.
+	// pat[t] is the instance pattern of tile t (−1 none); shift[t] is
+	// where its cell sits in the pattern's key.
 	pat   [32]int8
 	shift [32]uint8
 }
