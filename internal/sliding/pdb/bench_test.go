@@ -212,6 +212,7 @@ func storedSolver(b *testing.B, dir string, pt Partition) (*Solver, []*PDB) {
 		var opt dualOptions
 		if v := os.Getenv("PDB_EXTRA"); v != "" {
 			opt.Extra, opt.ExtraDual = extraSet(b, v, pt.Rows, pt.Cols), os.Getenv("PDB_EXTRA_DUAL") == "1"
+			opt.ExtraSteps = os.Getenv("PDB_EXTRA_STEPS") == "1"
 		}
 		if sv, err = newDualSolver(s, true, opt); err != nil {
 			b.Fatal(err)
@@ -541,6 +542,7 @@ func BenchmarkDual15(b *testing.B) {
 	var opt dualOptions
 	if v := os.Getenv("PDB_EXTRA"); v != "" {
 		opt.Extra, opt.ExtraDual = extraSet(b, v, 4, 4), os.Getenv("PDB_EXTRA_DUAL") == "1"
+		opt.ExtraSteps = os.Getenv("PDB_EXTRA_STEPS") == "1"
 	}
 	dual, err := newDualSolver(s, true, opt)
 	if err != nil {

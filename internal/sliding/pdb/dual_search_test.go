@@ -3,6 +3,7 @@ package pdb
 import (
 	"fmt"
 	"math/bits"
+	"sync/atomic"
 
 	"github.com/tessera-solver/tessera/internal/search"
 	"github.com/tessera-solver/tessera/internal/sliding"
@@ -267,6 +268,10 @@ type dualOptions struct {
 	// lookups.
 	Extra     *Set
 	ExtraDual bool
+	// ExtraSteps looks the extra partition up on every child within the
+	// bound instead, its ranks stepped by move as the regular search's
+	// are (extraSteps) rather than computed from the board.
+	ExtraSteps bool
 }
 
 // dualSearch is the dual search (Solver.dual): the dual lookups of the
@@ -281,6 +286,9 @@ type dualSearch struct {
 	extra        *Set
 	extraDual    *dualTabs
 	extraReflect bool
+	// xsv, with ExtraSteps, is a search over extra whose step tables
+	// the dual search uses (its own search never runs).
+	xsv *Solver
 }
 
 // newDualSolver is NewSolver with the dual search. Its iterations do not
@@ -304,6 +312,14 @@ func newDualSolver(s *Set, reflect bool, opt dualOptions) (*Solver, error) {
 				return nil, err
 			}
 		}
+		if opt.ExtraSteps {
+			if opt.ExtraDual {
+				return nil, fmt.Errorf("pdb dual: the extra partition's dual lookups with its steps")
+			}
+			if ds.xsv, err = NewSolver(x, ds.extraReflect); err != nil {
+				return nil, err
+			}
+		}
 	}
 	sv.dual, sv.interleave = ds, false
 	return sv, nil
@@ -320,6 +336,11 @@ type dualWork struct {
 	// up is, when dfsDual returns without the goal, the bound of its
 	// node's distance it ended with (pathmax).
 	up int
+	// The extra partition's ranks, entries and sums per side, with
+	// ExtraSteps.
+	xrank [2][patSlots]uint32
+	xhv   [2][patSlots]uint8
+	xsum  [2]int
 }
 
 // begin is the dual search of k, at the start, and the start's dual
@@ -328,7 +349,20 @@ func (ds *dualSearch) begin(k *idaWork) (*dualWork, int) {
 	g := &k.set.g
 	v, hz := sliding.ManhattanAxes(g.rows, g.cols, k.board[:g.n])
 	w := &dualWork{idaWork: k, ds: ds, parity: (v + hz) & 1}
-	hd := w.lookMore(0, Unreached, int(k.pos[0]))
+	if xs := ds.xsv; xs != nil {
+		xk := &idaWork{Solver: xs, pos: k.pos}
+		for j := range xs.pats {
+			w.xrank[0][j] = uint32(xk.rankDirect(j))
+			w.xhv[0][j] = xs.data[j][w.xrank[0][j]]
+			w.xsum[0] += int(w.xhv[0][j])
+			if xs.reflect {
+				w.xrank[1][j] = uint32(xk.rankReflected(j))
+				w.xhv[1][j] = xs.data[j][w.xrank[1][j]]
+				w.xsum[1] += int(w.xhv[1][j])
+			}
+		}
+	}
+	hd := max(w.lookMore(0, Unreached, int(k.pos[0])), w.xsum[0], w.xsum[1])
 	return w, hd + (hd^w.parity)&1
 }
 
@@ -347,6 +381,73 @@ func (ds *dualSearch) dfsRoot(k *idaWork) (int, bool) {
 type dualChild struct {
 	child
 	h int
+	// The extra partition's pattern of the moved tile, its rank and
+	// entry, per side (ExtraSteps).
+	xj [2]uint8
+	xr [2]uint32
+	xv [2]uint8
+}
+
+// checkExtraSteps makes the search compare every stepped extra bound
+// with one computed from the board (checkExtraStep), counting the
+// differences in extraStepsWrong: a test's switch.
+var (
+	checkExtraSteps bool
+	extraStepsWrong atomic.Int64
+)
+
+// checkExtraStep compares xh, the stepped extra bound of tile t's move m,
+// with the extra partition's bound of the child's board.
+func (k *dualWork) checkExtraStep(m *move, t uint8, xh int) {
+	src := m.src & 31
+	var b int
+	for c := range k.set.g.n {
+		if k.board[c] == 0 {
+			b = c
+		}
+	}
+	k.board[b], k.board[src] = t, 0
+	var pos Positions
+	for c := range k.set.g.n {
+		pos[k.board[c]&31] = uint8(c)
+	}
+	want := k.ds.extra.H(&pos)
+	if k.ds.extraReflect {
+		want = max(want, k.ds.extra.HReflected(&pos))
+	}
+	k.board[b], k.board[src] = 0, t
+	if want != xh {
+		extraStepsWrong.Add(1)
+	}
+}
+
+// extraStep is the child's extra lookups (ExtraSteps) for tile t's move
+// m to depth g: the moved tile's extra patterns, ranks and entries per
+// side, and the extra partition's bound of the child (the reflected entry
+// is not read, and the bound is the direct side's, when that side alone
+// prunes the child).
+func (k *dualWork) extraStep(g int, m *move, t uint8) (xj [2]uint8, xr [2]uint32, xv [2]uint8, h int) {
+	xs := k.ds.xsv
+	xj[0], xj[1] = xs.pat[0][t]&15, xs.pat[1][t]&15
+	vs := m.vs & 1
+	cr := &xs.cross[vs][t]
+	a := xs.vert[vs][t] + cr[k.board[m.between[0]&31]&31] + cr[k.board[m.between[1]&31]&31] +
+		cr[k.board[m.between[2]&31]&31] + cr[k.board[m.between[3]&31]&31]
+	if xs.wide {
+		a += xs.wideSteps(&k.board, m, t)
+	}
+	sel := -uint32(vs)
+	xr[0] = k.xrank[0][xj[0]] + ((a&^sel | xs.horiz[0][t]&sel) ^ m.neg[0] - m.neg[0])
+	xr[1] = k.xrank[1][xj[1]] + ((a&sel | xs.horiz[1][t]&^sel) ^ m.neg[1] - m.neg[1])
+	xv[0] = xs.data[xj[0]][xr[0]]
+	h = k.xsum[0] - int(k.xhv[0][xj[0]]) + int(xv[0])
+	// As in dfs: a child this side prunes needs the other only to lower
+	// the next bound.
+	if f := k.f(g, h); f > k.bound && f >= k.next {
+		return xj, xr, xv, h
+	}
+	xv[1] = xs.data[xj[1]][xr[1]]
+	return xj, xr, xv, max(h, k.xsum[1]-int(k.xhv[1][xj[1]])+int(xv[1]))
 }
 
 // lookMore raises h, the bound of the board (blank on src), by the
@@ -354,7 +455,7 @@ type dualChild struct {
 // reaches enough.
 func (k *dualWork) lookMore(h, enough, src int) int {
 	ds := k.ds
-	if x := ds.extra; x != nil {
+	if x := ds.extra; x != nil && ds.xsv == nil {
 		var pos Positions
 		for c := range x.g.n {
 			pos[k.board[c]&31] = uint8(c)
@@ -437,6 +538,17 @@ func (k *dualWork) dfsDual(g, blank int, st int32, s0, s1 int, kr *kidRanks, hp 
 		v1 := sv.data[j1][r1]
 		c1 := s1 - int(k.hv[1][j1]) + int(v1)
 		h := max(c0, c1)
+		var xj [2]uint8
+		var xr [2]uint32
+		var xv [2]uint8
+		if k.ds.xsv != nil && k.f(g+1, max(h, hn-1)) <= k.bound {
+			var xh int
+			xj, xr, xv, xh = k.extraStep(g+1, m, t)
+			h = max(h, xh)
+			if checkExtraSteps && k.f(g+1, xh) <= k.bound {
+				k.checkExtraStep(m, t, xh)
+			}
+		}
 		// The child's dual lookups, when the regular ones leave it
 		// within the bound; then pathmax: a node is at most one move
 		// from its child, so each bounds the other's distance to
@@ -467,7 +579,7 @@ func (k *dualWork) dfsDual(g, blank int, st int32, s0, s1 int, kr *kidRanks, hp 
 			k.next = min(k.next, f)
 			continue
 		}
-		cs[nc] = dualChild{child{r: [2]uint32{r0, r1}, s0: c0, s1: c1, f: f, dir: d, t: t, j: [2]uint8{j0, j1}, v: [2]uint8{v0, v1}}, h}
+		cs[nc] = dualChild{child{r: [2]uint32{r0, r1}, s0: c0, s1: c1, f: f, dir: d, t: t, j: [2]uint8{j0, j1}, v: [2]uint8{v0, v1}}, h, xj, xr, xv}
 		nc++
 	}
 	// Most promising first: only the last iteration's count depends on
@@ -507,8 +619,27 @@ func (k *dualWork) dfsDual(g, blank int, st int32, s0, s1 int, kr *kidRanks, hp 
 			kr = &krs[i&3]
 		}
 		hp := max(c.h, hn-1)
+		var xr [2]uint32
+		var xv [2]uint8
+		if k.ds.xsv != nil {
+			// Every child descended into was looked up (it is within the
+			// bound).
+			for s := range 2 {
+				j := c.xj[s] & 15
+				xr[s], xv[s] = k.xrank[s][j], k.xhv[s][j]
+				k.xrank[s][j], k.xhv[s][j] = c.xr[s], c.xv[s]
+				k.xsum[s] += int(c.xv[s]) - int(xv[s])
+			}
+		}
 		if d, ok := k.dfsDual(g+1, src, sv.fsm.next[st][c.dir&3], c.s0, c.s1, kr, hp); ok {
 			return d, true
+		}
+		if k.ds.xsv != nil {
+			for s := range 2 {
+				j := c.xj[s] & 15
+				k.xsum[s] += int(xv[s]) - int(c.xv[s])
+				k.xrank[s][j], k.xhv[s][j] = xr[s], xv[s]
+			}
 		}
 		k.board[blank], k.board[src&31] = 0, c.t
 		k.rank[0][j0], k.rank[1][j1], k.hv[0][j0], k.hv[1][j1] = r0, r1, v0, v1

@@ -92,7 +92,7 @@ func TestDualAdmissible(t *testing.T) {
 // With the dual lookups and pathmax the search stays optimal: every 3x3
 // state of a stride, its answer replayed and as long as its BFS distance,
 // on one thread and two, with and without a second partition and its
-// dual lookups.
+// dual lookups, and with the second partition's ranks stepped by move.
 func TestDualSolverOptimal3x3(t *testing.T) {
 	tb, dist := bfsTable(t, 3, 3)
 	s, err := NewSet(build(t, 3, 3, []uint8{1, 2, 3, 4}, Options{}), build(t, 3, 3, []uint8{5, 6, 7, 8}, Options{}))
@@ -103,10 +103,15 @@ func TestDualSolverOptimal3x3(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The stepped extra bounds are checked against the board's as the
+	// search goes.
+	checkExtraSteps = true
+	t.Cleanup(func() { checkExtraSteps = false })
 	for _, c := range []struct {
 		reflect bool
 		opt     dualOptions
-	}{{false, dualOptions{}}, {true, dualOptions{}}, {true, dualOptions{Extra: x}}, {true, dualOptions{Extra: x, ExtraDual: true}}} {
+	}{{false, dualOptions{}}, {true, dualOptions{}}, {true, dualOptions{Extra: x}}, {true, dualOptions{Extra: x, ExtraDual: true}},
+		{false, dualOptions{Extra: x, ExtraSteps: true}}, {true, dualOptions{Extra: x, ExtraSteps: true}}} {
 		reflect := c.reflect
 		sv, err := newDualSolver(s, reflect, c.opt)
 		if err != nil {
@@ -123,6 +128,9 @@ func TestDualSolverOptimal3x3(t *testing.T) {
 				t.Fatalf("%s %v: %d moves, distance %d", sv.Name(), cells, len(out.Path), dist[i])
 			}
 		}
+	}
+	if n := extraStepsWrong.Load(); n != 0 {
+		t.Errorf("%d stepped extra bounds differ from the board's", n)
 	}
 }
 
