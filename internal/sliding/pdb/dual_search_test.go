@@ -268,9 +268,10 @@ type dualOptions struct {
 	// lookups.
 	Extra     *Set
 	ExtraDual bool
-	// ExtraSteps looks the extra partition up on every child within the
-	// bound instead, its ranks stepped by move as the regular search's
-	// are (extraSteps) rather than computed from the board.
+	// ExtraSteps steps the extra partition's ranks by move, as the
+	// regular search's are (extraStep), instead of ranking the board
+	// afresh: the same lookups and nodes, each cheaper. A child descended
+	// into without them reads its entries then.
 	ExtraSteps bool
 }
 
@@ -351,16 +352,8 @@ func (ds *dualSearch) begin(k *idaWork) (*dualWork, int) {
 	w := &dualWork{idaWork: k, ds: ds, parity: (v + hz) & 1}
 	if xs := ds.xsv; xs != nil {
 		xk := &idaWork{Solver: xs, pos: k.pos}
-		for j := range xs.pats {
-			w.xrank[0][j] = uint32(xk.rankDirect(j))
-			w.xhv[0][j] = xs.data[j][w.xrank[0][j]]
-			w.xsum[0] += int(w.xhv[0][j])
-			if xs.reflect {
-				w.xrank[1][j] = uint32(xk.rankReflected(j))
-				w.xhv[1][j] = xs.data[j][w.xrank[1][j]]
-				w.xsum[1] += int(w.xhv[1][j])
-			}
-		}
+		xk.rankAll()
+		w.xrank, w.xhv, w.xsum = xk.rank, xk.hv, xk.sum
 	}
 	hd := max(w.lookMore(0, Unreached, int(k.pos[0])), w.xsum[0], w.xsum[1])
 	return w, hd + (hd^w.parity)&1
@@ -382,10 +375,11 @@ type dualChild struct {
 	child
 	h int
 	// The extra partition's pattern of the moved tile, its rank and
-	// entry, per side (ExtraSteps).
-	xj [2]uint8
-	xr [2]uint32
-	xv [2]uint8
+	// entry, per side (ExtraSteps), when looked is set.
+	looked bool
+	xj     [2]uint8
+	xr     [2]uint32
+	xv     [2]uint8
 }
 
 // checkExtraSteps makes the search compare every stepped extra bound
@@ -396,9 +390,10 @@ var (
 	extraStepsWrong atomic.Int64
 )
 
-// checkExtraStep compares xh, the stepped extra bound of tile t's move m,
-// with the extra partition's bound of the child's board.
-func (k *dualWork) checkExtraStep(m *move, t uint8, xh int) {
+// checkExtraStep compares the stepped extra sums of tile t's move m
+// (the moved tile's patterns xj with entries xv) with the extra
+// partition's bounds of the child's board.
+func (k *dualWork) checkExtraStep(m *move, t uint8, xj [2]uint8, xv [2]uint8) {
 	src := m.src & 31
 	var b int
 	for c := range k.set.g.n {
@@ -411,39 +406,31 @@ func (k *dualWork) checkExtraStep(m *move, t uint8, xh int) {
 	for c := range k.set.g.n {
 		pos[k.board[c]&31] = uint8(c)
 	}
-	want := k.ds.extra.H(&pos)
+	want := [2]int{k.ds.extra.H(&pos), 0}
 	if k.ds.extraReflect {
-		want = max(want, k.ds.extra.HReflected(&pos))
+		want[1] = k.ds.extra.HReflected(&pos)
 	}
 	k.board[b], k.board[src] = 0, t
-	if want != xh {
-		extraStepsWrong.Add(1)
+	for s := range 2 {
+		if got := k.xsum[s] - int(k.xhv[s][xj[s]&15]) + int(xv[s]); got != want[s] {
+			extraStepsWrong.Add(1)
+		}
 	}
 }
 
-// extraStep is the child's extra lookups (ExtraSteps) for tile t's move
-// m to depth g: the moved tile's extra patterns, ranks and entries per
-// side, and the extra partition's bound of the child (the reflected entry
-// is not read, and the bound is the direct side's, when that side alone
-// prunes the child).
-func (k *dualWork) extraStep(g int, m *move, t uint8) (xj [2]uint8, xr [2]uint32, xv [2]uint8, h int) {
+// extraStep is the extra lookups (ExtraSteps) of tile t's move m from
+// the current board: the moved tile's extra patterns, ranks and entries
+// per side, and h raised by the child's extra bound. As lookMore does,
+// the reflected entry is not read once h reaches enough (the child is
+// pruned).
+func (k *dualWork) extraStep(m *move, t uint8, h, enough int) (xj [2]uint8, xr [2]uint32, xv [2]uint8, _ int) {
 	xs := k.ds.xsv
 	xj[0], xj[1] = xs.pat[0][t]&15, xs.pat[1][t]&15
-	vs := m.vs & 1
-	cr := &xs.cross[vs][t]
-	a := xs.vert[vs][t] + cr[k.board[m.between[0]&31]&31] + cr[k.board[m.between[1]&31]&31] +
-		cr[k.board[m.between[2]&31]&31] + cr[k.board[m.between[3]&31]&31]
-	if xs.wide {
-		a += xs.wideSteps(&k.board, m, t)
-	}
-	sel := -uint32(vs)
-	xr[0] = k.xrank[0][xj[0]] + ((a&^sel | xs.horiz[0][t]&sel) ^ m.neg[0] - m.neg[0])
-	xr[1] = k.xrank[1][xj[1]] + ((a&sel | xs.horiz[1][t]&^sel) ^ m.neg[1] - m.neg[1])
+	d0, d1 := xs.steps(&k.board, m, t)
+	xr[0], xr[1] = k.xrank[0][xj[0]]+d0, k.xrank[1][xj[1]]+d1
 	xv[0] = xs.data[xj[0]][xr[0]]
-	h = k.xsum[0] - int(k.xhv[0][xj[0]]) + int(xv[0])
-	// As in dfs: a child this side prunes needs the other only to lower
-	// the next bound.
-	if f := k.f(g, h); f > k.bound && f >= k.next {
+	h = max(h, k.xsum[0]-int(k.xhv[0][xj[0]])+int(xv[0]))
+	if h >= enough {
 		return xj, xr, xv, h
 	}
 	xv[1] = xs.data[xj[1]][xr[1]]
@@ -541,26 +528,26 @@ func (k *dualWork) dfsDual(g, blank int, st int32, s0, s1 int, kr *kidRanks, hp 
 		var xj [2]uint8
 		var xr [2]uint32
 		var xv [2]uint8
-		if k.ds.xsv != nil && k.f(g+1, max(h, hn-1)) <= k.bound {
-			var xh int
-			xj, xr, xv, xh = k.extraStep(g+1, m, t)
-			h = max(h, xh)
-			if checkExtraSteps && k.f(g+1, xh) <= k.bound {
-				k.checkExtraStep(m, t, xh)
-			}
-		}
+		looked := false
 		// The child's dual lookups, when the regular ones leave it
 		// within the bound; then pathmax: a node is at most one move
 		// from its child, so each bounds the other's distance to
 		// within one.
 		if h = max(h, hn-1); k.f(g+1, h) <= k.bound && k.f(g+1, h) >= k.bound-dualSlack {
 			src := m.src & 31
-			k.board[blank], k.board[src] = t, 0
 			// Enough prunes the child (weighted bounds go to the end).
 			enough := Unreached
 			if k.weight == search.Unweighted {
 				enough = k.bound - g
 			}
+			if k.ds.xsv != nil {
+				xj, xr, xv, h = k.extraStep(m, t, h, enough)
+				looked = true
+				if checkExtraSteps && h < enough {
+					k.checkExtraStep(m, t, xj, xv)
+				}
+			}
+			k.board[blank], k.board[src] = t, 0
 			h = k.lookMore(h, enough, int(src))
 			k.board[blank], k.board[src] = 0, t
 		}
@@ -579,7 +566,7 @@ func (k *dualWork) dfsDual(g, blank int, st int32, s0, s1 int, kr *kidRanks, hp 
 			k.next = min(k.next, f)
 			continue
 		}
-		cs[nc] = dualChild{child{r: [2]uint32{r0, r1}, s0: c0, s1: c1, f: f, dir: d, t: t, j: [2]uint8{j0, j1}, v: [2]uint8{v0, v1}}, h, xj, xr, xv}
+		cs[nc] = dualChild{child{r: [2]uint32{r0, r1}, s0: c0, s1: c1, f: f, dir: d, t: t, j: [2]uint8{j0, j1}, v: [2]uint8{v0, v1}}, h, looked, xj, xr, xv}
 		nc++
 	}
 	// Most promising first: only the last iteration's count depends on
@@ -622,8 +609,9 @@ func (k *dualWork) dfsDual(g, blank int, st int32, s0, s1 int, kr *kidRanks, hp 
 		var xr [2]uint32
 		var xv [2]uint8
 		if k.ds.xsv != nil {
-			// Every child descended into was looked up (it is within the
-			// bound).
+			if !c.looked {
+				c.xj, c.xr, c.xv, _ = k.extraStep(&sv.moves[blank][c.dir&3], c.t, 0, Unreached)
+			}
 			for s := range 2 {
 				j := c.xj[s] & 15
 				xr[s], xv[s] = k.xrank[s][j], k.xhv[s][j]

@@ -320,6 +320,21 @@ func (k *idaWork) rankReflected(j int) uint64 {
 	return k.set.pdbs[j].rank(&ps)
 }
 
+// rankAll sets the ranks, entries and sums of entries of every pattern
+// and side from pos.
+func (k *idaWork) rankAll() {
+	for j := range k.pats {
+		k.rank[0][j] = uint32(k.rankDirect(j))
+		k.hv[0][j] = k.data[j][k.rank[0][j]]
+		k.sum[0] += int(k.hv[0][j])
+		if k.reflect {
+			k.rank[1][j] = uint32(k.rankReflected(j))
+			k.hv[1][j] = k.data[j][k.rank[1][j]]
+			k.sum[1] += int(k.hv[1][j])
+		}
+	}
+}
+
 // Solve runs IDA* from cells (row-major, 0 the blank) to the goal. When
 // the budget runs out it returns search.ErrBudgetExceeded with the lower
 // bound proved so far.
@@ -397,16 +412,7 @@ func (sv *Solver) start(cells []uint8, b search.Budget, w search.Weight) (k *ida
 		k.board[i] = t
 		k.pos[t] = uint8(i)
 	}
-	for j := range k.pats {
-		k.rank[0][j] = uint32(k.rankDirect(j))
-		k.hv[0][j] = k.data[j][k.rank[0][j]]
-		k.sum[0] += int(k.hv[0][j])
-		if sv.reflect {
-			k.rank[1][j] = uint32(k.rankReflected(j))
-			k.hv[1][j] = k.data[j][k.rank[1][j]]
-			k.sum[1] += int(k.hv[1][j])
-		}
-	}
+	k.rankAll()
 	h0 = max(k.sum[0], k.sum[1])
 	if sv.dual != nil && h0 < Unreached {
 		h0 = max(h0, sv.dual.bound(k))

@@ -377,13 +377,8 @@ func (k *idWork) dfsID(g, blank int, st int32, s0, s1 int) (int, bool) {
 		m := &sv.moves[blank][d&3]
 		t := k.board[m.src&31] & 31
 		j0, j1 := sv.pat[0][t]&15, sv.pat[1][t]&15
-		vs := m.vs & 1
-		cr := &sv.cross[vs][t]
-		a := sv.vert[vs][t] + cr[k.board[m.between[0]&31]&31] + cr[k.board[m.between[1]&31]&31] +
-			cr[k.board[m.between[2]&31]&31] + cr[k.board[m.between[3]&31]&31]
-		sel := -uint32(vs)
-		r0 := k.rank[0][j0] + ((a&^sel | sv.horiz[0][t]&sel) ^ m.neg[0] - m.neg[0])
-		r1 := k.rank[1][j1] + ((a&sel | sv.horiz[1][t]&^sel) ^ m.neg[1] - m.neg[1])
+		d0, d1 := sv.steps(&k.board, m, t)
+		r0, r1 := k.rank[0][j0]+d0, k.rank[1][j1]+d1
 		v0 := sv.data[j0][r0]
 		c0 := s0 - int(k.hv[0][j0]) + int(v0)
 		if f := g + 1 + c0; f > k.bound && f >= k.next {
