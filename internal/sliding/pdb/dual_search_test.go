@@ -651,5 +651,5 @@ func (k *dualWork) dfsDual(g, blank int, st int32, s0, s1 int, kr *kidRanks, hp 
 // lookups is within it of the bound. On Korf's 100 over 15-pdb-78, 1
 // expands fewer nodes than lookups on every child within the bound, whose
 // dual bounds reorder the last iteration for the worse (docs/BENCHMARKS.md,
-// "Fewer nodes on the 15-puzzle").
+// "Fewer nodes").
 var dualSlack = 1
