@@ -460,7 +460,7 @@ func extraSet(b *testing.B, spec string, rows, cols int) *Set {
 		// $PDB_EXTRA_DIR keeps the payloads between runs.
 		raw := ""
 		if dir := os.Getenv("PDB_EXTRA_DIR"); dir != "" {
-			raw = filepath.Join(dir, "extra-"+strings.ReplaceAll(pat, ",", "-")+".raw")
+			raw = filepath.Join(dir, fmt.Sprintf("extra-%dx%d-%s.raw", rows, cols, strings.ReplaceAll(pat, ",", "-")))
 			if data, err := os.ReadFile(raw); err == nil {
 				p, err := FromData(rows, cols, tiles, data)
 				if err != nil {

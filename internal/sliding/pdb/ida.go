@@ -323,6 +323,7 @@ func (k *idaWork) rankReflected(j int) uint64 {
 // rankAll sets the ranks, entries and sums of entries of every pattern
 // and side from pos.
 func (k *idaWork) rankAll() {
+	k.sum = [2]int{}
 	for j := range k.pats {
 		k.rank[0][j] = uint32(k.rankDirect(j))
 		k.hv[0][j] = k.data[j][k.rank[0][j]]

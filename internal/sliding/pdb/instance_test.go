@@ -30,9 +30,11 @@ import (
 // regions), so a node whose blank region was not closed could read a
 // closed region's larger entry: min(entry, fstar − hs) is a lower bound
 // either way, since a closed state has d + hs ≤ fstar. Near the start
-// (hs small) the bound is fstar or the exact distance, far stronger than
-// the static tables; far from it, it fades to nothing, and the 6-6-6-6
-// tables bound the node as before.
+// (hs small) the bound is fstar or the exact 8-tile distance; far from
+// it, it fades to nothing, and the 6-6-6-6 tables bound the node as
+// before. Measured, it cut few nodes (docs/BENCHMARKS.md, "Fewer nodes"):
+// the exact 8-8-8 bound of a start was no higher than 6-6-6-6 with its
+// reflection.
 
 // idPartition888 is the 24-puzzle's tiles in three blocks of eight
 // (home cells: the left three columns of rows 0-1 and two of row 2; the
