@@ -40,7 +40,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 var (
 	dbKeys      = config.Uses("database")
 	runKeys     = config.Uses("database", "nats", "results.fetch_batch", "results.fetch_wait", "results.max_bytes", "results.write_timeout", "results.metrics_addr", "results.http_token")
-	serveKeys   = config.Uses("database", "nats", "results.http_addr", "results.http_token", "results.http_writer_tokens", "results.http_max_requests")
+	serveKeys   = config.Uses("database", "nats", "results.http_addr", "results.http_token", "results.http_writer_tokens", "results.http_max_requests", "producer.chunk_size")
 	requeueKeys = config.Uses("database", "nats", "solver.max_nodes", "solver.timeout", "producer.chunk_size")
 	cancelKeys  = config.Uses("database", "nats")
 )

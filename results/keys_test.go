@@ -23,7 +23,7 @@ func TestCommandKeys(t *testing.T) {
 			[]string{"--budget-nodes", "--chunk-size", "--tables-private", "--workers", "--mode", "--http-addr"}},
 		{[]string{"dist", "--help"}, []string{"--database-url", "--config"},
 			[]string{"--nats-url", "--budget-nodes", "--chunk-size", "--tables-private", "--fetch-batch", "--http-addr"}},
-		{[]string{"serve", "--help"}, []string{"--database-url", "--http-addr", "--http-token", "--generate", "--nats-url"},
+		{[]string{"serve", "--help"}, []string{"--database-url", "--http-addr", "--http-token", "--generate", "--nats-url", "--chunk-size"},
 			[]string{"--budget-nodes", "--fetch-batch", "--tables-dir"}},
 		{[]string{"requeue", "--help"}, []string{"--database-url", "--nats-url", "--timeout", "--budget-nodes", "--chunk-size"},
 			[]string{"--tables-private", "--workers", "--fetch-batch", "--http-addr"}},

@@ -78,7 +78,8 @@ func serveCmd() *cobra.Command {
 					opts = append(opts, httpapi.WithNATS(link), httpapi.WithGenerator(newSampler(cmd.Context(), st, conn.JS, conn.Queue, conn.NC.MaxPayload(), logger(cmd.ErrOrStderr()), uint64(time.Now().UnixNano()))))
 				}
 				defer bus.Close()
-				opts = append(opts, httpapi.WithSteering(httpapi.Steering{Dial: bus.Dial, Workers: bus.Workers}))
+				// The page's requeue cuts its jobs as `results requeue` does.
+				opts = append(opts, httpapi.WithSteering(httpapi.Steering{Dial: bus.Dial, Workers: bus.Workers, ChunkSize: cfg.Producer.ChunkSize}))
 				return serve(cmd.Context(), cfg.Results.HTTPAddr, cfg.Results.HTTPToken, writers, st, logger(cmd.ErrOrStderr()), opts...)
 			})
 		},
