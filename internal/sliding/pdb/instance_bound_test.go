@@ -23,7 +23,10 @@ func TestInstanceBoundAdmissible(t *testing.T) {
 	} {
 		tb, dist := bfsTable(t, c.w, c.h)
 		n := c.w * c.h
-		g := newIDGrid(c.h, c.w)
+		g, err := newGeom(c.h, c.w)
+		if err != nil {
+			t.Fatal(err)
+		}
 		start, cells := make([]uint8, n), make([]uint8, n)
 		for pi, part := range c.parts {
 			for _, maxClosed := range []int{1, 300, 1 << 30} {
@@ -42,7 +45,7 @@ func TestInstanceBoundAdmissible(t *testing.T) {
 							for i, tl := range tiles {
 								st[i] = at[tl]
 							}
-							p, err := buildIDPattern(g, tiles, st, maxClosed)
+							p, err := buildIDPattern(&g, tiles, st, maxClosed)
 							if err != nil {
 								t.Fatal(err)
 							}

@@ -111,54 +111,10 @@ type idPattern struct {
 	closed int
 }
 
-// idGrid is a board's cell masks for the blank regions' fills.
-type idGrid struct {
-	rows, cols, n int
-	full          uint32
-	notFirst      uint32 // cells not in the first column
-	notLast       uint32 // cells not in the last column
-	adj           [32]uint32
-}
-
-func newIDGrid(rows, cols int) *idGrid {
-	g := &idGrid{rows: rows, cols: cols, n: rows * cols}
-	g.full = 1<<g.n - 1
-	for c := range g.n {
-		r, q := c/cols, c%cols
-		if q != 0 {
-			g.notFirst |= 1 << c
-			g.adj[c] |= 1 << (c - 1)
-		}
-		if q != cols-1 {
-			g.notLast |= 1 << c
-			g.adj[c] |= 1 << (c + 1)
-		}
-		if r != 0 {
-			g.adj[c] |= 1 << (c - cols)
-		}
-		if r != rows-1 {
-			g.adj[c] |= 1 << (c + cols)
-		}
-	}
-	return g
-}
-
-// fill is the region of free cells connected to seed.
-func (g *idGrid) fill(seed int, free uint32) uint32 {
-	r := uint32(1) << seed
-	for {
-		nr := r | (r<<g.cols|r>>g.cols|(r<<1)&g.notFirst|(r>>1)&g.notLast)&free
-		if nr == r {
-			return r
-		}
-		r = nr
-	}
-}
-
 // buildIDPattern runs the pattern-space A* for tiles (whose start cells
 // are start[i]) from the goal pattern (tile t on cell t−1, the blank on
 // the last cell), closing at most maxClosed abstract states.
-func buildIDPattern(g *idGrid, tiles []uint8, start []uint8, maxClosed int) (*idPattern, error) {
+func buildIDPattern(g *geom, tiles []uint8, start []uint8, maxClosed int) (*idPattern, error) {
 	k := len(tiles)
 	if k > 8 || len(start) != k {
 		return nil, fmt.Errorf("instance pdb: %d tiles", k)
@@ -188,7 +144,7 @@ func buildIDPattern(g *idGrid, tiles []uint8, start []uint8, maxClosed int) (*id
 		occ0 |= 1 << c
 		hs0 += int(p.md[i][c])
 	}
-	reg0 := g.fill(g.n-1, g.full&^occ0)
+	reg0 := g.fill(1<<(g.n-1), g.all&^occ0)
 	s0 := key0 | uint64(bits.TrailingZeros32(reg0))<<40
 	// seen: state → its best distance so far, bit 7 set once closed.
 	seen := newKeyTable(uint(min(max(bits.Len(uint(maxClosed))+2, 10), 24)))
@@ -217,15 +173,15 @@ func buildIDPattern(g *idGrid, tiles []uint8, start []uint8, maxClosed int) (*id
 				cells[i] = int(key>>(5*i)) & 31
 				occ |= 1 << cells[i]
 			}
-			free := g.full &^ occ
-			reg := g.fill(int(st>>40), free)
+			free := g.all &^ occ
+			reg := g.fill(1<<(st>>40), free)
 			hs := f - d
 			for i := range k {
 				c := cells[i]
-				for to := g.adj[c] & reg; to != 0; to &= to - 1 {
+				for to := g.nb[c] & reg; to != 0; to &= to - 1 {
 					n := bits.TrailingZeros32(to)
 					nocc := occ&^(1<<c) | 1<<n
-					nreg := g.fill(c, g.full&^nocc)
+					nreg := g.fill(1<<c, g.all&^nocc)
 					nkey := key&^(31<<(5*i)) | uint64(n)<<(5*i)
 					ns := nkey | uint64(bits.TrailingZeros32(nreg))<<40
 					nd := d + 1
@@ -294,7 +250,7 @@ func newInstanceSolver(s *Set, reflect bool, cells []uint8, part [][]uint8, maxC
 	if err != nil {
 		return nil, nil, err
 	}
-	g := newIDGrid(s.g.rows, s.g.cols)
+	g := &s.g
 	var at [32]uint8
 	for c, t := range cells {
 		at[t] = uint8(c)
