@@ -596,6 +596,14 @@ func (k *dualWork) dfsDual(g, blank int, st int32, s0, s1 int, kr *kidRanks, hp 
 	for i := range nc {
 		c := &cs[i]
 		src := int(sv.moves[blank][c.dir&3].src)
+		if k.ds.xsv != nil && !c.looked {
+			// A child within the bound but not at it: its extra entries,
+			// read now from the parent's board.
+			c.xj, c.xr, c.xv, _ = k.extraStep(&sv.moves[blank][c.dir&3], c.t, 0, Unreached)
+			if checkExtraSteps {
+				k.checkExtraStep(&sv.moves[blank][c.dir&3], c.t, c.xj, c.xv)
+			}
+		}
 		j0, j1 := c.j[0]&15, c.j[1]&15
 		k.board[blank], k.board[src&31] = c.t, 0
 		r0, r1, v0, v1 := k.rank[0][j0], k.rank[1][j1], k.hv[0][j0], k.hv[1][j1]
@@ -609,9 +617,6 @@ func (k *dualWork) dfsDual(g, blank int, st int32, s0, s1 int, kr *kidRanks, hp 
 		var xr [2]uint32
 		var xv [2]uint8
 		if k.ds.xsv != nil {
-			if !c.looked {
-				c.xj, c.xr, c.xv, _ = k.extraStep(&sv.moves[blank][c.dir&3], c.t, 0, Unreached)
-			}
 			for s := range 2 {
 				j := c.xj[s] & 15
 				xr[s], xv[s] = k.xrank[s][j], k.xhv[s][j]
