@@ -13,6 +13,29 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
+// settled evaluates js (a string expression) on the page the browser
+// shows until ok holds of its value, for up to 10 s, and returns what it
+// last read (or the error reading it). A wait for an element that both
+// the page before a navigation and the page after it have can hold
+// while the old one unloads; a read then finds the old page or nothing.
+func settled(ctx context.Context, js string, ok func(string) bool) string {
+	var got string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
+		if err != nil { // the page is between documents
+			got = err.Error()
+		} else {
+			got = v
+		}
+		if ok(got) || time.Now().After(deadline) {
+			return got
+		}
+	}
+}
+
+// is is the ok of settled for one wanted value.
+func is(want string) func(string) bool { return func(s string) bool { return s == want } }
+
 // chromium returns the path of Debian's chromium. When it is missing the
 // test is skipped, unless CI=true or TESSERA_BROWSER_TESTS=1 asks for
 // browser tests and we run as root with apt-get: then it is installed

@@ -126,17 +126,18 @@ func TestLoginInBrowser(t *testing.T) {
 		chromedp.WaitVisible(`#batch-filter a`)); err != nil {
 		t.Fatalf("filter by puzzle: %v", err)
 	}
-	ids := func() string {
-		return eval(`[...document.querySelectorAll('#batches tbody tr')].map(r => r.id).join(',')`)
-	}
-	if got, want := ids(), fmt.Sprintf("batch-%d,batch-%d", f.run, f.fast); got != want {
+	const idsJS = `[...document.querySelectorAll('#batches tbody tr')].map(r => r.id).join(',')`
+	want := fmt.Sprintf("batch-%d,batch-%d", f.run, f.fast)
+	if got := settled(ctx, idsJS, is(want)); got != want {
 		t.Errorf("puzzle sliding:4x4: %s, want %s", got, want)
 	}
 	if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.ID("filter-puzzle"), ""), chromedp.SetValue(chromedp.ID("filter-state"), "finished"),
 		chromedp.Submit(chromedp.ID("batch-filter")), chromedp.WaitVisible(`#batch-filter a`)); err != nil {
 		t.Fatalf("filter by state: %v", err)
 	}
-	if got, want := ids(), fmt.Sprintf("batch-%d,batch-%d", f.hard, f.sample); got != want {
+	// The filter's link was on the page before this submit too.
+	want = fmt.Sprintf("batch-%d,batch-%d", f.hard, f.sample)
+	if got := settled(ctx, idsJS, is(want)); got != want {
 		t.Errorf("state finished: %s, want %s", got, want)
 	}
 

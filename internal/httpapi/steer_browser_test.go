@@ -54,23 +54,10 @@ func TestSteerInBrowser(t *testing.T) {
 		}
 		return v
 	}
-	// settled reads a node's text on the page the browser shows once it
-	// satisfies ok, waiting up to 10 s through a navigation; what it last
-	// read (or the error reading it) is returned either way.
-	settled := func(sel string, ok func(string) bool) string {
-		t.Helper()
-		var got string
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-			v, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`(document.querySelector(%q) || {innerText: 'none'}).innerText`, sel)))
-			if err != nil { // the page is between documents
-				got = err.Error()
-			} else {
-				got = v
-			}
-			if ok(got) || time.Now().After(deadline) {
-				return got
-			}
-		}
+	// text0 is the text of the first node sel selects, once ok holds of
+	// it (settled).
+	text0 := func(sel string, ok func(string) bool) string {
+		return settled(ctx, fmt.Sprintf(`(document.querySelector(%q) || {innerText: 'none'}).innerText`, sel), ok)
 	}
 	batchURL := fmt.Sprintf("%s/?batch=%d", f.srv.URL, f.batch)
 	if err := chromedp.Do(ctx, chromedp.Navigate(batchURL), chromedp.WaitVisible(chromedp.ID("token")),
@@ -93,9 +80,8 @@ func TestSteerInBrowser(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("steer-pause"))); err != nil {
 		t.Fatal(err)
 	}
-	is := func(want string) func(string) bool { return func(s string) bool { return s == want } }
 	// steer-pause was visible on the page before the reload too.
-	if got := settled("#refresh-state", is("refresh paused")); got != "refresh paused" {
+	if got := text0("#refresh-state", is("refresh paused")); got != "refresh paused" {
 		t.Errorf("after a reload: %q", got)
 	}
 	eval(`window.tesseraMark = 'here'; ''`)
@@ -134,7 +120,7 @@ func TestSteerInBrowser(t *testing.T) {
 	// The cancel's page, once loaded: WaitNotPresent can already hold
 	// while the old page unloads, and a node read from it then is gone.
 	cancelled := fmt.Sprintf("batch %d cancelled", f.batch)
-	if got := settled(`#flash`, func(s string) bool { return strings.HasPrefix(s, cancelled) }); !strings.HasPrefix(got, cancelled) {
+	if got := text0(`#flash`, func(s string) bool { return strings.HasPrefix(s, cancelled) }); !strings.HasPrefix(got, cancelled) {
 		t.Errorf("flash after cancel %q", got)
 	}
 	select {
@@ -165,7 +151,7 @@ func TestSteerInBrowser(t *testing.T) {
 	// can be read before its rows are laid out): a wrong one is waited on
 	// for up to 10 s, then returned.
 	firstCell := func(want string) string {
-		return settled(`#rows tbody tr td`, is(want))
+		return text0(`#rows tbody tr td`, is(want))
 	}
 	if err := chromedp.Do(ctx, chromedp.Navigate(fmt.Sprintf("%s/?batch=%d", f.srv.URL, many)), chromedp.WaitVisible(chromedp.ID("rows"))); err != nil {
 		t.Fatal(err)
@@ -205,7 +191,7 @@ func TestSteerInBrowser(t *testing.T) {
 	}
 	// The page reloads every period now, so it may be read between two.
 	want := fmt.Sprintf("refreshes every %d s", refresh)
-	if got := settled("#refresh-state", is(want)); got != want {
+	if got := text0("#refresh-state", is(want)); got != want {
 		t.Errorf("after resuming: %q", got)
 	}
 }
