@@ -382,6 +382,32 @@ type dualChild struct {
 	xv     [2]uint8
 }
 
+// childUndo is what leave restores: the moved tile's ranks and entries
+// per side at the parent.
+type childUndo struct {
+	r [2]uint32
+	v [2]uint8
+}
+
+// enter makes child c of the node whose blank is on blank the current
+// node of the test searches (dfsDual, dfsID): the board, and the moved
+// tile's ranks and entries; leave undoes it.
+func (k *idaWork) enter(blank int, c *child) childUndo {
+	src := k.moves[blank][c.dir&3].src & 31
+	j0, j1 := c.j[0]&15, c.j[1]&15
+	u := childUndo{r: [2]uint32{k.rank[0][j0], k.rank[1][j1]}, v: [2]uint8{k.hv[0][j0], k.hv[1][j1]}}
+	k.board[blank], k.board[src] = c.t, 0
+	k.rank[0][j0], k.rank[1][j1], k.hv[0][j0], k.hv[1][j1] = c.r[0], c.r[1], c.v[0], c.v[1]
+	return u
+}
+
+func (k *idaWork) leave(blank int, c *child, u childUndo) {
+	src := k.moves[blank][c.dir&3].src & 31
+	j0, j1 := c.j[0]&15, c.j[1]&15
+	k.board[blank], k.board[src] = 0, c.t
+	k.rank[0][j0], k.rank[1][j1], k.hv[0][j0], k.hv[1][j1] = u.r[0], u.r[1], u.v[0], u.v[1]
+}
+
 // checkExtraSteps makes the search compare every stepped extra bound
 // with one computed from the board (checkExtraStep), counting the
 // differences in extraStepsWrong: a test's switch.
@@ -390,18 +416,12 @@ var (
 	extraStepsWrong atomic.Int64
 )
 
-// checkExtraStep compares the stepped extra sums of tile t's move m
-// (the moved tile's patterns xj with entries xv) with the extra
+// checkExtraStep compares the stepped extra sums of tile t's move m into
+// blank (the moved tile's patterns xj with entries xv) with the extra
 // partition's bounds of the child's board.
-func (k *dualWork) checkExtraStep(m *move, t uint8, xj [2]uint8, xv [2]uint8) {
+func (k *dualWork) checkExtraStep(blank int, m *move, t uint8, xj [2]uint8, xv [2]uint8) {
 	src := m.src & 31
-	var b int
-	for c := range k.set.g.n {
-		if k.board[c] == 0 {
-			b = c
-		}
-	}
-	k.board[b], k.board[src] = t, 0
+	k.board[blank], k.board[src] = t, 0
 	var pos Positions
 	for c := range k.set.g.n {
 		pos[k.board[c]&31] = uint8(c)
@@ -410,7 +430,7 @@ func (k *dualWork) checkExtraStep(m *move, t uint8, xj [2]uint8, xv [2]uint8) {
 	if k.ds.extraReflect {
 		want[1] = k.ds.extra.HReflected(&pos)
 	}
-	k.board[b], k.board[src] = 0, t
+	k.board[blank], k.board[src] = 0, t
 	for s := range 2 {
 		if got := k.xsum[s] - int(k.xhv[s][xj[s]&15]) + int(xv[s]); got != want[s] {
 			extraStepsWrong.Add(1)
@@ -544,7 +564,7 @@ func (k *dualWork) dfsDual(g, blank int, st int32, s0, s1 int, kr *kidRanks, hp 
 				xj, xr, xv, h = k.extraStep(m, t, h, enough)
 				looked = true
 				if checkExtraSteps && h < enough {
-					k.checkExtraStep(m, t, xj, xv)
+					k.checkExtraStep(blank, m, t, xj, xv)
 				}
 			}
 			k.board[blank], k.board[src] = t, 0
@@ -595,19 +615,16 @@ func (k *dualWork) dfsDual(g, blank int, st int32, s0, s1 int, kr *kidRanks, hp 
 	}
 	for i := range nc {
 		c := &cs[i]
-		src := int(sv.moves[blank][c.dir&3].src)
+		m := &sv.moves[blank][c.dir&3]
 		if k.ds.xsv != nil && !c.looked {
 			// A child within the bound but not at it: its extra entries,
 			// read now from the parent's board.
-			c.xj, c.xr, c.xv, _ = k.extraStep(&sv.moves[blank][c.dir&3], c.t, 0, Unreached)
+			c.xj, c.xr, c.xv, _ = k.extraStep(m, c.t, 0, Unreached)
 			if checkExtraSteps {
-				k.checkExtraStep(&sv.moves[blank][c.dir&3], c.t, c.xj, c.xv)
+				k.checkExtraStep(blank, m, c.t, c.xj, c.xv)
 			}
 		}
-		j0, j1 := c.j[0]&15, c.j[1]&15
-		k.board[blank], k.board[src&31] = c.t, 0
-		r0, r1, v0, v1 := k.rank[0][j0], k.rank[1][j1], k.hv[0][j0], k.hv[1][j1]
-		k.rank[0][j0], k.rank[1][j1], k.hv[0][j0], k.hv[1][j1] = c.r[0], c.r[1], c.v[0], c.v[1]
+		u := k.enter(blank, &c.child)
 		k.path[g] = c.dir
 		var kr *kidRanks
 		if sv.prefetch {
@@ -624,7 +641,7 @@ func (k *dualWork) dfsDual(g, blank int, st int32, s0, s1 int, kr *kidRanks, hp 
 				k.xsum[s] += int(c.xv[s]) - int(xv[s])
 			}
 		}
-		if d, ok := k.dfsDual(g+1, src, sv.fsm.next[st][c.dir&3], c.s0, c.s1, kr, hp); ok {
+		if d, ok := k.dfsDual(g+1, int(m.src), sv.fsm.next[st][c.dir&3], c.s0, c.s1, kr, hp); ok {
 			return d, true
 		}
 		if k.ds.xsv != nil {
@@ -634,8 +651,7 @@ func (k *dualWork) dfsDual(g, blank int, st int32, s0, s1 int, kr *kidRanks, hp 
 				k.xrank[s][j], k.xhv[s][j] = xr[s], xv[s]
 			}
 		}
-		k.board[blank], k.board[src&31] = 0, c.t
-		k.rank[0][j0], k.rank[1][j1], k.hv[0][j0], k.hv[1][j1] = r0, r1, v0, v1
+		k.leave(blank, &c.child, u)
 		if k.gate.Stopped {
 			return 0, false
 		}

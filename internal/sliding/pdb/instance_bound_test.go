@@ -56,13 +56,7 @@ func TestInstanceBoundAdmissible(t *testing.T) {
 							PositionsOf(cells, &pos)
 							h := 0
 							for _, p := range pats {
-								var key uint64
-								hs := 0
-								for j, tl := range p.tiles {
-									key |= uint64(pos[tl]) << (5 * j)
-									hs += int(p.md[j][pos[tl]])
-								}
-								h += p.bound(key, hs)
+								h += p.bound(p.place(&pos))
 							}
 							if d := int(dist[i]); h > d {
 								t.Fatalf("start %v, %v: bound %d, distance %d", start, cells, h, d)

@@ -135,15 +135,13 @@ func buildIDPattern(g *geom, tiles []uint8, start []uint8, maxClosed int) (*idPa
 	// 5i..5i+4) and the least cell of the blank's region (bits 40..44);
 	// an open entry adds its distance in bits 45 up.
 	const stateBits = 45
-	var key0 uint64
+	var home Positions
 	var occ0 uint32
-	hs0 := 0
-	for i, t := range tiles {
-		c := int(t) - 1
-		key0 |= uint64(c) << (5 * i)
-		occ0 |= 1 << c
-		hs0 += int(p.md[i][c])
+	for _, t := range tiles {
+		home[t] = t - 1
+		occ0 |= 1 << (t - 1)
 	}
+	key0, hs0 := p.place(&home)
 	reg0 := g.fill(1<<(g.n-1), g.all&^occ0)
 	s0 := key0 | uint64(bits.TrailingZeros32(reg0))<<40
 	// seen: state → its best distance so far, bit 7 set once closed.
@@ -221,6 +219,17 @@ func buildIDPattern(g *geom, tiles []uint8, start []uint8, maxClosed int) (*idPa
 	return p, nil
 }
 
+// place is the key of the pattern's placement in pos and its tiles'
+// distance from their start cells.
+func (p *idPattern) place(pos *Positions) (key uint64, hs int) {
+	for i, t := range p.tiles {
+		c := pos[t&31]
+		key |= uint64(c) << (5 * i)
+		hs += int(p.md[i][c])
+	}
+	return key, hs
+}
+
 // bound is the pattern's lower bound for placement key with the pattern
 // tiles hs from their start cells.
 func (p *idPattern) bound(key uint64, hs int) int {
@@ -236,10 +245,8 @@ func (p *idPattern) bound(key uint64, hs int) int {
 // when the regular tables leave it within the bound. Single-threaded.
 type idSearch struct {
 	pats []*idPattern
-	// pat[t] is the instance pattern of tile t (−1 none); shift[t] is
-	// where its cell sits in the pattern's key.
-	pat   [32]int8
-	shift [32]uint8
+	// pat[t] is the instance pattern of tile t (−1 none).
+	pat [32]int8
 }
 
 // newInstanceSolver is NewSolver over s with instance tables for the
@@ -263,7 +270,7 @@ func newInstanceSolver(s *Set, reflect bool, cells []uint8, part [][]uint8, maxC
 		start := make([]uint8, len(tiles))
 		for i, t := range tiles {
 			start[i] = at[t]
-			ids.pat[t], ids.shift[t] = int8(j), uint8(5*i)
+			ids.pat[t] = int8(j)
 		}
 		p, err := buildIDPattern(g, tiles, start, maxClosed)
 		if err != nil {
@@ -290,11 +297,7 @@ type idWork struct {
 func (ids *idSearch) begin(k *idaWork) *idWork {
 	w := &idWork{idaWork: k, ids: ids}
 	for j, p := range ids.pats {
-		for i, t := range p.tiles {
-			c := k.pos[t]
-			w.key[j] |= uint64(c) << (5 * i)
-			w.hs[j] += int(p.md[i][c])
-		}
+		w.key[j], w.hs[j] = p.place(&k.pos)
 		w.hx[j] = p.bound(w.key[j], w.hs[j])
 		w.sum += w.hx[j]
 	}
@@ -352,8 +355,8 @@ func (k *idWork) dfsID(g, blank int, st int32, s0, s1 int) (int, bool) {
 		c := idChild{child: child{r: [2]uint32{r0, r1}, s0: c0, s1: c1, dir: d, t: t, j: [2]uint8{j0, j1}, v: [2]uint8{v0, v1}}, j: -1}
 		if x := k.ids.pat[t]; x >= 0 {
 			p := k.ids.pats[x]
-			sh := k.ids.shift[t]
 			i := p.at[t]
+			sh := 5 * uint(i) // tile i's cell in the key
 			c.j, c.key = x, k.key[x]&^(31<<sh)|uint64(blank)<<sh
 			c.hs = k.hs[x] - int(p.md[i][m.src&31]) + int(p.md[i][blank])
 			c.hx = p.bound(c.key, c.hs)
@@ -374,11 +377,7 @@ func (k *idWork) dfsID(g, blank int, st int32, s0, s1 int) (int, bool) {
 	}
 	for i := range nc {
 		c := &cs[i]
-		src := int(sv.moves[blank][c.dir&3].src)
-		j0, j1 := c.child.j[0]&15, c.child.j[1]&15
-		k.board[blank], k.board[src&31] = c.t, 0
-		r0, r1, v0, v1 := k.rank[0][j0], k.rank[1][j1], k.hv[0][j0], k.hv[1][j1]
-		k.rank[0][j0], k.rank[1][j1], k.hv[0][j0], k.hv[1][j1] = c.r[0], c.r[1], c.v[0], c.v[1]
+		u := k.enter(blank, &c.child)
 		var key uint64
 		var hs, hx int
 		if x := c.j; x >= 0 {
@@ -387,15 +386,14 @@ func (k *idWork) dfsID(g, blank int, st int32, s0, s1 int) (int, bool) {
 			k.sum += c.hx - hx
 		}
 		k.path[g] = c.dir
-		if d, ok := k.dfsID(g+1, src, sv.fsm.next[st][c.dir&3], c.s0, c.s1); ok {
+		if d, ok := k.dfsID(g+1, int(sv.moves[blank][c.dir&3].src), sv.fsm.next[st][c.dir&3], c.s0, c.s1); ok {
 			return d, true
 		}
 		if x := c.j; x >= 0 {
 			k.sum += hx - c.hx
 			k.key[x], k.hs[x], k.hx[x] = key, hs, hx
 		}
-		k.board[blank], k.board[src&31] = 0, c.t
-		k.rank[0][j0], k.rank[1][j1], k.hv[0][j0], k.hv[1][j1] = r0, r1, v0, v1
+		k.leave(blank, &c.child, u)
 		if k.gate.Stopped {
 			return 0, false
 		}
